@@ -1,0 +1,10 @@
+"""The built-in specialist kinds.
+
+Each module is a plugin that registers its kinds through the ``supervisor.plugins``
+entry-point group, exactly as a third-party package would:
+
+- ``regex`` (:mod:`specialists.regex`): linear-time (RE2) patterns over an action's fields,
+  with exemptions.
+- ``domain`` (:mod:`specialists.domain`): an allowlist and a denylist of registrable domains
+  for URLs, hosts and email addresses, resolved offline with the Public Suffix List.
+"""

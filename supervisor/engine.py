@@ -1,0 +1,475 @@
+"""The decision layer: fan an action out to its specialists, under deadlines, and decide.
+
+How the timeout guarantee is kept without paying a task and a timer per specialist:
+
+* ``inline`` specialists (bounded by construction, e.g. a linear-time regex over capped
+  input) run in the caller's thread, one after another: a few microseconds each, no
+  scheduling at all. Each call is still timed; one that overruns its timeout is demoted to
+  ``thread`` for good and that result counts as a timeout.
+* ``thread`` specialists are handed to daemon worker threads and ``async`` ones to the
+  engine's event loop *before* the inline ones run, so all of them overlap. The caller then
+  waits on their futures in order of deadline, so the decision costs at most the longest
+  deadline (its own timeout, capped by the action type's budget), however a specialist
+  misbehaves: sleeping, spinning the CPU in pure Python or raising.
+* A specialist that keeps timing out is put behind a circuit breaker: skipped (status
+  ``skipped``, its ``on_timeout`` policy applies) until a cool-down has passed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import os
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from itertools import count
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from supervisor._workers import WorkerPool, background_loop
+from supervisor.errors import InvalidActionError
+from supervisor.memory import InProcessMemory, NudgeMemory
+from supervisor.models import (
+    EMPTY_CONTEXT,
+    Action,
+    Context,
+    Decision,
+    SpecialistResult,
+    Status,
+    Verdict,
+)
+from supervisor.plugins import KindRegistry
+from supervisor.policy import conclude
+from supervisor.specialist import Execution, Specialist, SpecialistKind
+from supervisor.taxonomy import Entry, Taxonomy
+
+__all__ = ["CircuitBreaker", "Engine"]
+
+log = logging.getLogger(__name__)
+
+BREAKER_THRESHOLD: Final = 3
+BREAKER_COOLDOWN_S: Final = 30.0
+BREAKER_MAX_COOLDOWN_S: Final = 600.0
+_TOOL_CACHE_MAX: Final = 4096
+
+
+class CircuitBreaker:
+    """Skips a specialist after ``threshold`` timeouts in a row, then retries one call."""
+
+    __slots__ = ("_cooldown", "_failures", "_open_until", "cooldown_s", "threshold")
+
+    def __init__(
+        self, threshold: int = BREAKER_THRESHOLD, cooldown_s: float = BREAKER_COOLDOWN_S
+    ) -> None:
+        self.threshold = threshold
+        self.cooldown_s = cooldown_s
+        self._failures = 0
+        self._open_until = 0.0
+        self._cooldown = cooldown_s
+
+    def allows(self, now: float) -> bool:
+        if self._failures < self.threshold:
+            return True
+        if now >= self._open_until:
+            # Half-open: let this call through; a timeout re-opens for twice as long.
+            self._open_until = now + self._cooldown
+            return True
+        return False
+
+    def record(self, timed_out: bool, now: float) -> None:
+        if not timed_out:
+            self._failures = 0
+            self._cooldown = self.cooldown_s
+            return
+        self._failures += 1
+        if self._failures == self.threshold:
+            self._open_until = now + self._cooldown
+        elif self._failures > self.threshold:
+            self._cooldown = min(self._cooldown * 2, BREAKER_MAX_COOLDOWN_S)
+            self._open_until = now + self._cooldown
+
+    @property
+    def is_open(self) -> bool:
+        return self._failures >= self.threshold
+
+
+@dataclass(slots=True)
+class _Slot:
+    """One taxonomy entry, compiled: its specialist and how to run it."""
+
+    entry: Entry
+    specialist: Specialist
+    kind: SpecialistKind
+    execution: Execution
+    timeout_ns: int
+    breaker: CircuitBreaker = field(default_factory=CircuitBreaker)
+
+
+_RESULT_FIELDS: Final = frozenset(SpecialistResult.model_fields)
+_DECISION_FIELDS: Final = frozenset(Decision.model_fields)
+
+
+def _trusted(cls: type[Any], values: dict[str, Any], fields: frozenset[str]) -> Any:
+    """Build a frozen model from values the engine already validated, skipping validation.
+
+    Decisions are built on every action; pydantic validation would cost more than all the
+    regex specialists together. Only the engine calls this, with complete values.
+    """
+    model = object.__new__(cls)
+    object.__setattr__(model, "__dict__", values)
+    object.__setattr__(model, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(model, "__pydantic_extra__", None)
+    object.__setattr__(model, "__pydantic_private__", None)
+    return model
+
+
+def _stamp(
+    result: SpecialistResult,
+    status: Status,
+    elapsed_ns: int,
+    slot: _Slot,
+    verdict: Verdict | None = None,
+    reason: str | None = None,
+) -> SpecialistResult:
+    values = {
+        "verdict": result.verdict if verdict is None else verdict,
+        "confidence": result.confidence,
+        "reason": result.reason if reason is None else reason,
+        "correction": result.correction,
+        "evidence": result.evidence,
+        "status": status,
+        "elapsed_ms": elapsed_ns / 1e6,
+        "kind": slot.kind.name,
+        "kind_version": slot.kind.version,
+    }
+    stamped: SpecialistResult = _trusted(SpecialistResult, values, _RESULT_FIELDS)
+    return stamped
+
+
+def _policy_verdict(policy: str) -> Verdict:
+    return Verdict(policy)
+
+
+class _IdFactory:
+    """Decision ids that sort by time: milliseconds, a per-process nonce, a counter."""
+
+    def __init__(self) -> None:
+        self._nonce = os.urandom(4).hex()
+        self._counter = count()
+        self._pid = os.getpid()
+
+    def __call__(self) -> str:
+        if os.getpid() != self._pid:  # forked: a child must not repeat the parent's ids
+            self.__init__()  # type: ignore[misc]
+        return (
+            f"{time.time_ns() // 1_000_000:011x}{self._nonce}{next(self._counter) & 0xFFFFFF:06x}"
+        )
+
+
+@dataclass(slots=True)
+class _Run:
+    """One decision in flight."""
+
+    action: Action
+    context: Context
+    decision_id: str
+    start_ns: int
+    budget_deadline_ns: int
+    results: dict[str, SpecialistResult]
+    pending: list[tuple[_Slot, Future[tuple[SpecialistResult, int]], int]]
+
+
+class Engine:
+    """Runs a taxonomy's specialists on actions and decides. Thread-safe.
+
+    Most users want :class:`supervisor.Supervisor`, which adds the state directory and the
+    decision log on top of this.
+    """
+
+    def __init__(
+        self,
+        taxonomy: Taxonomy,
+        kinds: KindRegistry,
+        *,
+        memory: NudgeMemory | None = None,
+        on_decision: Callable[[Decision], None] | None = None,
+        pool: WorkerPool | None = None,
+    ) -> None:
+        self.taxonomy = taxonomy
+        self.memory: NudgeMemory = memory if memory is not None else InProcessMemory()
+        self._on_decision = on_decision
+        self._pool = pool or WorkerPool()
+        self._ids = _IdFactory()
+        self._entries: dict[str, Entry] = {e.id: e for e in taxonomy.entries}
+        self._slots: list[_Slot] = []
+        for entry in taxonomy.entries:
+            if entry.tier != "pre":
+                continue  # the post-action tier runs through after(), not check()
+            kind = kinds[entry.specialist.kind]
+            specialist = kind.build(entry, taxonomy.configs[entry.id])
+            self._slots.append(
+                _Slot(
+                    entry, specialist, kind, _execution_of(specialist), entry.timeout_ms * 1_000_000
+                )
+            )
+        self._by_type: dict[str, tuple[_Slot, ...]] = {}
+        self._wildcard = tuple(s for s in self._slots if "*" in s.entry.applies_to.action_types)
+        self._tool_slots = tuple(s for s in self._slots if s.entry.applies_to.tools)
+        self._route_cache: dict[tuple[str, str | None], tuple[_Slot, ...]] = {}
+        self._cache_lock = threading.Lock()
+
+    # -- routing -----------------------------------------------------------------------
+
+    def _applicable(self, action: Action) -> tuple[_Slot, ...]:
+        key = (action.type, action.tool)
+        slots = self._route_cache.get(key)
+        if slots is None:
+            slots = tuple(s for s in self._slots if s.entry.applies_to.matches(action))
+            with self._cache_lock:
+                if len(self._route_cache) >= _TOOL_CACHE_MAX:
+                    self._route_cache.clear()  # agents use few tools; a flood of names is noise
+                self._route_cache[key] = slots
+        return slots
+
+    # -- the decision ------------------------------------------------------------------
+
+    def check(
+        self, action: Action | Mapping[str, Any], context: Context | Mapping[str, Any] | None = None
+    ) -> Decision:
+        """Decide on one action; blocks the calling thread at most for the longest deadline."""
+        run = self._start(action, context)
+        for slot, future, deadline in run.pending:
+            remaining = (min(deadline, run.budget_deadline_ns) - time.perf_counter_ns()) / 1e9
+            try:
+                outcome = future.result(timeout=max(remaining, 0.0))
+            except FutureTimeout:
+                future.cancel()
+                self._timed_out(run, slot)
+            except Exception as exc:  # noqa: BLE001 - the specialist's failure, contained
+                self._errored(run, slot, exc, time.perf_counter_ns() - run.start_ns)
+            else:
+                self._settle(run, slot, outcome)
+        return self._finish(run)
+
+    async def acheck(
+        self, action: Action | Mapping[str, Any], context: Context | Mapping[str, Any] | None = None
+    ) -> Decision:
+        """Like :meth:`check`, but waits without blocking the running event loop."""
+        run = self._start(action, context)
+        for slot, future, deadline in run.pending:
+            remaining = (min(deadline, run.budget_deadline_ns) - time.perf_counter_ns()) / 1e9
+            waiter = asyncio.wrap_future(future)
+            try:
+                outcome = await asyncio.wait_for(asyncio.shield(waiter), max(remaining, 0.0))
+            except TimeoutError:
+                future.cancel()
+                self._timed_out(run, slot)
+            except Exception as exc:  # noqa: BLE001 - the specialist's failure, contained
+                self._errored(run, slot, exc, time.perf_counter_ns() - run.start_ns)
+            else:
+                self._settle(run, slot, outcome)
+        return self._finish(run)
+
+    def _start(
+        self, action: Action | Mapping[str, Any], context: Context | Mapping[str, Any] | None
+    ) -> _Run:
+        action = _as_action(action)
+        ctx = _as_context(context)
+        start = time.perf_counter_ns()
+        budget_ns = self.taxonomy.budget_ms(action.type) * 1_000_000
+        run = _Run(action, ctx, self._ids(), start, start + budget_ns, {}, [])
+        inline: list[_Slot] = []
+        now_s = start / 1e9
+        for slot in self._applicable(action):
+            if not slot.breaker.allows(now_s):
+                policy = _policy_verdict(slot.entry.on_timeout)
+                run.results[slot.entry.id] = _stamp(
+                    SpecialistResult.refuse(),
+                    Status.SKIPPED,
+                    0,
+                    slot,
+                    policy,
+                    f"skipped: circuit open after {slot.breaker.threshold} timeouts in a row",
+                )
+            elif slot.execution is Execution.INLINE:
+                inline.append(slot)
+            else:
+                future = self._submit(slot, action, ctx)
+                run.pending.append((slot, future, start + slot.timeout_ns))
+        for slot in inline:
+            self._run_inline(run, slot)
+        if len(run.pending) > 1:
+            run.pending.sort(key=lambda item: item[2])
+        return run
+
+    def _submit(
+        self, slot: _Slot, action: Action, context: Context
+    ) -> Future[tuple[SpecialistResult, int]]:
+        specialist = slot.specialist
+        if slot.execution is Execution.ASYNC:
+
+            async def timed_async() -> tuple[SpecialistResult, int]:
+                began = time.perf_counter_ns()
+                result = specialist.evaluate(action, context)
+                if inspect.isawaitable(result):
+                    result = await result
+                return _check_result(result), time.perf_counter_ns() - began
+
+            return background_loop.submit(timed_async())
+
+        def timed() -> tuple[SpecialistResult, int]:
+            began = time.perf_counter_ns()
+            result = specialist.evaluate(action, context)
+            return _check_result(result), time.perf_counter_ns() - began
+
+        return self._pool.submit(timed)
+
+    def _run_inline(self, run: _Run, slot: _Slot) -> None:
+        began = time.perf_counter_ns()
+        try:
+            result = _check_result(slot.specialist.evaluate(run.action, run.context))
+        except Exception as exc:  # noqa: BLE001 - the specialist's failure, contained
+            self._errored(run, slot, exc, time.perf_counter_ns() - began)
+            return
+        elapsed = time.perf_counter_ns() - began
+        if elapsed > slot.timeout_ns:
+            log.warning(
+                "inline specialist for %s took %.1f ms (timeout %d ms); "
+                "running it on a worker thread from now on",
+                slot.entry.id,
+                elapsed / 1e6,
+                slot.entry.timeout_ms,
+            )
+            slot.execution = Execution.THREAD
+            self._timed_out(run, slot, elapsed)
+            return
+        run.results[slot.entry.id] = _stamp(result, Status.DONE, elapsed, slot)
+
+    def _settle(self, run: _Run, slot: _Slot, outcome: tuple[SpecialistResult, int]) -> None:
+        result, elapsed = outcome
+        slot.breaker.record(False, time.perf_counter_ns() / 1e9)
+        run.results[slot.entry.id] = _stamp(result, Status.DONE, elapsed, slot)
+
+    def _timed_out(self, run: _Run, slot: _Slot, elapsed_ns: int | None = None) -> None:
+        now = time.perf_counter_ns()
+        slot.breaker.record(True, now / 1e9)
+        waited = now - run.start_ns if elapsed_ns is None else elapsed_ns
+        budget_cut = run.budget_deadline_ns < run.start_ns + slot.timeout_ns
+        why = f"timed out after {waited / 1e6:.1f} ms (" + (
+            f"action budget {self.taxonomy.budget_ms(run.action.type)} ms)"
+            if budget_cut
+            else f"timeout {slot.entry.timeout_ms} ms)"
+        )
+        log.warning("specialist for %s %s", slot.entry.id, why)
+        run.results[slot.entry.id] = _stamp(
+            SpecialistResult.refuse(),
+            Status.TIMEOUT,
+            waited,
+            slot,
+            _policy_verdict(slot.entry.on_timeout),
+            why,
+        )
+
+    def _errored(self, run: _Run, slot: _Slot, exc: BaseException, elapsed_ns: int) -> None:
+        slot.breaker.record(False, time.perf_counter_ns() / 1e9)
+        log.warning("specialist for %s raised %r", slot.entry.id, exc)
+        run.results[slot.entry.id] = _stamp(
+            SpecialistResult.refuse(),
+            Status.ERROR,
+            elapsed_ns,
+            slot,
+            _policy_verdict(slot.entry.on_error),
+            f"error: {type(exc).__name__}: {exc}",
+        )
+
+    def _finish(self, run: _Run) -> Decision:
+        results = run.results
+        if any(
+            r.verdict is not Verdict.OK and r.verdict is not Verdict.REFUSE
+            for r in results.values()
+        ):
+            conclusion = conclude(run.action, results, self._entries, self.memory, run.decision_id)
+            verdict, reason = conclusion.verdict, conclusion.reason
+            corrections, flags = conclusion.corrections, conclusion.flags
+            escalations = conclusion.escalations
+        else:
+            verdict, reason, corrections, flags, escalations = Verdict.OK, "", (), (), ()
+        decision: Decision = _trusted(
+            Decision,
+            {
+                "decision_id": run.decision_id,
+                "verdict": verdict,
+                "action": run.action,
+                "session": run.action.session,
+                "agent": run.action.agent,
+                "results": results,
+                "corrections": corrections,
+                "flags": flags,
+                "escalations": escalations,
+                "reason": reason,
+                "taxonomy_hash": self.taxonomy.hash,
+                "created_at": datetime.now(UTC),
+                "elapsed_ms": (time.perf_counter_ns() - run.start_ns) / 1e6,
+            },
+            _DECISION_FIELDS,
+        )
+        if self._on_decision is not None:
+            self._on_decision(decision)
+        return decision
+
+
+def _execution_of(specialist: Specialist) -> Execution:
+    declared = getattr(specialist, "execution", None)
+    if inspect.iscoroutinefunction(specialist.evaluate):
+        return Execution.ASYNC
+    if declared is None:
+        return Execution.THREAD
+    return Execution(declared)
+
+
+def _check_result(result: SpecialistResult | Awaitable[SpecialistResult]) -> SpecialistResult:
+    if isinstance(result, SpecialistResult):
+        return result
+    if inspect.iscoroutine(result):
+        result.close()
+        raise TypeError(
+            "evaluate() returned a coroutine; declare the specialist "
+            "execution='async' or make evaluate an async def"
+        )
+    raise TypeError(f"evaluate() returned {type(result).__name__}, not a SpecialistResult")
+
+
+def _as_action(action: Action | Mapping[str, Any]) -> Action:
+    if isinstance(action, Action):
+        return action
+    try:
+        return Action.model_validate(action)
+    except ValidationError as exc:
+        raise InvalidActionError(f"not a valid action: {_brief(exc)}") from exc
+
+
+def _as_context(context: Context | Mapping[str, Any] | None) -> Context:
+    if context is None:
+        return EMPTY_CONTEXT
+    if isinstance(context, Context):
+        return context
+    try:
+        return Context.model_validate(context)
+    except ValidationError as exc:
+        raise InvalidActionError(f"not a valid context: {_brief(exc)}") from exc
+
+
+def _brief(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err["loc"]) or "(root)"
+        msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
+        parts.append(f"{where}: {msg}")
+    return "; ".join(parts)

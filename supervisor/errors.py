@@ -1,0 +1,120 @@
+"""The one exception tree of supervise.
+
+::
+
+    SupervisorError
+    ├── ConfigError                 bad configuration given by a person
+    │   ├── TaxonomyError           a taxonomy file did not validate (.errors: list[SourceError])
+    │   └── StateDirError           the state directory cannot be used
+    ├── PluginError                 a plugin could not be loaded or broke the hook contract
+    ├── InvalidActionError          an action or context did not validate
+    ├── SpecialistError             raised by specialists to say "I failed" (becomes status error)
+    └── ActionRefused               the supervisor refused an action (raised by ``guard``)
+        ├── ActionNudged            refused with a correction the agent can act on
+        └── ActionBlocked           refused; the agent must replan from scratch
+
+Only the command line maps these to exit codes; the library never prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from supervisor.models import Decision
+
+__all__ = [
+    "ActionBlocked",
+    "ActionNudged",
+    "ActionRefused",
+    "ConfigError",
+    "InvalidActionError",
+    "PluginError",
+    "SourceError",
+    "SpecialistError",
+    "StateDirError",
+    "SupervisorError",
+    "TaxonomyError",
+]
+
+
+class SupervisorError(Exception):
+    """Root of every error supervise raises on purpose."""
+
+
+class ConfigError(SupervisorError):
+    """Configuration given by a person is wrong; the message says where and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceError:
+    """One problem in a source file, with its position (1-based line and column)."""
+
+    path: str
+    line: int | None
+    column: int | None
+    code: str
+    message: str
+    field: str | None = None
+    hint: str | None = None
+
+    def __str__(self) -> str:
+        where = self.path
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        text = f"{where}: error[{self.code}]: "
+        if self.field:
+            text += f"{self.field}: "
+        text += self.message
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+class TaxonomyError(ConfigError):
+    """A taxonomy did not validate. ``errors`` holds every problem found, in file order."""
+
+    def __init__(self, errors: list[SourceError]) -> None:
+        self.errors = list(errors)
+        count = len(self.errors)
+        head = f"taxonomy did not validate ({count} error{'s' if count != 1 else ''})"
+        super().__init__(head + "\n" + "\n".join(str(e) for e in self.errors))
+
+
+class StateDirError(ConfigError):
+    """The state directory is missing permissions or holds something unexpected."""
+
+
+class PluginError(SupervisorError):
+    """A plugin failed to load or registered something that breaks the hook contract."""
+
+
+class InvalidActionError(SupervisorError):
+    """An action or context given to the supervisor did not validate."""
+
+
+class SpecialistError(SupervisorError):
+    """Raised inside a specialist to report a failure; the engine records status ``error``."""
+
+
+class ActionRefused(SupervisorError):
+    """The supervisor refused the action. ``decision`` holds the whole decision."""
+
+    def __init__(self, message: str, decision: Decision) -> None:
+        super().__init__(message)
+        self.decision = decision
+
+
+class ActionNudged(ActionRefused):
+    """Refused with a correction: the agent should change this action and try again."""
+
+    @property
+    def corrections(self) -> list[str]:
+        return [c.text for c in self.decision.corrections]
+
+
+class ActionBlocked(ActionRefused):
+    """Refused outright: the agent must drop this plan and replan from scratch."""

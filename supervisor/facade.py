@@ -1,0 +1,112 @@
+"""``Supervisor``: the object an agent loop talks to."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from supervisor.engine import Engine
+from supervisor.memory import NudgeMemory
+from supervisor.models import Action, Context, Decision
+from supervisor.plugins import KindRegistry, load_kinds
+from supervisor.state import DecisionLog, resolve_home
+from supervisor.taxonomy import Taxonomy, load_taxonomy
+
+__all__ = ["Supervisor"]
+
+log = logging.getLogger(__name__)
+
+
+class Supervisor:
+    """Decides, before each proposed action runs, whether it may run.
+
+    Build one per process (it is thread-safe and cheap to call) and ask it about every
+    action::
+
+        sup = Supervisor.from_taxonomy("coding", "team-overlay.yaml")
+        decision = sup.check({"type": "shell", "args": {"command": "rm -rf /"}})
+        if not decision.allowed:
+            ...  # hand decision.corrections back to the agent, or replan on block
+
+    Every decision is appended to ``decisions.jsonl`` in the state directory unless
+    ``record=False``.
+    """
+
+    def __init__(
+        self,
+        taxonomy: Taxonomy,
+        *,
+        kinds: KindRegistry | None = None,
+        home: str | os.PathLike[str] | None = None,
+        record: bool = True,
+        memory: NudgeMemory | None = None,
+    ) -> None:
+        self.taxonomy = taxonomy
+        self.home: Path = resolve_home(home)
+        self.log: DecisionLog | None = DecisionLog(self.home) if record else None
+        self._engine = Engine(
+            taxonomy,
+            kinds if kinds is not None else load_kinds(),
+            memory=memory,
+            on_decision=self.log.append if self.log is not None else None,
+        )
+
+    @classmethod
+    def from_taxonomy(
+        cls,
+        *sources: str | os.PathLike[str],
+        plugins: Iterable[object] = (),
+        home: str | os.PathLike[str] | None = None,
+        record: bool = True,
+        memory: NudgeMemory | None = None,
+    ) -> Supervisor:
+        """Load pack names and/or YAML files (pack first, overlays after) and build one.
+
+        ``plugins`` are extra pluggy plugin objects, registered after the installed ones
+        (useful for kinds defined in the application itself).
+        """
+        kinds = load_kinds(plugins)
+        taxonomy = load_taxonomy([_source(s) for s in sources], kinds)
+        return cls(taxonomy, kinds=kinds, home=home, record=record, memory=memory)
+
+    def check(
+        self,
+        action: Action | Mapping[str, Any],
+        context: Context | Mapping[str, Any] | None = None,
+    ) -> Decision:
+        """Decide on one action. Works with or without a running event loop in this thread.
+
+        Raises:
+            InvalidActionError: ``action`` or ``context`` does not validate.
+        """
+        return self._engine.check(action, context)
+
+    async def acheck(
+        self,
+        action: Action | Mapping[str, Any],
+        context: Context | Mapping[str, Any] | None = None,
+    ) -> Decision:
+        """Decide on one action without blocking the running event loop."""
+        return await self._engine.acheck(action, context)
+
+    @property
+    def entries(self) -> Sequence[str]:
+        return [e.id for e in self.taxonomy]
+
+    def close(self) -> None:
+        """Close the decision log's file handle."""
+        if self.log is not None:
+            self.log.close()
+
+    def __enter__(self) -> Supervisor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _source(source: str | os.PathLike[str]) -> str | Path:
+    return source if isinstance(source, str) else Path(source)

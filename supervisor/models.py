@@ -1,0 +1,243 @@
+"""The data contracts: what an agent proposes, what specialists see and say, what is decided.
+
+All models are frozen pydantic v2 models that forbid unknown fields, so a typo in a field
+name is an error instead of a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
+
+__all__ = [
+    "Action",
+    "Context",
+    "Correction",
+    "Decision",
+    "Escalation",
+    "SpecialistResult",
+    "Status",
+    "Verdict",
+    "strictest",
+]
+
+_FROZEN: Final = ConfigDict(frozen=True, extra="forbid")
+
+
+class Verdict(StrEnum):
+    """What a specialist or the supervisor says about an action.
+
+    Ordered ``ok < flag < nudge < block``; ``refuse`` means "not my domain" and is no vote.
+    """
+
+    OK = "ok"
+    FLAG = "flag"
+    NUDGE = "nudge"
+    BLOCK = "block"
+    REFUSE = "refuse"
+
+    @property
+    def rank(self) -> int:
+        """Strictness: refuse -1, ok 0, flag 1, nudge 2, block 3."""
+        return _RANK[self]
+
+    @property
+    def refuses_action(self) -> bool:
+        """Whether the action must not run (nudge or block)."""
+        return self is Verdict.NUDGE or self is Verdict.BLOCK
+
+
+_RANK: Final[dict[Verdict, int]] = {
+    Verdict.REFUSE: -1,
+    Verdict.OK: 0,
+    Verdict.FLAG: 1,
+    Verdict.NUDGE: 2,
+    Verdict.BLOCK: 3,
+}
+
+
+def strictest(verdicts: Iterable[Verdict]) -> Verdict:
+    """The union of votes: the strictest verdict, ``ok`` when nobody voted."""
+    best = Verdict.OK
+    for verdict in verdicts:
+        if _RANK[verdict] > _RANK[best]:
+            best = verdict
+    return best
+
+
+class Status(StrEnum):
+    """How a specialist's evaluation ended, filled in by the engine."""
+
+    DONE = "done"
+    TIMEOUT = "timeout"
+    ERROR = "error"
+    SKIPPED = "skipped"  # its circuit breaker is open after repeated timeouts
+
+
+class Action(BaseModel):
+    """One action an agent proposes, before it runs.
+
+    ``type`` is one of the well-known kinds (``shell``, ``file_write``, ``file_edit``,
+    ``file_read``, ``file_delete``, ``sql``, ``http``, ``git``, ``package_install``,
+    ``tool_call``, ``click``, ``refund``, ``cite``, ``message``) or any string a deployment
+    defines. ``args`` carries the payload: ``command`` for shell; ``path`` and ``content``
+    for file_write; ``path`` with ``old``/``new`` or ``diff`` for file_edit; ``query`` for
+    sql; ``method``, ``url``, ``headers``, ``body`` for http; ``url`` for click.
+    """
+
+    model_config = _FROZEN
+
+    type: str = Field(min_length=1, max_length=200)
+    tool: str | None = Field(default=None, max_length=500)
+    args: dict[str, JsonValue] = Field(default_factory=dict)
+    agent: str | None = Field(default=None, max_length=500)
+    session: str | None = Field(default=None, max_length=500)
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class Context(BaseModel):
+    """What specialists may see beyond the action itself.
+
+    Well-known fields are typed. Anything specific to a deployment goes in ``extras``:
+    unknown top-level fields are rejected so that a misspelt ``allowed_domain`` cannot
+    silently switch a check off.
+    """
+
+    model_config = _FROZEN
+
+    cwd: str | None = None
+    repo_root: str | None = None
+    home: str | None = None
+    task: str | None = None
+    branch: str | None = None
+    protected_branches: tuple[str, ...] = ()
+    git_status: str | None = None
+    environment: str | None = None  # e.g. "production", "staging"
+    env: dict[str, str] = Field(default_factory=dict)
+    allowed_domains: tuple[str, ...] = ()
+    recent_actions: tuple[Action, ...] = ()
+    policy: dict[str, JsonValue] = Field(default_factory=dict)  # code freeze, read-only, plan-only
+    provenance: str | None = None  # where the instruction behind the action came from
+    package_metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    tool_descriptions: dict[str, str] = Field(default_factory=dict)
+    extras: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+EMPTY_CONTEXT: Final = Context()
+
+
+class SpecialistResult(BaseModel):
+    """What one specialist says about one action.
+
+    Specialists set ``verdict``, ``confidence``, ``reason``, ``correction`` (with nudge) and
+    ``evidence``. ``evidence["object"]``, when set, names what the specialist objected to (a
+    path, a table, a domain) so that the same objection is recognised across tools. The
+    engine fills in ``status``, ``elapsed_ms``, ``kind`` and ``kind_version``.
+    """
+
+    model_config = _FROZEN
+
+    verdict: Verdict
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    reason: str | None = None
+    correction: str | None = None
+    evidence: dict[str, JsonValue] = Field(default_factory=dict)
+    status: Status = Status.DONE
+    elapsed_ms: float = 0.0
+    kind: str | None = None
+    kind_version: str | None = None
+
+    @classmethod
+    def ok(cls) -> SpecialistResult:
+        """The shared "no objection" result; costs nothing to return on the hot path."""
+        return _OK
+
+    @classmethod
+    def refuse(cls) -> SpecialistResult:
+        """The shared "not my domain" result."""
+        return _REFUSE
+
+
+_OK: Final = SpecialistResult(verdict=Verdict.OK)
+_REFUSE: Final = SpecialistResult(verdict=Verdict.REFUSE)
+
+
+class Correction(BaseModel):
+    """A correction sent back to the agent with a nudge."""
+
+    model_config = _FROZEN
+
+    entry_id: str
+    text: str
+    attempt: int = Field(default=1, ge=1)  # 1 for the first nudge on this object, 2 for the next
+
+
+class Escalation(BaseModel):
+    """A nudge that the agent already drew before on the same object in this session."""
+
+    model_config = _FROZEN
+
+    entry_id: str
+    object: str
+    attempt: int = Field(ge=1)
+    escalate_after: int = Field(ge=1)
+    escalated: bool  # True when the nudge became a block
+    previous_decisions: tuple[str, ...] = ()
+
+
+class Decision(BaseModel):
+    """The supervisor's decision about one action, with everything that led to it."""
+
+    model_config = _FROZEN
+
+    decision_id: str
+    verdict: Verdict
+    action: Action
+    session: str | None = None
+    agent: str | None = None
+    results: dict[str, SpecialistResult] = Field(default_factory=dict)
+    corrections: tuple[Correction, ...] = ()
+    flags: tuple[str, ...] = ()  # every entry that flagged, even when the verdict is higher
+    escalations: tuple[Escalation, ...] = ()
+    reason: str = ""
+    taxonomy_hash: str = ""
+    created_at: datetime
+    elapsed_ms: float = 0.0
+
+    @field_validator("verdict")
+    @classmethod
+    def _never_refuse(cls, value: Verdict) -> Verdict:
+        if value is Verdict.REFUSE:
+            raise ValueError("a decision is ok, flag, nudge or block; refuse is a specialist's")
+        return value
+
+    @property
+    def allowed(self) -> bool:
+        """Whether the action may run (ok or flag)."""
+        return not self.verdict.refuses_action
+
+    def summary(self) -> dict[str, Any]:
+        """The compact JSON form that ``supervise check`` prints, one per line."""
+        return {
+            "decision_id": self.decision_id,
+            "verdict": self.verdict.value,
+            "reason": self.reason,
+            "corrections": [c.text for c in self.corrections],
+            "flags": list(self.flags),
+            "escalations": [e.model_dump(mode="json") for e in self.escalations],
+            "results": {
+                entry_id: {
+                    "verdict": r.verdict.value,
+                    "status": r.status.value,
+                    "reason": r.reason,
+                    "elapsed_ms": round(r.elapsed_ms, 3),
+                }
+                for entry_id, r in self.results.items()
+            },
+            "session": self.session,
+            "elapsed_ms": round(self.elapsed_ms, 3),
+        }

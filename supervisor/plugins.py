@@ -1,0 +1,133 @@
+"""Finding specialist kinds: the plugin manager and the kind registry.
+
+Built-in kinds live in the ``specialists`` package and register through the same
+entry-point group (``supervisor.plugins``) that a third-party package uses; the core never
+imports them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from types import ModuleType
+from typing import Final, cast
+
+import pluggy
+
+from supervisor import hookspecs
+from supervisor.errors import PluginError
+from supervisor.specialist import SpecialistKind
+
+__all__ = ["ENTRY_POINT_GROUP", "KindRegistry", "get_plugin_manager", "load_kinds"]
+
+log = logging.getLogger(__name__)
+
+ENTRY_POINT_GROUP: Final = "supervisor.plugins"
+# Comma-separated entry-point names to leave unloaded (e.g. a broken third-party plugin).
+DISABLE_ENV: Final = "SUPERVISE_DISABLE_PLUGINS"
+
+
+def get_plugin_manager(
+    extra_plugins: Iterable[object] = (), *, entry_points: bool = True
+) -> pluggy.PluginManager:
+    """A fresh plugin manager: hookspecs, then entry points, then ``extra_plugins``."""
+    pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+    pm.add_hookspecs(hookspecs)
+    if entry_points:
+        for name in _disabled():
+            pm.set_blocked(name)
+        try:
+            pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
+        except Exception as exc:
+            raise PluginError(
+                f"a plugin in entry-point group {ENTRY_POINT_GROUP!r} failed to load: {exc!r}; "
+                f"uninstall it or list its name in ${DISABLE_ENV}"
+            ) from exc
+    for plugin in extra_plugins:
+        if pm.is_registered(plugin):
+            continue  # already loaded through its entry point
+        try:
+            pm.register(plugin, name=_display_name(plugin))
+        except (ValueError, pluggy.PluginValidationError) as exc:
+            raise PluginError(
+                f"plugin {_display_name(plugin)!r} cannot be registered: {exc}"
+            ) from exc
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(f"plugin {exc.plugin!r} implements an unknown hook: {exc}") from exc
+    return pm
+
+
+def _display_name(plugin: object) -> str:
+    """A readable name for a plugin object: its module, or its class and module."""
+    if isinstance(plugin, ModuleType):
+        return plugin.__name__
+    cls = type(plugin)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _distributions(pm: pluggy.PluginManager) -> dict[int, str]:
+    """Plugin id -> "distribution version" for plugins loaded from entry points."""
+    return {
+        id(plugin): f"{dist.project_name} {dist.version}"
+        for plugin, dist in pm.list_plugin_distinfo()
+    }
+
+
+def _disabled() -> list[str]:
+    return [n.strip() for n in os.environ.get(DISABLE_ENV, "").split(",") if n.strip()]
+
+
+class KindRegistry(Mapping[str, SpecialistKind]):
+    """The specialist kinds known to this process, by name."""
+
+    def __init__(self, kinds: Mapping[str, SpecialistKind]) -> None:
+        self._kinds = dict(kinds)
+
+    def __getitem__(self, name: str) -> SpecialistKind:
+        return self._kinds[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._kinds)
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+
+def load_kinds(extra_plugins: Iterable[object] = (), *, entry_points: bool = True) -> KindRegistry:
+    """Collect every registered kind; a duplicate name or a malformed kind is a PluginError."""
+    pm = get_plugin_manager(extra_plugins, entry_points=entry_points)
+    kinds: dict[str, SpecialistKind] = {}
+    impls = pm.hook.supervisor_register_kinds.get_hookimpls()
+    dists = _distributions(pm)
+    for impl in impls:
+        plugin_name = _display_name(impl.plugin)
+        if id(impl.plugin) in dists:
+            plugin_name += f" ({dists[id(impl.plugin)]})"
+        try:
+            provided = cast(Iterable[object] | None, impl.function())
+        except Exception as exc:
+            raise PluginError(
+                f"plugin {plugin_name!r} failed in supervisor_register_kinds: {exc!r}"
+            ) from exc
+        for kind in provided or ():
+            if not isinstance(kind, SpecialistKind):
+                raise PluginError(
+                    f"plugin {plugin_name!r} registered {kind!r}, which is not a SpecialistKind"
+                )
+            if kind.name in kinds:
+                raise PluginError(
+                    f"specialist kind {kind.name!r} is registered twice: by "
+                    f"{kinds[kind.name].plugin!r} and by {plugin_name!r}"
+                )
+            kinds[kind.name] = SpecialistKind(
+                name=kind.name,
+                config_model=kind.config_model,
+                build=kind.build,
+                version=kind.version,
+                description=kind.description,
+                plugin=plugin_name,
+            )
+    return KindRegistry(kinds)

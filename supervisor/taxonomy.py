@@ -1,0 +1,603 @@
+"""The taxonomy: named failure modes as YAML, loaded from a pack plus overlays.
+
+A taxonomy is a list of files. The first is usually a shipped pack (``coding``, ``browsing``…);
+later files are a team's overlays that may add entries, ``disable`` entries by id, or
+``override`` an entry's fields by id. Every problem in every file is collected and raised
+together as one :class:`~supervisor.errors.TaxonomyError` naming file, line and field;
+nothing runs on a taxonomy that did not validate.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import string
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from fnmatch import fnmatchcase
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from supervisor._yaml import LocatedDict, YamlError, load_yaml, position_of
+from supervisor.errors import SourceError, TaxonomyError
+from supervisor.models import Action, Verdict
+from supervisor.plugins import KindRegistry
+from supervisor.specialist import KindConfig
+
+__all__ = [
+    "AppliesTo",
+    "Detection",
+    "Entry",
+    "Severity",
+    "Taxonomy",
+    "builtin_packs",
+    "load_taxonomy",
+]
+
+PACKS_PACKAGE: Final = "supervisor.taxonomy_packs"
+DEFAULT_TIMEOUT_MS: Final = 100
+DEFAULT_BUDGET_MS: Final = 1000
+SCHEMA_VERSION: Final = 1
+
+_FROZEN: Final = ConfigDict(frozen=True, extra="forbid")
+Identifier = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=80)]
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class Severity(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+    CRITICAL = "critical"
+
+
+class Detection(StrEnum):
+    DETERMINISTIC = "deterministic"
+    SMALL_CLASSIFIER = "small-classifier"
+    NARROW_LLM = "narrow-llm"
+    HYBRID = "hybrid"
+
+
+# What an entry does when its specialist times out or fails: no vote, or a verdict.
+FailPolicy = Literal["refuse", "flag", "nudge", "block"]
+DefaultVerdict = Literal["flag", "nudge", "block"]
+
+
+class Example(BaseModel):
+    """A real incident that shows the failure mode."""
+
+    model_config = _FROZEN
+    summary: NonEmpty
+    source: NonEmpty  # where it was reported (a URL or a citation)
+    date: str | None = None
+
+
+class AppliesTo(BaseModel):
+    """The entry's domain, declared: action types and/or tool-name globs (``mcp__*``).
+
+    An action is in the domain when its type is listed (or ``*`` is) or its tool matches one
+    of the globs.
+    """
+
+    model_config = _FROZEN
+    action_types: tuple[NonEmpty, ...] = ()
+    tools: tuple[NonEmpty, ...] = ()
+
+    @model_validator(mode="after")
+    def _at_least_one(self) -> AppliesTo:
+        if not self.tools and not self.action_types:
+            raise ValueError("name at least one action type or tool")
+        return self
+
+    def matches(self, action: Action) -> bool:
+        if "*" in self.action_types or action.type in self.action_types:
+            return True
+        tool = action.tool
+        return tool is not None and any(fnmatchcase(tool, glob) for glob in self.tools)
+
+
+class SpecialistSpec(BaseModel):
+    model_config = _FROZEN
+    kind: Identifier
+    config: dict[str, Any] = Field(default_factory=dict)
+
+
+def _template_fields(template: str) -> list[str]:
+    return [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+
+
+class CorrectionTemplates(BaseModel):
+    """What the agent is told to do instead: a first nudge and a sharper second one.
+
+    Templates may use ``{reason}``, ``{object}``, ``{correction}`` (the specialist's own
+    suggestion) and any plain key of the specialist's evidence.
+    """
+
+    model_config = _FROZEN
+    first: NonEmpty
+    second: NonEmpty | None = None
+
+    @field_validator("first", "second")
+    @classmethod
+    def _plain_fields(cls, template: str | None) -> str | None:
+        if template is None:
+            return None
+        try:
+            names = _template_fields(template)
+        except ValueError as exc:
+            raise ValueError(f"not a valid template: {exc}") from None
+        for name in names:
+            if not name.isidentifier():
+                raise ValueError(
+                    f"placeholder {{{name}}} must be a plain name (no attribute or index access)"
+                )
+        return template
+
+
+class Entry(BaseModel):
+    """One named failure mode and the specialist that watches for it."""
+
+    model_config = _FROZEN
+
+    id: Identifier
+    title: NonEmpty
+    description: NonEmpty
+    example: Example
+    severity: Severity
+    default_verdict: DefaultVerdict
+    references: tuple[NonEmpty, ...] = Field(min_length=1)
+    detection: Detection
+    applies_to: AppliesTo
+    specialist: SpecialistSpec
+    authority: Literal["ok", "flag", "nudge", "block"] | None = None
+    timeout_ms: int = Field(default=DEFAULT_TIMEOUT_MS, gt=0, le=600_000)
+    on_timeout: FailPolicy = "refuse"
+    on_error: FailPolicy = "refuse"
+    correction: CorrectionTemplates | None = None
+    escalate_after: int = Field(default=2, ge=1, le=1000)
+    tier: Literal["pre", "post"] = "pre"
+    enabled: StrictBool = True  # strict: YAML 1.1 'no' must not quietly mean False
+
+    @property
+    def default(self) -> Verdict:
+        return Verdict(self.default_verdict)
+
+    @property
+    def cap(self) -> Verdict:
+        return Verdict(self.authority) if self.authority is not None else Verdict.BLOCK
+
+
+_ENTRY_FIELDS: Final = frozenset(Entry.model_fields)
+
+
+class _TaxonomyFile(BaseModel):
+    model_config = _FROZEN
+
+    schema_version: Literal[1]
+    id: Identifier
+    title: str | None = None
+    description: str | None = None
+    version: str = "0"
+    budgets_ms: dict[str, Annotated[int, Field(gt=0, le=600_000)]] = Field(default_factory=dict)
+    entries: list[dict[str, Any]] = Field(default_factory=list)
+    disable: list[Identifier] = Field(default_factory=list)
+    override: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Taxonomy:
+    """A validated, merged taxonomy, ready for the engine."""
+
+    entries: tuple[Entry, ...]
+    configs: Mapping[str, KindConfig]
+    budgets_ms: Mapping[str, int]
+    sources: tuple[str, ...]
+    hash: str
+    disabled: tuple[str, ...] = ()
+    _by_id: dict[str, Entry] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._by_id.update({e.id: e for e in self.entries})
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __getitem__(self, entry_id: str) -> Entry:
+        return self._by_id[entry_id]
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self._by_id
+
+    def budget_ms(self, action_type: str) -> int:
+        """The whole decision's budget for this action type."""
+        return self.budgets_ms.get(action_type, self.budgets_ms.get("default", DEFAULT_BUDGET_MS))
+
+
+def builtin_packs() -> dict[str, str]:
+    """Shipped pack names and their resource file names."""
+    root = resources.files(PACKS_PACKAGE)
+    return {
+        p.name.removesuffix(".yaml"): p.name for p in root.iterdir() if p.name.endswith(".yaml")
+    }
+
+
+def _read_source(source: str | Path) -> tuple[str, str]:
+    """(display path, text) of a pack name or a file path."""
+    path = Path(source)
+    if path.is_file():
+        try:
+            return str(path), path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise TaxonomyError(
+                [SourceError(str(path), None, None, "taxonomy-unreadable", str(exc))]
+            ) from exc
+    packs = builtin_packs()
+    name = str(source)
+    if name in packs:
+        resource = resources.files(PACKS_PACKAGE).joinpath(packs[name])
+        return f"<pack {name}>", resource.read_text(encoding="utf-8")
+    close = difflib.get_close_matches(name, list(packs), n=1)
+    hint = f"did you mean {close[0]!r}?" if close else f"shipped packs: {', '.join(sorted(packs))}"
+    raise TaxonomyError(
+        [
+            SourceError(
+                name,
+                None,
+                None,
+                "taxonomy-not-found",
+                "no such file, and no shipped pack of that name",
+                hint=hint,
+            )
+        ]
+    )
+
+
+def _loc_str(loc: Sequence[str | int]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _pydantic_errors(
+    exc: ValidationError, path: str, root: Any, prefix: tuple[str | int, ...]
+) -> list[SourceError]:
+    errors = []
+    for err in exc.errors(include_url=False):
+        loc = prefix + tuple(err["loc"])
+        position = position_of(root, loc)
+        message = err["msg"]
+        code = "taxonomy-" + err["type"].replace("_", "-")
+        hint = None
+        if err["type"] == "extra_forbidden":
+            code = "taxonomy-unknown-field"
+            message = "unknown field"
+            parent = _model_fields_at(loc)
+            if parent:
+                close = difflib.get_close_matches(str(loc[-1]), parent, n=1)
+                hint = f"did you mean {close[0]!r}?" if close else None
+        elif err["type"] == "missing":
+            message = "required field is missing"
+        errors.append(
+            SourceError(
+                path,
+                position[0] if position else None,
+                position[1] if position else None,
+                code,
+                message,
+                field=_loc_str(loc),
+                hint=hint,
+            )
+        )
+    return errors
+
+
+def _model_fields_at(loc: Sequence[str | int]) -> list[str]:
+    if "entries" in loc and len(loc) == 3:
+        return sorted(_ENTRY_FIELDS)
+    if len(loc) == 1:
+        return sorted(_TaxonomyFile.model_fields)
+    return []
+
+
+def _deep_merge(base: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in update.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _deep_merge(dict(merged[key]), value)
+        else:
+            merged[key] = value
+    return merged
+
+
+@dataclass
+class _Pending:
+    """An entry as raw data, with where each part came from."""
+
+    raw: dict[str, Any]
+    path: str
+    root: Any
+    loc: tuple[str | int, ...]
+    overrides: list[tuple[str, Any, tuple[str | int, ...]]] = field(default_factory=list)
+
+
+def load_taxonomy(sources: Sequence[str | Path], kinds: KindRegistry | None = None) -> Taxonomy:
+    """Load, merge and validate a taxonomy from pack names and/or YAML paths.
+
+    Args:
+        sources: pack names (``"coding"``) or file paths, pack first, overlays after.
+        kinds: the registry to check ``specialist.kind`` against; the installed plugins'
+            kinds when omitted.
+
+    Raises:
+        TaxonomyError: with every problem found, each naming file, line and field.
+    """
+    if not sources:
+        raise TaxonomyError(
+            [
+                SourceError(
+                    "<arguments>",
+                    None,
+                    None,
+                    "taxonomy-empty",
+                    "no taxonomy given",
+                    hint="name a pack or a file",
+                )
+            ]
+        )
+    if kinds is None:
+        from supervisor.plugins import load_kinds
+
+        kinds = load_kinds()
+    errors: list[SourceError] = []
+    pending: dict[str, _Pending] = {}
+    disabled: dict[str, tuple[str, Any, tuple[str | int, ...]]] = {}
+    budgets: dict[str, int] = {}
+    shown: list[str] = []
+
+    for source in sources:
+        try:
+            path, text = _read_source(source)
+        except TaxonomyError as exc:
+            errors.extend(exc.errors)
+            continue
+        shown.append(path)
+        try:
+            root = load_yaml(text, path)
+        except YamlError as exc:
+            errors.append(exc.error)
+            continue
+        if not isinstance(root, LocatedDict):
+            errors.append(
+                SourceError(
+                    path,
+                    1,
+                    1,
+                    "taxonomy-not-a-mapping",
+                    "a taxonomy file is a mapping with schema_version, id and entries",
+                )
+            )
+            continue
+        try:
+            doc = _TaxonomyFile.model_validate(dict(root))
+        except ValidationError as exc:
+            errors.extend(_pydantic_errors(exc, path, root, ()))
+            continue
+        budgets.update(doc.budgets_ms)
+        for index, raw in enumerate(doc.entries):
+            loc: tuple[str | int, ...] = ("entries", index)
+            entry_id = raw.get("id")
+            if not isinstance(entry_id, str):
+                errors.append(
+                    _err_at(
+                        path,
+                        root,
+                        (*loc, "id"),
+                        "taxonomy-missing",
+                        "required field is missing",
+                        "id",
+                    )
+                )
+                continue
+            if entry_id in pending:
+                first = pending[entry_id]
+                line = position_of(first.root, (*first.loc, "id"))
+                errors.append(
+                    _err_at(
+                        path,
+                        root,
+                        (*loc, "id"),
+                        "taxonomy-duplicate-id",
+                        f"entry {entry_id!r} is already defined in {first.path}"
+                        + (f":{line[0]}" if line else ""),
+                        f"entries[{index}].id",
+                        hint="use `override:` to change an entry from another file, or rename it",
+                    )
+                )
+                continue
+            pending[entry_id] = _Pending(dict(raw), path, root, loc)
+        for index, entry_id in enumerate(doc.disable):
+            disabled[entry_id] = (path, root, ("disable", index))
+        for entry_id, update in doc.override.items():
+            loc = ("override", entry_id)
+            if entry_id not in pending:
+                errors.append(_unknown_id(path, root, loc, entry_id, pending))
+                continue
+            bad = [key for key in update if key not in _ENTRY_FIELDS or key == "id"]
+            for key in bad:
+                errors.append(
+                    _err_at(
+                        path,
+                        root,
+                        (*loc, key),
+                        "taxonomy-unknown-field",
+                        "not a field an override can set",
+                        f"override.{entry_id}.{key}",
+                    )
+                )
+            if not bad:
+                target = pending[entry_id]
+                target.raw = _deep_merge(target.raw, update)
+                target.overrides.append((path, root, loc))
+
+    for entry_id, (path, root, loc) in disabled.items():
+        if entry_id not in pending:
+            errors.append(_unknown_id(path, root, loc, entry_id, pending))
+
+    entries: list[Entry] = []
+    configs: dict[str, KindConfig] = {}
+    for entry_id, item in pending.items():
+        entry_errors: list[SourceError] = []
+        try:
+            entry = Entry.model_validate(item.raw)
+        except ValidationError as exc:
+            entry_errors.extend(_entry_errors(exc, item, ()))
+            errors.extend(entry_errors)
+            continue
+        kind = kinds.get(entry.specialist.kind)
+        if kind is None:
+            close = difflib.get_close_matches(entry.specialist.kind, list(kinds), n=1)
+            hint = (f"did you mean {close[0]!r}? " if close else "") + (
+                f"known kinds: {', '.join(sorted(kinds)) or 'none (is a plugin missing?)'}"
+            )
+            errors.append(
+                _locate(
+                    item,
+                    ("specialist", "kind"),
+                    "taxonomy-unknown-kind",
+                    f"no specialist kind {entry.specialist.kind!r} is installed",
+                    hint=hint,
+                )
+            )
+            continue
+        try:
+            configs[entry_id] = kind.config_model.model_validate(entry.specialist.config)
+        except ValidationError as exc:
+            errors.extend(_entry_errors(exc, item, ("specialist", "config")))
+            continue
+        if entry_id not in disabled and entry.enabled:
+            entries.append(entry)
+
+    if errors:
+        raise TaxonomyError(errors)
+    digest = _hash(entries, configs, budgets)
+    return Taxonomy(
+        entries=tuple(entries),
+        configs=configs,
+        budgets_ms=budgets,
+        sources=tuple(shown),
+        hash=digest,
+        disabled=tuple(
+            sorted(set(disabled) | {i for i, p in pending.items() if p.raw.get("enabled") is False})
+        ),
+    )
+
+
+def _entry_errors(
+    exc: ValidationError, item: _Pending, prefix: tuple[str | int, ...]
+) -> list[SourceError]:
+    """Map an entry's validation errors to the file that set the offending field."""
+    out: list[SourceError] = []
+    for err in exc.errors(include_url=False):
+        rel = prefix + tuple(err["loc"])
+        path, root, base = item.path, item.root, item.loc
+        for o_path, o_root, o_loc in reversed(item.overrides):
+            if position_of(o_root, (*o_loc, *rel[:1])) != position_of(o_root, o_loc):
+                path, root, base = o_path, o_root, o_loc
+                break
+        single = ValidationError.from_exception_data(exc.title, [err])  # type: ignore[list-item]
+        for source_error in _pydantic_errors(single, path, root, base + prefix):
+            out.append(
+                SourceError(
+                    source_error.path,
+                    source_error.line,
+                    source_error.column,
+                    source_error.code,
+                    source_error.message,
+                    field=f"{item.raw.get('id')}: {_loc_str(rel)}",
+                    hint=source_error.hint,
+                )
+            )
+    return out
+
+
+def _err_at(
+    path: str,
+    root: Any,
+    loc: tuple[str | int, ...],
+    code: str,
+    message: str,
+    field_name: str,
+    hint: str | None = None,
+) -> SourceError:
+    position = position_of(root, loc)
+    return SourceError(
+        path,
+        position[0] if position else None,
+        position[1] if position else None,
+        code,
+        message,
+        field=field_name,
+        hint=hint,
+    )
+
+
+def _locate(
+    item: _Pending, rel: tuple[str | int, ...], code: str, message: str, hint: str | None = None
+) -> SourceError:
+    return _err_at(
+        item.path,
+        item.root,
+        item.loc + rel,
+        code,
+        message,
+        f"{item.raw.get('id')}: {_loc_str(rel)}",
+        hint,
+    )
+
+
+def _unknown_id(
+    path: str, root: Any, loc: tuple[str | int, ...], entry_id: str, pending: Mapping[str, _Pending]
+) -> SourceError:
+    close = difflib.get_close_matches(entry_id, list(pending), n=1)
+    return _err_at(
+        path,
+        root,
+        loc,
+        "taxonomy-unknown-id",
+        f"no entry {entry_id!r} is defined before this file",
+        _loc_str(loc),
+        hint=f"did you mean {close[0]!r}?" if close else None,
+    )
+
+
+def _hash(
+    entries: Sequence[Entry], configs: Mapping[str, KindConfig], budgets: Mapping[str, int]
+) -> str:
+    payload = {
+        "entries": [e.model_dump(mode="json") for e in sorted(entries, key=lambda e: e.id)],
+        "configs": {
+            k: configs[k].model_dump(mode="json")
+            for k in sorted(configs)
+            if any(e.id == k for e in entries)
+        },
+        "budgets_ms": dict(sorted(budgets.items())),
+    }
+    blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()

@@ -1,0 +1,1 @@
+"""The shipped taxonomy packs (YAML files), installed as supervisor.taxonomy_packs."""

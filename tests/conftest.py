@@ -1,0 +1,148 @@
+"""Shared fixtures: a scripted specialist kind whose behaviour the taxonomy sets."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+import yaml
+
+from supervisor.hookspecs import hookimpl
+from supervisor.models import Action, Context, SpecialistResult, Verdict
+from supervisor.plugins import KindRegistry, load_kinds
+from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.taxonomy import Entry, Taxonomy, load_taxonomy
+
+# Released at the end of the test session so that hung test specialists' threads finish.
+RELEASE = threading.Event()
+
+
+class ScriptedConfig(KindConfig):
+    verdict: Literal["ok", "flag", "nudge", "block", "refuse"] = "ok"
+    behaviour: Literal["answer", "sleep", "spin", "raise", "async_sleep", "bad_return"] = "answer"
+    seconds: float = 3600.0
+    execution: Literal["inline", "thread", "async"] = "thread"
+    reason: str | None = None
+    correction: str | None = None
+    object: str | None = None
+    when_arg: str | None = None  # only object when this substring is in args.command
+
+
+class Scripted:
+    def __init__(self, config: ScriptedConfig) -> None:
+        self.config = config
+        self.execution = Execution(config.execution)
+        self.calls = 0
+        if config.behaviour == "async_sleep":
+            self.evaluate = self._evaluate_async  # type: ignore[method-assign]
+
+    def _answer(self, action: Action) -> SpecialistResult:
+        c = self.config
+        command = str(action.args.get("command", ""))
+        if c.when_arg is not None and c.when_arg not in command:
+            return SpecialistResult.ok()
+        evidence: dict[str, Any] = {"object": c.object} if c.object else {}
+        return SpecialistResult(
+            verdict=Verdict(c.verdict), reason=c.reason, correction=c.correction, evidence=evidence
+        )
+
+    def evaluate(self, action: Action, context: Context) -> SpecialistResult:
+        self.calls += 1
+        c = self.config
+        if c.behaviour == "sleep":
+            RELEASE.wait(c.seconds)
+        elif c.behaviour == "spin":
+            end = time.perf_counter() + c.seconds
+            n = 0
+            while time.perf_counter() < end and not RELEASE.is_set():
+                n += 1  # pure Python, holds the GIL between switches
+        elif c.behaviour == "raise":
+            raise RuntimeError("specialist exploded")
+        elif c.behaviour == "bad_return":
+            return "not a result"  # type: ignore[return-value]
+        return self._answer(action)
+
+    async def _evaluate_async(self, action: Action, context: Context) -> SpecialistResult:
+        self.calls += 1
+        await asyncio.sleep(self.config.seconds)
+        return self._answer(action)
+
+
+def _build(entry: Entry, config: KindConfig) -> Scripted:
+    assert isinstance(config, ScriptedConfig)
+    return Scripted(config)
+
+
+SCRIPTED_KIND = SpecialistKind(
+    name="scripted",
+    config_model=ScriptedConfig,
+    build=_build,
+    version="test-1",
+    description="does what its config says",
+)
+
+
+class ScriptedPlugin:
+    @hookimpl
+    def supervisor_register_kinds(self) -> list[SpecialistKind]:
+        return [SCRIPTED_KIND]
+
+
+def entry_dict(entry_id: str, **overrides: Any) -> dict[str, Any]:
+    """A complete taxonomy entry as YAML data, with overrides."""
+    base: dict[str, Any] = {
+        "id": entry_id,
+        "title": f"Test entry {entry_id}",
+        "description": "A failure mode used in tests.",
+        "example": {"summary": "Seen in a test.", "source": "tests/conftest.py"},
+        "severity": "high",
+        "default_verdict": "nudge",
+        "references": ["CWE-693"],
+        "detection": "deterministic",
+        "applies_to": {"action_types": ["shell"]},
+        "specialist": {"kind": "scripted", "config": {}},
+    }
+    base.update(overrides)
+    return base
+
+
+def taxonomy_doc(*entries: dict[str, Any], **top: Any) -> dict[str, Any]:
+    return {"schema_version": 1, "id": "test", "entries": list(entries), **top}
+
+
+@pytest.fixture(scope="session")
+def kinds() -> KindRegistry:
+    return load_kinds([ScriptedPlugin()])
+
+
+@pytest.fixture
+def write_taxonomy(tmp_path: Path) -> Callable[..., Path]:
+    counter = iter(range(10_000))
+
+    def write(doc: dict[str, Any] | str, name: str | None = None) -> Path:
+        path = tmp_path / (name or f"taxonomy_{next(counter)}.yaml")
+        path.write_text(doc if isinstance(doc, str) else yaml.safe_dump(doc, sort_keys=False))
+        return path
+
+    return write
+
+
+@pytest.fixture
+def make_taxonomy(
+    write_taxonomy: Callable[..., Path], kinds: KindRegistry
+) -> Callable[..., Taxonomy]:
+    def make(*entries: dict[str, Any], **top: Any) -> Taxonomy:
+        return load_taxonomy([write_taxonomy(taxonomy_doc(*entries, **top))], kinds)
+
+    return make
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _release_hung_specialists() -> Iterator[None]:
+    yield
+    RELEASE.set()

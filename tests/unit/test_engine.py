@@ -1,0 +1,256 @@
+"""The decision layer: fan-out, deadlines, failure policies, circuit breaker, escalation."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+
+from supervisor.engine import CircuitBreaker, Engine
+from supervisor.errors import InvalidActionError
+from supervisor.models import Status, Verdict
+
+from ..conftest import entry_dict
+
+SHELL = {"type": "shell", "args": {"command": "git push --force origin main"}, "session": "s1"}
+
+
+def scripted(entry_id: str, config: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
+    return entry_dict(entry_id, specialist={"kind": "scripted", "config": config or {}}, **fields)
+
+
+@pytest.fixture
+def engine(make_taxonomy, kinds):
+    def build(*entries, **top):
+        return Engine(make_taxonomy(*entries, **top), kinds)
+
+    return build
+
+
+def test_no_objection_is_ok(engine):
+    d = engine(scripted("a"), scripted("b", {"execution": "inline"})).check(SHELL)
+    assert d.verdict is Verdict.OK
+    assert set(d.results) == {"a", "b"}
+    assert all(r.status is Status.DONE for r in d.results.values())
+    assert d.results["a"].kind == "scripted"
+    assert d.allowed
+
+
+def test_union_block_wins_and_flags_are_kept(engine):
+    d = engine(
+        scripted("f", {"verdict": "flag"}, default_verdict="flag"),
+        scripted("n", {"verdict": "nudge", "correction": "do x"}),
+        scripted("b", {"verdict": "block", "execution": "inline"}, default_verdict="block"),
+    ).check(SHELL)
+    assert d.verdict is Verdict.BLOCK
+    assert d.flags == ("f",)
+    assert [c.entry_id for c in d.corrections] == ["n"]
+    assert "b:" in d.reason
+
+
+def test_refuse_is_no_vote(engine):
+    d = engine(scripted("r", {"verdict": "refuse"})).check(SHELL)
+    assert d.verdict is Verdict.OK
+    assert d.results["r"].verdict is Verdict.REFUSE
+
+
+def test_entries_not_applicable_do_not_run(engine):
+    eng = engine(
+        scripted("web", applies_to={"action_types": ["http"]}),
+        scripted("mcp", applies_to={"tools": ["mcp__github__*"]}),
+    )
+    assert eng.check(SHELL).results == {}
+    d = eng.check({"type": "tool_call", "tool": "mcp__github__create_issue"})
+    assert set(d.results) == {"mcp"}
+
+
+def test_authority_caps_the_verdict(engine):
+    d = engine(
+        scripted("b", {"verdict": "block"}, default_verdict="block", authority="flag")
+    ).check(SHELL)
+    assert d.verdict is Verdict.FLAG
+    assert d.flags == ("b",)
+
+
+@pytest.mark.parametrize("behaviour", ["sleep", "spin", "async_sleep"])
+@pytest.mark.parametrize("api", ["sync", "async"])
+def test_hung_specialist_costs_at_most_its_timeout(engine, behaviour, api):
+    execution = "async" if behaviour == "async_sleep" else "thread"
+    eng = engine(
+        # A spinner holds the GIL for 0.5 s (10x its timeout) and then stops, so that spinning
+        # threads do not pile up across tests and slow everything else down.
+        scripted(
+            "hung", {"behaviour": behaviour, "execution": execution, "seconds": 0.5}, timeout_ms=50
+        ),
+        scripted("fine", {"verdict": "flag"}, default_verdict="flag"),
+    )
+    started = time.perf_counter()
+    d = eng.check(SHELL) if api == "sync" else asyncio.run(eng.acheck(SHELL))
+    waited = time.perf_counter() - started
+    if behaviour == "spin":
+        time.sleep(0.6)  # let the spinner finish before the next test starts its own
+    # 50 ms timeout; the shared machine is noisy, so the bound is generous but far below
+    # what a hung specialist would cost without the deadline (forever).
+    assert waited < 0.5
+    assert d.results["hung"].status is Status.TIMEOUT
+    assert d.results["hung"].verdict is Verdict.REFUSE
+    assert d.results["fine"].status is Status.DONE
+    assert d.verdict is Verdict.FLAG
+
+
+def test_timeouts_overlap_rather_than_add_up(engine):
+    eng = engine(*[scripted(f"h{i}", {"behaviour": "sleep"}, timeout_ms=100) for i in range(5)])
+    started = time.perf_counter()
+    d = eng.check(SHELL)
+    waited = time.perf_counter() - started
+    assert all(r.status is Status.TIMEOUT for r in d.results.values())
+    assert waited < 0.45  # five 100 ms timeouts in sequence would take 0.5 s
+
+
+def test_fail_closed_is_opt_in(engine):
+    d = engine(
+        scripted("hung", {"behaviour": "sleep"}, timeout_ms=30, on_timeout="block"),
+        scripted("boom", {"behaviour": "raise"}, on_error="flag"),
+    ).check(SHELL)
+    assert d.verdict is Verdict.BLOCK
+    assert d.results["hung"].verdict is Verdict.BLOCK
+    assert d.results["boom"].status is Status.ERROR
+    assert "RuntimeError" in (d.results["boom"].reason or "")
+    assert d.flags == ("boom",)
+
+
+@pytest.mark.parametrize("execution", ["inline", "thread"])
+def test_raising_or_malformed_specialist_never_reaches_the_caller(engine, execution):
+    d = engine(
+        scripted("boom", {"behaviour": "raise", "execution": execution}),
+        scripted("bad", {"behaviour": "bad_return", "execution": execution}),
+        scripted("ok"),
+    ).check(SHELL)
+    assert d.verdict is Verdict.OK
+    assert d.results["boom"].status is Status.ERROR
+    assert d.results["bad"].status is Status.ERROR
+    assert "not a SpecialistResult" in (d.results["bad"].reason or "")
+
+
+def test_action_budget_caps_every_timeout(engine):
+    eng = engine(
+        scripted("slow", {"behaviour": "sleep"}, timeout_ms=5000), budgets_ms={"shell": 60}
+    )
+    started = time.perf_counter()
+    d = eng.check(SHELL)
+    assert time.perf_counter() - started < 1.0
+    assert "budget" in (d.results["slow"].reason or "")
+
+
+def test_circuit_breaker_skips_a_specialist_that_keeps_timing_out(engine):
+    eng = engine(scripted("hung", {"behaviour": "sleep"}, timeout_ms=20))
+    statuses = [eng.check(SHELL).results["hung"].status for _ in range(5)]
+    assert statuses[:3] == [Status.TIMEOUT] * 3
+    assert statuses[3:] == [Status.SKIPPED] * 2
+    started = time.perf_counter()
+    eng.check(SHELL)
+    assert time.perf_counter() - started < 0.015  # skipped: no waiting at all
+
+
+def test_circuit_breaker_half_opens_after_cooldown():
+    breaker = CircuitBreaker(threshold=2, cooldown_s=10)
+    for t in (0, 1):
+        assert breaker.allows(t)
+        breaker.record(True, t)
+    assert not breaker.allows(5)
+    assert breaker.allows(12)  # one trial call
+    assert not breaker.allows(12.5)
+    breaker.record(False, 13)
+    assert breaker.allows(13)
+    assert not breaker.is_open
+
+
+def test_slow_inline_specialist_is_moved_to_a_thread(engine):
+    eng = engine(
+        scripted(
+            "slow", {"behaviour": "spin", "seconds": 0.05, "execution": "inline"}, timeout_ms=10
+        )
+    )
+    first = eng.check(SHELL)
+    assert first.results["slow"].status is Status.TIMEOUT
+    started = time.perf_counter()
+    second = eng.check(SHELL)
+    assert second.results["slow"].status is Status.TIMEOUT
+    assert time.perf_counter() - started < 0.045  # now cut off at its deadline
+
+
+def test_ignored_nudge_escalates_to_block(engine):
+    eng = engine(
+        scripted(
+            "n",
+            {"verdict": "nudge", "object": "branch:main"},
+            correction={
+                "first": "Push a branch instead ({object}).",
+                "second": "Second time: push a branch.",
+            },
+        )
+    )
+    first, second, third = (eng.check(SHELL) for _ in range(3))
+    assert first.verdict is Verdict.NUDGE
+    assert first.corrections[0].text == "Push a branch instead (branch:main)."
+    assert second.verdict is Verdict.NUDGE
+    assert second.corrections[0].attempt == 2
+    assert "Second time" in second.corrections[0].text
+    assert third.verdict is Verdict.BLOCK
+    assert third.escalations[0].escalated
+    assert third.escalations[0].previous_decisions == (first.decision_id, second.decision_id)
+    assert "escalated" in third.reason
+    other = eng.check({**SHELL, "session": "s2"})
+    assert other.verdict is Verdict.NUDGE  # memory is per session
+
+
+def test_escalation_keys_on_the_normalised_action(engine):
+    eng = engine(scripted("n", {"verdict": "nudge"}, escalate_after=1))
+    eng.check({"type": "shell", "args": {"command": "git push -f  origin main"}})
+    d = eng.check({"type": "shell", "args": {"command": " git push -f origin   main "}})
+    assert d.verdict is Verdict.BLOCK
+    fresh = eng.check({"type": "shell", "args": {"command": "git push -f origin dev"}})
+    assert fresh.verdict is Verdict.NUDGE
+
+
+def test_nudge_capped_below_block_never_escalates(engine):
+    eng = engine(scripted("n", {"verdict": "nudge"}, authority="nudge", escalate_after=1))
+    verdicts = [eng.check(SHELL).verdict for _ in range(3)]
+    assert verdicts == [Verdict.NUDGE] * 3
+
+
+def test_invalid_action_is_a_typed_error(engine):
+    eng = engine(scripted("a"))
+    with pytest.raises(InvalidActionError, match="type"):
+        eng.check({"args": {}})
+    with pytest.raises(InvalidActionError, match="allowed_domain: unknown field"):
+        eng.check(SHELL, {"allowed_domain": ["x.com"]})
+
+
+def test_check_works_inside_a_running_loop(engine):
+    eng = engine(scripted("n", {"verdict": "flag"}, default_verdict="flag"))
+
+    async def agent_loop():
+        return eng.check(SHELL), await eng.acheck(SHELL)
+
+    sync_decision, async_decision = asyncio.run(agent_loop())
+    assert sync_decision.verdict is async_decision.verdict is Verdict.FLAG
+
+
+def test_decision_ids_are_unique_and_time_ordered(engine):
+    eng = engine(scripted("a", {"execution": "inline"}))
+    ids = [eng.check(SHELL).decision_id for _ in range(500)]
+    assert len(set(ids)) == 500
+    assert ids == sorted(ids)
+
+
+def test_decision_round_trips_through_json(engine):
+    from supervisor.models import Decision
+
+    d = engine(scripted("n", {"verdict": "nudge"}), scripted("x", {"behaviour": "raise"})).check(
+        SHELL
+    )
+    again = Decision.model_validate_json(d.model_dump_json())
+    assert again == d
