@@ -309,10 +309,8 @@ class RegexSpecialist:
         return SpecialistResult(
             verdict=self._verdict,
             confidence=1.0,
-            reason=(
-                f"{field.name} matches {_cut(pattern, REASON_CHARS)!r}: "
-                f"{_cut(matched, REASON_CHARS)!r}"
-            ),
+            # The pattern is in the evidence; people reading the reason want what matched.
+            reason=f"{field.name} contains {_cut(matched, REASON_CHARS)!r}",
             evidence=evidence,
         )
 

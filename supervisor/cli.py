@@ -75,6 +75,21 @@ def _taxonomy_sources(given: Sequence[str]) -> list[str]:
     return names or list(DEFAULT_TAXONOMY)
 
 
+def _set_home(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
+    if value is not None:
+        ctx.ensure_object(dict)
+        ctx.obj["home"] = value
+
+
+# Accepted before the command (supervise --home D check) and after it (supervise check --home D).
+home_option = click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    expose_value=False,
+    callback=_set_home,
+    help="State directory (default: $SUPERVISE_HOME or ./.supervise).",
+)
+
 taxonomy_option = click.option(
     "--taxonomy",
     "-t",
@@ -138,6 +153,7 @@ def _lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
 
 @cli.command()
 @taxonomy_option
+@home_option
 @click.option(
     "--action",
     "action_json",
@@ -166,13 +182,15 @@ def check(
     malformed line; the stream goes on, and the exit status is 1 if any line failed.
     """
     from supervisor.facade import Supervisor
+    from supervisor.redact import redact_json
 
     sup = Supervisor.from_taxonomy(
         *_taxonomy_sources(taxonomies), home=ctx.obj["home"], record=not no_record
     )
 
     def emit(payload: dict[str, Any]) -> None:
-        click.echo(json.dumps(payload, ensure_ascii=False))
+        # Reasons quote what matched, and that may be a credential: redact stdout too.
+        click.echo(redact_json(json.dumps(payload, ensure_ascii=False)))
 
     def decide(line: int | None, action: Any, context: Any) -> bool:
         try:
@@ -313,6 +331,7 @@ def kinds() -> None:
 
 
 @cli.command()
+@home_option
 @click.pass_context
 @handle_errors
 def demo(ctx: click.Context) -> None:

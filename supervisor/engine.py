@@ -57,7 +57,7 @@ log = logging.getLogger(__name__)
 BREAKER_THRESHOLD: Final = 3
 BREAKER_COOLDOWN_S: Final = 30.0
 BREAKER_MAX_COOLDOWN_S: Final = 600.0
-_TOOL_CACHE_MAX: Final = 4096
+_ROUTE_CACHE_MAX: Final = 4096
 
 
 class CircuitBreaker:
@@ -110,23 +110,42 @@ class _Slot:
     execution: Execution
     timeout_ns: int
     breaker: CircuitBreaker = field(default_factory=CircuitBreaker)
+    ok_values: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.ok_values = {
+            "verdict": Verdict.OK,
+            "confidence": 1.0,
+            "reason": None,
+            "correction": None,
+            "evidence": {},
+            "status": Status.DONE,
+            "kind": self.kind.name,
+            "kind_version": self.kind.version,
+        }
 
 
 _RESULT_FIELDS: Final = frozenset(SpecialistResult.model_fields)
+_OK_RESULT: Final = SpecialistResult.ok()
 _DECISION_FIELDS: Final = frozenset(Decision.model_fields)
+
+
+_new_object = object.__new__
+_set_attr = object.__setattr__
 
 
 def _trusted(cls: type[Any], values: dict[str, Any], fields: frozenset[str]) -> Any:
     """Build a frozen model from values the engine already validated, skipping validation.
 
     Decisions are built on every action; pydantic validation would cost more than all the
-    regex specialists together. Only the engine calls this, with complete values.
+    regex specialists together. Only the engine calls this, with complete values; a test
+    checks that the result equals a validated model.
     """
-    model = object.__new__(cls)
-    object.__setattr__(model, "__dict__", values)
-    object.__setattr__(model, "__pydantic_fields_set__", set(fields))
-    object.__setattr__(model, "__pydantic_extra__", None)
-    object.__setattr__(model, "__pydantic_private__", None)
+    model = _new_object(cls)
+    _set_attr(model, "__dict__", values)
+    _set_attr(model, "__pydantic_fields_set__", set(fields))
+    _set_attr(model, "__pydantic_extra__", None)
+    _set_attr(model, "__pydantic_private__", None)
     return model
 
 
@@ -138,17 +157,20 @@ def _stamp(
     verdict: Verdict | None = None,
     reason: str | None = None,
 ) -> SpecialistResult:
-    values = {
-        "verdict": result.verdict if verdict is None else verdict,
-        "confidence": result.confidence,
-        "reason": result.reason if reason is None else reason,
-        "correction": result.correction,
-        "evidence": result.evidence,
-        "status": status,
-        "elapsed_ms": elapsed_ns / 1e6,
-        "kind": slot.kind.name,
-        "kind_version": slot.kind.version,
-    }
+    if result is _OK_RESULT and status is Status.DONE:
+        values = slot.ok_values.copy()  # the common case: no objection, nothing to copy
+    else:
+        values = {
+            "verdict": result.verdict if verdict is None else verdict,
+            "confidence": result.confidence,
+            "reason": result.reason if reason is None else reason,
+            "correction": result.correction,
+            "evidence": result.evidence,
+            "status": status,
+            "kind": slot.kind.name,
+            "kind_version": slot.kind.version,
+        }
+    values["elapsed_ms"] = elapsed_ns / 1e6
     stamped: SpecialistResult = _trusted(SpecialistResult, values, _RESULT_FIELDS)
     return stamped
 
@@ -161,16 +183,21 @@ class _IdFactory:
     """Decision ids that sort by time: milliseconds, a per-process nonce, a counter."""
 
     def __init__(self) -> None:
+        self._reset()
+        # A forked child must not repeat its parent's ids.
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
         self._nonce = os.urandom(4).hex()
         self._counter = count()
-        self._pid = os.getpid()
+        self._last_ms = -1
+        self._prefix = ""
 
     def __call__(self) -> str:
-        if os.getpid() != self._pid:  # forked: a child must not repeat the parent's ids
-            self.__init__()  # type: ignore[misc]
-        return (
-            f"{time.time_ns() // 1_000_000:011x}{self._nonce}{next(self._counter) & 0xFFFFFF:06x}"
-        )
+        ms = time.time_ns() // 1_000_000
+        if ms != self._last_ms:  # many decisions share a millisecond: format it once
+            self._last_ms, self._prefix = ms, f"{ms:011x}{self._nonce}"
+        return f"{self._prefix}{next(self._counter) & 0xFFFFFF:06x}"
 
 
 @dataclass(slots=True)
@@ -184,6 +211,8 @@ class _Run:
     budget_deadline_ns: int
     results: dict[str, SpecialistResult]
     pending: list[tuple[_Slot, Future[tuple[SpecialistResult, int]], int]]
+    # False while every result so far is a plain "ok": then there is nothing to aggregate.
+    objected: bool = False
 
 
 class Engine:
@@ -219,24 +248,12 @@ class Engine:
                     entry, specialist, kind, _execution_of(specialist), entry.timeout_ms * 1_000_000
                 )
             )
-        self._by_type: dict[str, tuple[_Slot, ...]] = {}
-        self._wildcard = tuple(s for s in self._slots if "*" in s.entry.applies_to.action_types)
-        self._tool_slots = tuple(s for s in self._slots if s.entry.applies_to.tools)
-        self._route_cache: dict[tuple[str, str | None], tuple[_Slot, ...]] = {}
+        self._budgets_ns = {t: ms * 1_000_000 for t, ms in taxonomy.budgets_ms.items()}
+        self._default_budget_ns = taxonomy.budget_ms("default") * 1_000_000
+        self._route_cache: dict[
+            tuple[str, str | None], tuple[tuple[_Slot, ...], tuple[_Slot, ...]]
+        ] = {}
         self._cache_lock = threading.Lock()
-
-    # -- routing -----------------------------------------------------------------------
-
-    def _applicable(self, action: Action) -> tuple[_Slot, ...]:
-        key = (action.type, action.tool)
-        slots = self._route_cache.get(key)
-        if slots is None:
-            slots = tuple(s for s in self._slots if s.entry.applies_to.matches(action))
-            with self._cache_lock:
-                if len(self._route_cache) >= _TOOL_CACHE_MAX:
-                    self._route_cache.clear()  # agents use few tools; a flood of names is noise
-                self._route_cache[key] = slots
-        return slots
 
     # -- the decision ------------------------------------------------------------------
 
@@ -280,34 +297,83 @@ class Engine:
     def _start(
         self, action: Action | Mapping[str, Any], context: Context | Mapping[str, Any] | None
     ) -> _Run:
-        action = _as_action(action)
-        ctx = _as_context(context)
+        if type(action) is not Action:
+            action = _as_action(action)
+        ctx = EMPTY_CONTEXT if context is None else _as_context(context)
         start = time.perf_counter_ns()
-        budget_ns = self.taxonomy.budget_ms(action.type) * 1_000_000
+        inline, pooled = self._route(action)
+        budget_ns = self._budgets_ns.get(action.type, self._default_budget_ns)
         run = _Run(action, ctx, self._ids(), start, start + budget_ns, {}, [])
-        inline: list[_Slot] = []
-        now_s = start / 1e9
-        for slot in self._applicable(action):
-            if not slot.breaker.allows(now_s):
-                policy = _policy_verdict(slot.entry.on_timeout)
-                run.results[slot.entry.id] = _stamp(
-                    SpecialistResult.refuse(),
-                    Status.SKIPPED,
-                    0,
-                    slot,
-                    policy,
-                    f"skipped: circuit open after {slot.breaker.threshold} timeouts in a row",
-                )
-            elif slot.execution is Execution.INLINE:
-                inline.append(slot)
-            else:
-                future = self._submit(slot, action, ctx)
-                run.pending.append((slot, future, start + slot.timeout_ns))
+        if pooled:
+            self._submit_all(run, pooled)
+        results = run.results
+        perf_ns = time.perf_counter_ns
         for slot in inline:
-            self._run_inline(run, slot)
+            # Inline specialists are the hot path: no task, no timer, no lock.
+            began = perf_ns()
+            try:
+                result = slot.specialist.evaluate(action, ctx)
+                if type(result) is not SpecialistResult:
+                    result = _check_result(result)
+            except Exception as exc:  # noqa: BLE001 - the specialist's failure, contained
+                self._errored(run, slot, exc, perf_ns() - began)
+                continue
+            elapsed = perf_ns() - began
+            if elapsed > slot.timeout_ns:
+                self._demote(run, slot, elapsed)
+                continue
+            if result is not _OK_RESULT:
+                run.objected = True
+            results[slot.entry.id] = _stamp(result, Status.DONE, elapsed, slot)
+        return run
+
+    def _route(self, action: Action) -> tuple[tuple[_Slot, ...], tuple[_Slot, ...]]:
+        """(inline, pooled) slots whose entries apply to this action; cached per type/tool."""
+        key = (action.type, action.tool)
+        route = self._route_cache.get(key)
+        if route is None:
+            slots = [s for s in self._slots if s.entry.applies_to.matches(action)]
+            route = (
+                tuple(s for s in slots if s.execution is Execution.INLINE),
+                tuple(s for s in slots if s.execution is not Execution.INLINE),
+            )
+            with self._cache_lock:
+                if len(self._route_cache) >= _ROUTE_CACHE_MAX:
+                    self._route_cache.clear()  # agents use few tools; a flood of names is noise
+                self._route_cache[key] = route
+        return route
+
+    def _submit_all(self, run: _Run, pooled: tuple[_Slot, ...]) -> None:
+        now_s = run.start_ns / 1e9
+        for slot in pooled:
+            if slot.breaker.allows(now_s):
+                future = self._submit(slot, run.action, run.context)
+                run.pending.append((slot, future, run.start_ns + slot.timeout_ns))
+                continue
+            run.objected = True
+            run.results[slot.entry.id] = _stamp(
+                SpecialistResult.refuse(),
+                Status.SKIPPED,
+                0,
+                slot,
+                _policy_verdict(slot.entry.on_timeout),
+                f"skipped: circuit open after {slot.breaker.threshold} timeouts in a row",
+            )
         if len(run.pending) > 1:
             run.pending.sort(key=lambda item: item[2])
-        return run
+
+    def _demote(self, run: _Run, slot: _Slot, elapsed: int) -> None:
+        log.warning(
+            "inline specialist for %s took %.1f ms (timeout %d ms); "
+            "running it on a worker thread from now on",
+            slot.entry.id,
+            elapsed / 1e6,
+            slot.entry.timeout_ms,
+        )
+        slot.execution = Execution.THREAD
+        with self._cache_lock:
+            self._route_cache.clear()
+        self._timed_out(run, slot, elapsed)
 
     def _submit(
         self, slot: _Slot, action: Action, context: Context
@@ -331,30 +397,11 @@ class Engine:
 
         return self._pool.submit(timed)
 
-    def _run_inline(self, run: _Run, slot: _Slot) -> None:
-        began = time.perf_counter_ns()
-        try:
-            result = _check_result(slot.specialist.evaluate(run.action, run.context))
-        except Exception as exc:  # noqa: BLE001 - the specialist's failure, contained
-            self._errored(run, slot, exc, time.perf_counter_ns() - began)
-            return
-        elapsed = time.perf_counter_ns() - began
-        if elapsed > slot.timeout_ns:
-            log.warning(
-                "inline specialist for %s took %.1f ms (timeout %d ms); "
-                "running it on a worker thread from now on",
-                slot.entry.id,
-                elapsed / 1e6,
-                slot.entry.timeout_ms,
-            )
-            slot.execution = Execution.THREAD
-            self._timed_out(run, slot, elapsed)
-            return
-        run.results[slot.entry.id] = _stamp(result, Status.DONE, elapsed, slot)
-
     def _settle(self, run: _Run, slot: _Slot, outcome: tuple[SpecialistResult, int]) -> None:
         result, elapsed = outcome
         slot.breaker.record(False, time.perf_counter_ns() / 1e9)
+        if result is not _OK_RESULT:
+            run.objected = True
         run.results[slot.entry.id] = _stamp(result, Status.DONE, elapsed, slot)
 
     def _timed_out(self, run: _Run, slot: _Slot, elapsed_ns: int | None = None) -> None:
@@ -368,6 +415,7 @@ class Engine:
             else f"timeout {slot.entry.timeout_ms} ms)"
         )
         log.warning("specialist for %s %s", slot.entry.id, why)
+        run.objected = True
         run.results[slot.entry.id] = _stamp(
             SpecialistResult.refuse(),
             Status.TIMEOUT,
@@ -380,6 +428,7 @@ class Engine:
     def _errored(self, run: _Run, slot: _Slot, exc: BaseException, elapsed_ns: int) -> None:
         slot.breaker.record(False, time.perf_counter_ns() / 1e9)
         log.warning("specialist for %s raised %r", slot.entry.id, exc)
+        run.objected = True
         run.results[slot.entry.id] = _stamp(
             SpecialistResult.refuse(),
             Status.ERROR,
@@ -390,11 +439,10 @@ class Engine:
         )
 
     def _finish(self, run: _Run) -> Decision:
+        # Results are in a fixed order (skipped, then inline in taxonomy order, then pooled by
+        # deadline), never in order of arrival, so a replay gives the same record.
         results = run.results
-        if any(
-            r.verdict is not Verdict.OK and r.verdict is not Verdict.REFUSE
-            for r in results.values()
-        ):
+        if run.objected:
             conclusion = conclude(run.action, results, self._entries, self.memory, run.decision_id)
             verdict, reason = conclusion.verdict, conclusion.reason
             corrections, flags = conclusion.corrections, conclusion.flags

@@ -109,7 +109,9 @@ def conclude(
             obj = _object_of(action, result)
             earlier: tuple[str, ...] = ()
             if memory is not None:
-                earlier = memory.record_nudge(action.session or "", entry_id, obj, decision_id)
+                # Without a session id, the agent id (or the process) is the session.
+                session = action.session or action.agent or ""
+                earlier = memory.record_nudge(session, entry_id, obj, decision_id)
             attempt = len(earlier) + 1
             if attempt > 1:
                 escalated = attempt > entry.escalate_after and entry.cap is Verdict.BLOCK
@@ -124,9 +126,10 @@ def conclude(
                     )
                 )
                 if escalated:
+                    target = "the same action" if obj.startswith("fp:") else obj
                     blocks.append(
                         f"{entry_id}: escalated to block after {len(earlier)} ignored "
-                        f"nudge{'s' if len(earlier) != 1 else ''} on {obj} "
+                        f"nudge{'s' if len(earlier) != 1 else ''} on {target} "
                         f"(decisions {', '.join(earlier)}); {result.reason or entry.description}"
                     )
                     continue

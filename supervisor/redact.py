@@ -77,8 +77,8 @@ _OPTIONS.max_mem = 64 << 20
 # ``n`` of ``\n``. So ``detect`` drops leading word boundaries and context, and whitespace
 # and quotes below also accept their JSON escapes. ``detect`` must match wherever
 # ``pattern`` would, in either form, or a secret is written in clear.
-_HWS: Final = rb"(?:[ \t]|\\t)*"
-_HWS1: Final = rb"(?:[ \t]|\\t)+"
+_HWS: Final = rb"(?:[ \t]|\\+t)*"  # a literal "\t" in the text is "\\t" in its JSON
+_HWS1: Final = rb"(?:[ \t]|\\+t)+"
 _KEY_QUOTE: Final = rb"(?:\\*[\"']\]?)?"  # "password": / 'password'= / ["password"] =
 _OPEN_QUOTE: Final = rb"(?:\\*[\"'])?"
 _SEP: Final = _HWS + rb"(?:[:=!]=|=>|[:=])" + _HWS  # = : := == != => (yaml, env, code)
@@ -167,7 +167,8 @@ _RULES: Final[tuple[_Rule, ...]] = (
     _Rule(
         b"url-password",
         rb"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@\"'\\\[\]]*:([^\s/?#\"'\\]+)@",
-        rb"://[^\s:/?#@\"'\\\[\]]*:[^\s/?#\"'\\]+@",
+        # in JSON text the user and password may hold escapes (\u00e9, \u0001, \"): allow them
+        rb"://[^\s:/?#@]*:[^\s/?#]*@",
         (1,),
         placeholders=True,
     ),
@@ -217,10 +218,12 @@ _RULES: Final[tuple[_Rule, ...]] = (
     # curl -u user:password / --user user:password: the password only.
     _Rule(
         b"basic-auth",
-        rb"\bcurl\b[^\r\n]*?(?:\s|\\t)(?:-u|--user)(?:(?:[ \t]|\\t)+|=)?"
+        rb"\bcurl\b[^\r\n]*?(?:\s|\\+[nrt])(?:-u|--user)(?:"
+        + _HWS1
+        + rb"|=)?"
         + _OPEN_QUOTE
         + rb"[^\s:\"'\\-][^\s:\"'\\]*:([^\s\"'\\]+)",
-        rb"curl\b[^\r\n]*?(?:\s|\\t)(?:-u|--user)",
+        rb"(?s:curl.*?-(?:u|-user))",  # the whitespace before -u may be any JSON escape
         (1,),
         placeholders=True,
     ),

@@ -282,7 +282,7 @@ def _pydantic_errors(
     for err in exc.errors(include_url=False):
         loc = prefix + tuple(err["loc"])
         position = position_of(root, loc)
-        message = err["msg"]
+        message = err["msg"].removeprefix("Value error, ")
         code = "taxonomy-" + err["type"].replace("_", "-")
         hint = None
         if err["type"] == "extra_forbidden":
@@ -458,7 +458,7 @@ def load_taxonomy(sources: Sequence[str | Path], kinds: KindRegistry | None = No
 
     for entry_id, (path, root, loc) in disabled.items():
         if entry_id not in pending:
-            errors.append(_unknown_id(path, root, loc, entry_id, pending))
+            errors.append(_unknown_id(path, root, loc, entry_id, pending, anywhere=True))
 
     entries: list[Entry] = []
     configs: dict[str, KindConfig] = {}
@@ -495,6 +495,8 @@ def load_taxonomy(sources: Sequence[str | Path], kinds: KindRegistry | None = No
             entries.append(entry)
 
     if errors:
+        order = {path: i for i, path in enumerate(shown)}
+        errors.sort(key=lambda e: (order.get(e.path, -1), e.line or 0, e.column or 0))
         raise TaxonomyError(errors)
     digest = _hash(entries, configs, budgets)
     return Taxonomy(
@@ -573,15 +575,21 @@ def _locate(
 
 
 def _unknown_id(
-    path: str, root: Any, loc: tuple[str | int, ...], entry_id: str, pending: Mapping[str, _Pending]
+    path: str,
+    root: Any,
+    loc: tuple[str | int, ...],
+    entry_id: str,
+    pending: Mapping[str, _Pending],
+    anywhere: bool = False,
 ) -> SourceError:
     close = difflib.get_close_matches(entry_id, list(pending), n=1)
+    where = "in any file of this taxonomy" if anywhere else "before this file"
     return _err_at(
         path,
         root,
         loc,
         "taxonomy-unknown-id",
-        f"no entry {entry_id!r} is defined before this file",
+        f"no entry {entry_id!r} is defined {where}",
         _loc_str(loc),
         hint=f"did you mean {close[0]!r}?" if close else None,
     )

@@ -118,6 +118,12 @@ def test_home_option_wins_over_environment(tmp_path):
     assert (other / "decisions.jsonl").exists()
     assert not (tmp_path / "decisions.jsonl").exists()
     assert (other.stat().st_mode & 0o777) == 0o700
+    after = tmp_path / "after"
+    out = supervise(
+        "check", "--home", str(after), "--action", json.dumps(FORCE_PUSH), home=tmp_path
+    )
+    assert out.returncode == 0
+    assert (after / "decisions.jsonl").exists()
 
 
 def test_no_secret_reaches_the_decision_log(tmp_path):
@@ -126,6 +132,7 @@ def test_no_secret_reaches_the_decision_log(tmp_path):
     out = supervise("check", "--action", json.dumps(action), home=tmp_path)
     assert out.returncode == 0
     assert token not in (tmp_path / "decisions.jsonl").read_text()
+    assert token not in out.stdout
 
 
 def test_demo_shows_every_verdict(tmp_path):

@@ -309,6 +309,23 @@ def test_redact_json_precheck_sees_through_escapes(value: str) -> None:
     assert out != value
 
 
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "postgres://app:p\u00e4ss\x01wrd@db/app",  # \u00e4 and \u0001 in the JSON text
+        "curl https://x\n-u admin:Hunter2xyz",  # \n before -u
+        "password:\\tHunter2xyz",  # a literal backslash-t is \\t in the JSON text
+    ],
+)
+def test_redact_json_agrees_with_redact_text_whatever_the_escaping(
+    value: str, ensure_ascii: bool
+) -> None:
+    doc = json.dumps({"v": value}, ensure_ascii=ensure_ascii)
+    assert json.loads(redact_json(doc))["v"] == redact_text(value)
+    assert "[REDACTED:" in redact_text(value)
+
+
 @pytest.mark.parametrize(
     ("key", "kind"),
     [

@@ -73,7 +73,7 @@ def test_match_gives_the_entry_default_verdict_with_evidence():
     assert result.evidence["truncated"] is False
     assert "object" not in result.evidence
     assert result.reason is not None
-    assert result.reason.startswith("command matches ")
+    assert result.reason == "command contains 'git push --force '"
     assert "git push --force" in result.reason
 
 
