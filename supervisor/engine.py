@@ -322,9 +322,13 @@ class Engine:
             if elapsed > slot.timeout_ns:
                 self._demote(run, slot, elapsed)
                 continue
-            if result is not _OK_RESULT:
+            if result is _OK_RESULT:
+                values = slot.ok_values.copy()  # the common case, without a call
+                values["elapsed_ms"] = elapsed / 1e6
+                results[slot.entry.id] = _trusted(SpecialistResult, values, _RESULT_FIELDS)
+            else:
                 run.objected = True
-            results[slot.entry.id] = _stamp(result, Status.DONE, elapsed, slot)
+                results[slot.entry.id] = _stamp(result, Status.DONE, elapsed, slot)
         return run
 
     def _route(self, action: Action) -> tuple[tuple[_Slot, ...], tuple[_Slot, ...]]:

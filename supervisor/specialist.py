@@ -62,7 +62,8 @@ class Specialist(Protocol):
 class KindConfig(BaseModel):
     """Base for a kind's ``config`` model: frozen, unknown fields rejected."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # strict: a YAML "yes" must not quietly become True, nor "5" an int.
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
 
 @dataclass(frozen=True, slots=True)

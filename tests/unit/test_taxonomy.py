@@ -210,3 +210,12 @@ def test_unknown_pack_and_missing_file(kinds):
 def test_not_a_mapping(write_taxonomy, kinds):
     with pytest.raises(TaxonomyError, match="taxonomy-not-a-mapping"):
         load_taxonomy([write_taxonomy("- just\n- a list\n")], kinds)
+
+
+def test_kind_config_is_strict(write_taxonomy, kinds):
+    text = GOOD.replace("config: {verdict: nudge}", "config: {verdict: nudge, seconds: '5'}")
+    with pytest.raises(TaxonomyError) as info:
+        load_taxonomy([write_taxonomy(text)], kinds)
+    assert "specialist.config.seconds" in errors_of(info)[0]
+    ok = GOOD.replace("config: {verdict: nudge}", "config: {verdict: nudge, seconds: 5}")
+    assert load_taxonomy([write_taxonomy(ok)], kinds).configs["no_force_push"].seconds == 5.0
