@@ -259,6 +259,7 @@ def taxonomy() -> None:
 
 
 @taxonomy.command("validate")
+@home_option
 @click.argument("sources", nargs=-1, required=True, metavar="NAME|PATH...")
 @handle_errors
 def taxonomy_validate(sources: tuple[str, ...]) -> None:
@@ -271,6 +272,7 @@ def taxonomy_validate(sources: tuple[str, ...]) -> None:
 
 @taxonomy.command("show")
 @taxonomy_option
+@home_option
 @click.option("--json", "as_json", is_flag=True, help="Print entries as JSON.")
 @handle_errors
 def taxonomy_show(taxonomies: tuple[str, ...], as_json: bool) -> None:
@@ -305,6 +307,7 @@ def taxonomy_show(taxonomies: tuple[str, ...], as_json: bool) -> None:
 
 
 @taxonomy.command("packs")
+@home_option
 def taxonomy_packs() -> None:
     """List the packs shipped with supervise."""
     from supervisor.taxonomy import builtin_packs
@@ -314,6 +317,7 @@ def taxonomy_packs() -> None:
 
 
 @cli.command()
+@home_option
 @handle_errors
 def kinds() -> None:
     """List the installed specialist kinds and the plugins that provide them."""
