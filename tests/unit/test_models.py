@@ -20,7 +20,8 @@ def test_verdict_order_and_refuse():
     assert Verdict.REFUSE.rank < Verdict.OK.rank
     assert strictest([]) is Verdict.OK
     assert strictest([Verdict.FLAG, Verdict.BLOCK, Verdict.NUDGE]) is Verdict.BLOCK
-    assert Verdict.NUDGE.refuses_action and Verdict.BLOCK.refuses_action
+    assert Verdict.NUDGE.refuses_action
+    assert Verdict.BLOCK.refuses_action
     assert not Verdict.FLAG.refuses_action
 
 
