@@ -315,7 +315,7 @@ class Engine:
                 result = slot.specialist.evaluate(action, ctx)
                 if type(result) is not SpecialistResult:
                     result = _check_result(result)
-            except Exception as exc:  # noqa: BLE001 - the specialist's failure, contained
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - contained: the loop goes on
                 self._errored(run, slot, exc, perf_ns() - began)
                 continue
             elapsed = perf_ns() - began
@@ -387,16 +387,22 @@ class Engine:
 
             async def timed_async() -> tuple[SpecialistResult, int]:
                 began = time.perf_counter_ns()
-                result = specialist.evaluate(action, context)
-                if inspect.isawaitable(result):
-                    result = await result
+                try:
+                    result = specialist.evaluate(action, context)
+                    if inspect.isawaitable(result):
+                        result = await result
+                except SystemExit as exc:
+                    raise _Exited(exc) from exc
                 return _check_result(result), time.perf_counter_ns() - began
 
             return background_loop.submit(timed_async())
 
         def timed() -> tuple[SpecialistResult, int]:
             began = time.perf_counter_ns()
-            result = specialist.evaluate(action, context)
+            try:
+                result = specialist.evaluate(action, context)
+            except SystemExit as exc:
+                raise _Exited(exc) from exc
             return _check_result(result), time.perf_counter_ns() - began
 
         return self._pool.submit(timed)
@@ -475,6 +481,13 @@ class Engine:
         if self._on_decision is not None:
             self._on_decision(decision)
         return decision
+
+
+class _Exited(Exception):
+    """A specialist called sys.exit(); that must end its vote, not the agent's process."""
+
+    def __init__(self, exc: SystemExit) -> None:
+        super().__init__(f"specialist called sys.exit({exc.code!r})")
 
 
 def _execution_of(specialist: Specialist) -> Execution:

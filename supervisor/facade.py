@@ -6,9 +6,10 @@ import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from supervisor.engine import Engine
+from supervisor.errors import StateDirError
 from supervisor.memory import NudgeMemory
 from supervisor.models import Action, Context, Decision
 from supervisor.plugins import KindRegistry, load_kinds
@@ -32,7 +33,9 @@ class Supervisor:
             ...  # hand decision.corrections back to the agent, or replan on block
 
     Every decision is appended to ``decisions.jsonl`` in the state directory unless
-    ``record=False``.
+    ``record=False``. If it cannot be written (a full disk, a read-only directory), the
+    decision is still returned, the failure is logged and counted in ``record_failures``;
+    ``on_record_error="raise"`` raises :class:`StateDirError` instead.
     """
 
     def __init__(
@@ -43,16 +46,30 @@ class Supervisor:
         home: str | os.PathLike[str] | None = None,
         record: bool = True,
         memory: NudgeMemory | None = None,
+        on_record_error: Literal["log", "raise"] = "log",
     ) -> None:
         self.taxonomy = taxonomy
         self.home: Path = resolve_home(home)
         self.log: DecisionLog | None = DecisionLog(self.home) if record else None
+        self.record_failures = 0
+        self._raise_on_record_error = on_record_error == "raise"
         self._engine = Engine(
             taxonomy,
             kinds if kinds is not None else load_kinds(),
             memory=memory,
-            on_decision=self.log.append if self.log is not None else None,
+            on_decision=self._record if self.log is not None else None,
         )
+
+    def _record(self, decision: Decision) -> None:
+        assert self.log is not None
+        try:
+            self.log.append(decision)
+        except StateDirError:
+            # A full disk must not take the agent down with it; the decision still stands.
+            self.record_failures += 1
+            if self._raise_on_record_error:
+                raise
+            log.exception("decision %s was not recorded", decision.decision_id)
 
     @classmethod
     def from_taxonomy(
@@ -62,6 +79,7 @@ class Supervisor:
         home: str | os.PathLike[str] | None = None,
         record: bool = True,
         memory: NudgeMemory | None = None,
+        on_record_error: Literal["log", "raise"] = "log",
     ) -> Supervisor:
         """Load pack names and/or YAML files (pack first, overlays after) and build one.
 
@@ -70,7 +88,14 @@ class Supervisor:
         """
         kinds = load_kinds(plugins)
         taxonomy = load_taxonomy([_source(s) for s in sources], kinds)
-        return cls(taxonomy, kinds=kinds, home=home, record=record, memory=memory)
+        return cls(
+            taxonomy,
+            kinds=kinds,
+            home=home,
+            record=record,
+            memory=memory,
+            on_record_error=on_record_error,
+        )
 
     def check(
         self,

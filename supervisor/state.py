@@ -74,7 +74,16 @@ class DecisionLog:
         with self._lock:
             if self._fd is None:
                 self._fd = self._open()
-            os.write(self._fd, data)
+            view = memoryview(data)
+            try:
+                while view:  # a regular file takes it all at once; loop in case it does not
+                    written = os.write(self._fd, view)
+                    view = view[written:]
+            except OSError as exc:
+                raise StateDirError(
+                    f"cannot append to {self.path}: {exc.strerror}; the decision "
+                    f"was made but not recorded"
+                ) from exc
 
     def close(self) -> None:
         with self._lock:

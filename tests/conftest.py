@@ -24,7 +24,9 @@ RELEASE = threading.Event()
 
 class ScriptedConfig(KindConfig):
     verdict: Literal["ok", "flag", "nudge", "block", "refuse"] = "ok"
-    behaviour: Literal["answer", "sleep", "spin", "raise", "async_sleep", "bad_return"] = "answer"
+    behaviour: Literal["answer", "sleep", "spin", "raise", "async_sleep", "bad_return", "exit"] = (
+        "answer"
+    )
     seconds: float = 3600.0
     execution: Literal["inline", "thread", "async"] = "thread"
     reason: str | None = None
@@ -63,6 +65,8 @@ class Scripted:
                 n += 1  # pure Python, holds the GIL between switches
         elif c.behaviour == "raise":
             raise RuntimeError("specialist exploded")
+        elif c.behaviour == "exit":
+            raise SystemExit(3)
         elif c.behaviour == "bad_return":
             return "not a result"  # type: ignore[return-value]
         return self._answer(action)

@@ -134,6 +134,13 @@ def test_raising_or_malformed_specialist_never_reaches_the_caller(engine, execut
     assert "not a SpecialistResult" in (d.results["bad"].reason or "")
 
 
+@pytest.mark.parametrize("execution", ["inline", "thread"])
+def test_specialist_calling_sys_exit_does_not_end_the_process(engine, execution):
+    d = engine(scripted("quitter", {"behaviour": "exit", "execution": execution})).check(SHELL)
+    assert d.results["quitter"].status is Status.ERROR
+    assert "exit" in (d.results["quitter"].reason or "").lower()
+
+
 def test_action_budget_caps_every_timeout(engine):
     eng = engine(
         scripted("slow", {"behaviour": "sleep"}, timeout_ms=5000), budgets_ms={"shell": 60}
