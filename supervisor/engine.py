@@ -45,6 +45,7 @@ from supervisor.models import (
     Status,
     Verdict,
 )
+from supervisor.observe import Recorder
 from supervisor.plugins import KindRegistry
 from supervisor.policy import conclude
 from supervisor.specialist import Execution, Specialist, SpecialistKind
@@ -122,6 +123,7 @@ class _Slot:
             "status": Status.DONE,
             "kind": self.kind.name,
             "kind_version": self.kind.version,
+            "observations": (),
         }
 
 
@@ -156,8 +158,9 @@ def _stamp(
     slot: _Slot,
     verdict: Verdict | None = None,
     reason: str | None = None,
+    recorder: Recorder | None = None,
 ) -> SpecialistResult:
-    if result is _OK_RESULT and status is Status.DONE:
+    if result is _OK_RESULT and status is Status.DONE and not (recorder and recorder.observations):
         values = slot.ok_values.copy()  # the common case: no objection, nothing to copy
     else:
         values = {
@@ -169,7 +172,10 @@ def _stamp(
             "status": status,
             "kind": slot.kind.name,
             "kind_version": slot.kind.version,
+            "observations": result.observations,
         }
+    if recorder is not None and recorder.observations:
+        values["observations"] = (*values["observations"], *recorder.observations)
     values["elapsed_ms"] = elapsed_ns / 1e6
     stamped: SpecialistResult = _trusted(SpecialistResult, values, _RESULT_FIELDS)
     return stamped
@@ -210,7 +216,7 @@ class _Run:
     start_ns: int
     budget_deadline_ns: int
     results: dict[str, SpecialistResult]
-    pending: list[tuple[_Slot, Future[tuple[SpecialistResult, int]], int]]
+    pending: list[tuple[_Slot, Future[tuple[SpecialistResult, int]], int, Recorder]]
     # False while every result so far is a plain "ok": then there is nothing to aggregate.
     objected: bool = False
 
@@ -262,17 +268,17 @@ class Engine:
     ) -> Decision:
         """Decide on one action; blocks the calling thread at most for the longest deadline."""
         run = self._start(action, context)
-        for slot, future, deadline in run.pending:
+        for slot, future, deadline, recorder in run.pending:
             remaining = (min(deadline, run.budget_deadline_ns) - time.perf_counter_ns()) / 1e9
             try:
                 outcome = future.result(timeout=max(remaining, 0.0))
             except FutureTimeout:
                 future.cancel()
-                self._timed_out(run, slot)
+                self._timed_out(run, slot, recorder=recorder)
             except Exception as exc:  # noqa: BLE001 - the specialist's failure, contained
-                self._errored(run, slot, exc, time.perf_counter_ns() - run.start_ns)
+                self._errored(run, slot, exc, time.perf_counter_ns() - run.start_ns, recorder)
             else:
-                self._settle(run, slot, outcome)
+                self._settle(run, slot, outcome, recorder)
         return self._finish(run)
 
     async def acheck(
@@ -280,18 +286,18 @@ class Engine:
     ) -> Decision:
         """Like :meth:`check`, but waits without blocking the running event loop."""
         run = self._start(action, context)
-        for slot, future, deadline in run.pending:
+        for slot, future, deadline, recorder in run.pending:
             remaining = (min(deadline, run.budget_deadline_ns) - time.perf_counter_ns()) / 1e9
             waiter = asyncio.wrap_future(future)
             try:
                 outcome = await asyncio.wait_for(asyncio.shield(waiter), max(remaining, 0.0))
             except TimeoutError:
                 future.cancel()
-                self._timed_out(run, slot)
+                self._timed_out(run, slot, recorder=recorder)
             except Exception as exc:  # noqa: BLE001 - the specialist's failure, contained
-                self._errored(run, slot, exc, time.perf_counter_ns() - run.start_ns)
+                self._errored(run, slot, exc, time.perf_counter_ns() - run.start_ns, recorder)
             else:
-                self._settle(run, slot, outcome)
+                self._settle(run, slot, outcome, recorder)
         return self._finish(run)
 
     def _start(
@@ -351,8 +357,11 @@ class Engine:
         now_s = run.start_ns / 1e9
         for slot in pooled:
             if slot.breaker.allows(now_s):
-                future = self._submit(slot, run.action, run.context)
-                run.pending.append((slot, future, run.start_ns + slot.timeout_ns))
+                recorder = Recorder()
+                context = run.context.model_copy()
+                context._recorder = recorder
+                future = self._submit(slot, run.action, context)
+                run.pending.append((slot, future, run.start_ns + slot.timeout_ns, recorder))
                 continue
             run.objected = True
             run.results[slot.entry.id] = _stamp(
@@ -407,14 +416,26 @@ class Engine:
 
         return self._pool.submit(timed)
 
-    def _settle(self, run: _Run, slot: _Slot, outcome: tuple[SpecialistResult, int]) -> None:
+    def _settle(
+        self,
+        run: _Run,
+        slot: _Slot,
+        outcome: tuple[SpecialistResult, int],
+        recorder: Recorder | None = None,
+    ) -> None:
         result, elapsed = outcome
         slot.breaker.record(False, time.perf_counter_ns() / 1e9)
         if result is not _OK_RESULT:
             run.objected = True
-        run.results[slot.entry.id] = _stamp(result, Status.DONE, elapsed, slot)
+        run.results[slot.entry.id] = _stamp(result, Status.DONE, elapsed, slot, recorder=recorder)
 
-    def _timed_out(self, run: _Run, slot: _Slot, elapsed_ns: int | None = None) -> None:
+    def _timed_out(
+        self,
+        run: _Run,
+        slot: _Slot,
+        elapsed_ns: int | None = None,
+        recorder: Recorder | None = None,
+    ) -> None:
         now = time.perf_counter_ns()
         slot.breaker.record(True, now / 1e9)
         waited = now - run.start_ns if elapsed_ns is None else elapsed_ns
@@ -433,9 +454,17 @@ class Engine:
             slot,
             _policy_verdict(slot.entry.on_timeout),
             why,
+            recorder,
         )
 
-    def _errored(self, run: _Run, slot: _Slot, exc: BaseException, elapsed_ns: int) -> None:
+    def _errored(
+        self,
+        run: _Run,
+        slot: _Slot,
+        exc: BaseException,
+        elapsed_ns: int,
+        recorder: Recorder | None = None,
+    ) -> None:
         slot.breaker.record(False, time.perf_counter_ns() / 1e9)
         log.warning("specialist for %s raised %r", slot.entry.id, exc)
         run.objected = True
@@ -446,6 +475,7 @@ class Engine:
             slot,
             _policy_verdict(slot.entry.on_error),
             f"error: {type(exc).__name__}: {exc}",
+            recorder,
         )
 
     def _finish(self, run: _Run) -> Decision:

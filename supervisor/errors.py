@@ -9,6 +9,7 @@
     ├── PluginError                 a plugin could not be loaded or broke the hook contract
     ├── InvalidActionError          an action or context did not validate
     ├── SpecialistError             raised by specialists to say "I failed" (becomes status error)
+    │   └── ObservationError        an external fetch failed, or a replay lacks its recording
     └── ActionRefused               the supervisor refused an action (raised by ``guard``)
         ├── ActionNudged            refused with a correction the agent can act on
         └── ActionBlocked           refused; the agent must replan from scratch
@@ -30,6 +31,7 @@ __all__ = [
     "ActionRefused",
     "ConfigError",
     "InvalidActionError",
+    "ObservationError",
     "PluginError",
     "SourceError",
     "SpecialistError",
@@ -98,6 +100,10 @@ class InvalidActionError(SupervisorError):
 
 class SpecialistError(SupervisorError):
     """Raised inside a specialist to report a failure; the engine records status ``error``."""
+
+
+class ObservationError(SpecialistError):
+    """An observation could not be served: the fetch failed, or a replay has no recording."""
 
 
 class ActionRefused(SupervisorError):

@@ -6,12 +6,15 @@ name is an error instead of a silently ignored setting.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, field_validator
+
+if TYPE_CHECKING:
+    from supervisor.observe import Recorder
 
 __all__ = [
     "Action",
@@ -19,6 +22,7 @@ __all__ = [
     "Correction",
     "Decision",
     "Escalation",
+    "Observation",
     "SpecialistResult",
     "Status",
     "Verdict",
@@ -99,6 +103,18 @@ class Action(BaseModel):
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
 
 
+class Observation(BaseModel):
+    """One fact a specialist fetched from outside: what it asked, and what came back."""
+
+    model_config = _FROZEN
+
+    kind: str  # "sql", "http", "llm", "clock", or a plugin's own
+    key: JsonValue  # what was asked: a query and its parameters, a URL, a prompt
+    value: JsonValue = None
+    error: str | None = None  # the fetch failed with this; value is then None
+    elapsed_ms: float = 0.0
+
+
 class Context(BaseModel):
     """What specialists may see beyond the action itself.
 
@@ -126,6 +142,29 @@ class Context(BaseModel):
     tool_descriptions: dict[str, str] = Field(default_factory=dict)
     extras: dict[str, JsonValue] = Field(default_factory=dict)
 
+    # Set by the engine for each specialist that runs off the caller's thread.
+    _recorder: Recorder | None = PrivateAttr(default=None)
+
+    def observe(self, kind: str, key: JsonValue, fetch: Callable[[], JsonValue]) -> JsonValue:
+        """Fetch something from outside, through the recorder (replay serves the recording).
+
+        ``key`` says what is asked (it must identify the answer: a query with its
+        parameters, a URL); ``fetch`` does the I/O and returns JSON-able data.
+        """
+        recorder = self._recorder
+        if recorder is None:
+            return fetch()
+        return recorder.observe(kind, key, fetch)
+
+    async def aobserve(
+        self, kind: str, key: JsonValue, fetch: Callable[[], Awaitable[JsonValue]]
+    ) -> JsonValue:
+        """:meth:`observe` for async specialists."""
+        recorder = self._recorder
+        if recorder is None:
+            return await fetch()
+        return await recorder.aobserve(kind, key, fetch)
+
 
 EMPTY_CONTEXT: Final = Context()
 
@@ -150,6 +189,7 @@ class SpecialistResult(BaseModel):
     elapsed_ms: float = 0.0
     kind: str | None = None
     kind_version: str | None = None
+    observations: tuple[Observation, ...] = ()
 
     @classmethod
     def ok(cls) -> SpecialistResult:

@@ -24,9 +24,9 @@ RELEASE = threading.Event()
 
 class ScriptedConfig(KindConfig):
     verdict: Literal["ok", "flag", "nudge", "block", "refuse"] = "ok"
-    behaviour: Literal["answer", "sleep", "spin", "raise", "async_sleep", "bad_return", "exit"] = (
-        "answer"
-    )
+    behaviour: Literal[
+        "answer", "sleep", "spin", "raise", "async_sleep", "bad_return", "exit", "observe"
+    ] = "answer"
     seconds: float = 3600.0
     execution: Literal["inline", "thread", "async"] = "thread"
     reason: str | None = None
@@ -65,6 +65,13 @@ class Scripted:
                 n += 1  # pure Python, holds the GIL between switches
         elif c.behaviour == "raise":
             raise RuntimeError("specialist exploded")
+        elif c.behaviour == "observe":
+            rows = context.observe("sql", {"query": "SELECT 1", "params": [7]}, lambda: [[7]])
+            if rows != [[7]]:
+                raise AssertionError(rows)
+            context.observe("clock", "now", lambda: 1700000000.5)
+            if c.seconds < 3600:
+                RELEASE.wait(c.seconds)
         elif c.behaviour == "exit":
             raise SystemExit(3)
         elif c.behaviour == "bad_return":

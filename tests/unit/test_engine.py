@@ -261,3 +261,45 @@ def test_decision_round_trips_through_json(engine):
     )
     again = Decision.model_validate_json(d.model_dump_json())
     assert again == d
+
+
+def test_observations_are_recorded_in_the_result(engine):
+    d = engine(
+        scripted("obs", {"behaviour": "observe", "verdict": "flag"}, default_verdict="flag")
+    ).check(SHELL)
+    observations = d.results["obs"].observations
+    assert [(o.kind, o.key, o.value) for o in observations] == [
+        ("sql", {"query": "SELECT 1", "params": [7]}, [[7]]),
+        ("clock", "now", 1700000000.5),
+    ]
+    again = d.model_validate_json(d.model_dump_json())
+    assert again.results["obs"].observations == observations
+
+
+def test_observations_survive_a_timeout(engine):
+    d = engine(scripted("obs", {"behaviour": "observe", "seconds": 0.3}, timeout_ms=40)).check(
+        SHELL
+    )
+    assert d.results["obs"].status is Status.TIMEOUT
+    assert [o.kind for o in d.results["obs"].observations] == ["sql", "clock"]
+
+
+def test_replay_serves_recorded_observations():
+    from supervisor.errors import ObservationError
+    from supervisor.models import Observation
+    from supervisor.observe import Recorder
+
+    recorded = [
+        Observation(kind="sql", key={"q": 1}, value=[[3]]),
+        Observation(kind="http", key="u", error="ConnectError: refused"),
+    ]
+    recorder = Recorder(replay=recorded)
+
+    def never():
+        raise AssertionError("replay must not fetch")
+
+    assert recorder.observe("sql", {"q": 1}, never) == [[3]]
+    with pytest.raises(ObservationError, match="refused"):
+        recorder.observe("http", "u", never)
+    with pytest.raises(ObservationError, match="no recorded sql"):
+        recorder.observe("sql", {"q": 2}, never)
