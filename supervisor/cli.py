@@ -90,6 +90,14 @@ home_option = click.option(
     help="State directory (default: $SUPERVISE_HOME or ./.supervise).",
 )
 
+store_option = click.option(
+    "--store",
+    metavar="URL|PATH",
+    default=None,
+    help="Where memory lives: a postgresql:// URL, sqlite:///path or a file path "
+    "(default: $SUPERVISE_STORE, else state.db in the state directory).",
+)
+
 taxonomy_option = click.option(
     "--taxonomy",
     "-t",
@@ -154,6 +162,7 @@ def _lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
 @cli.command()
 @taxonomy_option
 @home_option
+@store_option
 @click.option(
     "--action",
     "action_json",
@@ -170,6 +179,7 @@ def _lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
 def check(
     ctx: click.Context,
     taxonomies: tuple[str, ...],
+    store: str | None,
     action_json: str | None,
     context_json: str | None,
     no_record: bool,
@@ -185,7 +195,7 @@ def check(
     from supervisor.redact import redact_json
 
     sup = Supervisor.from_taxonomy(
-        *_taxonomy_sources(taxonomies), home=ctx.obj["home"], record=not no_record
+        *_taxonomy_sources(taxonomies), home=ctx.obj["home"], record=not no_record, store=store
     )
 
     def emit(payload: dict[str, Any]) -> None:

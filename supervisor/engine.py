@@ -505,6 +505,7 @@ class Engine:
                 "taxonomy_hash": self.taxonomy.hash,
                 "created_at": datetime.now(UTC),
                 "elapsed_ms": (time.perf_counter_ns() - run.start_ns) / 1e6,
+                "degraded": self.memory.degraded,
             },
             _DECISION_FIELDS,
         )

@@ -7,6 +7,7 @@
     │   ├── TaxonomyError           a taxonomy file did not validate (.errors: list[SourceError])
     │   └── StateDirError           the state directory cannot be used
     ├── PluginError                 a plugin could not be loaded or broke the hook contract
+    ├── StoreError                  the store cannot be opened, migrated, read or written
     ├── InvalidActionError          an action or context did not validate
     ├── SpecialistError             raised by specialists to say "I failed" (becomes status error)
     │   └── ObservationError        an external fetch failed, or a replay lacks its recording
@@ -36,6 +37,7 @@ __all__ = [
     "SourceError",
     "SpecialistError",
     "StateDirError",
+    "StoreError",
     "SupervisorError",
     "TaxonomyError",
 ]
@@ -92,6 +94,10 @@ class StateDirError(ConfigError):
 
 class PluginError(SupervisorError):
     """A plugin failed to load or registered something that breaks the hook contract."""
+
+
+class StoreError(SupervisorError):
+    """The store cannot be used; the message names it (never with a password)."""
 
 
 class InvalidActionError(SupervisorError):

@@ -8,12 +8,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import JsonValue
+
 from supervisor.engine import Engine
-from supervisor.errors import StateDirError
-from supervisor.memory import NudgeMemory
+from supervisor.errors import StateDirError, StoreError
+from supervisor.memory import InProcessMemory, NudgeMemory, StoreMemory
 from supervisor.models import Action, Context, Decision
 from supervisor.plugins import KindRegistry, load_kinds
+from supervisor.redact import redact_value
 from supervisor.state import DecisionLog, resolve_home
+from supervisor.store import LazyStore, Store
 from supervisor.taxonomy import Taxonomy, load_taxonomy
 
 __all__ = ["Supervisor"]
@@ -32,10 +36,14 @@ class Supervisor:
         if not decision.allowed:
             ...  # hand decision.corrections back to the agent, or replan on block
 
-    Every decision is appended to ``decisions.jsonl`` in the state directory unless
-    ``record=False``. If it cannot be written (a full disk, a read-only directory), the
-    decision is still returned, the failure is logged and counted in ``record_failures``;
-    ``on_record_error="raise"`` raises :class:`StateDirError` instead.
+    With ``record=True`` (the default) every decision is kept twice in the state directory:
+    appended to ``decisions.jsonl``, and in the store (``store=``: a ``postgresql://`` URL,
+    a SQLite path, or by default ``state.db`` in the state directory), which also remembers
+    nudges across processes and sessions so that an ignored nudge escalates wherever the
+    agent runs. If the store cannot be opened or written, decisions go on with in-process
+    memory and say ``degraded``; if the log cannot be written, the decision is still
+    returned, the failure is logged and counted in ``record_failures``
+    (``on_record_error="raise"`` raises :class:`StateDirError` instead).
     """
 
     def __init__(
@@ -45,23 +53,38 @@ class Supervisor:
         kinds: KindRegistry | None = None,
         home: str | os.PathLike[str] | None = None,
         record: bool = True,
+        store: str | os.PathLike[str] | Store | None = None,
         memory: NudgeMemory | None = None,
         on_record_error: Literal["log", "raise"] = "log",
     ) -> None:
         self.taxonomy = taxonomy
         self.home: Path = resolve_home(home)
         self.log: DecisionLog | None = DecisionLog(self.home) if record else None
+        self.store: Store | None = None
+        if memory is None and record:
+            if store is None or isinstance(store, str | os.PathLike):
+                self.store = LazyStore(store, self.home)
+            else:
+                self.store = store
+            memory = StoreMemory(self.store)
+        self.memory: NudgeMemory = memory if memory is not None else InProcessMemory()
         self.record_failures = 0
         self._raise_on_record_error = on_record_error == "raise"
         self._engine = Engine(
             taxonomy,
             kinds if kinds is not None else load_kinds(),
-            memory=memory,
-            on_decision=self._record if self.log is not None else None,
+            memory=self.memory,
+            on_decision=self._record if record else None,
         )
 
     def _record(self, decision: Decision) -> None:
-        assert self.log is not None
+        try:
+            self.memory.after_decision(decision)
+        except StoreError:
+            # Logged once by the memory; the decision stands, and the JSONL log still has it.
+            self.record_failures += 1
+        if self.log is None:
+            return
         try:
             self.log.append(decision)
         except StateDirError:
@@ -71,6 +94,20 @@ class Supervisor:
                 raise
             log.exception("decision %s was not recorded", decision.decision_id)
 
+    def record_outcome(self, decision_id: str, *, executed: bool, result: JsonValue = None) -> bool:
+        """Tell the supervisor what happened to an action: whether it ran, and its result.
+
+        Returns False (and logs why) if the store could not take it; never raises for that.
+        """
+        if self.store is None:
+            return False
+        try:
+            self.store.record_outcome(decision_id, executed, redact_value(result))
+        except StoreError as exc:
+            log.error("outcome of %s was not recorded: %s", decision_id, exc)  # noqa: TRY400 - expected, no traceback
+            return False
+        return True
+
     @classmethod
     def from_taxonomy(
         cls,
@@ -78,6 +115,7 @@ class Supervisor:
         plugins: Iterable[object] = (),
         home: str | os.PathLike[str] | None = None,
         record: bool = True,
+        store: str | os.PathLike[str] | Store | None = None,
         memory: NudgeMemory | None = None,
         on_record_error: Literal["log", "raise"] = "log",
     ) -> Supervisor:
@@ -93,6 +131,7 @@ class Supervisor:
             kinds=kinds,
             home=home,
             record=record,
+            store=store,
             memory=memory,
             on_record_error=on_record_error,
         )
@@ -122,9 +161,11 @@ class Supervisor:
         return [e.id for e in self.taxonomy]
 
     def close(self) -> None:
-        """Close the decision log's file handle."""
+        """Close the decision log's file handle and the store's connections."""
         if self.log is not None:
             self.log.close()
+        if self.store is not None:
+            self.store.close()
 
     def __enter__(self) -> Supervisor:
         return self

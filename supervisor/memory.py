@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 from collections import OrderedDict
 from typing import Final, Protocol
 
 from pydantic import JsonValue
 
-from supervisor.models import Action
+from supervisor.errors import StoreError
+from supervisor.models import Action, Decision, Status, Verdict
+from supervisor.store import Store
 
-__all__ = ["InProcessMemory", "NudgeMemory", "fingerprint"]
+__all__ = ["InProcessMemory", "NudgeMemory", "StoreMemory", "fingerprint"]
+
+log = logging.getLogger(__name__)
 
 DEFAULT_MAX_SESSIONS: Final = 10_000
 
@@ -26,23 +31,35 @@ DEFAULT_MAX_SESSIONS: Final = 10_000
 class NudgeMemory(Protocol):
     """Where nudges are remembered. Implementations must be safe to call from any thread."""
 
+    # Why memory is not fully working right now (None when it is); goes into each decision.
+    degraded: str | None
+
     def record_nudge(
-        self, session: str, entry_id: str, obj: str, decision_id: str
+        self, session: str, entry_id: str, obj: str, decision_id: str, agent: str | None = None
     ) -> tuple[str, ...]:
         """Remember a nudge; return the ids of earlier nudges on the same key, oldest first."""
+        ...
+
+    def after_decision(self, decision: Decision) -> None:
+        """Called once the decision is made: persist it and settle heeded nudges."""
         ...
 
 
 class InProcessMemory:
     """Nudge memory for one process: the most recent ``max_sessions`` sessions, LRU."""
 
+    degraded: str | None = None
+
     def __init__(self, max_sessions: int = DEFAULT_MAX_SESSIONS) -> None:
         self._sessions: OrderedDict[str, dict[tuple[str, str], list[str]]] = OrderedDict()
         self._max = max_sessions
         self._lock = threading.Lock()
 
+    def after_decision(self, decision: Decision) -> None:
+        return None
+
     def record_nudge(
-        self, session: str, entry_id: str, obj: str, decision_id: str
+        self, session: str, entry_id: str, obj: str, decision_id: str, agent: str | None = None
     ) -> tuple[str, ...]:
         with self._lock:
             nudges = self._sessions.get(session)
@@ -59,6 +76,95 @@ class InProcessMemory:
 
     def __len__(self) -> int:
         return len(self._sessions)
+
+
+class StoreMemory:
+    """Nudge memory kept in a :class:`~supervisor.store.Store`, shared across processes.
+
+    If the store fails, decisions go on with in-process memory (escalation still works within
+    this process), each decision says it was made ``degraded``, and the failure is logged once
+    until the store works again.
+    """
+
+    def __init__(self, store: Store, max_sessions: int = DEFAULT_MAX_SESSIONS) -> None:
+        self.store = store
+        self.degraded: str | None = None
+        self._fallback = InProcessMemory(max_sessions)
+        # session -> entries with open nudges; bounded, so memory stays flat however many
+        # sessions pass. Only sessions seen here are cached: a new one is read once.
+        self._open: OrderedDict[str, set[str]] = OrderedDict()
+        self._max = max_sessions
+        self._lock = threading.Lock()
+
+    def _failed(self, exc: StoreError) -> None:
+        if self.degraded is None:
+            log.error("store unavailable, deciding without shared memory: %s", exc)
+        self.degraded = f"store unavailable: {exc}"
+
+    def _recovered(self) -> None:
+        if self.degraded is not None:
+            log.warning("store available again: %s", self.store.url)
+            self.degraded = None
+
+    def _open_entries(self, session: str) -> set[str]:
+        with self._lock:
+            cached = self._open.get(session)
+            if cached is not None:
+                self._open.move_to_end(session)
+                return cached
+        entries = self.store.open_nudge_entries(session)
+        with self._lock:
+            self._open[session] = entries
+            if len(self._open) > self._max:
+                self._open.popitem(last=False)
+        return entries
+
+    def record_nudge(
+        self, session: str, entry_id: str, obj: str, decision_id: str, agent: str | None = None
+    ) -> tuple[str, ...]:
+        if self.degraded is not None and not self._retry_due():
+            return self._fallback.record_nudge(session, entry_id, obj, decision_id, agent)
+        try:
+            earlier = self.store.record_nudge(session, entry_id, obj, decision_id, agent)
+        except StoreError as exc:
+            self._failed(exc)
+            return self._fallback.record_nudge(session, entry_id, obj, decision_id, agent)
+        self._recovered()
+        with self._lock:
+            opened = self._open.get(session)
+            if opened is not None:
+                opened.add(entry_id)
+        return earlier
+
+    def _retry_due(self) -> bool:
+        # A failed store is tried again on each decision: the cost is one failed call, and
+        # memory comes back as soon as the store does.
+        return True
+
+    def after_decision(self, decision: Decision) -> None:
+        session = decision.session
+        heeded: list[str] = []
+        try:
+            if session is not None:
+                open_entries = self._open_entries(session)
+                if open_entries:
+                    for entry_id, result in decision.results.items():
+                        if (
+                            entry_id in open_entries
+                            and result.status is Status.DONE
+                            and result.verdict in (Verdict.OK, Verdict.FLAG)
+                        ):
+                            heeded.append(entry_id)
+            self.store.record_decision(decision, heeded)
+        except StoreError as exc:
+            self._failed(exc)
+            raise
+        if heeded:
+            with self._lock:
+                remaining = self._open.get(session or "")
+                if remaining is not None:
+                    remaining.difference_update(heeded)
+        self._recovered()
 
 
 def _fold(value: JsonValue) -> JsonValue:

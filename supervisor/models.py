@@ -247,6 +247,9 @@ class Decision(BaseModel):
     taxonomy_hash: str = ""
     created_at: datetime
     elapsed_ms: float = 0.0
+    # Why this decision was made with less than the full machinery (e.g. the store was
+    # unreachable, so nudges could not be counted across processes); None when all was well.
+    degraded: str | None = None
 
     @field_validator("verdict")
     @classmethod
@@ -280,4 +283,5 @@ class Decision(BaseModel):
             },
             "session": self.session,
             "elapsed_ms": round(self.elapsed_ms, 3),
+            **({"degraded": self.degraded} if self.degraded else {}),
         }

@@ -111,7 +111,7 @@ def conclude(
             if memory is not None:
                 # Without a session id, the agent id (or the process) is the session.
                 session = action.session or action.agent or ""
-                earlier = memory.record_nudge(session, entry_id, obj, decision_id)
+                earlier = memory.record_nudge(session, entry_id, obj, decision_id, action.agent)
             attempt = len(earlier) + 1
             if attempt > 1:
                 escalated = attempt > entry.escalate_after and entry.cap is Verdict.BLOCK

@@ -514,3 +514,10 @@ def redact_json(json_text: str) -> str:
     except UnicodeEncodeError:  # a lone surrogate from a "\ud800" escape: keep it escaped
         out = json.dumps(redacted, separators=(",", ":"))
     return out
+
+
+def redact_value(value: Any) -> Any:
+    """A JSON-able value with every secret in it masked (a copy; the input is not changed)."""
+    text = json.dumps(value, ensure_ascii=False)
+    cleaned = redact_json(text)
+    return value if cleaned is text else json.loads(cleaned)

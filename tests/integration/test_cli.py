@@ -145,3 +145,27 @@ def test_demo_shows_every_verdict(tmp_path):
     logged = (tmp_path / "decisions.jsonl").read_text().splitlines()
     verdicts = [json.loads(line)["verdict"] for line in logged]
     assert verdicts == ["ok", "flag", "nudge", "nudge", "block", "ok", "block", "ok", "block"]
+
+
+def test_separate_runs_escalate_through_the_store(tmp_path):
+    """Each `supervise check` is a new process; the store in the state dir remembers."""
+    verdicts = []
+    for _ in range(3):
+        out = supervise("check", "--action", json.dumps(FORCE_PUSH), home=tmp_path)
+        assert out.returncode == 0, out.stderr
+        verdicts.append(json.loads(out.stdout)["verdict"])
+    assert verdicts == ["nudge", "nudge", "block"]
+    assert (tmp_path / "state.db").exists()
+
+
+def test_store_option_and_no_record(tmp_path):
+    db = tmp_path / "elsewhere.db"
+    out = supervise("check", "--store", str(db), "--action", json.dumps(FORCE_PUSH), home=tmp_path)
+    assert out.returncode == 0
+    assert db.exists()
+    assert not (tmp_path / "state.db").exists()
+    quiet = supervise(
+        "check", "--no-record", "--action", json.dumps(FORCE_PUSH), home=tmp_path / "none"
+    )
+    assert quiet.returncode == 0
+    assert not (tmp_path / "none").exists()

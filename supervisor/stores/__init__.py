@@ -1,0 +1,1 @@
+"""Store implementations: SQLite (default) and PostgreSQL."""

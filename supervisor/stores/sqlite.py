@@ -1,0 +1,334 @@
+"""The SQLite store: the default, one file in the state directory.
+
+WAL journal, a busy timeout, ``BEGIN IMMEDIATE`` for every write so that writers queue
+instead of failing, and ``synchronous=NORMAL``: a transaction that committed survives the
+process being killed (not a power cut). Schema versions live in ``PRAGMA user_version``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Final, TypeVar
+
+from pydantic import JsonValue
+
+from supervisor.errors import StoreError
+from supervisor.models import Decision
+from supervisor.store import NudgeRecord, objections_of
+
+__all__ = ["MIGRATIONS", "SqliteStore"]
+
+T = TypeVar("T")
+
+BUSY_TIMEOUT_S: Final = 30.0
+# Each step moves the schema up one version; never edit a released step, add one.
+MIGRATIONS: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE decisions (
+        decision_id TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        session TEXT,
+        agent TEXT,
+        verdict TEXT NOT NULL,
+        taxonomy_hash TEXT NOT NULL,
+        degraded TEXT,
+        summary TEXT NOT NULL
+    );
+    CREATE INDEX decisions_session ON decisions (session, created_at);
+    CREATE TABLE nudge_counts (
+        session TEXT NOT NULL,
+        entry_id TEXT NOT NULL,
+        object TEXT NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY (session, entry_id, object)
+    );
+    CREATE TABLE nudges (
+        session TEXT NOT NULL,
+        entry_id TEXT NOT NULL,
+        object TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        decision_id TEXT NOT NULL,
+        agent TEXT,
+        created_at TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'open',
+        settled_by TEXT,
+        PRIMARY KEY (session, entry_id, object, attempt)
+    );
+    CREATE INDEX nudges_open ON nudges (session, entry_id) WHERE state = 'open';
+    CREATE TABLE objections (
+        decision_id TEXT NOT NULL,
+        entry_id TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        agent TEXT,
+        session TEXT,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (decision_id, entry_id)
+    );
+    CREATE INDEX objections_agent ON objections (entry_id, agent, created_at);
+    CREATE TABLE outcomes (
+        decision_id TEXT PRIMARY KEY,
+        executed INTEGER NOT NULL,
+        result TEXT,
+        recorded_at TEXT NOT NULL
+    );
+    """,
+)
+
+
+def _now() -> str:
+    return datetime.now().astimezone().isoformat()
+
+
+class SqliteStore:
+    """A :class:`~supervisor.store.Store` in one SQLite file."""
+
+    def __init__(self, path: Path, *, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
+        self.path = Path(path)
+        self.url = f"sqlite:///{self.path}"
+        self._lock = threading.Lock()
+        self._pid = os.getpid()
+        try:
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self._conn = self._connect(busy_timeout_s)
+            self._migrate()
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open the store {self.url}: {exc}") from exc
+
+    def _connect(self, busy_timeout_s: float) -> sqlite3.Connection:
+        # isolation_level=None: we issue BEGIN ourselves, so every write takes the lock up front.
+        conn = sqlite3.connect(
+            self.path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
+        )
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
+        # Not ours to change on a shared store; the directory mode still protects it.
+        with contextlib.suppress(OSError):
+            os.chmod(self.path, 0o600)
+        return conn
+
+    def _migrate(self) -> None:
+        with self._write() as conn:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > len(MIGRATIONS):
+                raise StoreError(
+                    f"the store {self.url} has schema version {version}, newer than this "
+                    f"supervise knows ({len(MIGRATIONS)}); upgrade supervise"
+                )
+            for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+                for statement in script.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA user_version={number}")
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, holding the database's write lock from its first statement."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _run(self, what: str, fn: Callable[[], T]) -> T:
+        if os.getpid() != self._pid:
+            raise StoreError("a SQLite store cannot be shared with a forked child; open it again")
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        delay = 0.005
+        while True:
+            try:
+                return fn()
+            except sqlite3.OperationalError as exc:
+                # The busy timeout covers most waits; a lock that is still held after it
+                # (a long checkpoint) gets a few more tries before it becomes an error.
+                if "locked" in str(exc) and time.monotonic() < deadline:
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.2)
+                    continue
+                raise StoreError(f"{what} failed in {self.url}: {exc}") from exc
+            except sqlite3.Error as exc:
+                raise StoreError(f"{what} failed in {self.url}: {exc}") from exc
+
+    # -- the Store interface ---------------------------------------------------------------
+
+    def record_nudge(
+        self, session: str, entry_id: str, obj: str, decision_id: str, agent: str | None
+    ) -> tuple[str, ...]:
+        def do() -> tuple[str, ...]:
+            with self._write() as conn:
+                (count,) = conn.execute(
+                    "INSERT INTO nudge_counts (session, entry_id, object, count) "
+                    "VALUES (?, ?, ?, 1) ON CONFLICT (session, entry_id, object) "
+                    "DO UPDATE SET count = count + 1 RETURNING count",
+                    (session, entry_id, obj),
+                ).fetchone()
+                earlier = [
+                    row[0]
+                    for row in conn.execute(
+                        "SELECT decision_id FROM nudges WHERE session = ? AND entry_id = ? "
+                        "AND object = ? ORDER BY attempt",
+                        (session, entry_id, obj),
+                    )
+                ]
+                conn.execute(
+                    "UPDATE nudges SET state = 'ignored', settled_by = ? WHERE session = ? "
+                    "AND entry_id = ? AND object = ? AND state = 'open'",
+                    (decision_id, session, entry_id, obj),
+                )
+                conn.execute(
+                    "INSERT INTO nudges (session, entry_id, object, attempt, decision_id, agent,"
+                    " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (session, entry_id, obj, count, decision_id, agent, _now()),
+                )
+            return tuple(earlier)
+
+        return self._run("recording a nudge", do)
+
+    def open_nudge_entries(self, session: str) -> set[str]:
+        def do() -> set[str]:
+            with self._lock:
+                rows = self._conn.execute(
+                    "SELECT DISTINCT entry_id FROM nudges WHERE session = ? AND state = 'open'",
+                    (session,),
+                ).fetchall()
+            return {row[0] for row in rows}
+
+        return self._run("reading open nudges", do)
+
+    def record_decision(self, decision: Decision, heeded: Collection[str] = ()) -> None:
+        summary = decision.model_dump_json()
+        created = decision.created_at.isoformat()
+        objections = objections_of(decision)
+
+        def do() -> None:
+            with self._write() as conn:
+                conn.execute(
+                    "INSERT INTO decisions (decision_id, created_at, session, agent, verdict,"
+                    " taxonomy_hash, degraded, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        decision.decision_id,
+                        created,
+                        decision.session,
+                        decision.agent,
+                        decision.verdict.value,
+                        decision.taxonomy_hash,
+                        decision.degraded,
+                        summary,
+                    ),
+                )
+                conn.executemany(
+                    "INSERT INTO objections (decision_id, entry_id, verdict, agent, session,"
+                    " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        (
+                            decision.decision_id,
+                            entry_id,
+                            verdict,
+                            decision.agent,
+                            decision.session,
+                            created,
+                        )
+                        for entry_id, verdict in objections
+                    ],
+                )
+                if heeded and decision.session is not None:
+                    conn.executemany(
+                        "UPDATE nudges SET state = 'heeded', settled_by = ? WHERE session = ?"
+                        " AND entry_id = ? AND state = 'open'",
+                        [(decision.decision_id, decision.session, e) for e in heeded],
+                    )
+
+        self._run("recording a decision", do)
+
+    def record_outcome(self, decision_id: str, executed: bool, result: JsonValue) -> None:
+        def do() -> None:
+            with self._write() as conn:
+                conn.execute(
+                    "INSERT INTO outcomes (decision_id, executed, result, recorded_at) "
+                    "VALUES (?, ?, ?, ?) ON CONFLICT (decision_id) DO UPDATE SET "
+                    "executed = excluded.executed, result = excluded.result, "
+                    "recorded_at = excluded.recorded_at",
+                    (decision_id, int(executed), json.dumps(result), _now()),
+                )
+
+        self._run("recording an outcome", do)
+
+    def count_objections(
+        self,
+        entry_id: str,
+        *,
+        agent: str | None = None,
+        session: str | None = None,
+        since: datetime | None = None,
+    ) -> int:
+        sql = "SELECT COUNT(*) FROM objections WHERE entry_id = ?"
+        params: list[str] = [entry_id]
+        if agent is not None:
+            sql += " AND agent = ?"
+            params.append(agent)
+        if session is not None:
+            sql += " AND session = ?"
+            params.append(session)
+        if since is not None:
+            sql += " AND created_at >= ?"
+            params.append(since.astimezone().isoformat())
+
+        def do() -> int:
+            with self._lock:
+                return int(self._conn.execute(sql, params).fetchone()[0])
+
+        return self._run("counting objections", do)
+
+    def nudges(self, session: str, entry_id: str | None = None) -> list[NudgeRecord]:
+        sql = (
+            "SELECT session, entry_id, object, attempt, decision_id, state FROM nudges "
+            "WHERE session = ?"
+        )
+        params = [session]
+        if entry_id is not None:
+            sql += " AND entry_id = ?"
+            params.append(entry_id)
+        sql += " ORDER BY entry_id, object, attempt"
+
+        def do() -> list[NudgeRecord]:
+            with self._lock:
+                return [NudgeRecord(*row) for row in self._conn.execute(sql, params)]
+
+        return self._run("reading nudges", do)
+
+    def decision_ids(self) -> list[str]:
+        def do() -> list[str]:
+            with self._lock:
+                rows = self._conn.execute(
+                    "SELECT decision_id FROM decisions ORDER BY decision_id"
+                ).fetchall()
+            return [row[0] for row in rows]
+
+        return self._run("reading decisions", do)
+
+    def outcome(self, decision_id: str) -> tuple[bool, JsonValue] | None:
+        def do() -> tuple[bool, JsonValue] | None:
+            with self._lock:
+                row = self._conn.execute(
+                    "SELECT executed, result FROM outcomes WHERE decision_id = ?", (decision_id,)
+                ).fetchone()
+            return None if row is None else (bool(row[0]), json.loads(row[1]))
+
+        return self._run("reading an outcome", do)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()

@@ -1,0 +1,290 @@
+"""The store contract, run against SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from supervisor import Supervisor
+from supervisor.errors import StoreError
+from supervisor.models import Verdict
+from supervisor.store import open_store
+
+WORKER = Path(__file__).parent.parent / "data" / "store_worker.py"
+
+TAXONOMY = """\
+schema_version: 1
+id: store_test
+entries:
+  - id: force_push
+    title: Force push
+    description: A force push.
+    example: {summary: A test incident., source: tests/integration/test_store.py}
+    severity: high
+    default_verdict: nudge
+    references: [CWE-693]
+    detection: deterministic
+    applies_to: {action_types: [shell]}
+    escalate_after: ESCALATE
+    specialist:
+      kind: regex
+      config: {match: {command: ['git push --force']}}
+  - id: egress
+    title: Egress
+    description: Network egress to a denied domain.
+    example: {summary: A test incident., source: tests/integration/test_store.py}
+    severity: medium
+    default_verdict: flag
+    references: [CWE-200]
+    detection: deterministic
+    applies_to: {action_types: [http]}
+    specialist:
+      kind: domain
+      config: {fields: [url], denied: [webhook.site]}
+"""
+
+FORCE = {"type": "shell", "args": {"command": "git push --force origin main"}}
+BENIGN = {"type": "shell", "args": {"command": "git push origin fix"}}
+
+
+@pytest.fixture
+def taxonomy(tmp_path):
+    def write(escalate_after: int = 2) -> Path:
+        path = tmp_path / f"taxonomy_{escalate_after}.yaml"
+        path.write_text(TAXONOMY.replace("ESCALATE", str(escalate_after)))
+        return path
+
+    return write
+
+
+def test_nudge_attempts_and_settling(store_url, open_url):
+    store = open_url(store_url)
+    assert store.record_nudge("s", "e", "obj", "d1", "a") == ()
+    assert store.record_nudge("s", "e", "obj", "d2", "a") == ("d1",)
+    assert store.record_nudge("s", "e", "other", "d3", "a") == ()
+    assert store.record_nudge("t", "e", "obj", "d4", "a") == ()
+    nudges = store.nudges("s")
+    assert [(n.object, n.attempt, n.state) for n in nudges] == [
+        ("obj", 1, "ignored"),
+        ("obj", 2, "open"),
+        ("other", 1, "open"),
+    ]
+    assert store.open_nudge_entries("s") == {"e"}
+    assert store.open_nudge_entries("nobody") == set()
+
+
+def test_decisions_objections_heeded_and_outcomes(store_url, taxonomy, tmp_path):
+    with Supervisor.from_taxonomy(taxonomy(), home=tmp_path / "h", store=store_url) as sup:
+        nudged = sup.check({**FORCE, "session": "s1", "agent": "a1"})
+        flagged = sup.check(
+            {
+                "type": "http",
+                "args": {"url": "https://webhook.site/x"},
+                "session": "s1",
+                "agent": "a1",
+            }
+        )
+        heeding = sup.check({**BENIGN, "session": "s1", "agent": "a1"})
+        assert nudged.verdict is Verdict.NUDGE
+        assert flagged.verdict is Verdict.FLAG
+        assert heeding.verdict is Verdict.OK
+        store = sup.store
+        assert store.decision_ids() == [
+            nudged.decision_id,
+            flagged.decision_id,
+            heeding.decision_id,
+        ]
+        (nudge,) = store.nudges("s1")
+        assert nudge.state == "heeded"
+        assert store.count_objections("force_push", agent="a1") == 1
+        assert store.count_objections("egress", session="s1") == 1
+        later = datetime.now(UTC) + timedelta(minutes=1)
+        assert store.count_objections("force_push", since=later) == 0
+        assert sup.record_outcome(
+            heeding.decision_id, executed=True, result={"exit": 0, "stdout": "pushed"}
+        )
+        assert store.outcome(heeding.decision_id) == (True, {"exit": 0, "stdout": "pushed"})
+
+
+def test_ignored_nudge_escalates_across_supervisors(store_url, taxonomy, tmp_path):
+    """Two processes' worth of supervisors sharing a store escalate as one."""
+    path = taxonomy()
+    verdicts = []
+    for _ in range(3):  # a fresh Supervisor each time, as a new process would have
+        with Supervisor.from_taxonomy(path, home=tmp_path / "h", store=store_url) as sup:
+            decision = sup.check({**FORCE, "session": "shared"})
+            verdicts.append((decision.verdict, [e.attempt for e in decision.escalations]))
+    assert verdicts == [(Verdict.NUDGE, []), (Verdict.NUDGE, [2]), (Verdict.BLOCK, [3])]
+
+
+def test_reopening_keeps_everything_and_refuses_newer_schemas(store_url, open_url, tmp_path):
+    store = open_url(store_url)
+    store.record_nudge("s", "e", "o", "d1", None)
+    store.close()
+    again = open_url(store_url)
+    assert again.record_nudge("s", "e", "o", "d2", None) == ("d1",)
+    if store_url.startswith("sqlite"):
+        import sqlite3
+
+        conn = sqlite3.connect(store_url.removeprefix("sqlite://"))
+        conn.execute("PRAGMA user_version=99")
+        conn.close()
+        with pytest.raises(StoreError, match="newer than this supervise"):
+            open_store(store_url, tmp_path)
+
+
+def run_workers(
+    store_url: str, taxonomy: Path, home: Path, workers: int, count: int, sessions: int
+) -> list[list[str]]:
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                str(WORKER),
+                store_url,
+                str(home),
+                str(taxonomy),
+                str(w),
+                str(count),
+                str(sessions),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for w in range(workers)
+    ]
+    outputs = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+        assert "locked" not in err
+        outputs.append(out.splitlines())
+    return outputs
+
+
+@pytest.mark.slow
+def test_eight_processes_lose_nothing_and_count_exactly(store_url, taxonomy, tmp_path):
+    workers, count, sessions = 8, 1000, 10
+    path = taxonomy(escalate_after=1000)  # keep nudging, so every attempt is counted
+    outputs = run_workers(store_url, path, tmp_path / "h", workers, count, sessions)
+    lines = [line for out in outputs for line in out]
+    assert not [line for line in lines if line.startswith("DEGRADED")]
+    returned = [line.split()[0] for line in lines]
+    assert len(returned) == workers * count
+    assert len(set(returned)) == len(returned)
+    store = open_store(store_url, tmp_path)
+    try:
+        stored = store.decision_ids()
+        assert sorted(stored) == sorted(returned)  # none lost, none twice
+        attempts = defaultdict(list)
+        for line in lines:
+            _, session, attempt, _ = line.split()
+            attempts[session].append(int(attempt))
+        per_session = workers * count // sessions
+        for session, seen in attempts.items():
+            assert sorted(seen) == list(range(1, per_session + 1)), session
+            nudges = store.nudges(session)
+            assert [n.attempt for n in nudges] == list(range(1, per_session + 1))
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+def test_sigkill_mid_write_loses_no_returned_decision(store_url, taxonomy, tmp_path):
+    path = taxonomy(escalate_after=1000)
+    proc = subprocess.Popen(
+        [sys.executable, str(WORKER), store_url, str(tmp_path / "h"), str(path), "0", "0", "3"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    returned = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        returned.append(line.split()[0])
+        if len(returned) == 300:
+            break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    proc.stdout.close()
+    store = open_store(store_url, tmp_path)
+    try:
+        stored = set(store.decision_ids())
+        assert set(returned) <= stored
+        # The nudge counts and the decisions agree up to the one decision in flight.
+        assert len(stored) - len(returned) <= 1
+    finally:
+        store.close()
+
+
+def test_corrupt_sqlite_store_degrades_without_crashing(taxonomy, tmp_path, caplog):
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "state.db").write_bytes(b"this is not a database" * 100)
+    with Supervisor.from_taxonomy(taxonomy(), home=home) as sup:
+        first = sup.check({**FORCE, "session": "s"})
+        second = sup.check({**FORCE, "session": "s"})
+        third = sup.check({**FORCE, "session": "s"})
+    assert first.degraded
+    assert "store unavailable" in first.degraded
+    # In-process memory still escalates within this process.
+    assert [first.verdict, second.verdict, third.verdict] == [
+        Verdict.NUDGE,
+        Verdict.NUDGE,
+        Verdict.BLOCK,
+    ]
+    said = [r for r in caplog.records if "store unavailable" in r.getMessage()]
+    assert len(said) == 1  # said once, not on every decision
+    logged = (home / "decisions.jsonl").read_text().splitlines()
+    assert len(logged) == 3
+    assert json.loads(logged[0])["degraded"]
+
+
+def test_unreachable_postgres_degrades_without_crashing(taxonomy, tmp_path):
+    url = "postgresql://postgres@127.0.0.1:1/nowhere"
+    with Supervisor.from_taxonomy(taxonomy(), home=tmp_path / "h", store=url) as sup:
+        decision = sup.check({**FORCE, "session": "s"})
+        assert decision.verdict is Verdict.NUDGE
+        assert decision.degraded
+        assert "127.0.0.1:1" in decision.degraded
+        assert not sup.record_outcome(decision.decision_id, executed=False)
+
+
+def test_store_url_errors(tmp_path):
+    with pytest.raises(StoreError, match="three slashes"):
+        open_store("sqlite://state.db", tmp_path)
+    with pytest.raises(StoreError, match="not a store this version knows"):
+        open_store("redis://u:secret@host/0", tmp_path)
+    with pytest.raises(StoreError) as info:
+        open_store("redis://u:secret@host/0", tmp_path)
+    assert "secret" not in str(info.value)
+
+
+def test_store_that_comes_back_is_used_again(taxonomy, tmp_path):
+    from supervisor.store import LazyStore
+
+    home = tmp_path / "h"
+    blocker = tmp_path / "blocked"
+    blocker.write_text("a file where the store's directory should be")
+    lazy = LazyStore(str(blocker / "state.db"), home, retry_s=0.0)
+    with Supervisor.from_taxonomy(taxonomy(), home=home, store=lazy) as sup:
+        assert sup.check({**FORCE, "session": "s"}).degraded
+        blocker.unlink()
+        import time
+
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            decision = sup.check({**FORCE, "session": "s2"})
+            if not decision.degraded:
+                break
+            time.sleep(0.05)
+        assert not decision.degraded
+        assert decision.decision_id in lazy.decision_ids()
