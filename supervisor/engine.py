@@ -38,6 +38,7 @@ from supervisor.errors import InvalidActionError
 from supervisor.memory import InProcessMemory, NudgeMemory
 from supervisor.models import (
     EMPTY_CONTEXT,
+    HistoryQuery,
     Action,
     Context,
     Decision,
@@ -239,6 +240,8 @@ class Engine:
     ) -> None:
         self.taxonomy = taxonomy
         self.memory: NudgeMemory = memory if memory is not None else InProcessMemory()
+        # Specialists ask the store about the past through their context, when there is one.
+        self._history: HistoryQuery | None = getattr(self.memory, "count_objections", None)
         self._on_decision = on_decision
         self._pool = pool or WorkerPool()
         self._ids = _IdFactory()
@@ -360,6 +363,8 @@ class Engine:
                 recorder = Recorder()
                 context = run.context.model_copy()
                 context._recorder = recorder
+                context._history = self._history
+                context._agent = run.action.agent
                 future = self._submit(slot, run.action, context)
                 run.pending.append((slot, future, run.start_ns + slot.timeout_ns, recorder))
                 continue

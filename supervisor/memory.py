@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from datetime import UTC, datetime, timedelta
 import threading
 from collections import OrderedDict
 from typing import Final, Protocol
@@ -135,6 +136,13 @@ class StoreMemory:
             if opened is not None:
                 opened.add(entry_id)
         return earlier
+
+    def count_objections(
+        self, entry_id: str, days: float, agent: str | None, session: str | None
+    ) -> int:
+        """The store's answer to "how often did this entry object lately"."""
+        since = datetime.now(UTC) - timedelta(days=days)
+        return self.store.count_objections(entry_id, agent=agent, session=session, since=since)
 
     def _retry_due(self) -> bool:
         # A failed store is tried again on each decision: the cost is one failed call, and

@@ -16,6 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, field
 if TYPE_CHECKING:
     from supervisor.observe import Recorder
 
+# (entry_id, days, agent, session) -> count of objections; provided by the store.
+HistoryQuery = Callable[[str, float, "str | None", "str | None"], int]
+
 __all__ = [
     "Action",
     "Context",
@@ -144,6 +147,8 @@ class Context(BaseModel):
 
     # Set by the engine for each specialist that runs off the caller's thread.
     _recorder: Recorder | None = PrivateAttr(default=None)
+    _history: HistoryQuery | None = PrivateAttr(default=None)
+    _agent: str | None = PrivateAttr(default=None)
 
     def observe(self, kind: str, key: JsonValue, fetch: Callable[[], JsonValue]) -> JsonValue:
         """Fetch something from outside, through the recorder (replay serves the recording).
@@ -155,6 +160,37 @@ class Context(BaseModel):
         if recorder is None:
             return fetch()
         return recorder.observe(kind, key, fetch)
+
+    def objections(
+        self,
+        entry_id: str,
+        *,
+        days: float = 30.0,
+        agent: str | None = None,
+        session: str | None = None,
+    ) -> int:
+        """How many earlier decisions drew ``entry_id``'s objection (flag, nudge or block).
+
+        Counts the proposing agent's decisions (``agent`` to ask about another) in the last
+        ``days``, optionally within one ``session``. The answer comes from the store and is
+        recorded like any observation, so a replay gets the same number. Only specialists
+        that run off the caller's thread (``thread``/``async``) have a store to ask.
+
+        Raises:
+            ObservationError: no store is available to this specialist.
+        """
+        history = self._history
+        if history is None:
+            from supervisor.errors import ObservationError
+
+            raise ObservationError(
+                "no store to ask: history needs a thread or async specialist and a "
+                "Supervisor with a store (record=True)"
+            )
+        who = agent if agent is not None else self._agent
+        key: JsonValue = {"entry": entry_id, "days": days, "agent": who, "session": session}
+        count = self.observe("history", key, lambda: history(entry_id, days, who, session))
+        return int(count) if isinstance(count, int | float) else 0
 
     async def aobserve(
         self, kind: str, key: JsonValue, fetch: Callable[[], Awaitable[JsonValue]]

@@ -33,6 +33,8 @@ class ScriptedConfig(KindConfig):
     correction: str | None = None
     object: str | None = None
     when_arg: str | None = None  # only object when this substring is in args.command
+    history_entry: str | None = None  # object once the agent drew this entry's objection
+    history_at_least: int = 2
 
 
 class Scripted:
@@ -56,6 +58,13 @@ class Scripted:
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         self.calls += 1
         c = self.config
+        if c.history_entry is not None:
+            seen = context.objections(c.history_entry, days=30)
+            if seen < c.history_at_least:
+                return SpecialistResult.ok()
+            return SpecialistResult(
+                verdict=Verdict(c.verdict), reason=f"{seen} earlier objections this month"
+            )
         if c.behaviour == "sleep":
             RELEASE.wait(c.seconds)
         elif c.behaviour == "spin":

@@ -288,3 +288,36 @@ def test_store_that_comes_back_is_used_again(taxonomy, tmp_path):
             time.sleep(0.05)
         assert not decision.degraded
         assert decision.decision_id in lazy.decision_ids()
+
+
+def test_specialists_ask_the_store_about_the_past(store_url, tmp_path):
+    """An entry that flags from the third force push this month, by any session."""
+    import yaml
+
+    from ..conftest import ScriptedPlugin, entry_dict
+
+    doc = yaml.safe_load(TAXONOMY.replace("ESCALATE", "1000"))
+    doc["entries"].append(
+        entry_dict(
+            "repeat_offender",
+            default_verdict="flag",
+            applies_to={"action_types": ["shell"]},
+            specialist={
+                "kind": "scripted",
+                "config": {"verdict": "flag", "history_entry": "force_push", "history_at_least": 2},
+            },
+        )
+    )
+    path = tmp_path / "history.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    flags = []
+    for session in ("monday", "tuesday", "wednesday"):
+        with Supervisor.from_taxonomy(
+            path, plugins=[ScriptedPlugin()], home=tmp_path / "h", store=store_url
+        ) as sup:
+            decision = sup.check({**FORCE, "session": session, "agent": "bot-7"})
+            flags.append("repeat_offender" in decision.flags)
+            observed = decision.results["repeat_offender"].observations
+            assert observed[0].kind == "history"
+            assert observed[0].key["agent"] == "bot-7"
+    assert flags == [False, False, True]

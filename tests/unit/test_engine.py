@@ -303,3 +303,9 @@ def test_replay_serves_recorded_observations():
         recorder.observe("http", "u", never)
     with pytest.raises(ObservationError, match="no recorded sql"):
         recorder.observe("sql", {"q": 2}, never)
+
+
+def test_history_without_a_store_is_an_error_not_a_crash(engine):
+    d = engine(scripted("h", {"history_entry": "x", "verdict": "flag"})).check(SHELL)
+    assert d.results["h"].status is Status.ERROR
+    assert "no store to ask" in (d.results["h"].reason or "")
