@@ -38,10 +38,10 @@ from supervisor.errors import InvalidActionError
 from supervisor.memory import InProcessMemory, NudgeMemory
 from supervisor.models import (
     EMPTY_CONTEXT,
-    HistoryQuery,
     Action,
     Context,
     Decision,
+    HistoryQuery,
     SpecialistResult,
     Status,
     Verdict,

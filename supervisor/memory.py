@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from datetime import UTC, datetime, timedelta
 import threading
 from collections import OrderedDict
+from datetime import UTC, datetime, timedelta
 from typing import Final, Protocol
 
 from pydantic import JsonValue
