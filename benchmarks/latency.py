@@ -10,7 +10,8 @@ dangerous), it prints p50/p95/p99 latency and decisions per second for:
   plain function (no verdicts, no records): the least any engine could cost;
 * ``floor (re2)``: the same with google-re2, the linear-time engine the regex kind uses;
 * ``engine``: ``Engine.check`` with nothing written;
-* ``engine+log``: ``Supervisor.check`` with the default decision log in a temporary state dir.
+* ``supervisor``: ``Supervisor.check`` as configured by default: the decision log and the
+  SQLite store in a temporary state directory.
 
 Then the cost of a hung specialist with a 50 ms timeout (time from the call to its return).
 """
@@ -273,7 +274,7 @@ def main() -> None:
                 ("floor (re)", floor_function(patterns, re.compile)),
                 ("floor (re2)", floor_function(patterns, re2.compile)),
                 ("engine", engine.check),
-                ("engine+log", sup.check),
+                ("supervisor", sup.check),
             ]
             for mode, fn in rows:
                 m = measure(fn, items, rounds)
