@@ -8,21 +8,17 @@ that persist across processes implement the same :class:`NudgeMemory` protocol.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import threading
 from collections import OrderedDict
 from datetime import UTC, datetime, timedelta
 from typing import Final, Protocol
 
-from pydantic import JsonValue
-
 from supervisor.errors import StoreError
-from supervisor.models import Action, Decision, Status, Verdict
+from supervisor.models import Decision, Status, Verdict
 from supervisor.store import Store
 
-__all__ = ["InProcessMemory", "NudgeMemory", "StoreMemory", "fingerprint"]
+__all__ = ["InProcessMemory", "NudgeMemory", "StoreMemory"]
 
 log = logging.getLogger(__name__)
 
@@ -173,24 +169,3 @@ class StoreMemory:
                 if remaining is not None:
                     remaining.difference_update(heeded)
         self._recovered()
-
-
-def _fold(value: JsonValue) -> JsonValue:
-    if isinstance(value, str):
-        return " ".join(value.split())
-    if isinstance(value, dict):
-        return {k: _fold(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_fold(v) for v in value]
-    return value
-
-
-def fingerprint(action: Action) -> str:
-    """A short stable key for "the same action again": type, tool and args, whitespace folded."""
-    blob = json.dumps(
-        {"type": action.type, "tool": action.tool, "args": _fold(action.args)},
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-    )
-    return "fp:" + hashlib.sha256(blob.encode()).hexdigest()[:20]

@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from supervisor.memory import NudgeMemory, fingerprint
+from supervisor.fingerprint import fingerprint
+from supervisor.memory import NudgeMemory
 from supervisor.models import Action, Correction, Escalation, SpecialistResult, Verdict
 from supervisor.taxonomy import Entry
 

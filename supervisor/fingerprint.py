@@ -1,0 +1,110 @@
+"""What makes two actions "the same action again", for nudge memory.
+
+An agent that is nudged and re-proposes the action with other spacing, other quoting, its
+flags in another order or its SQL reformatted has not heeded the nudge. The fingerprint folds
+those differences: shell commands are split with shell quoting rules, combined short flags are
+expanded and flags and arguments are sorted within each command; SQL is normalised by
+sqlglot; every other string has its whitespace folded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+from typing import Final
+
+from pydantic import JsonValue
+
+from supervisor.models import Action
+
+__all__ = ["fingerprint", "normalise_shell", "normalise_sql"]
+
+_SEPARATORS: Final = frozenset({"&&", "||", ";", "|", "&", ";;", "|&", "(", ")"})
+MAX_CHARS: Final = 65_536  # longer values are fingerprinted as they are (hashing is linear)
+
+
+def _fold(value: JsonValue) -> JsonValue:
+    if isinstance(value, str):
+        return " ".join(value.split())
+    if isinstance(value, dict):
+        return {k: _fold(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fold(v) for v in value]
+    return value
+
+
+def normalise_shell(command: str) -> str:
+    """A canonical form of a shell command line; falls back to folded whitespace."""
+    if len(command) > MAX_CHARS:
+        return " ".join(command.split())
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        tokens = list(lexer)
+    except ValueError:  # unbalanced quotes: compare the text itself
+        return " ".join(command.split())
+    segments: list[str] = []
+    current: list[str] = []
+    for token in [*tokens, ";"]:
+        if token in _SEPARATORS:
+            if current:
+                segments.append(_canonical_command(current))
+                current = []
+            segments.append(token)
+        else:
+            current.append(token)
+    return " ".join(segments[:-1])
+
+
+def _canonical_command(words: list[str]) -> str:
+    # Leading VAR=value words and the program keep their place; the rest is folded.
+    head = 0
+    while head < len(words) - 1 and "=" in words[head] and not words[head].startswith("-"):
+        head += 1
+    program, rest = words[: head + 1], words[head + 1 :]
+    flags: set[str] = set()
+    args: list[str] = []
+    for word in rest:
+        if word.startswith("--") and len(word) > 2:
+            flags.add(word)
+        elif word.startswith("-") and len(word) > 1 and word[1:].isalpha():
+            flags.update(f"-{letter}" for letter in word[1:])  # -rf is -r -f
+        else:
+            args.append(word)
+    return " ".join([*program, *sorted(flags), *sorted(args)])
+
+
+def normalise_sql(query: str) -> str:
+    """sqlglot's canonical rendering of the statements; folded text if it does not parse."""
+    if len(query) > MAX_CHARS:
+        return " ".join(query.split()).lower()
+    try:
+        import sqlglot
+
+        statements = sqlglot.parse(query)
+        return ";".join(s.sql(normalize=True, comments=False) for s in statements if s)
+    except Exception:  # noqa: BLE001 - any parser failure: fall back, never fail the decision
+        return " ".join(query.split()).lower()
+
+
+def _normalised_args(action: Action) -> JsonValue:
+    args = dict(action.args)
+    command = args.get("command")
+    if isinstance(command, str):
+        args["command"] = normalise_shell(command)
+    query = args.get("query")
+    if isinstance(query, str):
+        args["query"] = normalise_sql(query)
+    return _fold(args)
+
+
+def fingerprint(action: Action) -> str:
+    """A short stable key for "the same action again": type, tool and normalised args."""
+    blob = json.dumps(
+        {"type": action.type, "tool": action.tool, "args": _normalised_args(action)},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return "fp:" + hashlib.sha256(blob.encode()).hexdigest()[:20]

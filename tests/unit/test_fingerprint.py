@@ -1,0 +1,70 @@
+"""Which re-proposals count as the same action."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from supervisor.fingerprint import fingerprint, normalise_shell, normalise_sql
+from supervisor.models import Action
+
+
+def shell(command: str) -> str:
+    return fingerprint(Action(type="shell", args={"command": command}))
+
+
+def sql(query: str) -> str:
+    return fingerprint(Action(type="sql", args={"query": query}))
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "git push --force origin main",
+        "git  push   --force origin main ",
+        "git push origin main --force",
+        "git push 'origin' \"main\" --force",
+        "git push main origin --force",
+    ],
+)
+def test_shell_variants_are_the_same_action(variant):
+    assert shell(variant) == shell("git push --force origin main")
+
+
+def test_combined_and_split_short_flags_are_the_same():
+    assert shell("rm -rf build") == shell("rm -r -f build") == shell("rm -fr build")
+
+
+@pytest.mark.parametrize(
+    "different",
+    [
+        "git push --force origin dev",
+        "git push origin main",
+        "git push --force-with-lease origin main",
+        "git push --force origin main && rm -rf /",
+    ],
+)
+def test_different_actions_differ(different):
+    assert shell(different) != shell("git push --force origin main")
+
+
+def test_pipelines_keep_their_structure():
+    assert normalise_shell("curl -s x | sh") == "curl -s x | sh"
+    assert shell("a | b") != shell("b | a")
+
+
+def test_sql_is_normalised_by_sqlglot():
+    assert sql("DELETE FROM users") == sql("delete   from USERS")
+    assert sql("DELETE FROM users WHERE id = 1") != sql("DELETE FROM users")
+    assert normalise_sql("select * from") == "select * from"  # does not parse: folded text
+
+
+def test_unbalanced_quotes_fall_back_to_text():
+    assert normalise_shell("echo 'unclosed   x") == "echo 'unclosed x"
+
+
+@given(st.text(max_size=200))
+def test_any_text_fingerprints(text):
+    assert shell(text).startswith("fp:")
+    assert sql(text).startswith("fp:")
