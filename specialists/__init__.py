@@ -7,4 +7,6 @@ entry-point group, exactly as a third-party package would:
   with exemptions.
 - ``domain`` (:mod:`specialists.domain`): an allowlist and a denylist of registrable domains
   for URLs, hosts and email addresses, resolved offline with the Public Suffix List.
+- ``http_check`` (:mod:`specialists.http_check`): a cited URL resolves and the quoted text
+  appears in the page, every fetch recorded for replay.
 """
