@@ -9,4 +9,6 @@ entry-point group, exactly as a third-party package would:
   for URLs, hosts and email addresses, resolved offline with the Public Suffix List.
 - ``http_check`` (:mod:`specialists.http_check`): a cited URL resolves and the quoted text
   appears in the page, every fetch recorded for replay.
+- ``budget`` (:mod:`specialists.budget`): per-session action budgets and repeated failing
+  actions, answered by the store.
 """

@@ -35,13 +35,13 @@ from pydantic import ValidationError
 
 from supervisor._workers import WorkerPool, background_loop
 from supervisor.errors import InvalidActionError
-from supervisor.memory import InProcessMemory, NudgeMemory
+from supervisor.memory import InProcessMemory, NudgeMemory, StoreMemory
 from supervisor.models import (
     EMPTY_CONTEXT,
     Action,
     Context,
     Decision,
-    HistoryQuery,
+    History,
     SpecialistResult,
     Status,
     Verdict,
@@ -241,7 +241,9 @@ class Engine:
         self.taxonomy = taxonomy
         self.memory: NudgeMemory = memory if memory is not None else InProcessMemory()
         # Specialists ask the store about the past through their context, when there is one.
-        self._history: HistoryQuery | None = getattr(self.memory, "count_objections", None)
+        self._history: History | None = (
+            self.memory if isinstance(self.memory, StoreMemory) else None
+        )
         self._on_decision = on_decision
         self._pool = pool or WorkerPool()
         self._ids = _IdFactory()
@@ -365,6 +367,7 @@ class Engine:
                 context._recorder = recorder
                 context._history = self._history
                 context._agent = run.action.agent
+                context._session = run.action.session
                 future = self._submit(slot, run.action, context)
                 run.pending.append((slot, future, run.start_ns + slot.timeout_ns, recorder))
                 continue

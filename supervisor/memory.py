@@ -140,6 +140,21 @@ class StoreMemory:
         since = datetime.now(UTC) - timedelta(days=days)
         return self.store.count_objections(entry_id, agent=agent, session=session, since=since)
 
+    def count_actions(
+        self,
+        session: str,
+        *,
+        action_type: str | None,
+        fingerprint: str | None,
+        failed: bool | None,
+        days: float | None,
+    ) -> int:
+        """The store's answer to "how many such actions in this session"."""
+        since = datetime.now(UTC) - timedelta(days=days) if days is not None else None
+        return self.store.count_decisions(
+            session, action_type=action_type, fingerprint=fingerprint, failed=failed, since=since
+        )
+
     def _retry_due(self) -> bool:
         # A failed store is tried again on each decision: the cost is one failed call, and
         # memory comes back as soon as the store does.

@@ -9,15 +9,31 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, field_validator
 
 if TYPE_CHECKING:
     from supervisor.observe import Recorder
 
-# (entry_id, days, agent, session) -> count of objections; provided by the store.
-HistoryQuery = Callable[[str, float, "str | None", "str | None"], int]
+
+class History(Protocol):
+    """What specialists may ask the store about the past (implemented by the memory)."""
+
+    def count_objections(
+        self, entry_id: str, days: float, agent: str | None, session: str | None
+    ) -> int: ...
+
+    def count_actions(
+        self,
+        session: str,
+        *,
+        action_type: str | None,
+        fingerprint: str | None,
+        failed: bool | None,
+        days: float | None,
+    ) -> int: ...
+
 
 __all__ = [
     "Action",
@@ -147,8 +163,9 @@ class Context(BaseModel):
 
     # Set by the engine for each specialist that runs off the caller's thread.
     _recorder: Recorder | None = PrivateAttr(default=None)
-    _history: HistoryQuery | None = PrivateAttr(default=None)
+    _history: History | None = PrivateAttr(default=None)
     _agent: str | None = PrivateAttr(default=None)
+    _session: str | None = PrivateAttr(default=None)
 
     def observe(self, kind: str, key: JsonValue, fetch: Callable[[], JsonValue]) -> JsonValue:
         """Fetch something from outside, through the recorder (replay serves the recording).
@@ -179,18 +196,66 @@ class Context(BaseModel):
         Raises:
             ObservationError: no store is available to this specialist.
         """
-        history = self._history
-        if history is None:
+        history = self._require_history()
+        who = agent if agent is not None else self._agent
+        key: JsonValue = {"entry": entry_id, "days": days, "agent": who, "session": session}
+        count = self.observe(
+            "history", key, lambda: history.count_objections(entry_id, days, who, session)
+        )
+        return int(count) if isinstance(count, int | float) else 0
+
+    def past_actions(
+        self,
+        *,
+        action_type: str | None = None,
+        same_as: Action | None = None,
+        failed: bool | None = None,
+        days: float | None = None,
+        session: str | None = None,
+    ) -> int:
+        """How many earlier decisions of this session (or ``session``) match the filters.
+
+        ``same_as`` counts only the same action again (by fingerprint); ``failed=True`` only
+        those whose reported outcome was a failure (see ``Supervisor.record_outcome``).
+        Recorded like any observation.
+
+        Raises:
+            ObservationError: no store is available, or the action has no session.
+        """
+        history = self._require_history()
+        who = session if session is not None else self._session
+        if who is None:
+            from supervisor.errors import ObservationError
+
+            raise ObservationError("the action has no session to count actions in")
+        from supervisor.fingerprint import fingerprint
+
+        print_ = fingerprint(same_as) if same_as is not None else None
+        key: JsonValue = {
+            "actions": who,
+            "type": action_type,
+            "fingerprint": print_,
+            "failed": failed,
+            "days": days,
+        }
+        count = self.observe(
+            "history",
+            key,
+            lambda: history.count_actions(
+                who, action_type=action_type, fingerprint=print_, failed=failed, days=days
+            ),
+        )
+        return int(count) if isinstance(count, int | float) else 0
+
+    def _require_history(self) -> History:
+        if self._history is None:
             from supervisor.errors import ObservationError
 
             raise ObservationError(
                 "no store to ask: history needs a thread or async specialist and a "
                 "Supervisor with a store (record=True)"
             )
-        who = agent if agent is not None else self._agent
-        key: JsonValue = {"entry": entry_id, "days": days, "agent": who, "session": session}
-        count = self.observe("history", key, lambda: history(entry_id, days, who, session))
-        return int(count) if isinstance(count, int | float) else 0
+        return self._history
 
     async def aobserve(
         self, kind: str, key: JsonValue, fetch: Callable[[], Awaitable[JsonValue]]

@@ -30,6 +30,7 @@ __all__ = [
     "Store",
     "objections_of",
     "open_store",
+    "outcome_failed",
     "redacted_url",
 ]
 
@@ -73,8 +74,22 @@ class Store(Protocol):
         """Store the decision, its objections, and mark ``heeded`` entries' open nudges heeded."""
         ...
 
-    def record_outcome(self, decision_id: str, executed: bool, result: JsonValue) -> None:
-        """What happened to the action after the decision (run or not, and its result)."""
+    def record_outcome(
+        self, decision_id: str, executed: bool, result: JsonValue, failed: bool | None = None
+    ) -> None:
+        """What happened to the action after the decision: run or not, its result, failed."""
+        ...
+
+    def count_decisions(
+        self,
+        session: str,
+        *,
+        action_type: str | None = None,
+        fingerprint: str | None = None,
+        failed: bool | None = None,
+        since: datetime | None = None,
+    ) -> int:
+        """Decisions of a session, optionally of one type, one action, or failed outcome."""
         ...
 
     def count_objections(
@@ -111,6 +126,27 @@ def objections_of(decision: Decision) -> list[tuple[str, str]]:
         if verdict is Verdict.FLAG or verdict is Verdict.NUDGE or verdict is Verdict.BLOCK:
             out.append((entry_id, verdict.value))
     return out
+
+
+def outcome_failed(executed: bool, result: JsonValue) -> bool:
+    """Whether a reported outcome is a failure, read from the usual result shapes.
+
+    A result that says ``ok``/``success`` false, carries an ``error``, or a non-zero
+    ``exit_code``/``returncode``/``status_code`` >= 400 failed; an action that did not run
+    did not fail (it was refused or dropped).
+    """
+    if not executed or not isinstance(result, dict):
+        return False
+    if result.get("ok") is False or result.get("success") is False:
+        return True
+    if result.get("error"):
+        return True
+    for key in ("exit_code", "returncode"):
+        code = result.get(key)
+        if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+            return True
+    status = result.get("status_code")
+    return isinstance(status, int) and not isinstance(status, bool) and status >= 400
 
 
 def redacted_url(url: str) -> str:
@@ -197,8 +233,23 @@ class LazyStore:
     def record_decision(self, decision: Decision, heeded: Collection[str] = ()) -> None:
         self._get().record_decision(decision, heeded)
 
-    def record_outcome(self, decision_id: str, executed: bool, result: JsonValue) -> None:
-        self._get().record_outcome(decision_id, executed, result)
+    def record_outcome(
+        self, decision_id: str, executed: bool, result: JsonValue, failed: bool | None = None
+    ) -> None:
+        self._get().record_outcome(decision_id, executed, result, failed)
+
+    def count_decisions(
+        self,
+        session: str,
+        *,
+        action_type: str | None = None,
+        fingerprint: str | None = None,
+        failed: bool | None = None,
+        since: datetime | None = None,
+    ) -> int:
+        return self._get().count_decisions(
+            session, action_type=action_type, fingerprint=fingerprint, failed=failed, since=since
+        )
 
     def count_objections(
         self,

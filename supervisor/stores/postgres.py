@@ -15,8 +15,9 @@ from typing import Any, Final, TypeVar
 from pydantic import JsonValue
 
 from supervisor.errors import StoreError
+from supervisor.fingerprint import fingerprint
 from supervisor.models import Decision
-from supervisor.store import NudgeRecord, objections_of, redacted_url
+from supervisor.store import NudgeRecord, objections_of, outcome_failed, redacted_url
 
 __all__ = ["MIGRATIONS", "PostgresStore"]
 
@@ -75,6 +76,12 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         result JSONB,
         recorded_at TIMESTAMPTZ NOT NULL DEFAULT now()
     )
+    """,
+    """
+    ALTER TABLE supervise_decisions ADD COLUMN action_type TEXT;
+    ALTER TABLE supervise_decisions ADD COLUMN fingerprint TEXT;
+    CREATE INDEX supervise_decisions_fingerprint ON supervise_decisions (session, fingerprint);
+    ALTER TABLE supervise_outcomes ADD COLUMN failed BOOLEAN
     """,
 )
 
@@ -184,12 +191,13 @@ class PostgresStore:
     def record_decision(self, decision: Decision, heeded: Collection[str] = ()) -> None:
         summary = decision.model_dump_json()
         objections = objections_of(decision)
+        print_ = fingerprint(decision.action)
 
         def do(conn: Any) -> None:
             conn.execute(
                 "INSERT INTO supervise_decisions (decision_id, created_at, session, agent, "
-                "verdict, taxonomy_hash, degraded, summary) VALUES (%s, %s, %s, %s, %s, %s, "
-                "%s, %s)",
+                "verdict, taxonomy_hash, degraded, summary, action_type, fingerprint) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 (
                     decision.decision_id,
                     decision.created_at,
@@ -199,6 +207,8 @@ class PostgresStore:
                     decision.taxonomy_hash,
                     decision.degraded,
                     summary,
+                    decision.action.type,
+                    print_,
                 ),
             )
             if objections:
@@ -227,16 +237,53 @@ class PostgresStore:
 
         self._run("recording a decision", do)
 
-    def record_outcome(self, decision_id: str, executed: bool, result: JsonValue) -> None:
+    def record_outcome(
+        self, decision_id: str, executed: bool, result: JsonValue, failed: bool | None = None
+    ) -> None:
+        if failed is None:
+            failed = outcome_failed(executed, result)
+
         def do(conn: Any) -> None:
             conn.execute(
-                "INSERT INTO supervise_outcomes (decision_id, executed, result) "
-                "VALUES (%s, %s, %s) ON CONFLICT (decision_id) DO UPDATE SET "
-                "executed = excluded.executed, result = excluded.result, recorded_at = now()",
-                (decision_id, executed, json.dumps(result)),
+                "INSERT INTO supervise_outcomes (decision_id, executed, result, failed) "
+                "VALUES (%s, %s, %s, %s) ON CONFLICT (decision_id) DO UPDATE SET "
+                "executed = excluded.executed, result = excluded.result, "
+                "failed = excluded.failed, recorded_at = now()",
+                (decision_id, executed, json.dumps(result), failed),
             )
 
         self._run("recording an outcome", do)
+
+    def count_decisions(
+        self,
+        session: str,
+        *,
+        action_type: str | None = None,
+        fingerprint: str | None = None,
+        failed: bool | None = None,
+        since: datetime | None = None,
+    ) -> int:
+        sql = "SELECT COUNT(*) FROM supervise_decisions d"
+        params: list[Any] = []
+        if failed is not None:
+            sql += " JOIN supervise_outcomes o ON o.decision_id = d.decision_id AND o.failed = %s"
+            params.append(failed)
+        sql += " WHERE d.session = %s"
+        params.append(session)
+        if action_type is not None:
+            sql += " AND d.action_type = %s"
+            params.append(action_type)
+        if fingerprint is not None:
+            sql += " AND d.fingerprint = %s"
+            params.append(fingerprint)
+        if since is not None:
+            sql += " AND d.created_at >= %s"
+            params.append(since)
+
+        def do(conn: Any) -> int:
+            return int(conn.execute(sql, params).fetchone()[0])
+
+        return self._run("counting decisions", do)
 
     def count_objections(
         self,

@@ -22,8 +22,9 @@ from typing import Final, TypeVar
 from pydantic import JsonValue
 
 from supervisor.errors import StoreError
+from supervisor.fingerprint import fingerprint
 from supervisor.models import Decision
-from supervisor.store import NudgeRecord, objections_of
+from supervisor.store import NudgeRecord, objections_of, outcome_failed
 
 __all__ = ["MIGRATIONS", "SqliteStore"]
 
@@ -80,6 +81,12 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         result TEXT,
         recorded_at TEXT NOT NULL
     );
+    """,
+    """
+    ALTER TABLE decisions ADD COLUMN action_type TEXT;
+    ALTER TABLE decisions ADD COLUMN fingerprint TEXT;
+    CREATE INDEX decisions_fingerprint ON decisions (session, fingerprint);
+    ALTER TABLE outcomes ADD COLUMN failed INTEGER;
     """,
 )
 
@@ -212,12 +219,14 @@ class SqliteStore:
         summary = decision.model_dump_json()
         created = decision.created_at.isoformat()
         objections = objections_of(decision)
+        print_ = fingerprint(decision.action)
 
         def do() -> None:
             with self._write() as conn:
                 conn.execute(
                     "INSERT INTO decisions (decision_id, created_at, session, agent, verdict,"
-                    " taxonomy_hash, degraded, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    " taxonomy_hash, degraded, summary, action_type, fingerprint)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         decision.decision_id,
                         created,
@@ -227,6 +236,8 @@ class SqliteStore:
                         decision.taxonomy_hash,
                         decision.degraded,
                         summary,
+                        decision.action.type,
+                        print_,
                     ),
                 )
                 conn.executemany(
@@ -253,18 +264,54 @@ class SqliteStore:
 
         self._run("recording a decision", do)
 
-    def record_outcome(self, decision_id: str, executed: bool, result: JsonValue) -> None:
+    def record_outcome(
+        self, decision_id: str, executed: bool, result: JsonValue, failed: bool | None = None
+    ) -> None:
+        if failed is None:
+            failed = outcome_failed(executed, result)
+
         def do() -> None:
             with self._write() as conn:
                 conn.execute(
-                    "INSERT INTO outcomes (decision_id, executed, result, recorded_at) "
-                    "VALUES (?, ?, ?, ?) ON CONFLICT (decision_id) DO UPDATE SET "
+                    "INSERT INTO outcomes (decision_id, executed, result, recorded_at, failed) "
+                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT (decision_id) DO UPDATE SET "
                     "executed = excluded.executed, result = excluded.result, "
-                    "recorded_at = excluded.recorded_at",
-                    (decision_id, int(executed), json.dumps(result), _now()),
+                    "recorded_at = excluded.recorded_at, failed = excluded.failed",
+                    (decision_id, int(executed), json.dumps(result), _now(), int(failed)),
                 )
 
         self._run("recording an outcome", do)
+
+    def count_decisions(
+        self,
+        session: str,
+        *,
+        action_type: str | None = None,
+        fingerprint: str | None = None,
+        failed: bool | None = None,
+        since: datetime | None = None,
+    ) -> int:
+        sql = "SELECT COUNT(*) FROM decisions d"
+        if failed is not None:
+            sql += " JOIN outcomes o ON o.decision_id = d.decision_id AND o.failed = ?"
+        sql += " WHERE d.session = ?"
+        params: list[object] = [int(failed)] if failed is not None else []
+        params.append(session)
+        if action_type is not None:
+            sql += " AND d.action_type = ?"
+            params.append(action_type)
+        if fingerprint is not None:
+            sql += " AND d.fingerprint = ?"
+            params.append(fingerprint)
+        if since is not None:
+            sql += " AND d.created_at >= ?"
+            params.append(since.astimezone().isoformat())
+
+        def do() -> int:
+            with self._lock:
+                return int(self._conn.execute(sql, params).fetchone()[0])
+
+        return self._run("counting decisions", do)
 
     def count_objections(
         self,
