@@ -11,4 +11,8 @@ entry-point group, exactly as a third-party package would:
   appears in the page, every fetch recorded for replay.
 - ``budget`` (:mod:`specialists.budget`): per-session action budgets and repeated failing
   actions, answered by the store.
+- ``sql`` (:mod:`specialists.sql`): sqlglot over SQL actions and SQL in shell commands:
+  destructive DDL, unbounded writes, stacked statements, grants, production targets.
+- ``sql_state`` (:mod:`specialists.sql_state`): a parameterised, read-only query against the
+  deployment's own database, its rows and the clock recorded for replay.
 """

@@ -486,6 +486,16 @@ class Engine:
             recorder,
         )
 
+    def close(self) -> None:
+        """Let go of what specialists hold (connections, clients): calls their ``close()``."""
+        for slot in self._slots:
+            close = getattr(slot.specialist, "close", None)
+            if callable(close):
+                try:
+                    close()
+                except Exception:
+                    log.exception("closing the specialist for %s failed", slot.entry.id)
+
     def _finish(self, run: _Run) -> Decision:
         # Results are in a fixed order (skipped, then inline in taxonomy order, then pooled by
         # deadline), never in order of arrival, so a replay gives the same record.

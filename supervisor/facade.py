@@ -161,7 +161,8 @@ class Supervisor:
         return [e.id for e in self.taxonomy]
 
     def close(self) -> None:
-        """Close the decision log's file handle and the store's connections."""
+        """Close the decision log, the store's connections and the specialists' resources."""
+        self._engine.close()
         if self.log is not None:
             self.log.close()
         if self.store is not None:

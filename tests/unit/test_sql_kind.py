@@ -1,0 +1,582 @@
+"""The ``sql`` kind: each check, benign look-alikes, dialects, shell clients, caps, fuzzing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from specialists import sql
+from supervisor.models import Action, Context, SpecialistResult, Verdict
+from supervisor.specialist import Execution, SpecialistKind
+from supervisor.taxonomy import Entry, load_taxonomy
+
+CTX = Context()
+ALL_CHECKS = list(sql.CHECKS)
+
+
+def kind() -> SpecialistKind:
+    (registered,) = sql.supervisor_register_kinds()
+    return registered
+
+
+def make_entry(default_verdict: str = "block") -> Entry:
+    return Entry.model_validate(
+        {
+            "id": "test_sql",
+            "title": "A sql test entry",
+            "description": "Objects to dangerous SQL.",
+            "example": {"summary": "An agent dropped a table.", "source": "https://example.org"},
+            "severity": "critical",
+            "default_verdict": default_verdict,
+            "references": ["CWE-0"],
+            "detection": "deterministic",
+            "applies_to": {"action_types": ["sql", "shell"]},
+            "specialist": {"kind": "sql", "config": {}},
+        }
+    )
+
+
+def build(default_verdict: str = "block", **config: Any) -> sql.SqlSpecialist:
+    config.setdefault("checks", ALL_CHECKS)
+    k = kind()
+    specialist = k.build(make_entry(default_verdict), k.config_model.model_validate(config))
+    assert isinstance(specialist, sql.SqlSpecialist)
+    return specialist
+
+
+def query(text: str, **args: Any) -> Action:
+    return Action(type="sql", args={"query": text, **args})
+
+
+def shell(command: str) -> Action:
+    return Action(type="shell", args={"command": command})
+
+
+def judge(specialist: sql.SqlSpecialist, action: Action, context: Context = CTX) -> Verdict:
+    return specialist.evaluate(action, context).verdict
+
+
+# -- registration and config -----------------------------------------------------------------
+
+
+def test_registers_the_sql_kind():
+    k = kind()
+    assert k.name == "sql"
+    assert k.config_model is sql.SqlConfig
+
+
+def test_runs_on_a_thread_unless_configured_inline():
+    assert build().execution is Execution.THREAD
+    assert build(execution="inline").execution is Execution.INLINE
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"checks": []}, "at least 1"),
+        ({"checks": ["grant", "grant"]}, "listed twice"),
+        ({"checks": ["drop_everything"]}, "checks"),
+        ({"checks": ["grant"], "dialect": "cobol"}, "unknown SQL dialect"),
+        ({"checks": ["grant"], "on_unparsed": "allow"}, "on_unparsed"),
+        ({"checks": ["grant"], "max_input_chars": 0}, "max_input_chars"),
+        ({"checks": ["grant"], "ddl_operations": ["explode"]}, "ddl_operations"),
+        ({"checks": ["grant"], "verdict": "ok"}, "verdict"),
+    ],
+)
+def test_bad_configs_are_rejected(config: dict[str, Any], message: str):
+    with pytest.raises(ValidationError, match=message):
+        sql.SqlConfig.model_validate(config)
+
+
+def test_dialect_aliases():
+    assert sql.canonical_dialect("PostgreSQL") == "postgres"
+    assert sql.canonical_dialect("mariadb") == "mysql"
+    assert sql.canonical_dialect("auto") is None
+    assert sql.canonical_dialect("bigquery") == "bigquery"
+
+
+def test_a_taxonomy_entry_with_a_bad_sql_config_names_the_field(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(
+        "schema_version: 1\nid: t\nentries:\n"
+        "  - id: e\n    title: T\n    description: D\n"
+        "    example: {summary: S, source: X}\n    severity: high\n"
+        "    default_verdict: block\n    references: [CWE-1]\n    detection: deterministic\n"
+        "    applies_to: {action_types: [sql]}\n"
+        "    specialist: {kind: sql, config: {checks: [unbounded_write], dialect: cobol}}\n"
+    )
+    from supervisor.errors import TaxonomyError
+    from supervisor.plugins import load_kinds
+
+    with pytest.raises(TaxonomyError, match=r"t\.yaml:\d+:\d+.*dialect"):
+        load_taxonomy([path], load_kinds([sql]))
+
+
+# -- domain ------------------------------------------------------------------------------------
+
+
+def test_refuses_actions_without_sql():
+    specialist = build()
+    assert specialist.evaluate(Action(type="file_write", args={"path": "x"}), CTX).verdict is (
+        Verdict.REFUSE
+    )
+    assert specialist.evaluate(shell("ls -la && git status"), CTX) is SpecialistResult.refuse()
+    assert specialist.evaluate(shell("psql --version"), CTX).verdict is Verdict.REFUSE
+    assert specialist.evaluate(query(None), CTX).verdict is Verdict.REFUSE  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SELECT * FROM users",
+        "SELECT u.id, count(*) FROM users u JOIN orders o ON o.user_id = u.id GROUP BY u.id",
+        "select 1",
+        "WITH t AS (SELECT 1 AS x) SELECT x FROM t",
+        "DELETE FROM t WHERE id = ?",
+        "DELETE FROM t WHERE id = %s",
+        "DELETE FROM t WHERE id = $1",
+        "DELETE FROM t WHERE id = :id",
+        "UPDATE users SET x=1 WHERE id=5",
+        "UPDATE users SET x = x + 1 WHERE id IN (1, 2, 3)",
+        "DELETE FROM sessions WHERE expires_at < now()",
+        "DELETE FROM t WHERE 1=1 AND id = 5",
+        "INSERT INTO users (id, name) VALUES (1, 'a')",
+        "CREATE TABLE t (id int primary key)",
+        "CREATE INDEX ix ON t (id)",
+        "ALTER TABLE users ADD COLUMN nickname text",
+        "ALTER TABLE t ALTER COLUMN c DROP NOT NULL",
+        "DROP TEMPORARY TABLE scratch",
+        "BEGIN; UPDATE t SET a = 1 WHERE id = 1; COMMIT",
+        "EXPLAIN SELECT * FROM t",
+        "SHOW TABLES",
+        "DELETE t FROM t JOIN u ON t.id = u.id",
+        "SELECT 'DROP TABLE users; DELETE FROM x' AS s",
+        "-- DROP TABLE users\nSELECT 1",
+    ],
+)
+def test_benign_look_alikes_pass(text: str):
+    result = build().evaluate(query(text), CTX)
+    assert result.verdict is Verdict.OK, result.reason
+
+
+# -- ddl_destructive ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("DROP TABLE users", "table:users"),
+        ("drop table if exists public.Users cascade", "table:public.users"),
+        ('DROP TABLE "Users"', "table:Users"),
+        ("DROP DATABASE prod", "database:prod"),
+        ("DROP SCHEMA public CASCADE", "schema:public"),
+        ("DROP VIEW v", "view:v"),
+        ("TRUNCATE TABLE logs", "table:logs"),
+        ("TRUNCATE a, b", "table:a"),
+        ("ALTER TABLE users DROP COLUMN email", "table:users"),
+        ("ALTER TABLE users DROP CONSTRAINT users_pkey", "table:users"),
+        ("CREATE OR REPLACE TABLE t AS SELECT 1 AS x", "table:t"),
+    ],
+)
+def test_ddl_destructive(text: str, obj: str):
+    result = build(checks=["ddl_destructive"]).evaluate(query(text), CTX)
+    assert result.verdict is Verdict.BLOCK
+    assert result.evidence["check"] == "ddl_destructive"
+    assert result.evidence["object"] == obj
+    assert result.correction is not None
+    assert "reversible migration" in result.correction
+
+
+def test_ddl_operations_can_add_create_alter_rename():
+    default = build(checks=["ddl_destructive"])
+    assert judge(default, query("CREATE TABLE t (id int)")) is Verdict.OK
+    assert judge(default, query("ALTER TABLE t RENAME TO u")) is Verdict.OK
+    strict = build(checks=["ddl_destructive"], ddl_operations=["create", "rename"])
+    assert judge(strict, query("CREATE TABLE t (id int)")) is Verdict.BLOCK
+    assert judge(strict, query("ALTER TABLE t RENAME TO u")) is Verdict.BLOCK
+    assert judge(strict, query("DROP TABLE t")) is Verdict.OK  # drop not listed any more
+    every_alter = build(checks=["ddl_destructive"], ddl_operations=["alter"])
+    assert judge(every_alter, query("ALTER TABLE t ADD COLUMN c int")) is Verdict.BLOCK
+
+
+# -- unbounded_write ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DELETE FROM users",
+        "UPDATE users SET active = false",
+        "DELETE FROM users WHERE 1=1",
+        "DELETE FROM users WHERE 1 = 1",
+        "UPDATE users SET x=1 WHERE TRUE",
+        "UPDATE users SET x=1 WHERE 'a'='a'",
+        "DELETE FROM users WHERE id = id",
+        "DELETE FROM users WHERE users.id = users.id",
+        "DELETE FROM users WHERE x = 5 OR 1=1",
+        "DELETE FROM users WHERE NOT FALSE",
+        "DELETE FROM users WHERE 2 > 1",
+        "DELETE FROM users WHERE 1 <> 2",
+        "DELETE FROM users WHERE (1=1)",
+        "DELETE FROM users WHERE id = id AND 1 = 1",
+        "DELETE FROM users WHERE name LIKE '%'",
+        "DELETE FROM users WHERE 1",
+        "WITH gone AS (DELETE FROM users RETURNING *) SELECT count(*) FROM gone",
+        "MERGE INTO t USING s ON 1 = 1 WHEN MATCHED THEN DELETE",
+    ],
+)
+def test_unbounded_write(text: str):
+    result = build(checks=["unbounded_write"]).evaluate(query(text), CTX)
+    assert result.verdict is Verdict.BLOCK, text
+    assert result.evidence["check"] == "unbounded_write"
+    assert str(result.evidence["object"]).startswith("table:")
+    assert result.reason is not None
+    assert "every row" in result.reason
+
+
+def test_unbounded_write_names_the_table_and_predicate():
+    result = build(checks=["unbounded_write"]).evaluate(
+        query("UPDATE public.users SET admin = true WHERE 1 = 1"), CTX
+    )
+    assert result.evidence["object"] == "table:public.users"
+    assert result.reason == (
+        "UPDATE on public.users has an always-true WHERE (1 = 1): it updates every row"
+    )
+
+
+# -- multiple_statements -----------------------------------------------------------------------
+
+
+def test_multiple_statements():
+    specialist = build(checks=["multiple_statements"])
+    result = specialist.evaluate(query("SELECT 1; SELECT 2"), CTX)
+    assert result.verdict is Verdict.BLOCK
+    assert result.evidence["check"] == "multiple_statements"
+    assert result.reason == "2 statements in one query (SELECT)"
+    # A trailing semicolon and transaction control are not extra statements.
+    assert judge(specialist, query("SELECT 1;")) is Verdict.OK
+    assert judge(specialist, query("BEGIN; DELETE FROM t WHERE id = 1; COMMIT;")) is Verdict.OK
+
+
+def test_stacked_query_reports_the_worst_statement_first():
+    result = build().evaluate(query("SELECT * FROM t WHERE id = 1; DROP TABLE users"), CTX)
+    assert result.evidence["check"] == "ddl_destructive"
+    checks = [f["check"] for f in result.evidence["findings"]]  # type: ignore[index, union-attr]
+    assert checks == ["ddl_destructive", "multiple_statements"]
+    assert result.reason is not None
+    assert result.reason.endswith("(and 1 more finding)")
+
+
+# -- grant -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("GRANT ALL ON users TO public", "table:users"),
+        ("REVOKE SELECT ON users FROM analyst", "table:users"),
+        ("CREATE ROLE admin WITH LOGIN SUPERUSER", "role:admin"),
+        ("ALTER USER bob WITH SUPERUSER", "role:bob"),
+        ("DROP ROLE auditor", "role:auditor"),
+        ("ALTER DEFAULT PRIVILEGES GRANT ALL ON TABLES TO public", None),
+        ("ALTER TABLE accounts DISABLE ROW LEVEL SECURITY", None),
+        ("CREATE POLICY p ON t USING (true)", None),
+        ("GRANT admin TO bob", None),
+    ],
+)
+def test_grant(text: str, obj: str | None):
+    result = build(checks=["grant"]).evaluate(query(text, dialect="postgres"), CTX)
+    assert result.verdict is Verdict.BLOCK, text
+    assert result.evidence["check"] == "grant"
+    assert result.evidence.get("object") == obj
+
+
+def test_drop_role_is_a_grant_finding_not_ddl():
+    assert judge(build(checks=["ddl_destructive"]), query("DROP ROLE auditor")) is Verdict.OK
+
+
+def test_passwords_in_sql_are_not_repeated():
+    secret = "Tr0ub4dor-and-3"
+    for text in (
+        f"ALTER USER bob WITH PASSWORD '{secret}'",
+        f"CREATE USER bob IDENTIFIED BY '{secret}'",
+    ):
+        result = build(checks=["grant"]).evaluate(query(text), CTX)
+        assert result.verdict is Verdict.BLOCK
+        assert secret not in (result.reason or "")
+        assert secret not in str(result.evidence)
+
+
+# -- production_target -------------------------------------------------------------------------
+
+
+def test_production_environment_blocks_writes_not_reads():
+    specialist = build(checks=["production_target"])
+    prod = Context(environment="Production")
+    result = specialist.evaluate(query("INSERT INTO audit VALUES (1)"), prod)
+    assert result.verdict is Verdict.BLOCK
+    assert result.evidence["object"] == "table:audit"
+    assert result.reason == "INSERT on audit runs in the 'Production' environment"
+    assert judge(specialist, query("SELECT * FROM audit"), prod) is Verdict.OK
+    assert judge(specialist, query("INSERT INTO audit VALUES (1)"), Context()) is Verdict.OK
+    staging = Context(environment="staging")
+    assert judge(specialist, query("INSERT INTO audit VALUES (1)"), staging) is Verdict.OK
+
+
+def test_production_reads_and_names_are_configurable():
+    specialist = build(
+        checks=["production_target"], production_reads=True, production_names=["live"]
+    )
+    assert judge(specialist, query("SELECT 1"), Context(environment="live")) is Verdict.BLOCK
+    assert judge(specialist, query("SELECT 1"), Context(environment="prod")) is Verdict.OK
+
+
+def test_production_databases_in_context():
+    specialist = build(checks=["production_target"])
+    ctx = Context(extras={"production_databases": ["db.prod.internal", "shop"]})
+    assert judge(specialist, query("DELETE FROM t WHERE id = 1", database="shop"), ctx) is (
+        Verdict.BLOCK
+    )
+    url = "postgresql://app:pw@db.prod.internal:5432/other"
+    result = specialist.evaluate(query("UPDATE t SET a = 1 WHERE id = 2", database=url), ctx)
+    assert result.verdict is Verdict.BLOCK
+    assert "pw" not in (result.reason or "")
+    assert judge(specialist, query("DELETE FROM t WHERE id = 1", database="dev"), ctx) is (
+        Verdict.OK
+    )
+    # A three-part name's catalog counts as the target too.
+    assert judge(specialist, query("DELETE FROM shop.public.t WHERE id = 1"), ctx) is Verdict.BLOCK
+
+
+def test_production_only_limits_every_check_to_production():
+    specialist = build(checks=["ddl_destructive", "unbounded_write"], production_only=True)
+    drop = query("DROP TABLE users")
+    assert judge(specialist, drop) is Verdict.OK
+    assert judge(specialist, drop, Context(environment="development")) is Verdict.OK
+    result = specialist.evaluate(drop, Context(environment="prod"))
+    assert result.verdict is Verdict.BLOCK
+    assert result.evidence["check"] == "ddl_destructive"
+    listed = Context(extras={"production_databases": ["shop"]})
+    assert judge(specialist, query("DELETE FROM t", database="shop"), listed) is Verdict.BLOCK
+    assert judge(specialist, query("DELETE FROM t", database="scratch"), listed) is Verdict.OK
+
+
+# -- dialects ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dialect", "bad", "good"),
+    [
+        ("postgres", "DELETE FROM users WHERE true", "DELETE FROM users WHERE id = $1"),
+        ("mysql", "DELETE FROM `users` WHERE 1", "UPDATE `users` SET x = 1 WHERE id = 5"),
+        ("sqlite", "DELETE FROM users WHERE 1=1", "DELETE FROM users WHERE rowid = :id"),
+        (
+            "bigquery",
+            "DELETE FROM `proj.ds.users` WHERE true",
+            "DELETE FROM `proj.ds.users` WHERE id = @id",
+        ),
+        ("tsql", "UPDATE [users] SET x = 1", "UPDATE [users] SET x = 1 WHERE id = @id"),
+    ],
+)
+def test_dialects(dialect: str, bad: str, good: str):
+    specialist = build(checks=["unbounded_write"], dialect=dialect)
+    result = specialist.evaluate(query(bad), CTX)
+    assert result.verdict is Verdict.BLOCK, bad
+    assert result.evidence["dialect"] == dialect
+    assert judge(specialist, query(good)) is Verdict.OK, good
+
+
+def test_action_dialect_wins_and_auto_falls_back():
+    specialist = build(checks=["unbounded_write"])
+    result = specialist.evaluate(query("DELETE FROM `users`", dialect="mysql"), CTX)
+    assert result.evidence["dialect"] == "mysql"
+    # T-SQL brackets fail in the generic dialect; auto mode tries the others.
+    assert judge(specialist, query("UPDATE [users] SET x = 1")) is Verdict.BLOCK
+    # An unknown dialect from the agent falls back to the entry's.
+    assert judge(specialist, query("DELETE FROM users", dialect="klingon")) is Verdict.BLOCK
+
+
+# -- shell clients -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "dialect", "check"),
+    [
+        ('psql -c "DROP TABLE users"', "postgres", "ddl_destructive"),
+        ("psql -tAc 'DELETE FROM users' shop", "postgres", "unbounded_write"),
+        ("psql --command='TRUNCATE logs' -h db", "postgres", "ddl_destructive"),
+        (
+            "PGPASSWORD=x psql -U app -d shop --command 'DELETE FROM t'",
+            "postgres",
+            "unbounded_write",
+        ),
+        ("mysql -uroot -psecret -e 'DELETE FROM orders' shop", "mysql", "unbounded_write"),
+        ('mysql --execute="DROP DATABASE shop"', "mysql", "ddl_destructive"),
+        ('sqlite3 /tmp/app.db "UPDATE users SET admin = 1"', "sqlite", "unbounded_write"),
+        ("sqlite3 app.db -cmd 'DROP TABLE t' .quit", "sqlite", "ddl_destructive"),
+        ("echo 'DROP TABLE users;' | psql shop", "postgres", "ddl_destructive"),
+        ("printf 'DELETE FROM t' | mysql shop", "mysql", "unbounded_write"),
+        ("psql shop <<'SQL'\nDELETE FROM users;\nSQL", "postgres", "unbounded_write"),
+        ("bash -lc \"psql -c 'DROP SCHEMA public CASCADE'\"", "postgres", "ddl_destructive"),
+        ("docker exec -i db psql -U postgres -c 'DROP TABLE t'", "postgres", "ddl_destructive"),
+        ("cd /app && sudo -u postgres psql -c 'GRANT ALL ON t TO public'", "postgres", "grant"),
+    ],
+)
+def test_sql_in_shell_commands(command: str, dialect: str, check: str):
+    result = build().evaluate(shell(command), CTX)
+    assert result.verdict is Verdict.BLOCK, command
+    assert result.evidence["check"] == check
+    assert result.evidence["dialect"] == dialect
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "psql -c 'SELECT count(*) FROM users'",
+        'psql -h localhost -U app -d shop -c "DELETE FROM carts WHERE id = 7"',
+        "mysql -e 'SHOW DATABASES'",
+        "sqlite3 app.db .tables",
+        "sqlite3 app.db 'SELECT * FROM t' 2>&1 | head",
+        "psql -f migrations/001.sql",
+        "grep -rn 'psql -c' scripts/",
+        "pg_dump shop > backup.sql",
+    ],
+)
+def test_benign_shell_commands_pass(command: str):
+    assert build().evaluate(shell(command), CTX).verdict in (Verdict.OK, Verdict.REFUSE)
+
+
+def test_shell_targets_feed_production_target():
+    specialist = build(checks=["production_target"])
+    ctx = Context(
+        extras={"production_databases": ["db.prod.internal", "/srv/live.db"]},
+        env={"DATABASE_URL": "postgresql://u:p@db.prod.internal/shop"},
+    )
+    assert judge(
+        specialist, shell("psql -h db.prod.internal -c 'INSERT INTO t VALUES (1)'"), ctx
+    ) is (Verdict.BLOCK)
+    assert judge(
+        specialist, shell("PGHOST=db.prod.internal psql -c 'UPDATE t SET a = 1 WHERE id = 1'"), ctx
+    ) is (Verdict.BLOCK)
+    assert judge(
+        specialist, shell('psql "$DATABASE_URL" -c "DELETE FROM t WHERE id = 1"'), ctx
+    ) is (Verdict.BLOCK)
+    assert judge(specialist, shell("sqlite3 /srv/live.db 'DELETE FROM t WHERE id = 1'"), ctx) is (
+        Verdict.BLOCK
+    )
+    assert judge(specialist, shell("psql -h localhost -c 'INSERT INTO t VALUES (1)'"), ctx) is (
+        Verdict.OK
+    )
+
+
+def test_extract_shell_sql_never_reads_passwords():
+    found = sql.extract_shell_sql(
+        "mysql -h db -u root -pS3cret -e 'SELECT 1' && "
+        "psql postgresql://u:S3cret@h/db -c 'SELECT 2'"
+    )
+    assert [(f.sql, f.dialect) for f in found] == [("SELECT 1", "mysql"), ("SELECT 2", "postgres")]
+    assert found[0].targets == ("db",)
+    assert found[1].targets == ("h", "db")
+    assert "S3cret" not in repr(found)
+
+
+# -- unparsed SQL and caps ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["this is not sql", "select garbage from", "DELETE FROM (("])
+def test_unparsed_is_refused_by_default(text: str):
+    assert build().evaluate(query(text), CTX).verdict is Verdict.REFUSE
+
+
+@pytest.mark.parametrize("policy", ["flag", "nudge", "block"])
+def test_on_unparsed_policy(policy: str):
+    result = build(on_unparsed=policy).evaluate(query("select garbage from"), CTX)
+    assert result.verdict is Verdict(policy)
+    assert result.evidence["check"] == "unparsed"
+    assert result.reason is not None
+    assert result.reason.startswith("could not read the SQL")
+
+
+def test_too_long_and_too_many_statements_are_unparsed():
+    specialist = build(on_unparsed="flag", max_input_chars=100, max_statements=3)
+    long_query = query("SELECT " + ", ".join(["1"] * 100))
+    assert specialist.evaluate(long_query, CTX).reason == (
+        "could not read the SQL (longer than 100 characters)"
+    )
+    many = specialist.evaluate(query("SELECT 1; SELECT 2; SELECT 3; SELECT 4"), CTX)
+    assert many.reason == "could not read the SQL (more than 3 statements)"
+
+
+def test_deep_nesting_does_not_crash():
+    result = build(on_unparsed="flag").evaluate(query("SELECT " + "(" * 5000 + "1"), CTX)
+    assert result.verdict is Verdict.FLAG
+
+
+def test_a_parsed_source_beside_an_unparsed_one_is_judged():
+    command = "psql -c 'SELECT 1' && psql -c 'select garbage from'"
+    assert build().evaluate(shell(command), CTX).verdict is Verdict.OK
+
+
+# -- robustness --------------------------------------------------------------------------------
+
+_VERDICTS = set(Verdict)
+_SQLISH = st.lists(
+    st.sampled_from(
+        [
+            "SELECT",
+            "DELETE",
+            "FROM",
+            "UPDATE",
+            "SET",
+            "WHERE",
+            "DROP",
+            "TABLE",
+            "t",
+            "x",
+            "=",
+            "1",
+            "'a'",
+            "(",
+            ")",
+            ";",
+            ",",
+            "OR",
+            "AND",
+            "NOT",
+            "TRUE",
+            "GRANT",
+            "ALL",
+            "ON",
+            "TO",
+            "--",
+            "/*",
+            "*/",
+            "$1",
+            "?",
+            "`",
+            '"',
+        ]
+    ),
+    max_size=30,
+).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(st.text(max_size=300), _SQLISH))
+def test_random_text_never_crashes(text: str):
+    specialist = build(on_unparsed="flag")
+    for action in (query(text), shell(f"psql -c {text!r}"), shell(text)):
+        result = specialist.evaluate(action, CTX)
+        assert result.verdict in _VERDICTS
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    command=st.text(alphabet=st.sampled_from(list("psqlmy3ite -ce'\"|;&<>$`\\\nDROP")), max_size=80)
+)
+def test_random_shell_never_crashes(command: str):
+    assert build().evaluate(shell(command), CTX).verdict in _VERDICTS
