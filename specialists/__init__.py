@@ -15,4 +15,11 @@ entry-point group, exactly as a third-party package would:
   destructive DDL, unbounded writes, stacked statements, grants, production targets.
 - ``sql_state`` (:mod:`specialists.sql_state`): a parameterised, read-only query against the
   deployment's own database, its rows and the clock recorded for replay.
+- ``shell`` (:mod:`specialists.shell`): declarative rules over what a shell command really
+  runs, through :mod:`specialists.shellparse` (pipelines, ``sh -c``, ``eval``, prefixes,
+  variables, decoded payloads, one-liners).
+- ``git`` (:mod:`specialists.git`): force pushes to protected branches, discarding
+  uncommitted work, history rewrites, hook bypass.
+- ``path`` (:mod:`specialists.path`): workspace scope and sensitive paths, for file actions
+  and for every path a shell command touches.
 """

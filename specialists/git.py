@@ -1,0 +1,871 @@
+"""The ``git`` kind: force pushes, lost work, history rewrites and skipped hooks.
+
+Works on ``git`` actions (``args.argv`` as a list, with or without the leading ``git``, or
+``args.command`` as a string) and on every ``git`` invocation inside a shell command, found
+with :mod:`specialists.shellparse` (so ``cd x && git push -f``, ``sh -c 'git ...'`` and
+``HUSKY=0 git commit`` are all seen). Global options (``-C dir``, ``-c key=value``,
+``--git-dir``...) are read before the subcommand.
+
+Each entry runs the checks named in ``checks`` (usually one):
+
+- ``force_push``: ``push --force``/``-f``, a ``+refspec``, ``--mirror``, or
+  ``--force-if-includes`` without a lease, to a protected branch (config ``protected`` globs
+  plus ``context.protected_branches``). The branch comes from the refspec, else from
+  ``context.branch``. ``--force-with-lease`` is fine on an unprotected branch, but a plain
+  ``--force`` right after a lease push to the same branch (in ``context.recent_actions``) is
+  the "lease was rejected, so force it" pattern and objects.
+- ``discard_work``: ``reset --hard``, ``checkout -- <paths>``, ``checkout <ref> -- <paths>``,
+  ``checkout -f``, ``switch -f``/``--discard-changes``, ``restore <paths>`` (work tree),
+  ``clean -f`` (untracked; ``-x`` ignored too) when ``context.git_status`` shows work those
+  would lose; ``stash drop``/``stash clear`` always (stashes are not in the status).
+- ``history_rewrite``: ``filter-branch``, ``filter-repo``, ``push --delete``/``:ref``/
+  ``--prune``, ``branch -D`` (or ``-d --force``), ``reflog expire``, ``gc --prune=now``,
+  ``update-ref -d``.
+- ``hook_bypass``: ``--no-verify`` on any subcommand, ``commit -n``, ``-c core.hooksPath=``
+  or ``config core.hooksPath`` pointing away from the repository (or unset), and hook
+  switches set on the line (``HUSKY=0``, ``SKIP=...``; config ``hook_variables``).
+
+Example entry config::
+
+    checks: [force_push]
+    protected: [main, master, "release/*", production]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Annotated, Final, Literal, NamedTuple, final
+
+from pydantic import AfterValidator, Field, JsonValue, field_validator
+
+from specialists.shellparse import (
+    DEFAULT_MAX_CHARS,
+    ParsedShell,
+    SimpleCommand,
+    WordGlobs,
+    command_of,
+    is_within,
+    parse_for,
+    preload,
+    resolve_path,
+)
+from supervisor.hookspecs import hookimpl
+from supervisor.models import Action, Context, SpecialistResult, Verdict
+from supervisor.specialist import Execution, KindConfig, SpecialistKind
+
+if TYPE_CHECKING:
+    from supervisor.taxonomy import Entry
+
+__all__ = ["GitConfig", "GitSpecialist", "GitStatus", "parse_status", "supervisor_register_kinds"]
+
+KIND_NAME: Final = "git"
+KIND_VERSION: Final = "1"
+DEFAULT_PROTECTED: Final = ("main", "master", "release/*", "production")
+DEFAULT_HOOK_VARIABLES: Final = (
+    "HUSKY=0",
+    "HUSKY_SKIP_HOOKS=?*",
+    "SKIP=?*",
+    "LEFTHOOK=0",
+    "PRE_COMMIT=0",
+    "GIT_HOOKS_DISABLED=?*",
+)
+MAX_STATUS_LINES: Final = 5_000
+MAX_RECENT: Final = 10
+TEXT_CAP: Final = 200
+
+Check = Literal["force_push", "discard_work", "history_rewrite", "hook_bypass"]
+Strength = Literal["flag", "nudge", "block"]
+
+
+def _check_glob(glob: str) -> str:
+    if not glob or glob.strip() != glob:
+        raise ValueError(f"branch glob {glob!r} is empty or has surrounding spaces")
+    WordGlobs([glob])
+    return glob
+
+
+class GitConfig(KindConfig):
+    """Config of a ``git`` entry.
+
+    Attributes:
+        checks: which checks the entry runs (each entry usually names one).
+        protected: branch-name globs that must not be force-pushed (``release/*``).
+        use_context: also protect ``context.protected_branches``.
+        when_status_unknown: ``discard_work`` with no ``context.git_status``: ``ok`` (the
+            default: only object when the status shows work to lose) or ``object``.
+        hook_variables: ``NAME=value`` globs that switch hooks off when set on the line.
+        verdict: the verdict on an objection; the entry's ``default_verdict`` when unset.
+        max_chars: a shell command is cut here before parsing.
+    """
+
+    checks: Annotated[list[Check], Field(min_length=1)]
+    protected: list[Annotated[str, AfterValidator(_check_glob)]] = Field(
+        default_factory=lambda: list(DEFAULT_PROTECTED)
+    )
+    use_context: bool = True
+    when_status_unknown: Literal["ok", "object"] = "ok"
+    hook_variables: list[Annotated[str, AfterValidator(_check_glob)]] = Field(
+        default_factory=lambda: list(DEFAULT_HOOK_VARIABLES)
+    )
+    verdict: Strength | None = None
+    max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=1_048_576)
+
+    @field_validator("checks")
+    @classmethod
+    def _unique(cls, checks: list[str]) -> list[str]:
+        if len(set(checks)) != len(checks):
+            raise ValueError("a check is listed twice")
+        return checks
+
+
+# --------------------------------------------------------------------------------------
+# git status
+
+
+@dataclass(frozen=True, slots=True)
+class GitStatus:
+    """What ``context.git_status`` says about the work tree.
+
+    ``known`` is False when there is no status. ``tracked_paths`` and ``untracked_paths``
+    list changed paths (relative to the repository root) when the status gives them; they
+    are None when it does not (the human format).
+    """
+
+    known: bool
+    tracked: bool = False
+    untracked: bool = False
+    ignored: bool = False
+    tracked_paths: tuple[str, ...] | None = None
+    untracked_paths: tuple[str, ...] | None = None
+
+    @property
+    def dirty(self) -> bool:
+        return self.tracked or self.untracked
+
+
+_PORCELAIN_CODES: Final = frozenset(" MADRCUT?!")
+_CLEAN: Final = GitStatus(known=True, tracked_paths=(), untracked_paths=())
+
+
+@lru_cache(maxsize=64)
+def parse_status(text: str | None) -> GitStatus:
+    """Read ``git status`` output: porcelain v1/v2 or the human format; unknown is dirty."""
+    if text is None:
+        return GitStatus(known=False)
+    body = text.strip("\n")
+    if not body.strip():
+        return _CLEAN
+    lines = body.split("\n")[:MAX_STATUS_LINES]
+    tracked = untracked = ignored = False
+    changed: list[str] = []
+    new: list[str] = []
+    porcelain = True
+    for line in lines:
+        if not line.strip() or line.startswith("##") or line.startswith("# "):
+            continue
+        if line[:2] in ("1 ", "2 ", "u ") and line.count(" ") >= 8:  # porcelain v2
+            tracked = True
+            changed.append(line.rsplit(" ", 1)[-1].split("\t")[0])
+            continue
+        if line[:2] in ("? ", "! ") and len(line) > 2 and line[0] in "?!":
+            if line[0] == "?":
+                untracked = True
+                new.append(line[2:])
+            else:
+                ignored = True
+            continue
+        code = line[:2]
+        if len(line) > 3 and line[2] == " " and set(code) <= _PORCELAIN_CODES:
+            path = line[3:].split(" -> ", 1)[-1].strip('"')
+            if code == "??":
+                untracked = True
+                new.append(path)
+            elif code == "!!":
+                ignored = True
+            else:
+                tracked = True
+                changed.append(path)
+            continue
+        porcelain = False
+        break
+    if porcelain:
+        return GitStatus(True, tracked, untracked, ignored, tuple(changed), tuple(new))
+    lowered = body.lower()
+    tracked = (
+        "changes not staged" in lowered
+        or "changes to be committed" in lowered
+        or "unmerged paths" in lowered
+    )
+    untracked = "untracked files" in lowered
+    if "nothing to commit" in lowered and not untracked:
+        return _CLEAN
+    if not (tracked or untracked):
+        tracked = untracked = True  # a status we cannot read: assume there is work
+    return GitStatus(True, tracked, untracked, False)
+
+
+# --------------------------------------------------------------------------------------
+# git command lines
+
+
+class _Git(NamedTuple):
+    """One git invocation, global options read."""
+
+    sub: str  # the subcommand ("push", "commit"...), "" when none
+    args: tuple[str, ...]  # the words after the subcommand
+    configs: tuple[tuple[str, str], ...]  # -c key=value
+    cwd: str | None  # after -C
+    command: SimpleCommand | None  # the shell command it came from
+    source: str
+
+
+_GLOBAL_VALUE: Final = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"}
+)
+
+
+def _git_invocation(
+    argv: Sequence[str], cwd: str | None, home: str | None, command: SimpleCommand | None
+) -> _Git:
+    configs: list[tuple[str, str]] = []
+    i, n = 1, len(argv)
+    while i < n:
+        word = argv[i]
+        if word in _GLOBAL_VALUE:
+            value = argv[i + 1] if i + 1 < n else ""
+            if word == "-C" and value:
+                cwd = resolve_path(value, cwd, home)
+            elif word == "-c":
+                key, _, val = value.partition("=")
+                configs.append((key.lower(), val))
+            i += 2
+            continue
+        if word.startswith("-c") and len(word) > 2 and "=" in word:
+            key, _, val = word[2:].partition("=")
+            configs.append((key.lower(), val))
+            i += 1
+            continue
+        if word.startswith("-"):
+            i += 1
+            continue
+        break
+    sub = argv[i] if i < n else ""
+    source = command.source if command is not None else " ".join(argv)
+    return _Git(sub, tuple(argv[i + 1 :]), tuple(configs), cwd, command, source)
+
+
+class _Opts(NamedTuple):
+    short: frozenset[str]
+    long: dict[str, str | None]
+    positionals: tuple[str, ...]
+    after_dashdash: tuple[str, ...]
+
+
+def _options(args: Sequence[str], short_values: str = "", long_values: Iterable[str] = ()) -> _Opts:
+    """Git-style options: clusters like ``-am msg``, ``--key=value``, ``--`` separator."""
+    longs = frozenset(long_values)
+    short: set[str] = set()
+    long: dict[str, str | None] = {}
+    positionals: list[str] = []
+    i, n = 0, len(args)
+    while i < n:
+        word = args[i]
+        if word == "--":
+            return _Opts(frozenset(short), long, tuple(positionals), tuple(args[i + 1 :]))
+        if word.startswith("--") and len(word) > 2:
+            key, has, value = word[2:].partition("=")
+            if not has and key in longs and i + 1 < n:
+                value, has = args[i + 1], "="
+                i += 1
+            long[key] = value if has else None
+        elif word.startswith("-") and len(word) > 1:
+            for k, letter in enumerate(word[1:]):
+                short.add(letter)
+                if letter in short_values:
+                    if k + 2 == len(word):  # the value is the next word
+                        i += 1
+                    break
+        else:
+            positionals.append(word)
+        i += 1
+    return _Opts(frozenset(short), long, tuple(positionals), ())
+
+
+def _branch_name(ref: str) -> str:
+    for prefix in ("refs/heads/", "heads/"):
+        if ref.startswith(prefix):
+            return ref[len(prefix) :]
+    return ref
+
+
+class _Push(NamedTuple):
+    """What a push updates."""
+
+    remote: str | None
+    targets: tuple[tuple[str | None, bool, bool], ...]  # (branch, forced by +, deletes)
+    force: bool  # --force / -f / --force-if-includes without a lease
+    lease: bool
+    mirror: bool
+    all_branches: bool
+    delete: bool
+    prune: bool
+    dry_run: bool
+
+
+def _push(args: Sequence[str], current: str | None) -> _Push:
+    opts = _options(args, "o", ("push-option", "repo", "receive-pack", "exec"))
+    flags = opts.short
+    longs = opts.long
+    lease = "force-with-lease" in longs
+    force = "f" in flags or "force" in longs or ("force-if-includes" in longs and not lease)
+    delete = "d" in flags or "delete" in longs
+    positionals = [*opts.positionals, *opts.after_dashdash]
+    remote = positionals[0] if positionals else None
+    targets: list[tuple[str | None, bool, bool]] = []
+    for spec in positionals[1:]:
+        plus = spec.startswith("+")
+        body = spec[1:] if plus else spec
+        src, sep, dst = body.partition(":")
+        deletes = delete or (bool(sep) and not src)
+        name = dst if sep else src
+        if name in ("HEAD", "@", ""):
+            name = current or ""
+        targets.append((_branch_name(name) or None, plus, deletes))
+    everything = "mirror" in longs or "all" in longs or "branches" in longs
+    if not targets and not everything:
+        targets.append((current, False, delete))
+    return _Push(
+        remote,
+        tuple(targets),
+        force,
+        lease,
+        "mirror" in longs,
+        "all" in longs or "branches" in longs,
+        delete,
+        "prune" in longs,
+        "n" in flags or "dry-run" in longs,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# The specialist
+
+
+class _Objection(NamedTuple):
+    check: str
+    object: str
+    reason: str
+    correction: str
+    git: _Git
+
+
+@final
+class GitSpecialist:
+    """Objects to the git operations named by the entry's checks."""
+
+    __slots__ = (
+        "_checks",
+        "_hook_vars",
+        "_max_chars",
+        "_protected",
+        "_unknown_objects",
+        "_use_context",
+        "_verdict",
+        "execution",
+    )
+
+    def __init__(self, config: GitConfig, verdict: Verdict) -> None:
+        self.execution = Execution.INLINE
+        self._verdict = verdict
+        self._checks = tuple(config.checks)
+        self._protected = tuple(config.protected)
+        self._use_context = config.use_context
+        self._unknown_objects = config.when_status_unknown == "object"
+        self._hook_vars = WordGlobs(config.hook_variables)
+        self._max_chars = config.max_chars
+
+    # Entry -------------------------------------------------------------------------------
+
+    def evaluate(self, action: Action, context: Context) -> SpecialistResult:
+        """Ok, a refusal when the action runs no git, or the verdict on the first objection."""
+        found = self._invocations(action, context)
+        if found is None:
+            return SpecialistResult.refuse()
+        gits, parsed = found
+        if not gits:
+            return SpecialistResult.ok()
+        protected = self._protected_globs(context)
+        status = parse_status(context.git_status)
+        for git in gits:
+            for check in self._checks:
+                objection = self._check(check, git, gits, parsed, context, protected, status)
+                if objection is not None:
+                    return self._result(objection, context)
+        return SpecialistResult.ok()
+
+    def _invocations(
+        self, action: Action, context: Context
+    ) -> tuple[list[_Git], ParsedShell | None] | None:
+        home = context.home or context.env.get("HOME")
+        cwd = context.cwd or context.repo_root
+        argv = action.args.get("argv")
+        if isinstance(argv, list) and all(isinstance(w, str) for w in argv) and argv:
+            words = [str(w) for w in argv][:10_000]
+            if words[0].rsplit("/", 1)[-1] != "git":
+                words.insert(0, "git")
+            return [_git_invocation(words, cwd, home, None)], None
+        command = command_of(action)
+        if command is None:
+            return None
+        parsed = parse_for(command, context, max_chars=self._max_chars)
+        gits = [
+            _git_invocation(c.argv, c.cwd, parsed.home, c)
+            for c in parsed.commands
+            if c.program == "git"
+        ]
+        if not gits and action.type == "git" and not command.lstrip().startswith("git"):
+            parsed = parse_for("git " + command, context, max_chars=self._max_chars)
+            gits = [
+                _git_invocation(c.argv, c.cwd, parsed.home, c)
+                for c in parsed.commands
+                if c.program == "git"
+            ]
+        return gits, parsed
+
+    def _protected_globs(self, context: Context) -> WordGlobs:
+        globs = list(self._protected)
+        if self._use_context:
+            globs.extend(b for b in context.protected_branches if b and b.strip() == b)
+        return _globs(tuple(globs))
+
+    def _check(
+        self,
+        check: str,
+        git: _Git,
+        gits: Sequence[_Git],
+        parsed: ParsedShell | None,
+        context: Context,
+        protected: WordGlobs,
+        status: GitStatus,
+    ) -> _Objection | None:
+        if check == "force_push":
+            return self._force_push(git, context, protected)
+        if check == "discard_work":
+            return self._discard(git, context, status)
+        if check == "history_rewrite":
+            return self._rewrite(git, context)
+        return self._hooks(git, parsed, context)
+
+    # force_push --------------------------------------------------------------------------
+
+    def _force_push(self, git: _Git, context: Context, protected: WordGlobs) -> _Objection | None:
+        if git.sub != "push":
+            return None
+        push = _push(git.args, context.branch)
+        if push.dry_run:
+            return None
+        fix = (
+            "Do not rewrite {b}: others build on it. Push your commits to a new branch and open "
+            "a pull request, or fetch, rebase onto the remote and push without force."
+        )
+        if push.mirror:
+            return _Objection(
+                "force_push",
+                f"remote:{push.remote or 'origin'}",
+                "git push --mirror overwrites every ref on the remote, protected branches included",
+                fix.format(b="the remote's branches"),
+                git,
+            )
+        for branch, plus, deletes in push.targets:
+            if deletes:
+                continue
+            forced = plus or push.force or push.lease
+            if not forced:
+                continue
+            how = "+refspec" if plus else "--force" if push.force else "--force-with-lease"
+            if branch is None:
+                if push.force or plus:
+                    return _Objection(
+                        "force_push",
+                        "branch:?",
+                        f"git push {how} updates the current branch, which is not known "
+                        "(no refspec and no context.branch)",
+                        "Name the branch you push explicitly, and never force-push a shared one.",
+                        git,
+                    )
+                continue
+            if protected.match(branch):
+                return _Objection(
+                    "force_push",
+                    f"branch:{branch}",
+                    f"git push {how} rewrites {branch}, a protected branch",
+                    fix.format(b=branch),
+                    git,
+                )
+            if (push.force or plus) and not push.lease and _leased_before(branch, context):
+                return _Objection(
+                    "force_push",
+                    f"branch:{branch}",
+                    f"git push {how} to {branch} after a --force-with-lease push to it: the "
+                    "lease was refused because the remote has commits this clone does not",
+                    "Fetch the branch, look at the commits you do not have, and rebase onto them "
+                    "instead of overwriting them.",
+                    git,
+                )
+        if push.all_branches and push.force:
+            return _Objection(
+                "force_push",
+                f"remote:{push.remote or 'origin'}",
+                "git push --all --force rewrites every branch, protected ones included",
+                fix.format(b="the remote's branches"),
+                git,
+            )
+        return None
+
+    # discard_work ------------------------------------------------------------------------
+
+    def _discard(self, git: _Git, context: Context, status: GitStatus) -> _Objection | None:
+        sub, args = git.sub, git.args
+        what: str | None = None
+        needs = "tracked"  # which kind of work the command destroys
+        pathspecs: Sequence[str] = ()
+        if sub == "reset":
+            opts = _options(args)
+            if "hard" in opts.long or "merge" in opts.long:
+                what = f"git reset --{'hard' if 'hard' in opts.long else 'merge'}"
+        elif sub == "checkout":
+            opts = _options(args, "bB", ("orphan", "conflict"))
+            if opts.after_dashdash:
+                what, pathspecs = "git checkout -- <paths>", opts.after_dashdash
+            elif "f" in opts.short or "force" in opts.long:
+                what = "git checkout --force"
+            elif "." in opts.positionals or ":/" in opts.positionals:
+                what, pathspecs = "git checkout .", (".",)
+        elif sub == "switch":
+            opts = _options(args, "cC")
+            if "f" in opts.short or "force" in opts.long or "discard-changes" in opts.long:
+                what = "git switch --discard-changes"
+        elif sub == "restore":
+            opts = _options(args, "s", ("source",))
+            staged_only = ("S" in opts.short or "staged" in opts.long) and not (
+                "W" in opts.short or "worktree" in opts.long
+            )
+            specs = (*opts.positionals, *opts.after_dashdash)
+            if not staged_only and specs:
+                what, pathspecs = "git restore <paths>", specs
+        elif sub == "clean":
+            opts = _options(args, "e", ("exclude",))
+            dry = "n" in opts.short or "dry-run" in opts.long
+            if not dry and ("f" in opts.short or "force" in opts.long):
+                what, needs = "git clean -f", "untracked"
+                if "x" in opts.short or "X" in opts.short:
+                    needs = "any"
+                pathspecs = (*opts.positionals, *opts.after_dashdash)
+        elif sub == "stash":
+            action = args[0] if args else ""
+            if action in ("drop", "clear"):
+                return _Objection(
+                    "discard_work",
+                    f"stash:{git.cwd or context.repo_root or '?'}",
+                    f"git stash {action} deletes stashed work, which cannot be recovered "
+                    "from the status",
+                    "Keep the stash (or `git stash show -p` it into a patch file) unless the "
+                    "user asked to drop it.",
+                    git,
+                )
+        if what is None:
+            return None
+        root = context.repo_root or git.cwd or context.cwd or "?"
+        lost: str | None = "uncommitted work (the git status is not known)"
+        if status.known:
+            lost = _lost(status, needs, pathspecs, git.cwd, context.repo_root)
+        elif not self._unknown_objects:
+            return None
+        if lost is None:
+            return None
+        return _Objection(
+            "discard_work",
+            f"worktree:{root}",
+            f"{what} would throw away {lost}",
+            "Commit the work or `git stash` it first (or ask the user), then retry; to undo one "
+            "file, restore only that file.",
+            git,
+        )
+
+    # history_rewrite ---------------------------------------------------------------------
+
+    def _rewrite(self, git: _Git, context: Context) -> _Objection | None:
+        sub, args = git.sub, git.args
+        root = context.repo_root or git.cwd or context.cwd or "?"
+        ask = (
+            "This rewrites or deletes published history; ask the user first, and prefer a new "
+            "commit (git revert) or a new branch."
+        )
+        if sub in ("filter-branch", "filter-repo"):
+            return _Objection(
+                "history_rewrite", f"repo:{root}", f"git {sub} rewrites history", ask, git
+            )
+        if sub == "push":
+            push = _push(args, context.branch)
+            if push.dry_run:
+                return None
+            for branch, _, deletes in push.targets:
+                if deletes:
+                    return _Objection(
+                        "history_rewrite",
+                        f"branch:{branch or '?'}",
+                        f"git push deletes the remote ref {branch or '(unknown)'}",
+                        ask,
+                        git,
+                    )
+            if push.prune:
+                return _Objection(
+                    "history_rewrite",
+                    f"remote:{push.remote or 'origin'}",
+                    "git push --prune deletes remote branches that have no local counterpart",
+                    ask,
+                    git,
+                )
+        elif sub == "branch":
+            opts = _options(args, "u", ("set-upstream-to",))
+            force_delete = "D" in opts.short or (
+                ("d" in opts.short or "delete" in opts.long)
+                and ("f" in opts.short or "force" in opts.long)
+            )
+            if force_delete:
+                names = ", ".join(opts.positionals) or "(none named)"
+                first = opts.positionals[0] if opts.positionals else "?"
+                return _Objection(
+                    "history_rewrite",
+                    f"branch:{first}",
+                    f"git branch -D deletes {names} even if not merged or pushed",
+                    "Use `git branch -d`, which refuses to delete unmerged work, or ask the user.",
+                    git,
+                )
+        elif (sub == "reflog" and args[:1] == ("expire",)) or (sub == "gc" and _prunes_now(args)):
+            return _Objection(
+                "history_rewrite",
+                f"repo:{root}",
+                f"git {sub} {' '.join(args[:2])} destroys the history that recovers lost commits",
+                ask,
+                git,
+            )
+        elif sub == "update-ref" and ("-d" in args or "--delete" in args):
+            ref = next((a for a in args if not a.startswith("-")), "?")
+            return _Objection(
+                "history_rewrite", f"ref:{ref}", f"git update-ref -d deletes {ref}", ask, git
+            )
+        return None
+
+    # hook_bypass -------------------------------------------------------------------------
+
+    def _hooks(self, git: _Git, parsed: ParsedShell | None, context: Context) -> _Objection | None:
+        root = context.repo_root or git.cwd or context.cwd or "?"
+        obj = f"hooks:{root}"
+        fix = (
+            "Run it with the repository's hooks and fix what they report; do not skip them "
+            "unless the user asked you to."
+        )
+        sub, args = git.sub, git.args
+        opts = _options(args, "mFCctS" if sub == "commit" else "", ("author", "date", "message"))
+        if "no-verify" in opts.long:
+            return _Objection(
+                "hook_bypass", obj, f"git {sub} --no-verify skips the hooks", fix, git
+            )
+        if sub == "commit" and "n" in opts.short:
+            return _Objection("hook_bypass", obj, "git commit -n skips the hooks", fix, git)
+        for key, value in git.configs:
+            if key == "core.hookspath" and _hooks_away(value, git.cwd, context):
+                return _Objection(
+                    "hook_bypass",
+                    obj,
+                    f"git -c core.hooksPath={value or '(empty)'} runs the command without the "
+                    "repository's hooks",
+                    fix,
+                    git,
+                )
+        if sub == "config":
+            keys = [a for a in args if not a.startswith("-")]
+            if keys and keys[0].lower() == "core.hookspath":
+                setting = keys[1] if len(keys) > 1 else None
+                unset = "--unset" in args or "--unset-all" in args
+                if unset or (setting is not None and _hooks_away(setting, git.cwd, context)):
+                    return _Objection(
+                        "hook_bypass",
+                        obj,
+                        "git config core.hooksPath "
+                        + ("--unset" if unset else setting or "")
+                        + " switches the repository's hooks off",
+                        fix,
+                        git,
+                    )
+        if sub in ("commit", "push", "merge", "rebase", "am") and self._hook_vars:
+            pairs: list[tuple[str, str]] = []
+            if git.command is not None:
+                pairs.extend(git.command.assignments)
+            if parsed is not None:
+                pairs.extend(parsed.assigned)
+            for name, value in pairs:
+                if self._hook_vars.match(f"{name}={value}"):
+                    return _Objection(
+                        "hook_bypass",
+                        obj,
+                        f"{name}={value} switches the hooks off for git {sub}",
+                        fix,
+                        git,
+                    )
+        return None
+
+    # Result ------------------------------------------------------------------------------
+
+    def _result(self, objection: _Objection, context: Context) -> SpecialistResult:
+        git = objection.git
+        reason = objection.reason
+        cmd = git.command
+        if cmd is not None and cmd.via:
+            reason += f", reached through {cmd.reached_through}"
+        if cmd is not None and cmd.fallback:
+            reason += "; the command did not parse, so it was judged on its words"
+        evidence: dict[str, JsonValue] = {
+            "object": objection.object,
+            "check": objection.check,
+            "command": _cut(git.source, TEXT_CAP),
+            "fallback": bool(cmd is not None and cmd.fallback),
+        }
+        if context.branch:
+            evidence["current_branch"] = context.branch
+        return SpecialistResult(
+            verdict=self._verdict,
+            confidence=0.8 if cmd is not None and cmd.fallback else 1.0,
+            reason=reason,
+            correction=objection.correction,
+            evidence=evidence,
+        )
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_GLOB_CACHE: dict[tuple[str, ...], WordGlobs] = {}
+
+
+def _globs(globs: tuple[str, ...]) -> WordGlobs:
+    cached = _GLOB_CACHE.get(globs)
+    if cached is None:
+        cached = WordGlobs(globs)
+        if len(_GLOB_CACHE) > 256:
+            _GLOB_CACHE.clear()
+        _GLOB_CACHE[globs] = cached
+    return cached
+
+
+def _prunes_now(args: Sequence[str]) -> bool:
+    return any(a in ("--prune=now", "--prune=all") for a in args)
+
+
+def _leased_before(branch: str, context: Context) -> bool:
+    """Whether a recent action pushed ``branch`` with --force-with-lease."""
+    for action in context.recent_actions[-MAX_RECENT:]:
+        text = command_of(action)
+        if text is None:
+            argv = action.args.get("argv")
+            text = " ".join(str(w) for w in argv) if isinstance(argv, list) else None
+        if text and "push" in text and "--force-with-lease" in text and branch in text.split():
+            return True
+        if text and "--force-with-lease" in text and branch in text:
+            return True
+    return False
+
+
+def _hooks_away(value: str, cwd: str | None, context: Context) -> bool:
+    """Whether a core.hooksPath value points away from the repository's own hooks."""
+    if not value or value in ("/dev/null", "nul", "NUL"):
+        return True
+    root = context.repo_root or cwd
+    if root is None:
+        return value.startswith("/")
+    path = resolve_path(value, cwd or root, context.home)
+    return not is_within(path, resolve_path(root, None, context.home))
+
+
+def _lost(
+    status: GitStatus,
+    needs: str,
+    pathspecs: Sequence[str],
+    cwd: str | None,
+    repo_root: str | None,
+) -> str | None:
+    """What the command would lose, given the status; None when nothing."""
+    if needs == "tracked" and not status.tracked:
+        return None
+    if needs == "untracked" and not status.untracked:
+        return None
+    if needs == "any" and not (status.dirty or status.ignored):
+        return None
+    kind = {
+        "tracked": "uncommitted changes",
+        "untracked": "untracked files",
+        "any": "untracked and ignored files",
+    }[needs]
+    paths = status.tracked_paths if needs == "tracked" else status.untracked_paths
+    if not pathspecs or paths is None or needs == "any":
+        return kind
+    hits = _paths_hit(paths, pathspecs, cwd, repo_root)
+    if not hits:
+        return None
+    shown = ", ".join(hits[:3]) + (f" and {len(hits) - 3} more" if len(hits) > 3 else "")
+    return f"{kind} in {shown}"
+
+
+def _paths_hit(
+    changed: Sequence[str], pathspecs: Sequence[str], cwd: str | None, repo_root: str | None
+) -> list[str]:
+    """Changed paths (relative to the repository root) that the pathspecs cover."""
+    root = resolve_path(repo_root, None, None) if repo_root else None
+    prefixes: list[str] = []
+    for spec in pathspecs:
+        if spec.startswith(":/") or spec in ("*", ":"):
+            return list(changed)
+        if any(c in spec for c in "*?[") or spec.startswith(":"):
+            return list(changed)  # a glob or magic pathspec: assume it covers the changes
+        absolute = resolve_path(spec, cwd or root, None)
+        if root is None or not absolute.startswith("/"):
+            prefixes.append(spec.strip("/").removeprefix("./"))
+            continue
+        if not is_within(absolute, root):
+            continue
+        rel = absolute[len(root) :].strip("/")
+        if not rel:
+            return list(changed)
+        prefixes.append(rel)
+    return [
+        path
+        for path in changed
+        if any(p in ("", ".") or path == p or path.startswith(p + "/") for p in prefixes)
+    ]
+
+
+def _build(entry: Entry, config: KindConfig) -> GitSpecialist:
+    if not isinstance(config, GitConfig):
+        raise TypeError(f"git kind needs a GitConfig, got {type(config).__name__}")
+    verdict = Verdict(config.verdict) if config.verdict is not None else entry.default
+    preload()
+    return GitSpecialist(config, verdict)
+
+
+GIT_KIND: Final = SpecialistKind(
+    name=KIND_NAME,
+    config_model=GitConfig,
+    build=_build,
+    version=KIND_VERSION,
+    description="Force pushes to protected branches, lost work, history rewrites, skipped hooks.",
+)
+
+
+@hookimpl
+def supervisor_register_kinds() -> list[SpecialistKind]:
+    """Register the ``git`` kind."""
+    return [GIT_KIND]

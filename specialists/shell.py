@@ -1,0 +1,767 @@
+"""The ``shell`` kind: declarative rules over what a shell command actually runs.
+
+The command is parsed with :mod:`specialists.shellparse`, which finds every simple command
+that would run however it is wrapped (``sh -c``, ``eval``, ``$(...)``, ``xargs``, ``find
+-exec``, ``base64 -d | sh``, ``python -c``...) and expands its words from what the command
+line says (``D=/; rm -rf $D``, ``"$UNSET/"``, ``~``, ``..``, ``cd``). Each rule is a
+conjunction of conditions on one of those commands; a rule matches when some command
+satisfies all of its conditions, and the entry objects with the strongest matching rule.
+
+Example entry config (recursive deletes outside the workspace)::
+
+    rules:
+      - name: recursive delete
+        program: [rm, rmdir]
+        flags_any: [r, R, recursive]
+        target: outside_workspace
+      - program: [find]
+        flags_any: [delete]
+        target: outside_workspace
+    verdict_when_fallback: block
+
+Conditions (all optional, but a rule needs at least one that names what it is about):
+
+- ``program``: program names or globs (``rm``, ``mkfs*``); the basename, after prefixes
+  such as ``sudo``/``env``/``timeout`` are stripped.
+- ``subcommand``: words that must appear in order among the first positionals
+  (``destroy``, ``delete namespace``, ``system prune``).
+- ``flags_any`` / ``flags_all`` / ``flags_none``: normalised options: ``r`` for ``-r`` (also
+  inside ``-rf``), ``recursive`` for ``--recursive``.
+- ``args_any`` / ``args_none``: globs over the words after the program (``-1``, ``777``,
+  ``of=/dev/*``, ``--no-verify``).
+- ``target``: ``outside_workspace`` (a positional path not strictly inside the workspace or
+  a scratch directory), ``root_or_home`` (the filesystem root, a top-level or system
+  directory, the home directory or a parent of it, the workspace itself or a parent of it),
+  ``unsafe_expansion`` (a word used an unset variable or an unquoted expansion split into
+  several words), ``unknown`` (a word's value depends on another command's output).
+- ``paths_any`` / ``paths_none``: path globs over the resolved positionals and input
+  redirections (``**/.env``, ``~/.ssh/**``).
+- ``redirects_any``: path globs over resolved output-redirection targets (``~/.bashrc``).
+- ``prefixes_any``: wrappers the command runs under (``sudo``, ``doas``).
+- ``assignments_any``: ``NAME`` or ``NAME=value`` globs over variables set for the command
+  or earlier on the line (``HUSKY=0``, ``NODE_TLS_REJECT_UNAUTHORIZED=0``).
+- ``variables_any``: globs over the names of variables the command's words reference
+  (``echo $OPENAI_API_KEY``: the value is unknown, the name is not).
+- ``pipe_into_shell``: the command is an interpreter running code it reads from another
+  command (``curl x | sh``, ``bash <(curl x)``, ``sh -c "$(curl x)"``); ``code_from``
+  restricts which programs that code may come from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Annotated, Final, Literal, final
+
+from pydantic import AfterValidator, Field, JsonValue, model_validator
+
+from specialists.shellparse import (
+    DEFAULT_MAX_CHARS,
+    ParsedShell,
+    PathGlobs,
+    SimpleCommand,
+    WordGlobs,
+    command_of,
+    is_within,
+    parse_for,
+    preload,
+    resolve_path,
+)
+from supervisor.hookspecs import hookimpl
+from supervisor.models import Action, Context, SpecialistResult, Verdict
+from supervisor.specialist import Execution, KindConfig, SpecialistKind
+
+if TYPE_CHECKING:
+    from supervisor.taxonomy import Entry
+
+__all__ = ["ShellConfig", "ShellRule", "ShellSpecialist", "supervisor_register_kinds"]
+
+KIND_NAME: Final = "shell"
+KIND_VERSION: Final = "1"
+MAX_CHARS_LIMIT: Final = 1_048_576
+DEFAULT_SCRATCH: Final = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm")
+# Paths that are fine to name anywhere: sinks and the terminal.
+_SINKS: Final = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
+_SYSTEM_ROOTS: Final = (
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/opt",
+    "/proc",
+    "/root",
+    "/sbin",
+    "/srv",
+    "/sys",
+    "/usr",
+    "/var",
+    "/System",
+    "/Library",
+    "/Applications",
+    "/Users",
+    "/home",
+    "/private",
+    "/Volumes",
+    "/mnt",
+    "/media",
+)
+# find primaries that do not narrow what it matches: with only these, it takes everything.
+_FIND_UNFILTERED: Final = frozenset(
+    {"delete", "depth", "maxdepth", "mindepth", "xdev", "mount", "noleaf", "ignore_readdir_race"}
+)
+TEXT_CAP: Final = 200
+REASON_CAP: Final = 120
+
+Target = Literal["outside_workspace", "root_or_home", "unsafe_expansion", "unknown"]
+Strength = Literal["flag", "nudge", "block"]
+
+
+def _check_word_glob(glob: str) -> str:
+    if not glob:
+        raise ValueError("an empty glob matches nothing")
+    WordGlobs([glob])
+    return glob
+
+
+def _check_path_glob(glob: str) -> str:
+    PathGlobs([glob])
+    return glob
+
+
+def _flag_name(flag: str) -> str:
+    """``-r`` -> ``r``, ``--recursive`` -> ``recursive``; ``-rf`` is refused."""
+    if flag.startswith("--"):
+        name = flag[2:]
+    elif flag.startswith("-"):
+        name = flag[1:]
+        if len(name) != 1:
+            raise ValueError(
+                f"{flag!r} looks like combined short flags: list each one ({', '.join(name)}); "
+                "write long flags with two dashes or none"
+            )
+    else:
+        name = flag
+    if not name or any(c in name for c in " =\t"):
+        raise ValueError(f"{flag!r} is not a flag name (write r, R or recursive)")
+    return name
+
+
+def _check_subcommand(words: str) -> str:
+    if not words.split():
+        raise ValueError("a subcommand must have at least one word")
+    return " ".join(words.split())
+
+
+def _check_scratch(path: str) -> str:
+    if not path.startswith("/"):
+        raise ValueError(f"scratch directory {path!r} must be an absolute path")
+    return resolve_path(path, None, None)
+
+
+WordGlob = Annotated[str, AfterValidator(_check_word_glob)]
+PathGlob = Annotated[str, AfterValidator(_check_path_glob)]
+FlagName = Annotated[str, AfterValidator(_flag_name)]
+Subcommand = Annotated[str, AfterValidator(_check_subcommand)]
+
+
+class ShellRule(KindConfig):
+    """One rule: every condition given must hold for one command.
+
+    Attributes:
+        name: a short label for the evidence (``recursive delete``).
+        program: program names or globs (basename, prefixes stripped).
+        subcommand: word sequences, any of which must appear in order among the first
+            positionals (``destroy``, ``delete namespace``).
+        flags_any, flags_all, flags_none: normalised flag names.
+        args_any, args_none: globs over the words after the program.
+        target: a condition on the positionals' resolved paths or on how they expanded.
+        paths_any, paths_none: path globs over resolved positionals and input redirections.
+        redirects_any: path globs over resolved output-redirection targets.
+        prefixes_any: wrapper names the command must run under (``sudo``).
+        assignments_any: ``NAME`` / ``NAME=value`` globs over variables set on the line.
+        variables_any: globs over the names of variables the command's words reference
+            (``*_KEY``, ``*TOKEN*``): their values are not known, their names are.
+        pipe_into_shell: the command runs code it reads from another command.
+        code_from: program globs that code must come from (with ``pipe_into_shell``).
+        verdict: this rule's verdict; the config's ``verdict``, else the entry default.
+        correction: what the agent should do instead (overrides the generated one).
+    """
+
+    name: str | None = Field(default=None, max_length=100)
+    program: list[WordGlob] = Field(default_factory=list)
+    subcommand: list[Subcommand] = Field(default_factory=list)
+    flags_any: list[FlagName] = Field(default_factory=list)
+    flags_all: list[FlagName] = Field(default_factory=list)
+    flags_none: list[FlagName] = Field(default_factory=list)
+    args_any: list[WordGlob] = Field(default_factory=list)
+    args_none: list[WordGlob] = Field(default_factory=list)
+    target: Target | None = None
+    paths_any: list[PathGlob] = Field(default_factory=list)
+    paths_none: list[PathGlob] = Field(default_factory=list)
+    redirects_any: list[PathGlob] = Field(default_factory=list)
+    prefixes_any: list[WordGlob] = Field(default_factory=list)
+    assignments_any: list[WordGlob] = Field(default_factory=list)
+    variables_any: list[WordGlob] = Field(default_factory=list)
+    pipe_into_shell: bool = False
+    code_from: list[WordGlob] = Field(default_factory=list)
+    verdict: Strength | None = None
+    correction: str | None = Field(default=None, min_length=1, max_length=1000)
+
+    @model_validator(mode="after")
+    def _says_what_it_is_about(self) -> ShellRule:
+        if not (
+            self.program
+            or self.prefixes_any
+            or self.assignments_any
+            or self.variables_any
+            or self.redirects_any
+            or self.paths_any
+            or self.pipe_into_shell
+        ):
+            raise ValueError(
+                "a rule needs program, prefixes_any, assignments_any, variables_any, "
+                "redirects_any, paths_any or pipe_into_shell: otherwise it is about every "
+                "command"
+            )
+        if self.subcommand and not self.program:
+            raise ValueError("subcommand needs program: a subcommand of which program?")
+        if self.code_from and not self.pipe_into_shell:
+            raise ValueError("code_from only applies with pipe_into_shell: true")
+        if self.paths_none and not (self.paths_any or self.target):
+            raise ValueError("paths_none exempts paths: give paths_any or target as well")
+        return self
+
+
+class ShellConfig(KindConfig):
+    """Config of a ``shell`` entry.
+
+    Attributes:
+        rules: the rules; the entry objects with the strongest one that matches.
+        scratch: absolute directories outside the workspace where writes and deletes are
+            fine (below them, not the directories themselves). ``$TMPDIR`` from the
+            context's ``env`` is added when ``use_tmpdir`` is set.
+        use_tmpdir: add ``context.env["TMPDIR"]`` to ``scratch``.
+        verdict: verdict of rules without their own; the entry default when unset.
+        verdict_when_fallback: verdict of a match found in a command that did not parse
+            (tokenized conservatively); unset keeps the rule's verdict.
+        verdict_when_truncated: verdict when nothing matched but the command was too
+            large or too deeply nested to read whole; unset means no objection.
+        max_chars: the command is cut here before parsing.
+    """
+
+    rules: Annotated[list[ShellRule], Field(min_length=1, max_length=200)]
+    scratch: list[Annotated[str, AfterValidator(_check_scratch)]] = Field(
+        default_factory=lambda: list(DEFAULT_SCRATCH)
+    )
+    use_tmpdir: bool = True
+    verdict: Strength | None = None
+    verdict_when_fallback: Strength | None = None
+    verdict_when_truncated: Strength | None = None
+    max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=MAX_CHARS_LIMIT)
+
+
+# --------------------------------------------------------------------------------------
+# Matching
+
+
+@dataclass(frozen=True, slots=True)
+class _Where:
+    """What paths are judged against, for one evaluation."""
+
+    workspace: str | None
+    home: str | None
+    scratch: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    rule: _Rule
+    command: SimpleCommand
+    object: str
+    detail: str  # what the rule saw, as words for the reason
+    matched: str  # the flag, argument, path or program that matched
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _strip_broad_globs(path: str) -> str:
+    """``/home/u/*`` -> ``/home/u``: a trailing component that matches everything."""
+    while path != "/" and "/" in path:
+        head, _, last = path.rpartition("/")
+        if last and all(c in "*?.[]" for c in last) and ("*" in last or "?" in last):
+            path = head or "/"
+        else:
+            break
+    return path
+
+
+def _critical(path: str, where: _Where) -> str | None:
+    """Why deleting ``path`` would be catastrophic, or None."""
+    p = _strip_broad_globs(path)
+    if not p.startswith("/"):
+        return None
+    home = where.home
+    if p == "/":
+        return "the filesystem root"
+    if home and p == home:
+        return "the home directory"
+    if home and is_within(home, p):
+        return "a parent of the home directory"
+    workspace = where.workspace
+    if workspace and p == workspace:
+        return "the workspace itself"
+    if workspace and is_within(workspace, p):
+        return "a parent of the workspace"
+    if p.count("/") == 1:
+        return "a top-level directory"
+    if any(is_within(p, s) and p != s for s in where.scratch):
+        return None
+    if any(is_within(p, root) for root in _SYSTEM_ROOTS) and not (home and is_within(p, home)):
+        return "a system directory"
+    return None
+
+
+def _outside(path: str, where: _Where, filtered: bool = False) -> str | None:
+    """Why ``path`` is outside the workspace (and scratch), or None when it is not.
+
+    The workspace root itself counts as outside (deleting it loses the repository) unless
+    ``filtered``: the command only deletes what matches below it (``find . -name x -delete``).
+    """
+    p = _strip_broad_globs(path)
+    if not p.startswith("/") or p in _SINKS:
+        return None
+    for scratch in where.scratch:
+        if is_within(p, scratch) and p != scratch:
+            return None
+    workspace = where.workspace
+    if workspace is None:
+        return "outside the workspace (no workspace known)"
+    if p == workspace and not filtered:
+        return f"the whole workspace {workspace}"
+    if is_within(p, workspace):
+        return None
+    critical = _critical(p, where)
+    suffix = f"; {critical}" if critical else ""
+    return f"outside the workspace {workspace}{suffix}"
+
+
+@final
+class _Rule:
+    """A compiled :class:`ShellRule`."""
+
+    __slots__ = (
+        "args_any",
+        "args_none",
+        "assignments_any",
+        "code_from",
+        "correction",
+        "flags_all",
+        "flags_any",
+        "flags_none",
+        "index",
+        "label",
+        "paths_any",
+        "paths_none",
+        "pipe",
+        "prefixes_any",
+        "program_globs",
+        "programs",
+        "redirects_any",
+        "subcommands",
+        "target",
+        "variables_any",
+        "verdict",
+    )
+
+    def __init__(self, index: int, rule: ShellRule, default: Verdict) -> None:
+        self.index = index
+        self.label = rule.name or (
+            " ".join(rule.program[:3]) if rule.program else f"rule {index + 1}"
+        )
+        wild = [p for p in rule.program if any(c in p for c in "*?[")]
+        self.programs = frozenset(p for p in rule.program if p not in wild)
+        self.program_globs = WordGlobs(wild) if wild else None
+        self.subcommands = tuple(tuple(s.split()) for s in rule.subcommand)
+        self.flags_any = frozenset(rule.flags_any)
+        self.flags_all = frozenset(rule.flags_all)
+        self.flags_none = frozenset(rule.flags_none)
+        self.args_any = WordGlobs(rule.args_any)
+        self.args_none = WordGlobs(rule.args_none)
+        self.target = rule.target
+        self.paths_any = PathGlobs(rule.paths_any)
+        self.paths_none = PathGlobs(rule.paths_none)
+        self.redirects_any = PathGlobs(rule.redirects_any)
+        self.prefixes_any = WordGlobs(rule.prefixes_any)
+        self.assignments_any = WordGlobs(rule.assignments_any)
+        self.variables_any = WordGlobs(rule.variables_any)
+        self.pipe = rule.pipe_into_shell
+        self.code_from = WordGlobs(rule.code_from)
+        self.verdict = Verdict(rule.verdict) if rule.verdict else default
+        self.correction = rule.correction
+
+    @property
+    def any_program(self) -> bool:
+        return not self.programs and self.program_globs is None
+
+    def wants(self, program: str) -> bool:
+        if program in self.programs:
+            return True
+        return self.program_globs is not None and self.program_globs.match(program)
+
+    def match(self, cmd: SimpleCommand, parsed: ParsedShell, where: _Where) -> _Hit | None:
+        """The hit when ``cmd`` satisfies every condition of the rule."""
+        if not self.any_program and not self.wants(cmd.program):
+            return None
+        flags = cmd.flags
+        if self.flags_none and not self.flags_none.isdisjoint(flags):
+            return None
+        if self.flags_all and not self.flags_all <= flags:
+            return None
+        matched: list[str] = []
+        obj = cmd.program or "redirect"
+        if self.flags_any:
+            hit_flags = sorted(self.flags_any & flags)
+            if not hit_flags:
+                return None
+            matched.append(_show_flag(hit_flags[0], cmd.program))
+        words = cmd.argv[1:]
+        if self.args_none and self.args_none.first(words) is not None:
+            return None
+        if self.args_any:
+            arg = self.args_any.first(words)
+            if arg is None:
+                return None
+            matched.append(arg)
+            obj = f"{cmd.program}:{arg}"
+        if self.subcommands:
+            sub = self._subcommand(cmd.positionals)
+            if sub is None:
+                return None
+            obj = f"{cmd.program}:{sub}"
+            matched.insert(0, sub)
+        if self.prefixes_any:
+            prefix = self.prefixes_any.first(sorted(cmd.prefix_names))
+            if prefix is None:
+                return None
+            if obj == cmd.program:
+                obj = prefix
+            matched.append(f"under {prefix}")
+        if self.assignments_any:
+            pair = self._assignment(cmd, parsed)
+            if pair is None:
+                return None
+            matched.append(pair)
+            obj = pair.split("=", 1)[0] + "="
+        if self.variables_any:
+            variable = self.variables_any.first(cmd.variables)
+            if variable is None:
+                return None
+            matched.append("$" + variable)
+            obj = f"{cmd.program}:${variable}"
+        if self.pipe:
+            source = self._code_source(cmd)
+            if source is None:
+                return None
+            obj = f"{source}|{cmd.program}"
+            detail = f"{cmd.program} runs code it reads from {source}"
+            return self._paths_then(cmd, where, obj, detail, matched)
+        head = " ".join([cmd.program or "a redirection", *matched[:2]])
+        if not (self.target or self.paths_any or self.redirects_any):
+            shown = _cut(" ".join(cmd.argv), 80) or "a redirection"
+            head = f"runs {shown!r}" + (f" ({self.label})" if self.label != shown else "")
+        return self._paths_then(cmd, where, obj, head, matched)
+
+    def _paths_then(
+        self, cmd: SimpleCommand, where: _Where, obj: str, head: str, matched: list[str]
+    ) -> _Hit | None:
+        """Apply the path conditions (target, paths, redirects) and build the hit."""
+        home = where.home
+        detail = head
+        if self.redirects_any:
+            target = next(
+                (
+                    r.path
+                    for r in cmd.redirects
+                    if r.path is not None and r.writes and self.redirects_any.match(r.path, home)
+                ),
+                None,
+            )
+            if target is None:
+                return None
+            obj = target
+            detail = f"{head} writes {target}"
+        paths = _paths(cmd, home) if self.paths_any or self.target is not None else []
+        if self.paths_any:
+            found = next(
+                (
+                    p
+                    for p in paths
+                    if self.paths_any.match(p, home) and not self.paths_none.match(p, home)
+                ),
+                None,
+            )
+            if found is None:
+                return None
+            obj = found
+            detail = f"{head} on {found}"
+        if self.target is not None:
+            seen = self._target(cmd, paths, where)
+            if seen is None:
+                return None
+            obj, why = seen
+            detail = f"{head} {why}"
+        return _Hit(self, cmd, obj, detail, matched[0] if matched else cmd.program)
+
+    def _target(
+        self, cmd: SimpleCommand, paths: Sequence[str], where: _Where
+    ) -> tuple[str, str] | None:
+        target = self.target
+        if target == "unsafe_expansion":
+            if cmd.unset_vars:
+                names = ", ".join("$" + n for n in cmd.unset_vars[:3])
+                shown = _cut(" ".join(cmd.positionals) or "nothing", 60)
+                return (
+                    f"unset:{cmd.unset_vars[0]}",
+                    f"depends on {names}, which is not set: it expands to nothing and the "
+                    f"arguments become {shown!r}",
+                )
+            if cmd.split_words:
+                return (
+                    f"split:{cmd.program}",
+                    "has an unquoted expansion that splits into several arguments",
+                )
+            return None
+        if target == "unknown":
+            if cmd.dynamic:
+                unknown = next((w for w in cmd.positionals if "$" in w or "`" in w), "an argument")
+                return (
+                    f"unknown:{cmd.program}",
+                    f"has an argument ({_cut(unknown, 60)}) whose value comes from another "
+                    "command's output and cannot be checked",
+                )
+            return None
+        filtered = cmd.program == "find" and bool(cmd.flags - _FIND_UNFILTERED)
+        for path in paths:
+            if self.paths_none and self.paths_none.match(path, where.home):
+                continue
+            if target == "root_or_home":
+                why = None if filtered else _critical(path, where)
+            else:
+                why = _outside(path, where, filtered)
+            if why is not None:
+                return path, f"targets {path} ({why})"
+        return None
+
+    def _subcommand(self, positionals: Sequence[str]) -> str | None:
+        head = positionals[:6]
+        for words in self.subcommands:
+            size = len(words)
+            for start in range(min(3, len(head) - size + 1)):
+                if tuple(head[start : start + size]) == words:
+                    return " ".join(words)
+        return None
+
+    def _assignment(self, cmd: SimpleCommand, parsed: ParsedShell) -> str | None:
+        for name, value in (*cmd.assignments, *parsed.assigned):
+            pair = f"{name}={value}"
+            if self.assignments_any.match(name) or self.assignments_any.match(pair):
+                return pair
+        return None
+
+    def _code_source(self, cmd: SimpleCommand) -> str | None:
+        sources = cmd.code_from
+        if not sources and not cmd.runs_stdin_as_code:
+            return None
+        if not self.code_from:
+            return sources[0] if sources else "stdin"
+        return next((s for s in sources if self.code_from.match(s)), None)
+
+
+@lru_cache(maxsize=256)
+def _where_for(
+    root: str | None, home: str | None, tmpdir: str | None, scratch: tuple[str, ...]
+) -> _Where:
+    if tmpdir and tmpdir.startswith("/") and tmpdir != "/":
+        scratch = (*scratch, resolve_path(tmpdir, None, None))
+    workspace = resolve_path(root, None, home) if root else None
+    return _Where(workspace, home, scratch)
+
+
+def _show_flag(flag: str, program: str) -> str:
+    return "-" + flag if len(flag) == 1 or program == "find" else "--" + flag
+
+
+def _paths(cmd: SimpleCommand, home: str | None) -> list[str]:
+    """Resolved positionals and input-redirection targets of a command."""
+    paths = [resolve_path(w, cmd.cwd, home) for w in cmd.positionals if w]
+    paths.extend(r.path for r in cmd.redirects if r.path is not None and r.reads)
+    return paths
+
+
+_STRENGTH: Final = {Verdict.FLAG: 1, Verdict.NUDGE: 2, Verdict.BLOCK: 3}
+
+
+@final
+class ShellSpecialist:
+    """Objects when a rule matches one of the commands a shell command line would run."""
+
+    __slots__ = (
+        "_by_program",
+        "_fallback",
+        "_max_chars",
+        "_scratch",
+        "_truncated",
+        "_universal",
+        "_use_tmpdir",
+        "execution",
+    )
+
+    def __init__(self, config: ShellConfig, default: Verdict) -> None:
+        self.execution = Execution.INLINE
+        base = Verdict(config.verdict) if config.verdict else default
+        rules = [_Rule(i, rule, base) for i, rule in enumerate(config.rules)]
+        by_program: dict[str, list[_Rule]] = {}
+        universal: list[_Rule] = []
+        for rule in rules:
+            if rule.program_globs is not None or rule.any_program:
+                universal.append(rule)
+            for program in rule.programs:
+                by_program.setdefault(program, []).append(rule)
+        self._by_program = by_program
+        self._universal = tuple(universal)
+        self._scratch = tuple(config.scratch)
+        self._use_tmpdir = config.use_tmpdir
+        self._fallback = (
+            Verdict(config.verdict_when_fallback) if config.verdict_when_fallback else None
+        )
+        self._truncated = (
+            Verdict(config.verdict_when_truncated) if config.verdict_when_truncated else None
+        )
+        self._max_chars = config.max_chars
+
+    def evaluate(self, action: Action, context: Context) -> SpecialistResult:
+        """Ok, a refusal for an action without a command, or the strongest rule's verdict."""
+        command = command_of(action)
+        if command is None:
+            return SpecialistResult.refuse()
+        parsed = parse_for(command, context, max_chars=self._max_chars)
+        where = self._where(parsed, context)
+        best: _Hit | None = None
+        best_verdict = Verdict.OK
+        for cmd in parsed.commands:
+            for rule in (*self._by_program.get(cmd.program, ()), *self._universal):
+                hit = rule.match(cmd, parsed, where)
+                if hit is None:
+                    continue
+                verdict = self._fallback if cmd.fallback and self._fallback else rule.verdict
+                if best is None or _STRENGTH[verdict] > _STRENGTH[best_verdict]:
+                    best, best_verdict = hit, verdict
+        if best is not None:
+            return self._objection(best, best_verdict, parsed, where)
+        if parsed.truncated and self._truncated is not None:
+            return SpecialistResult(
+                verdict=self._truncated,
+                confidence=0.5,
+                reason=(
+                    "the command is too large or too deeply nested to read whole "
+                    f"({'; '.join(parsed.errors[:2]) or 'limits reached'})"
+                ),
+                correction="Run a shorter, simpler command that can be checked.",
+                evidence={"object": "truncated", "truncated": True, "fallback": parsed.fallback},
+            )
+        return SpecialistResult.ok()
+
+    def _where(self, parsed: ParsedShell, context: Context) -> _Where:
+        tmpdir = context.env.get("TMPDIR") if self._use_tmpdir else None
+        return _where_for(context.repo_root or context.cwd, parsed.home, tmpdir, self._scratch)
+
+    def _objection(
+        self, hit: _Hit, verdict: Verdict, parsed: ParsedShell, where: _Where
+    ) -> SpecialistResult:
+        cmd = hit.command
+        reason = hit.detail
+        if cmd.unset_vars and hit.rule.target != "unsafe_expansion":
+            names = ", ".join("$" + n for n in cmd.unset_vars[:3])
+            reason += f", because {names} is not set and expands to nothing"
+        if cmd.prefixes and "under " not in reason:
+            reason += f", under {cmd.prefixes[-1]}" if len(cmd.prefixes) == 1 else ""
+        if cmd.via:
+            reason += f", reached through {cmd.reached_through}"
+        if cmd.synthetic:
+            reason += f" (what {_cut(cmd.source, 60)!r} does)"
+        if cmd.fallback:
+            reason += "; the command did not parse, so it was judged on its words"
+        evidence: dict[str, JsonValue] = {
+            "object": _cut(hit.object, TEXT_CAP),
+            "rule": hit.rule.label,
+            "program": cmd.program,
+            "command": _cut(cmd.source or " ".join(cmd.argv), TEXT_CAP),
+            "matched": _cut(hit.matched, TEXT_CAP),
+            "fallback": cmd.fallback,
+        }
+        if cmd.via:
+            evidence["via"] = list(cmd.via)
+        if cmd.prefixes:
+            evidence["prefixes"] = list(cmd.prefixes)
+        if where.workspace:
+            evidence["workspace"] = where.workspace
+        if parsed.truncated:
+            evidence["truncated"] = True
+        return SpecialistResult(
+            verdict=verdict,
+            confidence=0.8 if cmd.fallback else 1.0,
+            reason=_cut(reason, 400),
+            correction=hit.rule.correction or _correction(hit, where),
+            evidence=evidence,
+        )
+
+
+def _correction(hit: _Hit, where: _Where) -> str:
+    rule = hit.rule
+    if rule.target in ("outside_workspace", "root_or_home"):
+        inside = f" inside {where.workspace}" if where.workspace else ""
+        return (
+            f"Do not run this: it reaches {hit.object}. Limit the command to explicit paths"
+            f"{inside}, and ask the user before touching anything else."
+        )
+    if rule.target == "unsafe_expansion":
+        return (
+            "Use literal, quoted paths (or check the variable first, e.g. ${VAR:?}) so that an "
+            "empty or split value cannot widen what the command touches."
+        )
+    if rule.target == "unknown":
+        return "Resolve the value first, check it, then run the command on the literal paths."
+    if rule.pipe:
+        return (
+            "Download the script to a file, read it, verify its checksum or signature, and run "
+            "it only if it is what you expect."
+        )
+    return f"Do not run {hit.command.program or 'this'} like this; find a narrower way to do it."
+
+
+def _build(entry: Entry, config: KindConfig) -> ShellSpecialist:
+    if not isinstance(config, ShellConfig):
+        raise TypeError(f"shell kind needs a ShellConfig, got {type(config).__name__}")
+    preload()
+    return ShellSpecialist(config, entry.default)
+
+
+SHELL_KIND: Final = SpecialistKind(
+    name=KIND_NAME,
+    config_model=ShellConfig,
+    build=_build,
+    version=KIND_VERSION,
+    description="Rules over every simple command a shell command line would run.",
+)
+
+
+@hookimpl
+def supervisor_register_kinds() -> list[SpecialistKind]:
+    """Register the ``shell`` kind."""
+    return [SHELL_KIND]

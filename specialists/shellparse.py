@@ -1,0 +1,3104 @@
+"""What a shell command line actually runs: a flat list of simple commands.
+
+:func:`parse` turns a command line into :class:`ParsedShell`, whose ``commands`` list every
+simple command that would run, however it is wrapped: pipelines and lists, subshells and
+``{ }`` groups, ``if``/``for``/``while`` bodies and function bodies, command and process
+substitution, ``sh -c``/``bash -lc``/``zsh -c`` strings, ``eval``, ``su -c``, ``xargs CMD``,
+``find ... -exec CMD {} ;``, here-documents and here-strings fed to a shell, ``echo <b64> |
+base64 -d | sh`` payloads, and the shell or file operations inside ``python -c`` /
+``node -e`` / ``perl -e`` / ``ruby -e`` one-liners. Prefixes (``sudo -u x``, ``env -i A=1``,
+``nohup``, ``timeout 5``, ``nice -n 5``, ``time``, ``command``, ``builtin``, ``exec``,
+``stdbuf -oL``, ``doas``, ``xargs``...) are stripped from the program and recorded.
+
+Words are expanded the way the shell would expand them, from what the command line itself
+says: quotes are removed (``r""m`` is ``rm``, ``$'\\x72m'`` is ``rm``), variables assigned
+earlier on the line are substituted (``D=/; rm -rf $D``), ``~``, ``$HOME`` and ``${HOME}``
+come from ``home``, ``$PWD`` from ``cwd``, other variables from ``env``, and a variable
+that is not known is unset and expands to nothing (so ``rm -rf "$UNSET/"`` targets ``/``).
+Unquoted expansions are split into words (``rm${IFS}-rf${IFS}/``), brace lists are expanded
+(``/{bin,etc}``), ``cd`` changes the directory later paths resolve against, and command
+substitutions whose output is known without running anything (``$(echo /)``,
+``$(echo L3RtcA== | base64 -d)``, ``$(pwd)``) are replaced by that output; any other
+substitution stays as its source text and marks the command ``dynamic``.
+
+Parsing uses three strategies, cheapest first:
+
+1. a small exact tokenizer for plain command lines (words, quotes, expansions, redirects,
+   here-documents, ``;`` ``&&`` ``||`` ``|`` ``&``): most agent commands never need more;
+2. ``bashlex``, a real bash parser, for anything with compound syntax (subshells, groups,
+   ``if``/``for``/``while``, functions);
+3. when bashlex cannot parse the text (or the text is too large for it), a conservative
+   tokenizer that splits on the same operators and on parentheses and drops reserved words.
+   Commands found that way carry ``fallback=True`` and so does the :class:`ParsedShell`.
+
+Cost is bounded: the input is cut at ``max_chars`` (``truncated`` is then set), bashlex only
+sees texts up to :data:`BASHLEX_MAX_CHARS`, nesting stops at ``max_depth``, at most
+``max_commands`` commands are produced, and the total text parsed and the length of every
+expanded word are capped. No backtracking regex runs on the command: scanning uses string
+methods, and globs are matched with RE2.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import binascii
+import posixpath
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
+
+import re2
+
+if TYPE_CHECKING:
+    from supervisor.models import Action, Context
+
+__all__ = [
+    "DEFAULT_MAX_CHARS",
+    "DEFAULT_MAX_COMMANDS",
+    "DEFAULT_MAX_DEPTH",
+    "INTERPRETERS",
+    "SHELLS",
+    "WRITE_REDIRECTS",
+    "ParsedShell",
+    "PathEffect",
+    "PathGlobs",
+    "Redirect",
+    "SimpleCommand",
+    "WordGlobs",
+    "command_of",
+    "is_within",
+    "parse",
+    "parse_for",
+    "path_effects",
+    "preload",
+    "resolve_path",
+    "workspace_of",
+]
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+DEFAULT_MAX_CHARS: Final = 65_536
+DEFAULT_MAX_DEPTH: Final = 5
+DEFAULT_MAX_COMMANDS: Final = 500
+# bashlex costs ~7 µs per character: it sees at most this many characters per parse (in all
+# nested texts together); beyond that the conservative tokenizer is used.
+BASHLEX_MAX_CHARS: Final = 8_192
+# Nested texts (sh -c strings, substitutions, decoded payloads) may add this much to twice
+# the input's length before parsing stops and ``truncated`` is set.
+NESTED_EXTRA_CHARS: Final = 16_384
+MAX_WORD_CHARS: Final = 16_384  # an expanded word (or variable value) is cut here
+MAX_FIELDS: Final = 256  # words one word may expand to (brace lists, splitting)
+MAX_BRACE_RESULTS: Final = 64
+MAX_BRACE_WORD_CHARS: Final = 1_024  # longer words are not brace-expanded
+MAX_EXPANSION_NESTING: Final = 16
+MAX_LOOP_ITEMS: Final = 8  # a for loop's body is walked once per item, up to this
+MAX_PREFIXES: Final = 12
+MAX_NESTING: Final = 1_000  # brackets and quotes open at once while scanning
+MAX_CODE_CALLS: Final = 64  # calls looked at in one inline program
+MAX_XARGS_ITEMS: Final = 64
+MAX_FILES: Final = 32  # files written on the line whose content is remembered
+
+SHELLS: Final = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish"})
+_PYTHON_NAMES: Final = frozenset({"pypy", "pypy3", "py"})
+INTERPRETERS: Final = frozenset(
+    {"node", "nodejs", "perl", "ruby", "php", "deno", "bun", "pwsh", "powershell", "osascript"}
+)
+# Redirect operators (without an fd number) that write to their target.
+WRITE_REDIRECTS: Final = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+_READ_REDIRECTS: Final = frozenset({"<", "<>"})
+
+_WS: Final = " \t\n"
+_META: Final = frozenset(" \t\n;&|<>()")
+_GLOB_CHARS: Final = frozenset("*?[")
+# Characters that make a word need expansion (quotes, escapes, $, `, ~, braces, globs...).
+_PLAIN_WORD: Final = frozenset("'\"\\$`~{}*?[<>()\n\t ")
+_NAME_START: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_NAME_CHARS: Final = _NAME_START | frozenset("0123456789")
+_SPECIAL_PARAMS: Final = frozenset("@*#?$!-0123456789")
+_RESERVED: Final = _names(
+    "if then else elif fi for while until do done case esac select function coproc { "
+    "} (( ! time in ]]"
+)
+# Reserved words whose whole segment (up to the next separator) is a header, not a command.
+_HEADER_WORDS: Final = frozenset({"for", "select", "case", "function", "coproc"})
+
+
+class _NotSimple(Exception):
+    """The exact tokenizer met syntax it does not model; a real parser is needed."""
+
+
+class _Budget(Exception):
+    """A global limit was reached; stop producing commands."""
+
+
+# --------------------------------------------------------------------------------------
+# Public data types
+
+
+class Redirect(NamedTuple):
+    """One redirection of a simple command.
+
+    ``op`` is the operator with its fd number when one is written (``>``, ``>>``, ``2>``,
+    ``&>``, ``<``, ``<<<``, ``<<``, ``>&``, ``2>&``). ``target`` is the expanded target word
+    (for ``<<`` the delimiter, for ``<<<`` the string). ``path`` is the target resolved to an
+    absolute path, or None when the target is not a file (an fd, a here-document).
+    """
+
+    op: str
+    target: str
+    path: str | None
+
+    @property
+    def writes(self) -> bool:
+        """Whether the redirection writes to (or truncates) its target."""
+        return self.path is not None and self.op.lstrip("0123456789") in WRITE_REDIRECTS
+
+    @property
+    def reads(self) -> bool:
+        """Whether the redirection reads from its target."""
+        return self.path is not None and self.op.lstrip("0123456789") in _READ_REDIRECTS
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleCommand:
+    """One simple command that would run.
+
+    Attributes:
+        program: basename of the program (``rm``, ``git``, ``python3``); ``""`` for a
+            command that is only redirections (``> file``).
+        argv: the expanded words, ``argv[0]`` the program as written (``/bin/rm``).
+        flags: normalised options: ``-rf`` gives ``r`` and ``f``, ``--recursive`` gives
+            ``recursive``, ``--force=x`` gives ``force``; for ``find``, its primaries
+            (``delete``, ``exec``, ``name``). Options after ``--`` are positionals.
+        positionals: the words after the program that are not options (option values
+            included: which options take a value is not known in general).
+        redirects: the command's redirections.
+        prefixes: stripped wrappers, each as written (``sudo -u x``, ``env -i``, ``nohup``,
+            ``timeout 5``, ``xargs -0``), outermost first, including those of enclosing
+            commands (``sudo sh -c 'rm x'`` gives ``rm`` the prefix ``sudo``).
+        assignments: ``NAME=value`` pairs set for this command only (``A=1 cmd``,
+            ``env A=1 cmd``).
+        depth: nesting level: 0 for the command line itself, +1 per ``sh -c``, ``eval``,
+            substitution, decoded payload or inline program.
+        source: the text of the command (or of the code that implies it).
+        cwd: the directory the command runs in, after ``cd`` earlier on the line.
+        via: how it is reached from the command line (``sh -c``, ``eval``, ``$(…)``,
+            ``xargs``, ``find -exec``, ``python -c``, ``base64 -d | sh``), outermost first.
+        runs_stdin_as_code: an interpreter reading its program from stdin in a pipeline,
+            a here-document or a here-string.
+        code_from: programs whose output this command runs as code (``curl`` in
+            ``curl x | sh``, ``bash <(curl x)``, ``eval "$(curl x)"``).
+        inline_code: the program text given with ``-c``/``-e`` (``sh -c``, ``python -c``,
+            ``node -e``, ``perl -e``, ``eval``), when there is one.
+        unset_vars: variables that expanded to nothing in this command's words.
+        variables: every variable its words reference (``$OPENAI_API_KEY``), set or not.
+        dynamic: some word depends on a value that is not known without running something
+            (a command substitution with unknown output, ``read``, arithmetic).
+        split_words: an unquoted expansion was split into several words.
+        globbed: some word has an unquoted glob character (``*``, ``?``, ``[``).
+        pipe_from: programs earlier in the same pipeline.
+        stdin_args: further arguments come from stdin (``xargs``).
+        synthetic: derived from code rather than written as a shell command (the
+            ``rm -r /x`` that ``python -c 'shutil.rmtree("/x")'`` amounts to).
+        fallback: found by the conservative tokenizer because the text did not parse.
+    """
+
+    program: str
+    argv: tuple[str, ...]
+    flags: frozenset[str] = frozenset()
+    positionals: tuple[str, ...] = ()
+    redirects: tuple[Redirect, ...] = ()
+    prefixes: tuple[str, ...] = ()
+    assignments: tuple[tuple[str, str], ...] = ()
+    depth: int = 0
+    source: str = ""
+    cwd: str | None = None
+    via: tuple[str, ...] = ()
+    runs_stdin_as_code: bool = False
+    code_from: tuple[str, ...] = ()
+    inline_code: str | None = None
+    unset_vars: tuple[str, ...] = ()
+    variables: tuple[str, ...] = ()
+    dynamic: bool = False
+    split_words: bool = False
+    globbed: bool = False
+    pipe_from: tuple[str, ...] = ()
+    stdin_args: bool = False
+    synthetic: bool = False
+    fallback: bool = False
+    stdin_text: str | None = field(default=None, repr=False)
+
+    @property
+    def prefix_names(self) -> frozenset[str]:
+        """The prefixes' program names (``sudo``, ``env``, ``xargs``...)."""
+        return frozenset(p.split(" ", 1)[0] for p in self.prefixes)
+
+    def has_flag(self, *names: str) -> bool:
+        """Whether any of the normalised flags ``names`` is given."""
+        return any(name in self.flags for name in names)
+
+    def paths(self, home: str | None = None) -> tuple[str, ...]:
+        """The positionals resolved as paths against the command's ``cwd``."""
+        return tuple(resolve_path(word, self.cwd, home) for word in self.positionals if word)
+
+    @property
+    def reached_through(self) -> str:
+        """``via`` as words for a reason: ``"sh -c → eval"``, or ``""``."""
+        return " → ".join(self.via)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedShell:
+    """Everything a command line would run.
+
+    Attributes:
+        source: the command line as parsed (cut at ``max_chars``).
+        commands: every simple command, in the order they would start.
+        fallback: some part did not parse and was tokenized conservatively.
+        truncated: the input, the nesting or the number of commands hit a limit, so some
+            of what runs may be missing.
+        errors: why the fallback or the truncation happened (short messages).
+        assigned: every ``NAME=value`` seen on the line (``A=1``, ``export A=1``, ``A=1
+            cmd``, ``env A=1 cmd``), in order.
+        cwd, home: what relative paths and ``~`` were resolved against.
+    """
+
+    source: str
+    commands: tuple[SimpleCommand, ...]
+    fallback: bool = False
+    truncated: bool = False
+    errors: tuple[str, ...] = ()
+    assigned: tuple[tuple[str, str], ...] = ()
+    cwd: str | None = None
+    home: str | None = None
+
+    @property
+    def programs(self) -> frozenset[str]:
+        """Names of every program that would run."""
+        return frozenset(c.program for c in self.commands)
+
+    def by_program(self, *names: str) -> Iterator[SimpleCommand]:
+        """The commands running one of the programs ``names``."""
+        wanted = frozenset(names)
+        return (c for c in self.commands if c.program in wanted)
+
+
+# --------------------------------------------------------------------------------------
+# Paths
+
+
+def resolve_path(word: str, cwd: str | None, home: str | None) -> str:
+    """A path word made absolute and normalised, without touching the filesystem.
+
+    ``~`` and ``~/x`` expand to ``home``; a relative path is joined to ``cwd``; ``.`` and
+    ``..`` are collapsed (``..`` above ``/`` stays at ``/``); repeated and trailing slashes go.
+    Without ``home``, ``~`` stays as written; without ``cwd``, a relative path stays
+    relative (normalised).
+    """
+    path = word
+    if path.startswith("~") and home and (len(path) == 1 or path[1] == "/"):
+        path = home + path[1:]
+    if not path.startswith("/") and cwd and not path.startswith("~"):
+        path = cwd.rstrip("/") + "/" + path if path else cwd
+    if not path:
+        return "."
+    normal = posixpath.normpath(path)
+    if normal.startswith("//"):
+        normal = "/" + normal.lstrip("/")
+    return normal
+
+
+def is_within(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or below it (both normalised absolute paths)."""
+    if root == "/":
+        return path.startswith("/")
+    return path == root or path.startswith(root + "/")
+
+
+def workspace_of(context: Context) -> str | None:
+    """The workspace of a context: ``repo_root``, else ``cwd``, normalised."""
+    root = context.repo_root or context.cwd
+    return resolve_path(root, None, context.home) if root else None
+
+
+def _home_of(context: Context) -> str | None:
+    home = context.home or context.env.get("HOME")
+    if home and home != "<unset>":
+        return resolve_path(home, None, None)
+    return None
+
+
+def command_of(action: Action) -> str | None:
+    """The shell command of an action: ``args.command`` (a string, or an argv list)."""
+    command = action.args.get("command")
+    if isinstance(command, str):
+        return command
+    if isinstance(command, list) and command and all(isinstance(w, str) for w in command):
+        return " ".join(_quote(str(w)) for w in command)
+    return None
+
+
+def _quote(word: str) -> str:
+    if word and all(c.isalnum() or c in "@%+=:,./-_" for c in word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+_local: Final = threading.local()  # the last parse of each thread, for parse_for
+
+
+def parse_for(command: str, context: Context, *, max_chars: int = DEFAULT_MAX_CHARS) -> ParsedShell:
+    """:func:`parse` with ``cwd``, ``home`` and ``env`` taken from a context, cached.
+
+    Several specialists judge the same command with the same context in one decision; the
+    parse is done once. ``cwd`` is ``context.cwd`` (else ``repo_root``); ``home`` is
+    ``context.home`` (else ``env["HOME"]``).
+    """
+    last: tuple[str, object, int, ParsedShell] | None = getattr(_local, "last", None)
+    if last is not None and last[1] is context and last[2] == max_chars and last[0] == command:
+        return last[3]
+    env = context.env
+    key_env = tuple(sorted(env.items())) if env else ()
+    parsed = _parse_cached(
+        command, context.cwd or context.repo_root, _home_of(context), key_env, max_chars
+    )
+    _local.last = (command, context, max_chars, parsed)
+    return parsed
+
+
+@lru_cache(maxsize=256)
+def _parse_cached(
+    command: str,
+    cwd: str | None,
+    home: str | None,
+    env: tuple[tuple[str, str], ...],
+    max_chars: int,
+) -> ParsedShell:
+    return parse(command, cwd=cwd, home=home, env=dict(env), max_chars=max_chars)
+
+
+def parse(
+    command: str,
+    *,
+    cwd: str | None = None,
+    home: str | None = None,
+    env: Mapping[str, str] | None = None,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    max_commands: int = DEFAULT_MAX_COMMANDS,
+) -> ParsedShell:
+    """Every simple command that ``command`` would run.
+
+    Args:
+        command: the command line.
+        cwd: the directory it runs in (relative paths resolve against it).
+        home: the home directory (``~``, ``$HOME``); else ``env["HOME"]``.
+        env: known variable values; a value ``"<unset>"`` means unset.
+        max_chars: longer input is cut here and ``truncated`` is set.
+        max_depth: nesting (``sh -c`` in ``eval`` in ``$(...)``...) deeper than this is not
+            followed, and ``truncated`` is set.
+        max_commands: at most this many commands are produced.
+
+    Never raises on any input: what cannot be parsed is tokenized conservatively.
+    """
+    text = command if isinstance(command, str) else str(command)
+    truncated = len(text) > max_chars
+    if truncated:
+        text = text[:max_chars]
+    variables: dict[str, str] = {}
+    if env:
+        for name, value in env.items():
+            if value != "<unset>" and isinstance(value, str):
+                variables[name] = value[:MAX_WORD_CHARS]
+    if home is None:
+        home = variables.get("HOME") or None
+    home = resolve_path(home, None, None) if home else None
+    cwd = resolve_path(cwd, None, home) if cwd else None
+    parser = _Parser(
+        max_depth=max_depth, max_commands=max_commands, budget=2 * len(text) + NESTED_EXTRA_CHARS
+    )
+    state = _State(variables, set(), cwd, home)
+    try:
+        parser.parse_text(text, state, _Scope(0, (), (), False))
+    except _Budget:
+        parser.truncated = True
+    except RecursionError:  # deep nesting in a library we call: keep what was found
+        parser.truncated = True
+        parser.errors.append("nesting too deep")
+    except Exception as exc:  # noqa: BLE001 - a parser bug must not lose what was found
+        parser.truncated = True
+        parser.fallback = True
+        parser.errors.append(f"internal: {type(exc).__name__}: {str(exc)[:120]}")
+    if truncated:
+        parser.errors.append(f"input longer than {max_chars} characters")
+    return ParsedShell(
+        source=text,
+        commands=tuple(parser.commands),
+        fallback=parser.fallback,
+        truncated=truncated or parser.truncated,
+        errors=tuple(dict.fromkeys(parser.errors)),
+        assigned=tuple(parser.assigned),
+        cwd=cwd,
+        home=home,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Globs over paths (RE2: linear time)
+
+
+def _glob_regex(pattern: str) -> str:
+    """RE2 syntax for a path glob: ``**`` spans directories, ``*``/``?`` stay in one."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            if pattern.startswith("**", i):
+                j = i + 2
+                at_start = i == 0 or pattern[i - 1] == "/"
+                if at_start and j < n and pattern[j] == "/":
+                    out.append("(?:[^/]*/)*")  # "**/" : zero or more directories
+                    i = j + 1
+                    continue
+                if at_start and j == n and i > 0:
+                    out.pop()  # "/**" at the end: the directory itself or anything below
+                    out.append("(?:/.*)?")
+                    i = j
+                    continue
+                out.append(".*")
+                i = j
+                continue
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            end = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "]") else i + 1)
+            if end < 0:
+                out.append(re2.escape(c))
+            else:
+                body = pattern[i + 1 : end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end + 1
+                continue
+        else:
+            out.append(re2.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def _glob_options() -> re2.Options:
+    options = re2.Options()
+    options.never_capture = True
+    options.log_errors = False
+    options.dot_nl = True
+    return options
+
+
+class PathGlobs:
+    """A set of path globs matched in linear time.
+
+    A glob starting with ``/`` is absolute; one starting with ``~/`` is below the home
+    directory given at match time; any other glob floats: it matches at any depth, as in
+    ``.gitignore`` (``.env`` and ``**/.env`` both match ``/repo/app/.env``). ``**`` spans
+    directories, ``*`` and ``?`` stay within one, ``[abc]`` is a class, and a trailing
+    ``/**`` also matches the directory itself.
+
+    Raises:
+        ValueError: a glob that cannot be compiled, naming it.
+    """
+
+    __slots__ = ("_absolute", "_home", "globs")
+
+    def __init__(self, globs: Iterable[str]) -> None:
+        self.globs = tuple(globs)
+        absolute: list[str] = []
+        home: list[str] = []
+        for glob in self.globs:
+            if not glob or glob.strip() != glob:
+                raise ValueError(f"glob {glob!r} is empty or has surrounding spaces")
+            if glob == "~" or glob.startswith("~/"):
+                home.append(_glob_regex(glob[1:] or "/"))
+            elif glob.startswith("/"):
+                absolute.append(_glob_regex(glob.rstrip("/") or "/"))
+            else:
+                body = glob[2:] if glob.startswith("./") else glob
+                absolute.append("(?:.*/)?" + _glob_regex(body))
+        self._absolute = self._compile(absolute, self.globs)
+        self._home = self._compile(home, self.globs)
+
+    @staticmethod
+    def _compile(patterns: list[str], globs: tuple[str, ...]) -> re2._Regexp | None:
+        if not patterns:
+            return None
+        joined = "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")"
+        try:
+            return re2.compile(joined, _glob_options())
+        except re2.error as exc:
+            raise ValueError(f"globs {list(globs)!r} do not compile: {exc}") from None
+
+    def __bool__(self) -> bool:
+        return bool(self.globs)
+
+    def match(self, path: str, home: str | None = None) -> bool:
+        """Whether the normalised ``path`` matches a glob (``home`` for ``~/`` globs)."""
+        if self._absolute is not None and self._absolute.fullmatch(path) is not None:
+            return True
+        if self._home is None:
+            return False
+        if path == "~" or path.startswith("~/"):
+            rest = path[1:] or "/"
+        elif home and is_within(path, home):
+            rest = path[len(home.rstrip("/")) :] or "/"
+        else:
+            return False
+        return self._home.fullmatch(rest) is not None
+
+
+def _word_regex(glob: str) -> str:
+    """RE2 for a word glob: ``*`` any run, ``?`` one character, ``[...]`` a class."""
+    out: list[str] = []
+    i, n = 0, len(glob)
+    while i < n:
+        c = glob[i]
+        if c == "*":
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif c == "[":
+            end = glob.find("]", i + 2)
+            if end < 0:
+                out.append(re2.escape(c))
+            else:
+                body = glob[i + 1 : end]
+                body = "^" + body[1:] if body.startswith("!") else body
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end + 1
+                continue
+        else:
+            out.append(re2.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def _word_options() -> re2.Options:
+    options = re2.Options()
+    options.never_capture = True
+    options.log_errors = False
+    options.dot_nl = True
+    return options
+
+
+class WordGlobs:
+    """Globs over whole words, matched in linear time (one RE2 per list)."""
+
+    __slots__ = ("_exact", "_regex", "globs")
+
+    def __init__(self, globs: Iterable[str]) -> None:
+        self.globs = tuple(globs)
+        wild = [g for g in self.globs if any(c in g for c in "*?[")]
+        self._exact = frozenset(g for g in self.globs if g not in wild)
+        self._regex: re2._Regexp | None = None
+        if wild:
+            joined = "|".join(f"(?:{_word_regex(g)})" for g in wild)
+            try:
+                self._regex = re2.compile(joined, _word_options())
+            except re2.error as exc:
+                raise ValueError(f"globs {wild!r} do not compile: {exc}") from None
+
+    def __bool__(self) -> bool:
+        return bool(self.globs)
+
+    def match(self, word: str) -> bool:
+        if word in self._exact:
+            return True
+        return self._regex is not None and self._regex.fullmatch(word) is not None
+
+    def first(self, words: Iterable[str]) -> str | None:
+        """The first of ``words`` that matches, if any."""
+        for word in words:
+            if self.match(word):
+                return word
+        return None
+
+
+# --------------------------------------------------------------------------------------
+# What commands do to paths
+
+
+class PathEffect(NamedTuple):
+    """A path a command reads, writes or deletes: ``mode`` is one of those three words."""
+
+    mode: str
+    path: str
+    command: SimpleCommand
+
+
+_READERS: Final = _names(
+    "cat tac less more head tail bat batcat nl strings xxd od hexdump base64 base32 "
+    "grep egrep fgrep rg ag awk gawk sort uniq wc cut diff cmp jq yq source . view "
+    "vimdiff md5sum sha1sum sha256sum gpg openssl zip gzip bzip2 xz file stat sed scp"
+)
+_EDITORS: Final = frozenset(
+    {"vi", "vim", "nvim", "nano", "emacs", "ed", "code", "subl", "pico", "micro", "touch"}
+)
+_ATTR_WRITERS: Final = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl", "truncate"})
+_DELETERS: Final = frozenset({"rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put"})
+_COPIERS: Final = frozenset({"cp", "install", "ln", "rsync", "scp", "mv"})
+
+
+def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEffect]:
+    """The paths ``command`` reads, writes or deletes, as far as its program is known.
+
+    Redirections always count (``> f`` writes ``f``, ``< f`` reads it); then by program:
+    ``rm``/``rmdir``/``unlink``/``shred`` and ``find -delete`` delete, ``mv`` deletes its
+    sources and writes its destination, ``cp``/``rsync``/``install``/``ln`` read sources and
+    write the destination (``rsync --delete`` also deletes there), ``tee``, ``touch``,
+    editors, ``chmod``/``chown``, ``sed -i``, ``dd of=``, ``curl -o``, ``wget -O`` write,
+    ``mkdir`` writes, readers (``cat``, ``less``, ``grep``, ``source``...) and ``curl -d @f``
+    / ``-T f`` read. Unknown programs contribute only their redirections.
+    """
+    effects: list[PathEffect] = []
+    cwd = command.cwd
+
+    def add(mode: str, word: str) -> None:
+        if word and word != "-" and not word.startswith("/dev/fd/"):
+            effects.append(PathEffect(mode, resolve_path(word, cwd, home), command))
+
+    for redirect in command.redirects:
+        if redirect.path is not None and redirect.writes:
+            effects.append(PathEffect("write", redirect.path, command))
+        elif redirect.path is not None and redirect.reads:
+            effects.append(PathEffect("read", redirect.path, command))
+    program = command.program
+    args = command.positionals
+    if program in _DELETERS:
+        for word in args:
+            add("delete", word)
+    elif program == "find":
+        if command.has_flag("delete"):
+            for word in args:
+                add("delete", word)
+    elif program in _COPIERS and len(args) >= 2:
+        *sources, dest = args
+        if "t" in command.flags or "target-directory" in command.flags:
+            dest, sources = sources[0], [*sources[1:], dest]
+        for word in sources:
+            add("delete" if program == "mv" else "read", word)
+        add("write", dest)
+        if program == "rsync" and any(f.startswith("delete") for f in command.flags):
+            add("delete", dest)
+    elif program in _ATTR_WRITERS:
+        skip = program in ("chown", "chgrp") and not command.has_flag("reference")
+        skip = skip or (program == "chmod" and bool(args) and _is_mode(args[0]))
+        for word in args[1:] if skip else args:
+            add("write", word)
+    elif program in ("tee", "mkdir") or program in _EDITORS:
+        for word in args:
+            add("write", word)
+    elif program == "sed" or program == "perl":
+        mode = "write" if command.has_flag("i", "in-place") else "read"
+        for word in args[1:] if program == "sed" else args:
+            add(mode, word)
+    elif program == "dd":
+        for word in args:
+            if word.startswith("of="):
+                add("write", word[3:])
+            elif word.startswith("if="):
+                add("read", word[3:])
+    elif program in ("curl", "wget"):
+        _network_file_effects(command, add)
+    elif program in _READERS:
+        for word in args:
+            add("read", word)
+    return effects
+
+
+def _is_mode(word: str) -> bool:
+    """Whether a chmod operand is a mode (``755``, ``u+x``, ``a=r,o-w``) rather than a path."""
+    return bool(word) and all(c in "01234567ugoa+-=rwxXst," for c in word)
+
+
+def _network_file_effects(command: SimpleCommand, add: Callable[[str, str], None]) -> None:
+    argv = command.argv
+    takes_file_out = ("-o", "--output", "-O", "--output-document")
+    for i, word in enumerate(argv[1:], 1):
+        nxt = argv[i + 1] if i + 1 < len(argv) else ""
+        if word in takes_file_out and nxt:
+            if not (command.program == "curl" and word == "-O"):
+                add("write", nxt)
+        elif word.startswith("--output=") or word.startswith("--output-document="):
+            add("write", word.split("=", 1)[1])
+        elif word in ("-T", "--upload-file") and nxt:
+            add("read", nxt)
+        elif word in ("-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "-F"):
+            value = nxt.split("=", 1)[-1] if word in ("-F", "--data-urlencode") else nxt
+            if value.startswith("@") or value.startswith("<"):
+                add("read", value[1:])
+        elif word.startswith("--post-file=") or word.startswith("--body-file="):
+            add("read", word.split("=", 1)[1])
+
+
+# --------------------------------------------------------------------------------------
+# Scanning helpers (iterative and linear: no recursion on input structure)
+
+
+def _skip_nested(text: str, i: int, closer: str) -> tuple[int, bool]:
+    """Index just past the construct opened before ``i`` and closed by ``closer``.
+
+    ``closer`` is ``)`` for ``$(`` / ``(``, ``}`` for ``${``, ``))`` for ``$((``, ``"`` for a
+    double-quoted string and a backtick for a backquoted substitution. Quotes, nested
+    substitutions and here-documents inside are skipped. Returns ``(index, closed)``;
+    an unterminated construct ends at ``len(text)`` with ``closed`` False.
+    """
+    n = len(text)
+    stack = [closer]
+    heredocs: list[tuple[str, bool]] = []
+    while i < n:
+        top = stack[-1]
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if top == '"':
+            if c == '"':
+                stack.pop()
+            elif c == "$" and i + 1 < n and text[i + 1] in "({":
+                stack.append("}" if text[i + 1] == "{" else ")")
+                i += 1
+            elif c == "`":
+                stack.append("`")
+            i += 1
+        elif top == "`":
+            if c == "`":
+                stack.pop()
+            i += 1
+        else:
+            if c == "'" and top != "}":
+                end = text.find("'", i + 1)
+                i = n if end < 0 else end + 1
+                continue
+            if c == '"':
+                stack.append('"')
+            elif c == "`":
+                stack.append("`")
+            elif c == "$" and i + 1 < n and text[i + 1] == "{":
+                stack.append("}")
+                i += 1
+            elif c == "$" and text.startswith("((", i + 1):
+                stack.append("))")
+                i += 2
+            elif c == "(" and top in (")", "))"):
+                stack.append(")")
+            elif c == ")" and top == ")":
+                stack.pop()
+            elif c == ")" and top == "))" and text.startswith("))", i):
+                stack.pop()
+                i += 1
+            elif c == "}" and top == "}":
+                stack.pop()
+            elif (
+                c == "<"
+                and top == ")"
+                and text.startswith("<<", i)
+                and not text.startswith("<<<", i)
+            ):
+                i = _note_heredoc(text, i, heredocs)
+                continue
+            elif c == "\n" and heredocs:
+                i = _skip_heredoc_bodies(text, i + 1, heredocs)
+                continue
+            i += 1
+        if not stack:
+            return i, True
+        if len(stack) > MAX_NESTING:
+            return n, False
+    return n, False
+
+
+def _note_heredoc(text: str, i: int, heredocs: list[tuple[str, bool]]) -> int:
+    """After ``<<`` / ``<<-`` at ``i``: record the delimiter; return the index after it."""
+    j = i + 2
+    strip = text.startswith("-", j)
+    if strip:
+        j += 1
+    n = len(text)
+    while j < n and text[j] in " \t":
+        j += 1
+    k = j
+    while k < n and text[k] not in _META:
+        k += 1
+    word = text[j:k]
+    delim = word.replace("'", "").replace('"', "").replace("\\", "")
+    if delim:
+        heredocs.append((delim, strip))
+    return max(k, i + 2)
+
+
+def _skip_heredoc_bodies(text: str, i: int, heredocs: list[tuple[str, bool]]) -> int:
+    for delim, strip in heredocs:
+        _, i = _read_heredoc(text, i, delim, strip)
+    heredocs.clear()
+    return i
+
+
+def _read_heredoc(text: str, i: int, delim: str, strip: bool) -> tuple[str, int]:
+    """The body of a here-document starting at ``i`` and the index after its last line."""
+    n = len(text)
+    lines: list[str] = []
+    while i < n:
+        end = text.find("\n", i)
+        line = text[i:] if end < 0 else text[i:end]
+        nxt = n if end < 0 else end + 1
+        if (line.lstrip("\t") if strip else line) == delim:
+            return "\n".join(lines) + ("\n" if lines else ""), nxt
+        lines.append(line.lstrip("\t") if strip else line)
+        i = nxt
+    return "\n".join(lines), n
+
+
+# --------------------------------------------------------------------------------------
+# The tokenizer (exact for plain command lines; conservative in fallback mode)
+
+
+@dataclass(slots=True)
+class _RawRedirect:
+    op: str  # with the fd number as written, e.g. "2>" or ">"
+    target: str  # raw target word; for "<<", the body; for "<<<", the raw word
+    heredoc: bool = False
+
+
+@dataclass(slots=True)
+class _RawCmd:
+    words: list[str]
+    redirects: list[_RawRedirect]
+    source: str
+
+
+class _Tok(NamedTuple):
+    kind: str  # "w" word, "op" operator, "r" redirect
+    text: str
+    start: int
+    end: int
+    redirect: _RawRedirect | None = None
+
+
+def _word_end(text: str, i: int, strict: bool, in_test: bool = False) -> int:
+    """End of the word starting at ``i`` (quote- and substitution-aware)."""
+    n = len(text)
+    start = i
+    while i < n:
+        c = text[i]
+        if c in _META:
+            if in_test and c in "&|<>()":
+                i += 1
+                continue
+            if c == "(" and text[i - 1 : i] == "=" and _is_assignment(text[start:i]):
+                i, closed = _skip_nested(text, i + 1, ")")  # an array: a=(1 2)
+                if not closed and strict:
+                    raise _NotSimple("unterminated array")
+                continue
+            if c in "()" and strict:
+                raise _NotSimple("parenthesis")
+            if c in "<>" and i + 1 < n and text[i + 1] == "(":
+                i, closed = _skip_nested(text, i + 2, ")")
+                if not closed and strict:
+                    raise _NotSimple("unterminated process substitution")
+                continue
+            return i
+        if c == "\\":
+            i += 2
+        elif c == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                if strict:
+                    raise _NotSimple("unterminated quote")
+                return n
+            i = end + 1
+        elif c == '"':
+            i, closed = _skip_nested(text, i + 1, '"')
+            if not closed and strict:
+                raise _NotSimple("unterminated quote")
+        elif c == "`":
+            i, closed = _skip_nested(text, i + 1, "`")
+            if not closed and strict:
+                raise _NotSimple("unterminated backquote")
+        elif c == "$" and i + 1 < n and text[i + 1] in "({":
+            if text.startswith("((", i + 1):
+                i, closed = _skip_nested(text, i + 3, "))")
+            elif text[i + 1] == "{":
+                i, closed = _skip_nested(text, i + 2, "}")
+            else:
+                i, closed = _skip_nested(text, i + 2, ")")
+            if not closed and strict:
+                raise _NotSimple("unterminated substitution")
+        else:
+            i += 1
+    return min(i, n)
+
+
+_REDIRECT_OPS: Final = ("<<<", "<<-", "&>>", "<<", ">>", "<>", ">|", ">&", "<&", "&>", "<", ">")
+
+
+def _lex(text: str, strict: bool) -> list[_Tok]:
+    """Tokens of ``text``; raises _NotSimple in strict mode on syntax it does not model."""
+    toks: list[_Tok] = []
+    pending: list[_RawRedirect] = []
+    n = len(text)
+    i = 0
+    command_start = True
+    while i < n:
+        c = text[i]
+        if c in " \t":
+            i += 1
+            continue
+        if c == "\\" and text.startswith("\\\n", i):
+            i += 2
+            continue
+        if c == "\n":
+            toks.append(_Tok("op", "\n", i, i + 1))
+            i += 1
+            for redirect in pending:
+                body, i = _read_heredoc(text, i, redirect.target, redirect.op.endswith("-"))
+                redirect.target = body
+                redirect.op = redirect.op.rstrip("-")
+                redirect.heredoc = True
+            pending.clear()
+            command_start = True
+            continue
+        if c == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if c in ";&|":
+            op = c
+            if text.startswith(";;&", i):
+                op = ";;&"
+            elif text[i : i + 2] in (";;", ";&", "&&", "||", "|&"):
+                op = text[i : i + 2]
+            elif text.startswith("&>", i):
+                op = ""
+            if op:
+                if strict and op in (";;", ";&", ";;&"):
+                    raise _NotSimple("case")
+                toks.append(_Tok("op", op, i, i + len(op)))
+                i += len(op)
+                command_start = True
+                continue
+        if c in "()":
+            if strict:
+                raise _NotSimple("parenthesis")
+            toks.append(_Tok("op", c, i, i + 1))
+            i += 1
+            command_start = True
+            continue
+        # A redirect: [n]op word
+        j = i
+        while j < n and text[j].isdigit():
+            j += 1
+        if j < n and text[j] in "<>&" and not (text[j] in "<>" and text.startswith("(", j + 1)):
+            op = next((o for o in _REDIRECT_OPS if text.startswith(o, j)), "")
+            if op and not (op.startswith("&") and j > i):
+                k = j + len(op)
+                while k < n and text[k] in " \t":
+                    k += 1
+                end = _word_end(text, k, strict) if k < n else k
+                target = text[k:end]
+                redirect = _RawRedirect(text[i:j] + op, target)
+                if op in ("<<", "<<-"):
+                    redirect.target = target.replace("'", "").replace('"', "").replace("\\", "")
+                    pending.append(redirect)
+                toks.append(_Tok("r", text[i:end], i, end, redirect))
+                i = max(end, j + len(op))
+                continue
+        end = _word_end(text, i, strict)
+        if end == i:  # a lone metacharacter the branches above did not take
+            if strict:
+                raise _NotSimple(f"unexpected {c!r}")
+            i += 1
+            continue
+        word = text[i:end]
+        if command_start and word == "[[":
+            end = _test_end(text, end, strict)
+            word = text[i:end]
+            toks.append(_Tok("w", word, i, end))
+            i = end
+            command_start = False
+            continue
+        if command_start and strict and word in _RESERVED and word not in ("!", "time"):
+            raise _NotSimple(f"reserved word {word}")
+        toks.append(_Tok("w", word, i, end))
+        command_start = command_start and _is_assignment(word) is not None
+        i = end
+    if pending:
+        for redirect in pending:  # a here-document without a body: empty
+            redirect.target = ""
+            redirect.op = redirect.op.rstrip("-")
+            redirect.heredoc = True
+    return toks
+
+
+def _test_end(text: str, i: int, strict: bool) -> int:
+    """End of a ``[[ ... ]]`` test starting after ``[[`` at ``i``."""
+    n = len(text)
+    while i < n:
+        while i < n and text[i] in " \t":
+            i += 1
+        if text.startswith("]]", i) and (i + 2 >= n or text[i + 2] in _META):
+            return i + 2
+        if i < n and text[i] == "\n":
+            break
+        end = _word_end(text, i, False, in_test=True)
+        i = max(end, i + 1)
+    if strict:
+        raise _NotSimple("unterminated [[")
+    return n
+
+
+def _is_assignment(word: str) -> str | None:
+    """The variable name when ``word`` is ``NAME=...``, ``NAME+=...`` or ``NAME[i]=...``."""
+    eq = word.find("=")
+    if eq <= 0 or word[0] not in _NAME_START:
+        return None
+    name = word[:eq]
+    if name.endswith("+"):
+        name = name[:-1]
+    bracket = name.find("[")
+    if bracket > 0 and name.endswith("]"):
+        name = name[:bracket]
+    if all(ch in _NAME_CHARS for ch in name) and name:
+        return name
+    return None
+
+
+def _segments(toks: list[_Tok], text: str, fallback: bool) -> list[list[_RawCmd]]:
+    """Pipelines of raw commands, in order."""
+    pipelines: list[list[_RawCmd]] = []
+    current: list[_RawCmd] = []
+    words: list[str] = []
+    redirects: list[_RawRedirect] = []
+    start = -1
+    end = -1
+    skipping_header = False
+
+    def close_command() -> None:
+        nonlocal words, redirects, start, skipping_header
+        if fallback:
+            while words and words[0] in _RESERVED and words[0] not in _HEADER_WORDS:
+                words.pop(0)
+            if words and words[0] in _HEADER_WORDS:
+                words, redirects = [], []
+        if words or redirects:
+            current.append(_RawCmd(words, redirects, text[start:end] if start >= 0 else ""))
+        words, redirects, start = [], [], -1
+        skipping_header = False
+
+    for tok in toks:
+        if tok.kind == "op":
+            if tok.text in ("|", "|&"):
+                close_command()
+            else:
+                close_command()
+                if current:
+                    pipelines.append(current)
+                current = []
+            continue
+        if skipping_header:
+            continue
+        if start < 0:
+            start = tok.start
+        end = tok.end
+        if tok.kind == "r" and tok.redirect is not None:
+            redirects.append(tok.redirect)
+        else:
+            words.append(tok.text)
+    close_command()
+    if current:
+        pipelines.append(current)
+    return pipelines
+
+
+# --------------------------------------------------------------------------------------
+# Word expansion
+
+
+def _ansi_c(body: str) -> str:
+    """Decode the body of a ``$'...'`` string."""
+    out: list[str] = []
+    i, n = 0, len(body)
+    simple = {
+        "a": "\a",
+        "b": "\b",
+        "e": "\x1b",
+        "E": "\x1b",
+        "f": "\f",
+        "n": "\n",
+        "r": "\r",
+        "t": "\t",
+        "v": "\v",
+        "\\": "\\",
+        "'": "'",
+        '"': '"',
+        "?": "?",
+    }
+    while i < n:
+        c = body[i]
+        if c != "\\" or i + 1 >= n:
+            out.append(c)
+            i += 1
+            continue
+        e = body[i + 1]
+        i += 2
+        if e in simple:
+            out.append(simple[e])
+        elif e in "01234567":
+            j = i - 1
+            while j < n and j < i + 2 and body[j] in "01234567":
+                j += 1
+            out.append(chr(int(body[i - 1 : j], 8) & 0xFF))
+            i = j
+        elif e in "xuU":
+            width = {"x": 2, "u": 4, "U": 8}[e]
+            j = i
+            while j < n and j < i + width and body[j] in "0123456789abcdefABCDEF":
+                j += 1
+            if j == i:
+                out.append("\\" + e)
+            else:
+                code = int(body[i:j], 16)
+                out.append(chr(code) if code <= 0x10FFFF else "\ufffd")
+                i = j
+        elif e == "c" and i < n:
+            out.append(chr(ord(body[i]) & 0x1F))
+            i += 1
+        else:
+            out.append("\\" + e)
+    return "".join(out)
+
+
+def _brace_expand(raw: str, limit: int = MAX_BRACE_RESULTS) -> list[str]:
+    """Bash brace expansion of one raw word (``/{bin,etc}`` -> ``/bin``, ``/etc``)."""
+    if "{" not in raw or ("," not in raw and ".." not in raw) or len(raw) > MAX_BRACE_WORD_CHARS:
+        return [raw]
+    results: list[str] = []
+    work = [raw]
+    steps = 0
+    while work and len(results) < limit:
+        steps += 1
+        if steps > limit * 4:
+            results.extend(work)
+            break
+        word = work.pop(0)
+        span = _brace_span(word)
+        if span is None:
+            results.append(word)
+            continue
+        start, end, alternatives = span
+        for alt in alternatives:
+            work.append(word[:start] + alt + word[end:])
+            if len(work) + len(results) > limit:
+                break
+    return results[:limit] or [raw]
+
+
+def _brace_span(word: str) -> tuple[int, int, list[str]] | None:
+    """The first expandable ``{...}`` in ``word``: (start, end, alternatives)."""
+    n = len(word)
+    i = 0
+    while i < n:
+        c = word[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'":
+            end = word.find("'", i + 1)
+            i = n if end < 0 else end + 1
+            continue
+        if c == '"':
+            i, _ = _skip_nested(word, i + 1, '"')
+            continue
+        if c == "$" and i + 1 < n and word[i + 1] in "({":
+            closer = "}" if word[i + 1] == "{" else ")"
+            i, _ = _skip_nested(word, i + 2, closer)
+            continue
+        if c == "{":
+            found = _brace_body(word, i + 1)
+            if found is not None:
+                end, parts = found
+                return i, end, parts
+        i += 1
+    return None
+
+
+def _brace_body(word: str, i: int) -> tuple[int, list[str]] | None:
+    n = len(word)
+    depth = 0
+    parts: list[str] = []
+    start = i
+    while i < n:
+        c = word[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'":
+            end = word.find("'", i + 1)
+            i = n if end < 0 else end + 1
+            continue
+        if c == '"':
+            i, _ = _skip_nested(word, i + 1, '"')
+            continue
+        if c == "$" and i + 1 < n and word[i + 1] in "({":
+            closer = "}" if word[i + 1] == "{" else ")"
+            i, _ = _skip_nested(word, i + 2, closer)
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            if depth == 0:
+                parts.append(word[start:i])
+                if len(parts) > 1:
+                    return i + 1, parts
+                return _brace_sequence(parts[0], i + 1)
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(word[start:i])
+            start = i + 1
+        i += 1
+    return None
+
+
+def _brace_sequence(body: str, end: int) -> tuple[int, list[str]] | None:
+    """``{1..3}`` / ``{a..c}``: the sequence, capped."""
+    pieces = body.split("..")
+    if len(pieces) not in (2, 3):
+        return None
+    lo, hi = pieces[0], pieces[1]
+    try:
+        a, b = int(lo), int(hi)
+        step = abs(int(pieces[2])) if len(pieces) == 3 else 1
+        step = step or 1
+        rng = range(a, b + 1, step) if a <= b else range(a, b - 1, -step)
+        return end, [str(v) for v in list(rng[:MAX_BRACE_RESULTS])]
+    except ValueError:
+        pass
+    if len(lo) == 1 and len(hi) == 1:
+        x, y = ord(lo), ord(hi)
+        rng = range(x, y + 1) if x <= y else range(x, y - 1, -1)
+        return end, [chr(v) for v in list(rng[:MAX_BRACE_RESULTS])]
+    return None
+
+
+class _Scope(NamedTuple):
+    """Where a text is parsed: nesting depth, the path to it, inherited prefixes."""
+
+    depth: int
+    via: tuple[str, ...]
+    prefixes: tuple[str, ...]
+    fallback: bool
+
+    def nest(self, step: str) -> _Scope:
+        return _Scope(self.depth + 1, (*self.via, step), self.prefixes, self.fallback)
+
+
+@dataclass(slots=True)
+class _State:
+    vars: dict[str, str]
+    dynamic: set[str]
+    cwd: str | None
+    home: str | None
+    # Files written earlier on the line with known content (echo ... > x.sh): shared by
+    # every copy, since the filesystem outlives subshells.
+    files: dict[str, str] = field(default_factory=dict)
+
+    def copy(self) -> _State:
+        return _State(dict(self.vars), set(self.dynamic), self.cwd, self.home, self.files)
+
+
+@dataclass(slots=True)
+class _Word:
+    """The result of expanding words: fields plus what the expansion involved."""
+
+    fields: list[str] = field(default_factory=list)
+    unset: list[str] = field(default_factory=list)
+    dynamic: bool = False
+    split: bool = False
+    glob: bool = False
+    sources: list[str] = field(default_factory=list)  # programs of unknown substitutions
+    names: list[str] = field(default_factory=list)  # variables referenced
+    procsubs: list[str] = field(default_factory=list)  # programs inside <(...) / >(...)
+
+
+class _Expander:
+    """Expands one raw word into fields (or one string, for assignments)."""
+
+    __slots__ = ("cur", "has", "level", "parser", "result", "scope", "state")
+
+    def __init__(
+        self, parser: _Parser, state: _State, result: _Word, scope: _Scope, level: int = 0
+    ) -> None:
+        self.parser = parser
+        self.state = state
+        self.result = result
+        self.scope = scope
+        self.level = level  # nesting of ${...:-...} words being expanded
+        self.cur: list[str] = []
+        self.has = False
+
+    # Field building ------------------------------------------------------------------
+
+    def lit(self, text: str) -> None:
+        if not self.cur and text.startswith("~"):
+            text = "./" + text  # a literal ~ (quoted, or from a value) is not the home
+        self.cur.append(text)
+        self.has = True
+
+    def value(self, text: str, quoted: bool) -> None:
+        if len(text) > MAX_WORD_CHARS:
+            text = text[:MAX_WORD_CHARS]
+            self.result.dynamic = True
+        parser = self.parser
+        parser.expansion_budget -= len(text)
+        if parser.expansion_budget < 0:
+            parser.errors.append("too much expanded text")
+            raise _Budget
+        if quoted:
+            self.lit(text)
+            return
+        if not text:
+            return
+        parts = text.split()
+        if not parts:  # only whitespace: a field boundary
+            self.finish()
+            return
+        if text[0] in _WS:
+            self.finish()
+        for k, part in enumerate(parts):
+            if k:
+                self.finish()
+                self.result.split = True
+            self.lit(part)
+        if text[-1] in _WS:
+            self.finish()
+
+    def finish(self) -> None:
+        if self.has:
+            fields = self.result.fields
+            if len(fields) < MAX_FIELDS:
+                fields.append("".join(self.cur)[:MAX_WORD_CHARS])
+            else:
+                self.result.dynamic = True
+        self.cur = []
+        self.has = False
+
+    # Expansion -------------------------------------------------------------------------
+
+    def expand(self, raw: str, *, assignment: bool = False) -> None:
+        """Expand ``raw`` into the result's fields (one per call unless split)."""
+        n = len(raw)
+        i = 0
+        if raw.startswith("~"):
+            i = self.tilde(raw, 0)
+        while i < n:
+            c = raw[i]
+            if c == "\\":
+                if i + 1 < n and raw[i + 1] != "\n":
+                    self.lit(raw[i + 1])
+                i += 2
+            elif c == "'":
+                end = raw.find("'", i + 1)
+                end = n if end < 0 else end
+                self.lit(raw[i + 1 : end])
+                i = end + 1
+            elif c == '"':
+                i = self.dquote(raw, i + 1)
+            elif c == "$":
+                if raw.startswith("'", i + 1):
+                    end = i + 2
+                    while end < n and raw[end] != "'":
+                        end += 2 if raw[end] == "\\" else 1
+                    self.lit(_ansi_c(raw[i + 2 : min(end, n)]))
+                    i = end + 1
+                elif raw.startswith('"', i + 1):
+                    i = self.dquote(raw, i + 2)
+                else:
+                    i = self.dollar(raw, i, quoted=False)
+            elif c == "`":
+                end, _ = _skip_nested(raw, i + 1, "`")
+                inner = raw[i + 1 : end - 1 if end <= n and raw[end - 1 : end] == "`" else end]
+                self.substitute(inner.replace("\\`", "`"), raw[i:end], False)
+                i = end
+            elif c in "<>" and raw.startswith("(", i + 1):
+                end, _ = _skip_nested(raw, i + 2, ")")
+                self.procsub(raw[i + 2 : end - 1], raw[i:end])
+                i = end
+            else:
+                if c in _GLOB_CHARS:
+                    self.result.glob = True
+                self.lit(c)
+                i += 1
+                if assignment and c in "=:" and raw.startswith("~", i):
+                    i = self.tilde(raw, i)
+        self.finish()
+
+    def tilde(self, raw: str, i: int) -> int:
+        end = raw.find("/", i)
+        end = len(raw) if end < 0 else end
+        name = raw[i + 1 : end]
+        if any(ch in name for ch in "'\"\\$`"):
+            return i
+        home = self.state.home
+        if not name:
+            if home is None:
+                self.cur.append("~")  # home unknown: keep ~ for resolve_path to show
+                self.has = True
+            else:
+                self.value(home, True)
+        elif name == "+" and self.state.cwd:
+            self.value(self.state.cwd, True)
+        elif name == "root":
+            self.value("/root", True)
+        elif home and name.isidentifier():
+            self.value(posixpath.join(posixpath.dirname(home), name), True)
+        else:
+            self.lit(raw[i:end])
+        return end
+
+    def dquote(self, raw: str, i: int) -> int:
+        """Expand a double-quoted string starting after its quote; return the index after."""
+        n = len(raw)
+        self.has = True
+        while i < n:
+            c = raw[i]
+            if c == '"':
+                return i + 1
+            if c == "\\" and i + 1 < n:
+                nxt = raw[i + 1]
+                self.lit(nxt if nxt in '$`"\\' else ("" if nxt == "\n" else "\\" + nxt))
+                i += 2
+            elif c == "$":
+                i = self.dollar(raw, i, quoted=True)
+            elif c == "`":
+                end, _ = _skip_nested(raw, i + 1, "`")
+                inner = raw[i + 1 : end - 1 if raw[end - 1 : end] == "`" else end]
+                self.substitute(inner.replace("\\`", "`"), raw[i:end], True)
+                i = end
+            else:
+                j = i + 1
+                while j < n and raw[j] not in '"\\$`':
+                    j += 1
+                self.lit(raw[i:j])
+                i = j
+        return n
+
+    def dollar(self, raw: str, i: int, quoted: bool) -> int:
+        n = len(raw)
+        if i + 1 >= n:
+            self.lit("$")
+            return i + 1
+        c = raw[i + 1]
+        if raw.startswith("((", i + 1):
+            end, _ = _skip_nested(raw, i + 3, "))")
+            self.result.dynamic = True
+            self.value(_arith(raw[i + 3 : end - 2], self.state), quoted)
+            return end
+        if c == "(":
+            end, _ = _skip_nested(raw, i + 2, ")")
+            inner = raw[i + 2 : end - 1 if raw[end - 1 : end] == ")" else end]
+            self.substitute(inner, raw[i:end], quoted)
+            return end
+        if c == "{":
+            end, _ = _skip_nested(raw, i + 2, "}")
+            body = raw[i + 2 : end - 1 if raw[end - 1 : end] == "}" else end]
+            self.braced(body, quoted)
+            return end
+        if c in _NAME_START:
+            j = i + 1
+            while j < n and raw[j] in _NAME_CHARS:
+                j += 1
+            self.value(self.lookup(raw[i + 1 : j]), quoted)
+            return j
+        if c in _SPECIAL_PARAMS:
+            if c == "$" or c == "!":
+                self.result.dynamic = True
+                self.value("$" + c, quoted)
+            elif c in "@*" and quoted:
+                pass
+            elif c == "#" or c == "?":
+                self.value("0", quoted)
+            elif c == "0":
+                self.value("bash", quoted)
+            else:
+                self.note_unset(c)
+            return i + 2
+        self.lit("$")
+        return i + 1
+
+    def note_name(self, name: str) -> None:
+        names = self.result.names
+        if len(names) < 32 and name not in names and name[:1] in _NAME_START:
+            names.append(name)
+
+    def note_unset(self, name: str) -> None:
+        if len(self.result.unset) < 32 and name not in self.result.unset:
+            self.result.unset.append(name)
+
+    def peek(self, name: str) -> tuple[str | None, bool]:
+        """A variable's value (None when unset) and whether it is dynamic; no side effects."""
+        state = self.state
+        value = state.vars.get(name)
+        if value is not None:
+            return value, name in state.dynamic
+        if name in state.dynamic:
+            return "$" + name, True
+        if name == "HOME" and state.home:
+            return state.home, False
+        if name == "PWD" and state.cwd:
+            return state.cwd, False
+        if name == "IFS":
+            return " \t\n", False
+        if name in ("RANDOM", "SECONDS", "LINENO", "EPOCHSECONDS", "BASHPID", "PPID", "UID"):
+            return "0", True
+        return None, False
+
+    def lookup(self, name: str) -> str:
+        self.note_name(name)
+        value, dynamic = self.peek(name)
+        if dynamic:
+            self.result.dynamic = True
+        if value is None:
+            self.note_unset(name)
+            return ""
+        return value
+
+    def braced(self, body: str, quoted: bool) -> None:
+        """``${...}``: plain, defaults, alternatives, length, indirect, simple patterns."""
+        if len(body) > 1 and body[0] == "#" and body[1] in _NAME_CHARS:
+            self.value(str(len(self.lookup(body[1:]))), quoted)
+            return
+        indirect = body.startswith("!") and len(body) > 1
+        if indirect:
+            body = body[1:]
+        j = 0
+        if body[:1] and body[0] in "@*?#$!-":
+            j = 1
+        else:
+            while j < len(body) and body[j] in _NAME_CHARS:
+                j += 1
+        name, rest = body[:j], body[j:]
+        self.note_name(name)
+        if rest.startswith("[") and "]" in rest:
+            rest = rest[rest.index("]") + 1 :]
+        if not name:
+            self.result.dynamic = True
+            self.lit("${" + body + "}")
+            return
+        if name in ("$", "!"):
+            current: str | None = "$" + name
+            self.result.dynamic = True
+        elif name in ("#", "?"):
+            current = "0"
+        elif name.isdigit() or name in ("@", "*", "-"):
+            current = None
+        else:
+            current, dynamic = self.peek(name)
+            if dynamic:
+                self.result.dynamic = True
+        if indirect and current is not None:
+            current, dynamic = self.peek(current) if current.isidentifier() else (None, True)
+            self.result.dynamic |= dynamic
+        if not rest:
+            if current is None:
+                self.note_unset(name)
+            self.value(current or "", quoted)
+            return
+        for op in (":-", ":=", ":?", ":+", "-", "=", "?", "+"):
+            if rest.startswith(op):
+                word = rest[len(op) :]
+                is_set = current is not None and (bool(current) or not op.startswith(":"))
+                if op.endswith("+"):
+                    if is_set:
+                        self.sub_expand(word, quoted)
+                    return
+                if is_set:
+                    self.value(current or "", quoted)
+                    return
+                if op.endswith("?"):
+                    self.note_unset(name)
+                    return
+                if op.endswith("="):
+                    sub = _Word()
+                    exp = self.nested(sub)
+                    exp.expand(word, assignment=True)
+                    self.state.vars[name] = " ".join(sub.fields)
+                self.sub_expand(word, quoted)
+                return
+        if current is None:
+            self.note_unset(name)
+            return  # an unset variable with any other operator expands to nothing
+        text = _pattern_op(current, rest)
+        if text is None:
+            self.result.dynamic = True
+            text = current
+        self.value(text, quoted)
+
+    def nested(self, result: _Word) -> _Expander:
+        if self.level >= MAX_EXPANSION_NESTING:
+            raise _Budget  # ${a:-${a:-${a:-...}}} nested beyond reason
+        return _Expander(self.parser, self.state, result, self.scope, self.level + 1)
+
+    def sub_expand(self, word: str, quoted: bool) -> None:
+        sub = _Word()
+        self.nested(sub).expand(word)
+        self.result.unset.extend(u for u in sub.unset if u not in self.result.unset)
+        self.result.names.extend(n for n in sub.names if n not in self.result.names)
+        self.result.dynamic |= sub.dynamic
+        self.result.sources.extend(sub.sources)
+        self.value(" ".join(sub.fields), quoted)
+
+    def substitute(self, inner: str, source: str, quoted: bool) -> None:
+        """Parse a command substitution; its output when known, else its text, unsplit."""
+        out = self.parser.substitution(inner.strip(), self.state, self.scope.nest("$(…)"))
+        if out is not None:
+            self.value(out.rstrip("\n"), quoted)
+            return
+        self.result.dynamic = True
+        self.result.sources.extend(self.parser.last_programs or ["?"])
+        self.value(source, True)
+
+    def procsub(self, inner: str, source: str) -> None:
+        self.parser.substitution(inner.strip(), self.state, self.scope.nest("<(…)"))
+        self.result.procsubs.extend(self.parser.last_programs or ["?"])
+        self.result.dynamic = True
+        self.lit("/dev/fd/63")
+
+
+def _pattern_op(value: str, rest: str) -> str | None:
+    """``%``/``%%``/``#``/``##`` with literal patterns and ``/a/b`` replacements."""
+    for op in ("%%", "%", "##", "#"):
+        if rest.startswith(op):
+            pattern = rest[len(op) :]
+            if any(ch in pattern for ch in "*?[$`\\'\""):
+                return None
+            if op.startswith("%"):
+                return value[: -len(pattern)] if pattern and value.endswith(pattern) else value
+            return value[len(pattern) :] if value.startswith(pattern) else value
+    if rest.startswith("/"):
+        body = rest[2:] if rest.startswith("//") else rest[1:]
+        old, _, new = body.partition("/")
+        if not old or any(ch in old + new for ch in "*?[$`\\'\""):
+            return None
+        return value.replace(old, new) if rest.startswith("//") else value.replace(old, new, 1)
+    if rest in ("^^", ",,", "^", ","):
+        return value.upper() if rest.startswith("^") else value.lower()
+    if rest.startswith(":") and rest[1:].strip().isdigit():
+        return value[int(rest[1:].strip()) :]
+    return None
+
+
+def _arith(expr: str, state: _State) -> str:
+    """A literal integer when the arithmetic is a plain number, else ``0``."""
+    text = expr.strip()
+    if text.isdigit():
+        return text
+    value = state.vars.get(text.lstrip("$"))
+    return value if value is not None and value.isdigit() else "0"
+
+
+# --------------------------------------------------------------------------------------
+# Options, prefixes and special programs
+
+
+def _flags(program: str, words: Sequence[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """Normalised flags and positionals of the words after the program."""
+    flags: set[str] = set()
+    positionals: list[str] = []
+    if program == "find":
+        i, n = 0, len(words)
+        while i < n and words[i] in ("-H", "-L", "-P"):
+            i += 1
+        while i < n and not words[i].startswith("-") and words[i] not in ("(", "!", ")"):
+            positionals.append(words[i])
+            i += 1
+        in_exec = False
+        for word in words[i:]:
+            if in_exec:
+                in_exec = word not in (";", "+")
+            elif word.startswith("-") and len(word) > 1:
+                flags.add(word.lstrip("-"))
+                in_exec = word in ("-exec", "-execdir", "-ok", "-okdir")
+        return frozenset(flags), tuple(positionals)
+    options_done = False
+    for word in words:
+        if options_done or len(word) < 2 or not word.startswith("-"):
+            positionals.append(word)
+        elif word == "--":
+            options_done = True
+        elif word.startswith("--"):
+            flags.add(word[2:].split("=", 1)[0])
+        else:
+            flags.update(word[1:])
+    return frozenset(flags), tuple(positionals)
+
+
+# Prefix programs: option letters that take a value (short), long options taking one, and
+# how many plain arguments they take before the command (timeout's duration).
+class _PrefixSpec(NamedTuple):
+    short_values: frozenset[str]
+    long_values: frozenset[str]
+    leading_args: int = 0
+
+
+_PREFIXES: Final[dict[str, _PrefixSpec]] = {
+    "sudo": _PrefixSpec(
+        frozenset("ughpCDrtUTc"),
+        _names("user group host prompt chdir role type other-user close-from command-timeout"),
+    ),
+    "doas": _PrefixSpec(frozenset("uC"), frozenset()),
+    "pkexec": _PrefixSpec(frozenset(), frozenset({"user"})),
+    "nohup": _PrefixSpec(frozenset(), frozenset()),
+    "nice": _PrefixSpec(frozenset("n"), frozenset({"adjustment"})),
+    "ionice": _PrefixSpec(frozenset("cnp"), frozenset({"class", "classdata", "pid"})),
+    "timeout": _PrefixSpec(frozenset("sk"), frozenset({"signal", "kill-after"}), 1),
+    "time": _PrefixSpec(frozenset("of"), frozenset({"output", "format"})),
+    "command": _PrefixSpec(frozenset(), frozenset()),
+    "builtin": _PrefixSpec(frozenset(), frozenset()),
+    "exec": _PrefixSpec(frozenset("a"), frozenset()),
+    "stdbuf": _PrefixSpec(frozenset("ioe"), frozenset({"input", "output", "error"})),
+    "env": _PrefixSpec(frozenset("uCS"), frozenset({"unset", "chdir", "split-string"})),
+    "xargs": _PrefixSpec(
+        frozenset("IinPLldasEe"),
+        _names(
+            "replace max-args max-procs max-lines delimiter arg-file max-chars eof process-slot-var"
+        ),
+    ),
+    "busybox": _PrefixSpec(frozenset(), frozenset()),
+    "unbuffer": _PrefixSpec(frozenset(), frozenset()),
+    "chronic": _PrefixSpec(frozenset(), frozenset()),
+    "caffeinate": _PrefixSpec(frozenset("tw"), frozenset()),
+    "strace": _PrefixSpec(frozenset("oepEsuS"), frozenset()),
+    "setsid": _PrefixSpec(frozenset(), frozenset()),
+    "nocorrect": _PrefixSpec(frozenset(), frozenset()),
+    "noglob": _PrefixSpec(frozenset(), frozenset()),
+    "!": _PrefixSpec(frozenset(), frozenset()),
+}
+# Options with an optional value attached (``xargs -i{}``), never taking the next word.
+_ATTACHED_ONLY: Final = {"xargs": frozenset("iel")}
+
+
+class _Stripped(NamedTuple):
+    argv: list[str]
+    prefixes: list[str]
+    assignments: list[tuple[str, str]]
+    cwd: str | None
+    split_string: str | None  # env -S "..."
+    xargs: bool
+    replace: str | None  # xargs -I R: the token replaced by each input item
+
+
+def _strip_prefixes(argv: list[str], cwd: str | None, home: str | None) -> _Stripped:
+    prefixes: list[str] = []
+    assignments: list[tuple[str, str]] = []
+    xargs = False
+    replace: str | None = None
+    split_string: str | None = None
+    for _ in range(MAX_PREFIXES):
+        if not argv:
+            break
+        name = posixpath.basename(argv[0])
+        spec = _PREFIXES.get(name)
+        if spec is None:
+            break
+        i = 1
+        n = len(argv)
+        lookup_only = False
+        new_cwd: str | None = None
+        while i < n:
+            word = argv[i]
+            if word == "--":
+                i += 1
+                break
+            if name == "env" and _is_assignment(word):
+                key, _, value = word.partition("=")
+                assignments.append((key.rstrip("+"), value))
+                i += 1
+                continue
+            if name == "nice" and word[:1] == "-" and word[1:].lstrip("-").isdigit():
+                i += 1
+                continue
+            if not word.startswith("-") or len(word) < 2:
+                break
+            if word.startswith("--"):
+                key, has_value, value = word[2:].partition("=")
+                if key in spec.long_values and not has_value:
+                    value = argv[i + 1] if i + 1 < n else ""
+                    i += 1
+                if key in ("chdir",):
+                    new_cwd = value
+                if key == "replace" and name == "xargs":
+                    replace = value or "{}"
+                if key == "split-string":
+                    split_string = value
+                i += 1
+                continue
+            letters = word[1:]
+            consumed_next = False
+            for k, letter in enumerate(letters):
+                if name == "command" and letter in "vV":
+                    lookup_only = True
+                if letter in _ATTACHED_ONLY.get(name, frozenset()):
+                    if letter == "i":
+                        replace = letters[k + 1 :] or "{}"
+                    break
+                if letter in spec.short_values:
+                    value = letters[k + 1 :]
+                    if not value:
+                        value = argv[i + 1] if i + 1 < n else ""
+                        consumed_next = True
+                    if (letter == "C" and name in ("sudo", "env")) or (
+                        letter == "D" and name == "sudo"
+                    ):
+                        new_cwd = value
+                    if letter == "S" and name == "env":
+                        split_string = value
+                    if letter == "I" and name == "xargs":
+                        replace = value
+                    break
+            i += 2 if consumed_next else 1
+        if lookup_only:
+            break
+        for _ in range(spec.leading_args):
+            if i < n:
+                i += 1
+        if split_string is not None and i >= n:
+            prefixes.append(" ".join(argv[:i]))
+            return _Stripped([], prefixes, assignments, cwd, split_string, xargs, replace)
+        if i >= n:
+            break  # the prefix runs nothing else: it is the program itself
+        prefixes.append(" ".join(argv[:i]))
+        if name == "xargs":
+            xargs = True
+        if new_cwd:
+            cwd = resolve_path(new_cwd, cwd, home)
+        argv = argv[i:]
+    return _Stripped(argv, prefixes, assignments, cwd, split_string, xargs, replace)
+
+
+def _is_python(program: str) -> bool:
+    return program.startswith("python") or program in _PYTHON_NAMES
+
+
+# Option letters that take a value, per interpreter, and the letters introducing code.
+_CODE_LETTERS: Final[dict[str, tuple[frozenset[str], frozenset[str]]]] = {
+    "shell": (frozenset("oO"), frozenset("c")),
+    "python": (frozenset("WXQm"), frozenset("c")),
+    "node": (frozenset("r"), frozenset("ep")),
+    "perl": (frozenset("IMmdx"), frozenset("eE")),
+    "ruby": (frozenset("IrCEx"), frozenset("e")),
+    "php": (frozenset("cdfz"), frozenset("r")),
+    "pwsh": (frozenset(), frozenset()),
+}
+_LONG_CODE: Final = {
+    "node": frozenset({"eval", "print"}),
+    "pwsh": frozenset({"command", "c", "encodedcommand", "ec", "e"}),
+    "deno": frozenset(),
+}
+
+
+def _family(program: str) -> str:
+    if program in SHELLS:
+        return "shell"
+    if _is_python(program):
+        return "python"
+    if program in ("node", "nodejs", "bun"):
+        return "node"
+    if program in ("pwsh", "powershell"):
+        return "pwsh"
+    return program
+
+
+class _Interp(NamedTuple):
+    code: str | None  # inline program text
+    script: str | None  # the script operand (file), when there is one
+    stdin: bool  # reads the program from stdin
+    encoded: bool  # pwsh -EncodedCommand
+
+
+def _interpreter_args(program: str, args: Sequence[str]) -> _Interp:
+    """Find the inline code, script operand or stdin use of an interpreter's arguments."""
+    family = _family(program)
+    values, code_letters = _CODE_LETTERS.get(family, (frozenset(), frozenset()))
+    long_code = _LONG_CODE.get(family, frozenset())
+    i, n = 0, len(args)
+    wants_code = False
+    module = False
+    stdin_flag = False
+    while i < n:
+        word = args[i]
+        if word == "--":
+            i += 1
+            break
+        if word == "-":
+            return _Interp(None, None, True, False)
+        if family == "pwsh" and word.startswith("-"):
+            key = word.lstrip("-").lower()
+            if key in long_code:
+                code = args[i + 1] if i + 1 < n else ""
+                encoded = key in ("encodedcommand", "ec", "e")
+                return _Interp(code, None, False, encoded)
+            i += 1
+            continue
+        if word.startswith("--"):
+            key, has_value, value = word[2:].partition("=")
+            if key in long_code:
+                return _Interp(
+                    value if has_value else (args[i + 1] if i + 1 < n else ""), None, False, False
+                )
+            if family == "shell" and key in ("rcfile", "init-file") and not has_value:
+                i += 1
+            i += 1
+            continue
+        if word.startswith("-") or (family == "shell" and word.startswith("+") and len(word) > 1):
+            letters = word[1:]
+            for k, letter in enumerate(letters):
+                if letter in code_letters:
+                    attached = letters[k + 1 :]
+                    if family in ("shell",) or not attached:
+                        wants_code = True
+                        if family != "shell":
+                            break
+                    else:
+                        return _Interp(attached, None, False, False)
+                elif letter == "s" and family == "shell":
+                    stdin_flag = True
+                elif letter in values:
+                    if letter == "m" and family == "python":
+                        module = True
+                    if not letters[k + 1 :]:
+                        i += 1
+                    break
+            i += 1
+            if wants_code and family != "shell":
+                return _Interp(args[i] if i < n else "", None, False, False)
+            continue
+        break
+    if wants_code:
+        return _Interp(args[i] if i < n else "", None, False, False)
+    if module:
+        return _Interp(None, "-m", False, False)
+    if i < n and not stdin_flag:
+        return _Interp(None, args[i], False, False)
+    return _Interp(None, None, True, False)
+
+
+# --------------------------------------------------------------------------------------
+# Static output of simple pipelines (echo, printf, base64 -d, xxd -r -p, rev, pwd)
+
+
+def _echo_text(cmd: SimpleCommand) -> str:
+    words = list(cmd.argv[1:])
+    newline = True
+    escapes = False
+    while (
+        words and words[0].startswith("-") and set(words[0][1:]) <= set("neE") and words[0] != "-"
+    ):
+        if "n" in words[0]:
+            newline = False
+        if "e" in words[0]:
+            escapes = True
+        words.pop(0)
+    text = " ".join(words)
+    if escapes and "\\" in text:
+        text = _ansi_c(text)
+    return text + ("\n" if newline else "")
+
+
+def _static_step(cmd: SimpleCommand, stdin: str | None) -> str | None:
+    """What ``cmd`` prints when it is computable without running anything."""
+    program = cmd.program
+    if cmd.stdin_text is not None:
+        stdin = cmd.stdin_text
+    if program == "echo":
+        return _echo_text(cmd)
+    if program == "printf":
+        args = cmd.argv[1:]
+        if not args:
+            return None
+        fmt, rest = args[0], args[1:]
+        if fmt in ("%s", "%s\\n", "%b", "%s\n"):
+            return "".join(rest)
+        if "%" not in fmt:
+            return _ansi_c(fmt) if "\\" in fmt else fmt
+        return None
+    if program == "pwd":
+        return (cmd.cwd or "") + "\n" if cmd.cwd else None
+    if program in ("which", "command") and cmd.positionals:
+        return "/usr/bin/" + posixpath.basename(cmd.positionals[-1]) + "\n"
+    if program == "tee" or (program == "cat" and not cmd.positionals):
+        return stdin
+    if stdin is None:
+        return None
+    if program in ("base64", "base32") and cmd.has_flag("d", "decode", "D"):
+        return _decode(stdin, program)
+    if program == "openssl" and "base64" in cmd.argv and cmd.has_flag("d"):
+        return _decode(stdin, "base64")
+    if program == "xxd" and cmd.has_flag("r") and cmd.has_flag("p"):
+        try:
+            return bytes.fromhex("".join(stdin.split())).decode("utf-8", "replace")
+        except ValueError:
+            return None
+    if program == "rev":
+        return "\n".join(line[::-1] for line in stdin.split("\n"))
+    if program == "tr" and len(cmd.positionals) == 2:
+        src, dst = cmd.positionals
+        if len(src) == len(dst) and "-" not in src + dst and "[" not in src + dst:
+            return stdin.translate(str.maketrans(src, dst))
+    return None
+
+
+def _decode(text: str, alphabet: str) -> str | None:
+    data = "".join(text.split())
+    try:
+        if alphabet == "base32":
+            raw = base64.b32decode(data + "=" * (-len(data) % 8))
+        else:
+            raw = base64.b64decode(data + "=" * (-len(data) % 4), validate=False)
+    except (binascii.Error, ValueError):
+        return None
+    return raw.decode("utf-8", "replace")
+
+
+# --------------------------------------------------------------------------------------
+# Inline programs: python -c, node -e, perl -e, ruby -e
+
+
+class _CodeOp(NamedTuple):
+    kind: str  # "shell" (a command line), "argv" (a program and its arguments)
+    words: tuple[str, ...]
+    source: str
+
+
+_PY_DELETE: Final = {
+    "rmtree": ("rm", "-r"),
+    "remove": ("rm",),
+    "unlink": ("rm",),
+    "rmdir": ("rmdir",),
+    "removedirs": ("rmdir",),
+}
+_PY_SHELL: Final = frozenset({"system", "popen", "getoutput", "getstatusoutput"})
+_PY_SPAWN: Final = frozenset({"run", "call", "check_call", "check_output", "Popen"})
+_PY_PATH_METHODS: Final = frozenset(
+    {"write_text", "write_bytes", "read_text", "read_bytes", "touch", "mkdir"}
+)
+_PY_COPY: Final = {"copy": "cp", "copy2": "cp", "copyfile": "cp", "copytree": "cp", "move": "mv"}
+
+
+def _dotted(node: ast.AST) -> str:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    elif isinstance(node, ast.Call):
+        parts.append(_dotted(node.func) + "()")
+    return ".".join(reversed(parts))
+
+
+class _PyEval:
+    """Literal values of simple Python expressions (strings, paths, HOME)."""
+
+    def __init__(self, names: dict[str, str], home: str | None, cwd: str | None) -> None:
+        self.names = names
+        self.home = home
+        self.cwd = cwd
+
+    def value(self, node: ast.AST | None) -> str | None:
+        if node is None:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            literal = node.value
+            return "./" + literal if literal.startswith("~") else literal
+        if isinstance(node, ast.Name):
+            return self.names.get(node.id)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Div):
+            left, right = self.value(node.left), self.value(node.right)
+            if left is None or right is None:
+                return None
+            return posixpath.join(left, right) if isinstance(node.op, ast.Div) else left + right
+        if isinstance(node, ast.Subscript) and _dotted(node.value) in ("os.environ", "environ"):
+            key = self.value(node.slice)
+            return self.env(key)
+        if not isinstance(node, ast.Call):
+            return None
+        name = _dotted(node.func)
+        last = name.rsplit(".", 1)[-1]
+        args = node.args
+        if last == "home" and not args:
+            return self.home
+        if last in ("getcwd", "cwd") and not args:
+            return self.cwd
+        if last in ("getenv", "get") and args and ("environ" in name or last == "getenv"):
+            return self.env(self.value(args[0]))
+        if last == "expanduser" and args:
+            text: str | None = self.value(args[0])
+            if text is not None and text.startswith("./~"):
+                text = text[2:]
+            return resolve_path(text, None, self.home) if text is not None else None
+        if last in ("Path", "PurePath", "PosixPath", "str", "abspath", "realpath", "fspath"):
+            return self.value(args[0]) if args else self.cwd if last == "Path" else None
+        if last == "join" and args and "path" in name:
+            values = [self.value(a) for a in args]
+            if any(v is None for v in values):
+                return None
+            return posixpath.join(*[v for v in values if v is not None])
+        return None
+
+    def env(self, key: str | None) -> str | None:
+        if key == "HOME":
+            return self.home
+        if key == "PWD":
+            return self.cwd
+        return None
+
+
+def _python_ops(code: str, home: str | None, cwd: str | None) -> list[_CodeOp] | None:
+    """The shell commands and file operations in a Python program; None if unparseable."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    names: dict[str, str] = {}
+    ev = _PyEval(names, home, cwd)
+    ops: list[_CodeOp] = []
+    seen = 0
+    for node in ast.walk(tree):
+        seen += 1
+        if seen > 20_000 or len(ops) >= MAX_CODE_CALLS:
+            break
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                value = ev.value(node.value)
+                if value is not None:
+                    names[target.id] = value
+            continue
+        if not isinstance(node, ast.Call):
+            continue
+        op = _python_call(node, ev)
+        if op is not None:
+            ops.append(op)
+    return ops
+
+
+def _python_call(node: ast.Call, ev: _PyEval) -> _CodeOp | None:
+    name = _dotted(node.func)
+    last = name.rsplit(".", 1)[-1]
+    args = node.args
+    first = args[0] if args else None
+    try:
+        source = ast.unparse(node)[:200]
+    except (ValueError, RecursionError):  # pragma: no cover - unparse of a parsed tree
+        source = name
+    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if last in _PY_DELETE:
+        module = isinstance(receiver, ast.Name) and receiver.id in ("os", "shutil")
+        if receiver is None or module:
+            target = ev.value(first)  # os.remove(x), shutil.rmtree(x), rmtree(x)
+        elif isinstance(receiver, ast.Call | ast.Name | ast.BinOp) and not args:
+            target = ev.value(receiver)  # Path(x).unlink(), p.rmdir()
+            if target is None and not isinstance(receiver, ast.Call):
+                return None
+        else:
+            return None
+        return _CodeOp("argv", (*_PY_DELETE[last], target or "<expr>"), source)
+    if last in _PY_SHELL and (name.startswith(("os.", "subprocess.", "commands.")) or name == last):
+        text = ev.value(first)
+        return _CodeOp("shell", (text,) if text is not None else ("<expr>",), source)
+    if last in _PY_SPAWN and (name.startswith("subprocess.") or name == last):
+        if isinstance(first, ast.List | ast.Tuple):
+            words = [ev.value(e) for e in first.elts]
+            return _CodeOp("argv", tuple(w if w is not None else "<expr>" for w in words), source)
+        text = ev.value(first)
+        return _CodeOp("shell", (text,) if text is not None else ("<expr>",), source)
+    if last in _PY_COPY and name.startswith("shutil.") and len(args) >= 2:
+        src, dst = ev.value(args[0]), ev.value(args[1])
+        flag = ("-r",) if last == "copytree" else ()
+        return _CodeOp("argv", (_PY_COPY[last], *flag, src or "<expr>", dst or "<expr>"), source)
+    if last in ("chmod", "chown") and name.startswith("os.") and len(args) >= 2:
+        target = ev.value(args[0])
+        bits = args[1]
+        shown = (
+            oct(bits.value)[2:]
+            if isinstance(bits, ast.Constant) and isinstance(bits.value, int)
+            else "<expr>"
+        )
+        return _CodeOp("argv", (last, shown, target or "<expr>"), source)
+    if last == "open" and name in ("open", "io.open", "os.open") and first is not None:
+        target = ev.value(first)
+        mode: ast.expr | None = (
+            args[1]
+            if len(args) > 1
+            else next((k.value for k in node.keywords if k.arg == "mode"), None)
+        )
+        mode_text = (
+            mode.value if isinstance(mode, ast.Constant) and isinstance(mode.value, str) else "r"
+        )
+        writes = any(ch in mode_text for ch in "wax+")
+        opener = ("tee", "-a") if "a" in mode_text else ("tee",) if writes else ("cat",)
+        return _CodeOp("argv", (*opener, target or "<expr>"), source)
+    if last in _PY_PATH_METHODS and isinstance(receiver, ast.Call | ast.Name | ast.BinOp):
+        target = ev.value(receiver)
+        program = "cat" if last.startswith("read") else "tee"
+        return _CodeOp("argv", (program, target or "<expr>"), source)
+    return None
+
+
+# Calls recognised by the scanner for other languages: name -> what its first string is.
+_SCAN_CALLS: Final = {
+    "execSync": "shell",
+    "exec": "shell",
+    "execFileSync": "argv0",
+    "spawnSync": "argv0",
+    "spawn": "argv0",
+    "system": "shell",
+    "popen": "shell",
+    "qx": "shell",
+    "rmSync": "rm",
+    "rmdirSync": "rm",
+    "unlinkSync": "rm-file",
+    "rm_rf": "rm",
+    "rm_r": "rm",
+    "remove_dir_all": "rm",
+    "rmtree": "rm",
+    "remove_tree": "rm",
+    "unlink": "rm-file",
+    "readFileSync": "read",
+    "writeFileSync": "write",
+    "appendFileSync": "write",
+}
+
+
+def _string_at(code: str, i: int) -> tuple[str, int] | None:
+    """A quoted string literal starting at ``i`` (after spaces): its text and end."""
+    n = len(code)
+    while i < n and code[i] in " \t\n":
+        i += 1
+    if i >= n or code[i] not in "'\"`":
+        return None
+    quote = code[i]
+    out: list[str] = []
+    j = i + 1
+    while j < n:
+        c = code[j]
+        if c == "\\" and j + 1 < n:
+            nxt = code[j + 1]
+            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+            j += 2
+            continue
+        if c == quote:
+            return "".join(out), j + 1
+        out.append(c)
+        j += 1
+    return None
+
+
+def _scan_ops(code: str) -> list[_CodeOp]:
+    """Shell commands and deletions in a node/perl/ruby one-liner, by scanning."""
+    ops: list[_CodeOp] = []
+    for name, what in _SCAN_CALLS.items():
+        start = 0
+        for _ in range(MAX_CODE_CALLS):
+            at = code.find(name, start)
+            if at < 0 or len(ops) >= MAX_CODE_CALLS:
+                break
+            start = at + len(name)
+            if at > 0 and (code[at - 1].isalnum() or code[at - 1] == "_"):
+                continue
+            j = start
+            while j < len(code) and code[j] in " \t":
+                j += 1
+            if j < len(code) and code[j] in "({":
+                j += 1
+            literal = _string_at(code, j)
+            if literal is None:
+                continue
+            text, end = literal
+            window = code[end : end + 120]
+            source = code[at : end + 1]
+            if what == "shell":
+                ops.append(_CodeOp("shell", (text,), source))
+            elif what == "argv0":
+                ops.append(_CodeOp("argv", (text, *_scan_list(code, end)), source))
+            elif what == "rm":
+                recursive = "recursive" in window or name not in ("rmSync", "rmdirSync")
+                ops.append(
+                    _CodeOp("argv", ("rm", "-r", text) if recursive else ("rm", text), source)
+                )
+            elif what == "rm-file":
+                ops.append(_CodeOp("argv", ("rm", text), source))
+            elif what == "read":
+                ops.append(_CodeOp("argv", ("cat", text), source))
+            elif what == "write":
+                ops.append(_CodeOp("argv", ("tee", text), source))
+    # Perl and Ruby backquotes and %x(): shell commands.
+    for opener in ("`", "%x(", "qx{", "qx("):
+        at = code.find(opener)
+        if at >= 0 and len(ops) < MAX_CODE_CALLS:
+            closer = {"`": "`", "%x(": ")", "qx{": "}", "qx(": ")"}[opener]
+            end = code.find(closer, at + len(opener))
+            if end > at:
+                ops.append(_CodeOp("shell", (code[at + len(opener) : end],), code[at : end + 1]))
+    return ops
+
+
+def _scan_list(code: str, i: int) -> list[str]:
+    """String items of a ``[...]`` list after ``i`` (``spawnSync('rm', ['-rf', '/'])``)."""
+    n = len(code)
+    while i < n and code[i] in " \t,":
+        i += 1
+    if i >= n or code[i] != "[":
+        return []
+    items: list[str] = []
+    i += 1
+    while i < n and len(items) < 64:
+        while i < n and code[i] in " \t\n,":
+            i += 1
+        if i >= n or code[i] == "]":
+            break
+        literal = _string_at(code, i)
+        if literal is None:
+            items.append("<expr>")
+            end = code.find(",", i)
+            close = code.find("]", i)
+            if close < 0:
+                break
+            i = end if 0 <= end < close else close
+            continue
+        text, i = literal
+        items.append(text)
+    return items
+
+
+# --------------------------------------------------------------------------------------
+# The parser
+
+
+class _Parser:
+    def __init__(self, *, max_depth: int, max_commands: int, budget: int) -> None:
+        self.max_depth = max_depth
+        self.max_commands = max_commands
+        self.budget = budget
+        self.bashlex_budget = BASHLEX_MAX_CHARS  # characters bashlex may see, in total
+        self.expansion_budget = budget  # characters variables and substitutions may add
+        self.commands: list[SimpleCommand] = []
+        self.assigned: list[tuple[str, str]] = []
+        self.errors: list[str] = []
+        self.fallback = False
+        self.truncated = False
+        self.last_programs: list[str] = []
+
+    # Entry points ------------------------------------------------------------------------
+
+    def parse_text(
+        self,
+        text: str,
+        state: _State,
+        scope: _Scope,
+    ) -> list[list[SimpleCommand]]:
+        """Parse ``text``, emitting its commands; return its top-level pipelines."""
+        if scope.depth > self.max_depth:
+            self.truncated = True
+            self.errors.append(f"nesting deeper than {self.max_depth}")
+            return []
+        self.budget -= len(text)
+        if self.budget < 0:
+            self.errors.append("too much text to parse")
+            raise _Budget
+        if not text.strip():
+            return []
+        try:
+            toks = _lex(text, strict=True)
+        except _NotSimple:
+            pass
+        else:
+            return self._run_segments(_segments(toks, text, False), state, scope)
+        bashlex_ok = len(text) <= self.bashlex_budget
+        if bashlex_ok and text.count("(") < 128 and text.count("`") < 128:
+            self.bashlex_budget -= len(text)
+            try:
+                nodes = _bashlex().parse(text, expansionlimit=self.max_depth)
+            except _Budget:
+                raise
+            except Exception as exc:  # noqa: BLE001 - bashlex raises many types on odd input
+                self.errors.append(f"bashlex: {type(exc).__name__}: {str(exc)[:120]}")
+            else:
+                return self._walk_nodes(nodes, text, state, scope)
+        else:
+            self.errors.append("too large or too nested for bashlex")
+        self.fallback = True
+        toks = _lex(text, strict=False)
+        scope = scope._replace(fallback=True)
+        return self._run_segments(_segments(toks, text, True), state, scope)
+
+    def substitution(
+        self,
+        inner: str,
+        state: _State,
+        scope: _Scope,
+    ) -> str | None:
+        """Parse a substitution's commands (in a copy of the state); its static output."""
+        before = len(self.commands)
+        pipelines = self.parse_text(inner, state.copy(), scope)
+        self.last_programs = [c.program for c in self.commands[before:] if c.program][:8]
+        if len(pipelines) != 1:
+            return None
+        return _pipeline_output(pipelines[0])
+
+    # Structure -------------------------------------------------------------------------
+
+    def _run_segments(
+        self,
+        pipelines: list[list[_RawCmd]],
+        state: _State,
+        scope: _Scope,
+    ) -> list[list[SimpleCommand]]:
+        out: list[list[SimpleCommand]] = []
+        for raws in pipelines:
+            out.append(self._pipeline(raws, state, scope))
+        return out
+
+    def _pipeline(
+        self,
+        parts: Sequence[_RawCmd | Callable[[_State], None]],
+        state: _State,
+        scope: _Scope,
+    ) -> list[SimpleCommand]:
+        made: list[SimpleCommand] = []
+        upstream: list[SimpleCommand] = []
+        static: str | None = None
+        alone = len(parts) == 1
+        for part in parts:
+            st = state if alone else state.copy()
+            if not isinstance(part, _RawCmd):
+                part(st)
+                upstream = [SimpleCommand(program="(…)", argv=("(…)",))]
+                static = None
+                continue
+            cmd = self._command(part, st, scope, upstream, static, alone)
+            if cmd is None:
+                static = None
+                continue
+            made.append(cmd)
+            static = _static_step(cmd, static)
+            if static is not None:
+                _remember_writes(cmd, static, state.files)
+            upstream.append(cmd)
+        return made
+
+    def _walk_nodes(
+        self,
+        nodes: Iterable[Any],
+        text: str,
+        state: _State,
+        scope: _Scope,
+    ) -> list[list[SimpleCommand]]:
+        out: list[list[SimpleCommand]] = []
+        for node in nodes:
+            out.extend(self._walk(node, text, state, scope))
+        return out
+
+    def _walk(
+        self,
+        node: Any,
+        text: str,
+        state: _State,
+        scope: _Scope,
+    ) -> list[list[SimpleCommand]]:
+        kind = getattr(node, "kind", "")
+        if kind == "list":
+            return self._walk_nodes(getattr(node, "parts", ()), text, state, scope)
+        if kind == "command":
+            return [self._pipeline([_raw_from_node(node, text)], state, scope)]
+        if kind == "pipeline":
+            parts: list[_RawCmd | Callable[[_State], None]] = []
+            for part in node.parts:
+                part_kind = getattr(part, "kind", "")
+                if part_kind == "command":
+                    parts.append(_raw_from_node(part, text))
+                elif part_kind not in ("pipe", "reservedword"):
+                    parts.append(self._deferred(part, text, scope))
+            return [self._pipeline(parts, state, scope)]
+        if kind == "compound":
+            inner = [p for p in node.list if getattr(p, "kind", "") != "reservedword"]
+            words = [
+                getattr(p, "word", "")
+                for p in node.list
+                if getattr(p, "kind", "") == "reservedword"
+            ]
+            st = state.copy() if words[:1] == ["("] else state
+            result = self._walk_nodes(inner, text, st, scope)
+            redirects = [_raw_redirect(r, text) for r in getattr(node, "redirects", ()) or ()]
+            if redirects:
+                raw = _RawCmd([], [r for r in redirects if r is not None], _slice(text, node))
+                self._pipeline([raw], state, scope)
+            return result
+        if kind == "for":
+            return self._walk_for(node, text, state, scope)
+        if kind in ("if", "while", "until"):
+            inner = [p for p in node.parts if getattr(p, "kind", "") not in ("reservedword",)]
+            return self._walk_nodes(inner, text, state, scope)
+        if kind == "function":
+            body = [p for p in node.parts if getattr(p, "kind", "") == "compound"]
+            self._walk_nodes(body, text, state.copy(), scope)
+            return []
+        return []
+
+    def _deferred(
+        self,
+        node: Any,
+        text: str,
+        scope: _Scope,
+    ) -> Callable[[_State], None]:
+        def run(state: _State) -> None:
+            self._walk(node, text, state, scope)
+
+        return run
+
+    def _walk_for(
+        self,
+        node: Any,
+        text: str,
+        state: _State,
+        scope: _Scope,
+    ) -> list[list[SimpleCommand]]:
+        parts = list(node.parts)
+        var = ""
+        items: list[str] = []
+        body: list[Any] = []
+        phase = "var"
+        for part in parts:
+            part_kind = getattr(part, "kind", "")
+            word = getattr(part, "word", "")
+            if part_kind == "reservedword":
+                if word == "in":
+                    phase = "items"
+                elif word == "do":
+                    phase = "body"
+                elif word in (";", "\n") and phase == "items":
+                    phase = "wait"
+                continue
+            if phase == "var" and part_kind == "word":
+                var = word
+            elif phase == "items" and part_kind == "word":
+                expanded = self._expand_words([_slice(text, part)], state, scope)
+                items.extend(expanded.fields)
+            elif phase == "body":
+                body.append(part)
+        if not items:
+            items = [f"${var}"]
+            state.dynamic.add(var)
+        out: list[list[SimpleCommand]] = []
+        for item in items[:MAX_LOOP_ITEMS]:
+            state.vars[var] = item
+            out.extend(self._walk_nodes(body, text, state, scope))
+        return out
+
+    # One command -------------------------------------------------------------------------
+
+    def _expand_words(
+        self,
+        raws: Iterable[str],
+        state: _State,
+        scope: _Scope,
+        *,
+        assignment: bool = False,
+    ) -> _Word:
+        result = _Word()
+        fields = result.fields
+        for raw in raws:
+            if _PLAIN_WORD.isdisjoint(raw) and raw and len(fields) < MAX_FIELDS:
+                fields.append(raw)  # nothing to expand: the word is its own field
+                continue
+            # A word with a substitution is expanded once: each brace variant would run it.
+            once = assignment or "$(" in raw or "`" in raw or "<(" in raw or ">(" in raw
+            for word in [raw] if once else _brace_expand(raw):
+                exp = _Expander(self, state, result, scope)
+                exp.expand(word, assignment=assignment)
+        return result
+
+    def _command(
+        self,
+        raw: _RawCmd,
+        state: _State,
+        scope: _Scope,
+        upstream: list[SimpleCommand],
+        static: str | None,
+        alone: bool,
+    ) -> SimpleCommand | None:
+        words = raw.words
+        k = 0
+        prefix_assign: list[tuple[str, str]] = []
+        dynamic_names: list[str] = []
+        while k < len(words) and _is_assignment(words[k]) is not None:
+            name, _, value_raw = words[k].partition("=")
+            name = _is_assignment(words[k]) or name
+            if value_raw.startswith("(") and value_raw.endswith(")"):  # an array's items
+                items = [t.text for t in _lex(value_raw[1:-1], strict=False) if t.kind == "w"]
+                value = self._expand_words(items, state, scope)
+            else:
+                value = self._expand_words([value_raw], state, scope, assignment=True)
+            text = "".join(value.fields) if len(value.fields) <= 1 else " ".join(value.fields)
+            prefix_assign.append((name, text[:MAX_WORD_CHARS]))
+            if value.dynamic:
+                dynamic_names.append(name)
+            k += 1
+        self.assigned.extend(prefix_assign)
+        expanded = self._expand_words(words[k:], state, scope)
+        argv = expanded.fields
+        if not argv:
+            for name, assigned in prefix_assign:
+                state.vars[name] = assigned
+                if name in dynamic_names:
+                    state.dynamic.add(name)
+                else:
+                    state.dynamic.discard(name)
+            if not raw.redirects:
+                return None
+        redirects, stdin_text = self._redirects(raw.redirects, state, scope)
+        stripped = _strip_prefixes(argv, state.cwd, state.home)
+        scope = scope._replace(prefixes=(*scope.prefixes, *stripped.prefixes))
+        assignments = (*prefix_assign, *stripped.assignments)
+        self.assigned.extend(stripped.assignments)
+        argv = stripped.argv
+        cwd = stripped.cwd
+        child = state
+        if prefix_assign or stripped.assignments:
+            child = state.copy()
+            for name, assigned in assignments:
+                child.vars[name] = assigned
+        if stripped.split_string is not None:
+            self._emit(
+                SimpleCommand(
+                    program="env",
+                    argv=("env", "-S", stripped.split_string),
+                    prefixes=scope.prefixes,
+                    depth=scope.depth,
+                    source=raw.source,
+                    cwd=cwd,
+                    via=scope.via,
+                    inline_code=stripped.split_string,
+                    fallback=scope.fallback,
+                )
+            )
+            self.parse_text(
+                stripped.split_string,
+                child.copy(),
+                scope.nest("env -S"),
+            )
+            return None
+        if stripped.xargs:
+            items = _xargs_items(upstream, static)
+            if stripped.replace and items:
+                joined = " ".join(items)
+                argv = [w.replace(stripped.replace, joined) for w in argv]
+            elif not stripped.replace:
+                argv = argv + items
+        program = posixpath.basename(argv[0]) if argv else ""
+        if program.startswith("\\"):
+            program = program.lstrip("\\")
+        rest = argv[1:]
+        flags, positionals = _flags(program, rest)
+        code: str | None = None
+        code_from: tuple[str, ...] = ()
+        runs_stdin = False
+        nested: list[tuple[str, str]] = []  # (family, code) parsed after the command
+        pipe_from = tuple(c.program for c in upstream)
+        upstream_code = static if upstream else stdin_text
+        if upstream and static is None and stdin_text is not None:
+            upstream_code = stdin_text
+        if program in SHELLS or _is_python(program) or program in INTERPRETERS:
+            interp = _interpreter_args(program, rest)
+            family = _family(program)
+            if interp.code is not None:
+                code = interp.code
+                if interp.encoded:
+                    code = _decode_utf16(code) or code
+                if expanded.dynamic and expanded.sources:
+                    code_from = tuple(expanded.sources)
+                nested.append((family, code))
+            elif (
+                interp.script is not None
+                and interp.script.startswith("/dev/fd/")
+                and expanded.procsubs
+            ):
+                code_from = tuple(expanded.procsubs)
+            elif interp.script is not None and state.files:
+                written = state.files.get(resolve_path(interp.script, cwd, state.home))
+                if written is not None:
+                    nested.append((f"{family}:{program} {interp.script}", written))
+            elif interp.stdin and (upstream or stdin_text is not None):
+                runs_stdin = True
+                code_from = tuple(p for p in pipe_from if p not in ("echo", "printf", "cat"))
+                if upstream_code is not None:
+                    code = upstream_code
+                    label = (
+                        f"{' | '.join(pipe_from)} | {program}"
+                        if pipe_from
+                        else f"stdin of {program}"
+                    )
+                    nested.append((family + ":" + label, code))
+        elif program in ("eval",) or (program in ("source", ".") and positionals):
+            if program == "eval":
+                code = " ".join(rest)
+                if expanded.dynamic and expanded.sources:
+                    code_from = tuple(expanded.sources)
+                nested.append(("shell", code))
+            elif positionals[0].startswith("/dev/fd/") and expanded.procsubs:
+                code_from = tuple(expanded.procsubs)
+            elif state.files and resolve_path(positionals[0], cwd, state.home) in state.files:
+                written = state.files[resolve_path(positionals[0], cwd, state.home)]
+                nested.append((f"shell:{program} {positionals[0]}", written))
+            elif positionals[0] in ("/dev/stdin", "-") and upstream:
+                runs_stdin = True
+                code_from = tuple(p for p in pipe_from if p not in ("echo", "printf", "cat"))
+                if upstream_code is not None:
+                    nested.append(("shell", upstream_code))
+        elif state.files and argv and "/" in argv[0]:
+            written = state.files.get(resolve_path(argv[0], cwd, state.home))
+            if written is not None:  # ./x.sh, written earlier on the line
+                interpreter = _shebang_family(written)
+                nested.append((f"{interpreter}:{argv[0]}", written))
+        elif program in ("su", "runuser"):
+            for i, word in enumerate(rest):
+                if word in ("-c", "--command") and i + 1 < len(rest):
+                    code = rest[i + 1]
+                    nested.append(("shell", code))
+                    break
+                if word.startswith("--command="):
+                    code = word.split("=", 1)[1]
+                    nested.append(("shell", code))
+                    break
+        cmd = SimpleCommand(
+            program=program,
+            argv=tuple(argv),
+            flags=flags,
+            positionals=positionals,
+            redirects=tuple(redirects),
+            prefixes=scope.prefixes,
+            assignments=tuple(assignments),
+            depth=scope.depth,
+            source=raw.source,
+            cwd=cwd,
+            via=scope.via,
+            runs_stdin_as_code=runs_stdin,
+            code_from=code_from,
+            inline_code=code,
+            unset_vars=tuple(expanded.unset),
+            variables=tuple(expanded.names),
+            dynamic=expanded.dynamic,
+            split_words=expanded.split,
+            globbed=expanded.glob,
+            pipe_from=pipe_from,
+            stdin_args=stripped.xargs,
+            fallback=scope.fallback,
+            stdin_text=stdin_text,
+        )
+        self._emit(cmd)
+        self._after(cmd, state, child, scope, nested, alone)
+        return cmd
+
+    def _after(
+        self,
+        cmd: SimpleCommand,
+        state: _State,
+        child: _State,
+        scope: _Scope,
+        nested: list[tuple[str, str]],
+        alone: bool,
+    ) -> None:
+        """Effects of a command on the state, and what it runs in turn."""
+        program = cmd.program
+        if program in ("cd", "pushd") and alone:
+            target = cmd.positionals[0] if cmd.positionals else (state.home or "")
+            if target and target != "-":
+                state.cwd = resolve_path(target, state.cwd, state.home)
+        elif program in ("export", "declare", "typeset", "local", "readonly") and alone:
+            for word in cmd.positionals:
+                name = _is_assignment(word)
+                if name is not None:
+                    value = word.partition("=")[2]
+                    state.vars[name] = value
+                    self.assigned.append((name, value))
+                    if cmd.dynamic:
+                        state.dynamic.add(name)
+                    else:
+                        state.dynamic.discard(name)
+        elif program == "unset":
+            for word in cmd.positionals:
+                state.vars.pop(word, None)
+                state.dynamic.discard(word)
+        elif program in ("read", "mapfile", "readarray"):
+            for word in cmd.positionals:
+                if word.isidentifier():
+                    state.vars.pop(word, None)
+                    state.dynamic.add(word)
+        if cmd.program == "find":
+            self._find_exec(cmd, child, scope)
+        for family, code in nested:
+            if cmd.code_from and code.lstrip().startswith(("$(", "`")):
+                continue  # the program text is another command's output: not known
+            base, _, label = family.partition(":")
+            step = label or f"{program} -c"
+            if program == "eval":
+                step = "eval"
+            elif base != "shell" and not label:
+                step = f"{program} {'-c' if base == 'python' else '-e'}"
+            if base == "shell":
+                self.parse_text(code, child.copy(), scope.nest(step))
+            else:
+                self._inline(base, code, cmd, child, scope.nest(step))
+
+    def _inline(
+        self,
+        family: str,
+        code: str,
+        cmd: SimpleCommand,
+        state: _State,
+        scope: _Scope,
+    ) -> None:
+        if scope.depth > self.max_depth:
+            self.truncated = True
+            return
+        self.budget -= len(code)
+        if self.budget < 0:
+            raise _Budget
+        if family == "python":
+            ops = _python_ops(code, state.home, cmd.cwd)
+            if ops is None:
+                ops = _scan_ops(code)
+        elif family == "pwsh":
+            ops = []
+        else:
+            ops = _scan_ops(code)
+        for op in ops:
+            if op.kind == "shell":
+                if op.words[0] == "<expr>":
+                    continue
+                self.parse_text(op.words[0], state.copy(), scope)
+            else:
+                self._synthetic(list(op.words), op.source, cmd.cwd, scope)
+
+    def _synthetic(
+        self,
+        argv: list[str],
+        source: str,
+        cwd: str | None,
+        scope: _Scope,
+    ) -> None:
+        if not argv:
+            return
+        program = posixpath.basename(argv[0])
+        flags, positionals = _flags(program, argv[1:])
+        self._emit(
+            SimpleCommand(
+                program=program,
+                argv=tuple(argv),
+                flags=flags,
+                positionals=positionals,
+                prefixes=scope.prefixes,
+                depth=scope.depth,
+                source=source,
+                cwd=cwd,
+                via=scope.via,
+                dynamic="<expr>" in argv,
+                synthetic=True,
+                fallback=scope.fallback,
+            )
+        )
+
+    def _find_exec(
+        self,
+        cmd: SimpleCommand,
+        state: _State,
+        scope: _Scope,
+    ) -> None:
+        argv = cmd.argv
+        starts = list(cmd.positionals) or ["."]
+        i = 1
+        n = len(argv)
+        while i < n:
+            if argv[i] in ("-exec", "-execdir", "-ok", "-okdir"):
+                j = i + 1
+                sub: list[str] = []
+                while j < n and argv[j] not in (";", "+"):
+                    if argv[j] == "{}":
+                        sub.extend(starts)
+                    else:
+                        sub.append(argv[j].replace("{}", starts[0]))
+                    j += 1
+                if sub:
+                    raw = _RawCmd([_quote(w) for w in sub], [], " ".join(sub))
+                    self._command(
+                        raw,
+                        state.copy(),
+                        scope.nest("find -exec"),
+                        [],
+                        None,
+                        False,
+                    )
+                i = j + 1
+            else:
+                i += 1
+
+    def _redirects(
+        self,
+        raws: list[_RawRedirect],
+        state: _State,
+        scope: _Scope,
+    ) -> tuple[list[Redirect], str | None]:
+        out: list[Redirect] = []
+        stdin_text: str | None = None
+        for raw in raws:
+            op = raw.op
+            base = op.lstrip("0123456789")
+            if raw.heredoc or base in ("<<", "<<-"):
+                stdin_text = raw.target
+                out.append(Redirect(op.rstrip("-"), raw.target[:200], None))
+                continue
+            value = self._expand_words([raw.target], state, scope)
+            target = " ".join(value.fields)
+            if base == "<<<":
+                stdin_text = target + "\n"
+                out.append(Redirect(op, target[:200], None))
+                continue
+            if base in (">&", "<&") and (target.isdigit() or target == "-"):
+                out.append(Redirect(op, target, None))
+                continue
+            if base == ">&":
+                op = op.replace(">&", "&>") if not op[0].isdigit() else op
+            out.append(Redirect(op, target, resolve_path(target, state.cwd, state.home)))
+        return out, stdin_text
+
+    def _emit(self, cmd: SimpleCommand) -> None:
+        if len(self.commands) >= self.max_commands:
+            self.errors.append(f"more than {self.max_commands} commands")
+            raise _Budget
+        self.commands.append(cmd)
+
+
+def _bashlex() -> Any:
+    """bashlex, imported on first use: building its parser tables takes ~150 ms, and plain
+    command lines never need it. Kinds call :func:`preload` when they are built."""
+    import bashlex
+
+    return bashlex
+
+
+def preload() -> None:
+    """Import the real parser now (~150 ms), so that no evaluation pays for it.
+
+    Specialist kinds call this when they build a specialist, at taxonomy load time.
+    """
+    _bashlex()
+
+
+def _decode_utf16(text: str) -> str | None:
+    try:
+        return base64.b64decode(text, validate=False).decode("utf-16-le")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
+
+
+def _shebang_family(text: str) -> str:
+    """The interpreter family a script's ``#!`` line names (a shell when there is none)."""
+    if not text.startswith("#!"):
+        return "shell"
+    line = text.split("\n", 1)[0]
+    words = line[2:].split()
+    name = posixpath.basename(words[0]) if words else "sh"
+    if name == "env" and len(words) > 1:
+        name = posixpath.basename(words[-1])
+    family = _family(name)
+    return family if family in ("shell", "python", "node", "perl", "ruby") else "shell"
+
+
+def _remember_writes(cmd: SimpleCommand, output: str, files: dict[str, str]) -> None:
+    """Record what ``cmd`` writes to files when its output is known (echo x > f, tee f)."""
+    targets = [(r.path, r.op.endswith(">>")) for r in cmd.redirects if r.writes and r.path]
+    if cmd.program == "tee":
+        append = cmd.has_flag("a", "append")
+        targets.extend((resolve_path(p, cmd.cwd, None), append) for p in cmd.positionals)
+    for path, append in targets:
+        if path is None or (path not in files and len(files) >= MAX_FILES):
+            continue
+        text = files.get(path, "") + output if append else output
+        files[path] = text[:MAX_WORD_CHARS]
+
+
+def _xargs_items(upstream: list[SimpleCommand], static: str | None) -> list[str]:
+    """Arguments xargs would read: the upstream's static output, or find's start paths."""
+    if static is not None:
+        return static.split()[:MAX_XARGS_ITEMS]
+    for cmd in reversed(upstream):
+        if cmd.program == "find":
+            return list(cmd.positionals or (".",))[:MAX_XARGS_ITEMS]
+        if cmd.program in ("ls", "fd", "locate") and cmd.positionals:
+            return list(cmd.positionals)[:MAX_XARGS_ITEMS]
+    return []
+
+
+def _pipeline_output(cmds: list[SimpleCommand]) -> str | None:
+    output: str | None = None
+    for i, cmd in enumerate(cmds):
+        output = _static_step(cmd, output if i else None)
+        if output is None:
+            return None
+    return output
+
+
+def _slice(text: str, node: Any) -> str:
+    pos = getattr(node, "pos", None)
+    if isinstance(pos, tuple) and len(pos) == 2:
+        start, end = pos
+        if isinstance(start, int) and isinstance(end, int) and 0 <= start <= end <= len(text):
+            return text[start:end]
+    return str(getattr(node, "word", ""))
+
+
+def _raw_redirect(node: Any, text: str) -> _RawRedirect | None:
+    if getattr(node, "kind", "") != "redirect":
+        return None
+    op = str(getattr(node, "type", ">"))
+    fd = getattr(node, "input", None)
+    prefix = str(fd) if isinstance(fd, int) else ""
+    heredoc = getattr(node, "heredoc", None)
+    if heredoc is not None:
+        body = str(getattr(heredoc, "value", ""))
+        body = body.rsplit("\n", 1)[0] + "\n" if "\n" in body else ""
+        return _RawRedirect(prefix + op, body, True)
+    output = getattr(node, "output", None)
+    if isinstance(output, int):
+        return _RawRedirect(prefix + op, str(output))
+    return _RawRedirect(prefix + op, _slice(text, output) if output is not None else "")
+
+
+def _raw_from_node(node: Any, text: str) -> _RawCmd:
+    words: list[str] = []
+    redirects: list[_RawRedirect] = []
+    for part in getattr(node, "parts", ()):
+        kind = getattr(part, "kind", "")
+        if kind in ("word", "assignment"):
+            words.append(_slice(text, part))
+        elif kind == "redirect":
+            redirect = _raw_redirect(part, text)
+            if redirect is not None:
+                redirects.append(redirect)
+    return _RawCmd(words, redirects, _slice(text, node))

@@ -1,0 +1,432 @@
+"""The ``git`` kind: force pushes, lost work, history rewrites and skipped hooks."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from specialists import git
+from supervisor.models import Action, Context, SpecialistResult, Verdict
+from supervisor.specialist import Execution, SpecialistKind
+from supervisor.taxonomy import Entry
+
+DIRTY = " M src/app.py\nM  src/staged.py\n?? notes.txt\n"
+CLEAN = ""
+
+
+def kind() -> SpecialistKind:
+    (registered,) = git.supervisor_register_kinds()
+    return registered
+
+
+def make_entry(default_verdict: str = "block") -> Entry:
+    return Entry.model_validate(
+        {
+            "id": "test_git",
+            "title": "A git test entry",
+            "description": "Objects to destructive git operations.",
+            "example": {"summary": "An agent force-pushed over main.", "source": "https://x"},
+            "severity": "high",
+            "default_verdict": default_verdict,
+            "references": ["T1565.001"],
+            "detection": "deterministic",
+            "applies_to": {"action_types": ["shell", "git"]},
+            "specialist": {"kind": "git", "config": {}},
+        }
+    )
+
+
+def build(config: dict[str, Any], default_verdict: str = "block") -> git.GitSpecialist:
+    k = kind()
+    specialist = k.build(make_entry(default_verdict), k.config_model.model_validate(config))
+    assert isinstance(specialist, git.GitSpecialist)
+    return specialist
+
+
+FORCE = build({"checks": ["force_push"]})
+DISCARD = build({"checks": ["discard_work"]})
+REWRITE = build({"checks": ["history_rewrite"]}, "nudge")
+HOOKS = build({"checks": ["hook_bypass"]}, "nudge")
+
+
+def context(**fields: Any) -> Context:
+    base: dict[str, Any] = {"cwd": "/work/app", "repo_root": "/work/app", "home": "/home/u"}
+    base.update(fields)
+    return Context(**base)
+
+
+def run(specialist: git.GitSpecialist, command: str, **fields: Any) -> SpecialistResult:
+    return specialist.evaluate(Action(type="shell", args={"command": command}), context(**fields))
+
+
+# --------------------------------------------------------------------------------------
+# Contract
+
+
+def test_registers_the_git_kind():
+    k = kind()
+    assert k.name == "git"
+    assert k.config_model is git.GitConfig
+    assert FORCE.execution is Execution.INLINE
+
+
+def test_refuses_actions_without_git_arguments():
+    assert FORCE.evaluate(Action(type="file_write", args={"path": "x"}), Context()) is (
+        SpecialistResult.refuse()
+    )
+    assert FORCE.evaluate(Action(type="git", args={}), Context()) is SpecialistResult.refuse()
+
+
+def test_shell_command_without_git_is_ok():
+    assert run(FORCE, "ls -la") is SpecialistResult.ok()
+
+
+def test_git_actions_with_argv_or_command():
+    argv = Action(type="git", args={"argv": ["push", "--force", "origin", "main"]})
+    assert FORCE.evaluate(argv, Context()).verdict is Verdict.BLOCK
+    full = Action(type="git", args={"argv": ["/usr/bin/git", "push", "-f", "origin", "main"]})
+    assert FORCE.evaluate(full, Context()).verdict is Verdict.BLOCK
+    command = Action(type="git", args={"command": "push --force origin main"})
+    assert FORCE.evaluate(command, Context()).verdict is Verdict.BLOCK
+    prefixed = Action(type="git", args={"command": "git push origin feature/x"})
+    assert FORCE.evaluate(prefixed, Context()) is SpecialistResult.ok()
+
+
+# --------------------------------------------------------------------------------------
+# force_push
+
+
+@pytest.mark.parametrize(
+    ("command", "branch", "obj"),
+    [
+        ("git push --force origin main", "feature/x", "branch:main"),
+        ("git push -f origin master", None, "branch:master"),
+        ("git push -f", "main", "branch:main"),
+        ("git push --force origin", "main", "branch:main"),
+        ("git push origin +main", None, "branch:main"),
+        ("git push origin +HEAD:release/2.0", None, "branch:release/2.0"),
+        ("git push origin HEAD:refs/heads/main --force", None, "branch:main"),
+        ("git push --force-with-lease origin main", None, "branch:main"),
+        ("git push --force-if-includes origin main", None, "branch:main"),
+        ("git push --mirror", None, "remote:origin"),
+        ("git push --all --force", None, "remote:origin"),
+        ("git push -f origin production", None, "branch:production"),
+        ("git -C ../other push -f origin main", None, "branch:main"),
+        ("cd sub && git push -f origin main", None, "branch:main"),
+        ("sh -c 'git push -f origin main'", None, "branch:main"),
+        ("git push -f", None, "branch:?"),
+        ("GIT_TRACE=1 git push --force origin main", None, "branch:main"),
+    ],
+)
+def test_force_push_to_protected_branches(command: str, branch: str | None, obj: str):
+    result = run(FORCE, command, branch=branch)
+    assert result.verdict is Verdict.BLOCK, (command, result.reason)
+    assert result.evidence["object"] == obj
+    assert result.evidence["check"] == "force_push"
+    assert result.correction
+
+
+@pytest.mark.parametrize(
+    ("command", "branch"),
+    [
+        ("git push --force-with-lease origin feature/x", None),
+        ("git push --force-with-lease", "feature/x"),
+        ("git push -f origin feature/x", None),
+        ("git push -f", "feature/x"),
+        ("git push origin main", None),
+        ("git push", "main"),
+        ("git push -u origin HEAD", "feature/y"),
+        ("git push -n -f origin main", None),  # a dry run
+        ("git push --force-with-lease", None),  # lease, branch unknown: no evidence of harm
+        ("echo git push -f origin main", None),
+        ("git log --force", None),
+    ],
+)
+def test_force_push_benign(command: str, branch: str | None):
+    assert run(FORCE, command, branch=branch) is SpecialistResult.ok()
+
+
+def test_protected_branches_from_context_and_config():
+    assert run(FORCE, "git push -f origin staging").verdict is Verdict.OK
+    protected = run(FORCE, "git push -f origin staging", protected_branches=("staging",))
+    assert protected.verdict is Verdict.BLOCK
+    custom = build({"checks": ["force_push"], "protected": ["team/*"], "use_context": False})
+    assert run(custom, "git push -f origin team/a").verdict is Verdict.BLOCK
+    assert run(custom, "git push -f origin main").verdict is Verdict.OK
+    assert run(custom, "git push -f origin x", protected_branches=("x",)).verdict is Verdict.OK
+
+
+def test_force_after_a_refused_lease_objects_even_on_a_feature_branch():
+    lease = Action(type="shell", args={"command": "git push --force-with-lease origin feature/x"})
+    result = run(FORCE, "git push --force origin feature/x", recent_actions=(lease,))
+    assert result.verdict is Verdict.BLOCK
+    assert result.reason is not None
+    assert "after a --force-with-lease" in result.reason
+
+
+# --------------------------------------------------------------------------------------
+# discard_work
+
+
+@pytest.mark.parametrize(
+    ("command", "lost"),
+    [
+        ("git reset --hard", "uncommitted changes"),
+        ("git reset --hard origin/main", "uncommitted changes"),
+        ("git checkout -- .", "uncommitted changes in src/app.py, src/staged.py"),
+        ("git checkout main -- .", "uncommitted changes"),
+        ("git checkout -- src", "src/app.py"),
+        ("git checkout .", "uncommitted changes"),
+        ("git checkout -f main", "uncommitted changes"),
+        ("git switch -f main", "uncommitted changes"),
+        ("git switch --discard-changes main", "uncommitted changes"),
+        ("git restore .", "uncommitted changes"),
+        ("git restore --worktree src/app.py", "src/app.py"),
+        ("git clean -fd", "untracked files"),
+        ("git clean -fdx", "untracked and ignored files"),
+        ("cd src && git checkout -- app.py", "src/app.py"),
+    ],
+)
+def test_discarding_work_when_there_is_work(command: str, lost: str):
+    result = run(DISCARD, command, git_status=DIRTY)
+    assert result.verdict is Verdict.BLOCK, (command, result.reason)
+    assert result.reason is not None
+    assert lost in result.reason
+    assert result.evidence["object"] == "worktree:/work/app"
+
+
+@pytest.mark.parametrize(
+    ("command", "status"),
+    [
+        ("git reset --hard", CLEAN),
+        ("git reset --hard origin/main", "## main...origin/main\n"),
+        ("git checkout -- .", CLEAN),
+        ("git checkout -- docs/readme.md", DIRTY),  # not a changed file
+        ("git clean -fd", " M src/app.py\n"),  # nothing untracked to lose
+        ("git clean -n -d", DIRTY),  # a dry run
+        ("git restore --staged .", DIRTY),  # only unstages
+        ("git reset --soft HEAD~1", DIRTY),
+        ("git checkout -b feature/new", DIRTY),
+        ("git switch main", DIRTY),
+        ("git stash", DIRTY),
+        ("git status", DIRTY),
+        ("git reset --hard", "On branch main\nnothing to commit, working tree clean\n"),
+    ],
+)
+def test_discarding_is_fine_when_nothing_is_lost(command: str, status: str):
+    assert run(DISCARD, command, git_status=status) is SpecialistResult.ok()
+
+
+def test_unknown_status_is_ok_unless_configured():
+    assert run(DISCARD, "git reset --hard") is SpecialistResult.ok()
+    strict = build({"checks": ["discard_work"], "when_status_unknown": "object"})
+    result = run(strict, "git reset --hard")
+    assert result.verdict is Verdict.BLOCK
+    assert result.reason is not None
+    assert "not known" in result.reason
+
+
+def test_stash_drop_always_objects():
+    result = run(DISCARD, "git stash drop", git_status=CLEAN)
+    assert result.verdict is Verdict.BLOCK
+    assert result.evidence["object"] == "stash:/work/app"
+    assert run(DISCARD, "git stash clear").verdict is Verdict.BLOCK
+
+
+def test_human_status_format():
+    human = "On branch main\nChanges not staged for commit:\n\tmodified:   a.py\n"
+    assert run(DISCARD, "git reset --hard", git_status=human).verdict is Verdict.BLOCK
+    untracked = "On branch main\nUntracked files:\n\tnew.py\n"
+    assert run(DISCARD, "git clean -fd", git_status=untracked).verdict is Verdict.BLOCK
+    assert run(DISCARD, "git reset --hard", git_status=untracked) is SpecialistResult.ok()
+
+
+@pytest.mark.parametrize(
+    ("text", "tracked", "untracked", "paths"),
+    [
+        (None, False, False, None),
+        ("", False, False, ()),
+        (" M a.py\n", True, False, ("a.py",)),
+        ("?? b.py\n", False, True, ()),
+        ("R  old.py -> new.py\n", True, False, ("new.py",)),
+        ("1 .M N... 100644 100644 100644 abc def src/a.py\n? new.txt\n", True, True, ("src/a.py",)),
+        ("something odd\n", True, True, None),
+    ],
+)
+def test_parse_status(
+    text: str | None, tracked: bool, untracked: bool, paths: tuple[str, ...] | None
+):
+    status = git.parse_status(text)
+    assert status.known is (text is not None)
+    assert status.tracked is tracked
+    assert status.untracked is untracked
+    assert status.tracked_paths == paths
+
+
+# --------------------------------------------------------------------------------------
+# history_rewrite
+
+
+@pytest.mark.parametrize(
+    ("command", "obj"),
+    [
+        ("git filter-branch --tree-filter 'rm x' HEAD", "repo:/work/app"),
+        ("git filter-repo --path secrets --invert-paths", "repo:/work/app"),
+        ("git push origin --delete feature/x", "branch:feature/x"),
+        ("git push -d origin v1.0", "branch:v1.0"),
+        ("git push origin :old-branch", "branch:old-branch"),
+        ("git push --prune origin", "remote:origin"),
+        ("git branch -D feature/x", "branch:feature/x"),
+        ("git branch --delete --force feature/x", "branch:feature/x"),
+        ("git branch -df feature/x", "branch:feature/x"),
+        ("git reflog expire --expire=now --all", "repo:/work/app"),
+        ("git gc --prune=now", "repo:/work/app"),
+        ("git update-ref -d refs/heads/x", "ref:refs/heads/x"),
+    ],
+)
+def test_history_rewrites(command: str, obj: str):
+    result = run(REWRITE, command)
+    assert result.verdict is Verdict.NUDGE, (command, result.reason)
+    assert result.evidence["object"] == obj
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git branch -d merged-branch",
+        "git push origin feature/x",
+        "git gc",
+        "git reflog",
+        "git branch -m old new",
+        "git push -n --delete origin x",
+    ],
+)
+def test_history_benign(command: str):
+    assert run(REWRITE, command) is SpecialistResult.ok()
+
+
+# --------------------------------------------------------------------------------------
+# hook_bypass
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git commit --no-verify -m 'wip'",
+        "git commit -n -m wip",
+        "git commit -nm wip",
+        "git commit -anm wip",
+        "git push --no-verify",
+        "git merge --no-verify topic",
+        "HUSKY=0 git commit -m x",
+        "export HUSKY=0 && git commit -m x",
+        "env HUSKY_SKIP_HOOKS=1 git commit -m x",
+        "SKIP=flake8,mypy git commit -m x",
+        "git -c core.hooksPath=/dev/null commit -m x",
+        "git -c core.hooksPath= commit -m x",
+        "git config core.hooksPath /dev/null",
+        "git config --local core.hooksPath /tmp/empty",
+        "git config --unset core.hooksPath",
+        "bash -c 'git commit --no-verify -m x'",
+    ],
+)
+def test_hook_bypass(command: str):
+    result = run(HOOKS, command)
+    assert result.verdict is Verdict.NUDGE, (command, result.reason)
+    assert result.evidence["object"] == "hooks:/work/app"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git commit -m 'fix: handle -n flag'",
+        "git commit -m -n",  # -n is the message here
+        "git commit -am 'fix'",
+        "git commit -F msg.txt",
+        "git config core.hooksPath .husky",
+        "git push -n origin main",  # push -n is a dry run, not --no-verify
+        "SKIP= git commit -m x",
+        "HUSKY=1 git commit -m x",
+        "npm test -- --no-verify",
+    ],
+)
+def test_hook_bypass_benign(command: str):
+    assert run(HOOKS, command) is SpecialistResult.ok()
+
+
+def test_reason_mentions_nesting_and_evidence_is_complete():
+    result = run(HOOKS, "sh -c 'git commit --no-verify -m x'", branch="feature/x")
+    assert result.reason is not None
+    assert "reached through sh -c" in result.reason
+    assert result.evidence["command"] == "git commit --no-verify -m x"
+    assert result.evidence["fallback"] is False
+    assert result.evidence["current_branch"] == "feature/x"
+
+
+def test_fallback_is_flagged_in_evidence():
+    result = run(FORCE, "case x in x) git push -f origin main;; esac")
+    assert result.verdict is Verdict.BLOCK
+    assert result.evidence["fallback"] is True
+    assert result.confidence < 1.0
+
+
+def test_several_checks_in_one_entry():
+    both = build({"checks": ["force_push", "hook_bypass"]})
+    assert run(both, "git push --no-verify origin feature/x").evidence["check"] == "hook_bypass"
+    assert run(both, "git push -f origin main").evidence["check"] == "force_push"
+
+
+# --------------------------------------------------------------------------------------
+# Config
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"checks": []}, "at least 1"),
+        ({"checks": ["force_push", "force_push"]}, "listed twice"),
+        ({"checks": ["nuke"]}, "checks"),
+        ({"checks": ["force_push"], "protected": [" main"]}, "surrounding spaces"),
+        ({"checks": ["force_push"], "verdict": "ok"}, "verdict"),
+        ({"checks": ["force_push"], "when_status_unknown": "maybe"}, "when_status_unknown"),
+        ({"checks": ["force_push"], "extra": 1}, "Extra inputs"),
+    ],
+)
+def test_invalid_configs(config: dict[str, Any], message: str):
+    with pytest.raises(ValidationError, match=message):
+        kind().config_model.model_validate(config)
+
+
+# --------------------------------------------------------------------------------------
+# Robustness
+
+ALL = build({"checks": ["force_push", "discard_work", "history_rewrite", "hook_bypass"]})
+WORDS = [
+    "git", "push", "-f", "--force", "--force-with-lease", "origin", "main", "+main", ":x",
+    "HEAD:main", "reset", "--hard", "checkout", "--", ".", "clean", "-fdx", "stash", "drop",
+    "branch", "-D", "commit", "-n", "-m", "--no-verify", "-c", "core.hooksPath=", "config",
+    "HUSKY=0", "&&", ";", "|", "sh", "-c", "'", '"', "$(", ")", "-C", "..", "filter-branch",
+]  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(st.text(max_size=200), st.lists(st.sampled_from(WORDS), max_size=20).map(" ".join)),
+    st.one_of(st.none(), st.text(max_size=100), st.just(DIRTY)),
+    st.one_of(st.none(), st.text(max_size=20)),
+)
+def test_no_input_crashes(command: str, status: str | None, branch: str | None):
+    ctx = context(git_status=status, branch=branch, protected_branches=("main",))
+    start = time.perf_counter()
+    for action in (
+        Action(type="shell", args={"command": command}),
+        Action(type="git", args={"argv": command.split()}),
+    ):
+        result = ALL.evaluate(action, ctx)
+        assert result.verdict in (Verdict.OK, Verdict.BLOCK, Verdict.REFUSE)
+    assert time.perf_counter() - start < 5.0
