@@ -22,4 +22,6 @@ entry-point group, exactly as a third-party package would:
   uncommitted work, history rewrites, hook bypass.
 - ``path`` (:mod:`specialists.path`): workspace scope and sensitive paths, for file actions
   and for every path a shell command touches.
+- ``allowlist`` (:mod:`specialists.allowlist`): exact-value allowlists and denylists over
+  named argument fields (IBANs, email addresses, hosts, ids), normalised per value type.
 """

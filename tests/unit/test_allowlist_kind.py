@@ -1,0 +1,342 @@
+"""The ``allowlist`` kind: normalisers, user-named values, refusals, caps, load-time checks."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from specialists import allowlist
+from supervisor.models import Action, Context, SpecialistResult, Verdict
+from supervisor.plugins import load_kinds
+from supervisor.specialist import Execution, SpecialistKind
+from supervisor.taxonomy import Entry, load_taxonomy
+
+NO_CONTEXT = Context()
+PAYEES = ["DE89370400440532013000", "GB29NWBK60161331926819"]
+
+
+def kind() -> SpecialistKind:
+    (registered,) = allowlist.supervisor_register_kinds()
+    return registered
+
+
+def make_entry(default_verdict: str = "nudge") -> Entry:
+    return Entry.model_validate(
+        {
+            "id": "test_allowlist",
+            "title": "An allowlist test entry",
+            "description": "Objects to values that are not allowed.",
+            "example": {"summary": "An agent paid a stranger.", "source": "arXiv:2406.13352"},
+            "severity": "high",
+            "default_verdict": default_verdict,
+            "references": ["LLM01"],
+            "detection": "deterministic",
+            "applies_to": {"action_types": ["payment"]},
+            "specialist": {"kind": "allowlist", "config": {}},
+        }
+    )
+
+
+def build(config: dict[str, Any], default_verdict: str = "nudge") -> Any:
+    k = kind()
+    specialist = k.build(make_entry(default_verdict), k.config_model.model_validate(config))
+    assert isinstance(specialist, allowlist.AllowlistSpecialist)
+    return specialist
+
+
+def act(**args: Any) -> Action:
+    return Action(type="payment", tool="send_money", args=args)
+
+
+def verdict(specialist: Any, action: Action, context: Context = NO_CONTEXT) -> Verdict:
+    return specialist.evaluate(action, context).verdict
+
+
+def test_registers_the_allowlist_kind_and_runs_inline():
+    k = kind()
+    assert k.name == "allowlist"
+    assert k.config_model is allowlist.AllowlistConfig
+    assert build({"fields": ["recipient"], "allowed": ["x"]}).execution is Execution.INLINE
+
+
+def test_loads_as_a_plugin_into_a_taxonomy(tmp_path):
+    pack = tmp_path / "overlay.yaml"
+    pack.write_text(
+        """
+schema_version: 1
+id: overlay
+entries:
+  - id: payee_not_on_file
+    title: Payment to a payee that is not on file
+    description: Money goes only to payees the user already pays.
+    example: {summary: "An injected bill redirected a payment.", source: "arXiv:2406.13352"}
+    severity: critical
+    default_verdict: nudge
+    references: [LLM01]
+    detection: deterministic
+    applies_to: {action_types: [payment]}
+    specialist:
+      kind: allowlist
+      config: {fields: [recipient], normalise: iban, allowed: [DE89370400440532013000]}
+""",
+        encoding="utf-8",
+    )
+    taxonomy = load_taxonomy([pack], load_kinds([allowlist]))
+    assert taxonomy["payee_not_on_file"].specialist.kind == "allowlist"
+
+
+def test_iban_normalisation_folds_spaces_and_case():
+    specialist = build({"fields": ["recipient"], "normalise": "iban", "allowed": PAYEES})
+    assert verdict(specialist, act(recipient="de89 3704 0044 0532 0130 00")) is Verdict.OK
+    assert verdict(specialist, act(recipient="GB29NWBK60161331926819")) is Verdict.OK
+    result = specialist.evaluate(act(recipient="US133000000121212121212"), NO_CONTEXT)
+    assert result.verdict is Verdict.NUDGE
+    assert result.evidence == {
+        "field": "recipient",
+        "value": "US133000000121212121212",
+        "object": "US133000000121212121212",
+        "problem": "not_allowed",
+        "normalise": "iban",
+        "allowed_count": 2,
+        "from_task": False,
+    }
+    assert result.reason == (
+        "payment recipient 'US133000000121212121212' is not one of the allowed values"
+    )
+    assert result.correction is not None
+    assert "ask them to confirm" in result.correction
+
+
+def test_a_value_that_is_not_an_iban_is_unreadable_and_objected():
+    specialist = build({"fields": ["recipient"], "normalise": "iban", "allowed": PAYEES})
+    result = specialist.evaluate(act(recipient="Spotify"), NO_CONTEXT)
+    assert result.verdict is Verdict.NUDGE
+    assert result.evidence["problem"] == "unreadable"
+
+
+def test_absent_fields_refuse_and_present_allowed_is_the_shared_ok():
+    specialist = build({"fields": ["recipient", "cc"], "allowed": ["a"]})
+    assert specialist.evaluate(act(amount=3), NO_CONTEXT) is SpecialistResult.refuse()
+    assert specialist.evaluate(act(recipient=None), NO_CONTEXT) is SpecialistResult.refuse()
+    assert specialist.evaluate(act(recipient="a"), NO_CONTEXT) is SpecialistResult.ok()
+
+
+def test_every_item_of_every_field_is_judged():
+    specialist = build(
+        {"fields": ["recipients", "cc"], "normalise": "email", "allowed": ["a@x.org"]}
+    )
+    assert verdict(specialist, act(recipients=["A@X.org"], cc=[])) is Verdict.OK
+    result = specialist.evaluate(act(recipients=["a@x.org"], cc=["b@evil.net"]), NO_CONTEXT)
+    assert result.evidence["field"] == "cc"
+    assert result.evidence["object"] == "b@evil.net"
+
+
+def test_email_forms_and_allowed_domains():
+    specialist = build(
+        {
+            "fields": ["to"],
+            "normalise": "email",
+            "allowed": ["Sarah.Baker@gmail.com"],
+            "allowed_domains": ["bluesparrowtech.com"],
+        }
+    )
+    for ok in [
+        "sarah.baker@GMAIL.com",
+        "Sarah <sarah.baker@gmail.com>",
+        "mailto:sarah.baker@gmail.com",
+        "anyone@bluesparrowtech.com",
+        "x@eu.bluesparrowtech.com",
+    ]:
+        assert verdict(specialist, act(to=ok)) is Verdict.OK, ok
+    for bad in [
+        "sarah.baker@gmail.com.evil.net",
+        "x@bluesparrowtech.com.evil.net",
+        "x@evilbluesparrowtech.com",
+        "mark@gmail.com",
+    ]:
+        assert verdict(specialist, act(to=bad)) is Verdict.NUDGE, bad
+    assert specialist.evaluate(act(to="not an address"), NO_CONTEXT).evidence["problem"] == (
+        "unreadable"
+    )
+
+
+def test_casefold_and_exact():
+    names = build({"fields": ["user"], "normalise": "casefold", "allowed": ["Le  Marais Boutique"]})
+    assert verdict(names, act(user="le marais   BOUTIQUE")) is Verdict.OK
+    exact = build({"fields": ["user"], "allowed": ["Alice"]})
+    assert verdict(exact, act(user="Alice")) is Verdict.OK
+    assert verdict(exact, act(user="alice")) is Verdict.NUDGE
+
+
+def test_numbers_are_compared_as_text_and_mappings_are_unreadable():
+    specialist = build({"fields": ["file_id"], "allowed": ["13"]})
+    assert verdict(specialist, act(file_id=13)) is Verdict.OK
+    assert verdict(specialist, act(file_id="14")) is Verdict.NUDGE
+    result = specialist.evaluate(act(file_id={"id": "13"}), NO_CONTEXT)
+    assert result.evidence["problem"] == "unreadable"
+
+
+def test_from_task_allows_what_the_user_named():
+    specialist = build(
+        {"fields": ["recipient"], "normalise": "iban", "allowed": PAYEES, "from_task": True}
+    )
+    task = Context(task="My new landlord's account is CA13 3012 4002 3121 5421 872, rent 2200.")
+    assert verdict(specialist, act(recipient="CA133012400231215421872"), task) is Verdict.OK
+    assert verdict(specialist, act(recipient="CA133012400231215421872")) is Verdict.NUDGE
+    # Not a prefix or a part of a longer value.
+    assert verdict(specialist, act(recipient="CA1330124002312154218"), task) is Verdict.NUDGE
+    result = specialist.evaluate(act(recipient="US133000000121212121212"), task)
+    assert result.reason is not None
+    assert result.reason.endswith("nor named in the user's request")
+
+
+def test_from_task_words_need_word_boundaries():
+    specialist = build({"fields": ["password"], "from_task": True})
+    task = Context(task="If anything looks suspicious, update the password to '1j1l-2k3j'.")
+    assert verdict(specialist, act(password="1j1l-2k3j"), task) is Verdict.OK
+    assert verdict(specialist, act(password="1j1l"), task) is Verdict.NUDGE
+    result = specialist.evaluate(act(password="new_password"), task)
+    assert result.verdict is Verdict.NUDGE
+    assert result.reason == "payment password 'new_password' is not named in the user's request"
+    names = build({"fields": ["user"], "normalise": "casefold", "from_task": True})
+    invite = Context(task="Invite Dora to Slack. Then greet DORA.")
+    assert verdict(names, act(user="dora"), invite) is Verdict.OK
+    assert verdict(names, act(user="Do"), invite) is Verdict.NUDGE
+    assert verdict(names, act(user="Slack. Then"), invite) is Verdict.OK  # words, in order
+    assert verdict(names, act(user="Fred"), invite) is Verdict.NUDGE
+    assert verdict(names, act(user=""), invite) is Verdict.NUDGE
+
+
+def test_from_task_emails():
+    specialist = build({"fields": ["to"], "normalise": "email", "from_task": True})
+    task = Context(task="Send it to my wife at 'janeLong@google.com'. Thanks!")
+    assert verdict(specialist, act(to="janelong@google.com"), task) is Verdict.OK
+    assert verdict(specialist, act(to="jay@google.com"), task) is Verdict.NUDGE
+    assert verdict(specialist, act(to="long@google.com"), task) is Verdict.NUDGE
+
+
+def test_host_mode_covers_subdomains_and_reads_urls_like_the_domain_kind():
+    specialist = build({"fields": ["url"], "normalise": "host", "allowed": ["example.com"]})
+    for ok in ["https://example.com/x", "www.example.com/a?b", "docs.example.com", "/relative"]:
+        assert verdict(specialist, act(url=ok)) is Verdict.OK, ok
+    for bad in [
+        "https://example.com.evil.net/",
+        "https://example.com@evil.net/",
+        "evilexample.com",
+        "javascript:alert(1)",
+    ]:
+        assert verdict(specialist, act(url=bad)) is Verdict.NUDGE, bad
+
+
+def test_host_mode_from_task_reads_hosts_at_sentence_breaks():
+    specialist = build({"fields": ["url"], "normalise": "host", "from_task": True})
+    task = Context(task="Post it to our website www.our-company.com.They sent their hobbies.")
+    assert verdict(specialist, act(url="www.our-company.com"), task) is Verdict.OK
+    assert verdict(specialist, act(url="www.my-website-234.com/random"), task) is Verdict.NUDGE
+    # A public suffix the user typed is no allowance for everything under it.
+    suffix = Context(task="anything on co.uk or https://co.uk is fine")
+    assert verdict(specialist, act(url="evil.co.uk"), suffix) is Verdict.NUDGE
+
+
+def test_links_mode_judges_every_link_in_free_text():
+    specialist = build(
+        {"fields": ["body"], "normalise": "links", "allowed": ["www.informations.com"]}
+    )
+    for ok in [
+        "No links here, total 98.70, see notes.txt, e.g. this.",
+        "Bob posted www.informations.com!",
+        "Read https://www.informations.com/a?b=c.",
+    ]:
+        assert verdict(specialist, act(body=ok)) is Verdict.OK, ok
+    for bad, host in [
+        ("Check out this link: www.secure-systems-252.com", "www.secure-systems-252.com"),
+        ("See https://bit.ly/sUf7tOJ", "bit.ly"),
+        ("www.informations.com and evil.io/x", "evil.io"),
+        ("hxxps://evil", "hxxps://evil"),
+    ]:
+        result = specialist.evaluate(act(body=bad), NO_CONTEXT)
+        assert result.verdict is Verdict.NUDGE, bad
+        assert result.evidence["object"] == host
+
+
+def test_find_hosts_reads_scheme_urls_and_known_suffixes_only():
+    hosts = allowlist.find_hosts("a http://1.2.3.4/x www.a.com.Then foo.notatld 3.14 x@mail.com")
+    assert hosts is not None
+    assert [h.name for h in hosts] == ["1.2.3.4", "www.a.com"]
+
+
+def test_the_configured_verdict_wins_over_the_entry_default():
+    specialist = build({"fields": ["x"], "allowed": ["a"], "verdict": "block"}, "flag")
+    assert verdict(specialist, act(x="b")) is Verdict.BLOCK
+    assert verdict(build({"fields": ["x"], "allowed": ["a"]}, "flag"), act(x="b")) is Verdict.FLAG
+
+
+def test_an_empty_allowlist_allows_nothing():
+    specialist = build({"fields": ["x"]})
+    assert verdict(specialist, act(x="anything")) is Verdict.NUDGE
+
+
+def test_caps_object_rather_than_judge_partially():
+    specialist = build({"fields": ["x"], "allowed": ["a"], "max_values": 3, "max_input_chars": 10})
+    result = specialist.evaluate(act(x=["a"] * 4), NO_CONTEXT)
+    assert result.evidence["problem"] == "limit"
+    result = specialist.evaluate(act(x="a" * 11), NO_CONTEXT)
+    assert result.evidence["problem"] == "limit"
+    assert verdict(specialist, act(x=["a"] * 3)) is Verdict.OK
+
+
+def test_dotted_fields_reach_into_mappings():
+    specialist = build({"fields": ["args.payee.iban"], "normalise": "iban", "allowed": PAYEES})
+    assert verdict(specialist, act(payee={"iban": PAYEES[0]})) is Verdict.OK
+    assert verdict(specialist, act(payee={"iban": "US133000000121212121212"})) is Verdict.NUDGE
+    assert specialist.evaluate(act(payee="x"), NO_CONTEXT) is SpecialistResult.refuse()
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"fields": []}, "at least 1"),
+        ({"fields": ["a..b"]}, "empty dotted segment"),
+        ({"fields": ["x"], "normalise": "iban", "allowed": ["not-an-iban"]}, "as iban"),
+        ({"fields": ["x"], "normalise": "email", "allowed": ["nobody"]}, "as email"),
+        ({"fields": ["x"], "normalise": "host", "allowed": ["com"]}, "public suffix"),
+        ({"fields": ["x"], "normalise": "email", "allowed_domains": ["co.uk"]}, "public suffix"),
+        ({"fields": ["x"], "allowed_domains": ["example.com"]}, "needs normalise"),
+        ({"fields": ["x"], "normalise": "soundex"}, "Input should be"),
+        ({"fields": ["x"], "from_task": "yes"}, "valid boolean"),
+        ({"fields": ["x"], "surprise": 1}, "Extra inputs"),
+    ],
+)
+def test_bad_configs_are_rejected_at_load(config, message):
+    with pytest.raises(ValidationError, match=message):
+        allowlist.AllowlistConfig.model_validate(config)
+
+
+def test_pathological_text_stays_fast():
+    specialist = build({"fields": ["body"], "normalise": "links", "from_task": True})
+    context = Context(task="a." * 30_000)
+    for text in ["a." * 30_000, "a" * 60_000, "x@" * 30_000, "http" * 15_000]:
+        start = time.perf_counter()
+        specialist.evaluate(act(body=text), context)
+        assert time.perf_counter() - start < 1.0
+
+
+@given(
+    value=st.one_of(
+        st.text(max_size=300),
+        st.integers(),
+        st.none(),
+        st.lists(st.text(max_size=40), max_size=5),
+    ),
+    task=st.one_of(st.none(), st.text(max_size=300)),
+    how=st.sampled_from(["exact", "casefold", "iban", "email", "host", "links"]),
+)
+def test_no_input_crashes(value, task, how):
+    specialist = build({"fields": ["x"], "normalise": how, "from_task": True})
+    result = specialist.evaluate(act(x=value), Context(task=task))
+    assert result.verdict in (Verdict.OK, Verdict.NUDGE, Verdict.REFUSE)
