@@ -8,6 +8,8 @@
     │   └── StateDirError           the state directory cannot be used
     ├── PluginError                 a plugin could not be loaded or broke the hook contract
     ├── StoreError                  the store cannot be opened, migrated, read or written
+    ├── ArtifactError               a replay artifact is unreadable, torn or out of chain
+    │   └── SignatureError          a signature or sealed value does not verify
     ├── InvalidActionError          an action or context did not validate
     ├── SpecialistError             raised by specialists to say "I failed" (becomes status error)
     │   └── ObservationError        an external fetch failed, or a replay lacks its recording
@@ -28,12 +30,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ActionBlocked",
+    "ArtifactError",
     "ActionNudged",
     "ActionRefused",
     "ConfigError",
     "InvalidActionError",
     "ObservationError",
     "PluginError",
+    "SignatureError",
     "SourceError",
     "SpecialistError",
     "StateDirError",
@@ -98,6 +102,14 @@ class PluginError(SupervisorError):
 
 class StoreError(SupervisorError):
     """The store cannot be used; the message names it (never with a password)."""
+
+
+class ArtifactError(SupervisorError):
+    """A replay artifact cannot be read, or breaks the chain."""
+
+
+class SignatureError(ArtifactError):
+    """A signature does not verify, or sealed values cannot be opened, with the key given."""
 
 
 class InvalidActionError(SupervisorError):

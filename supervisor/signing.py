@@ -1,0 +1,176 @@
+"""Keys, canonical JSON and DSSE envelopes signed with Ed25519.
+
+Records are canonicalised with RFC 8785 (JCS) so that their hash does not depend on key
+order or number formatting, then signed as a DSSE envelope: the signature covers
+``PAE(payloadType, payload)``, so neither the type nor the bytes can be swapped. The same
+private key, through HKDF, gives the AES-GCM key that seals sensitive values; verifying
+needs only the public key.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from cryptography.exceptions import InvalidSignature, InvalidTag
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from supervisor.errors import ArtifactError, ConfigError, SignatureError
+
+__all__ = [
+    "PAYLOAD_TYPE",
+    "Envelope",
+    "KeyPair",
+    "generate_keys",
+    "load_private_key",
+    "load_public_key",
+    "pae",
+]
+
+PAYLOAD_TYPE: Final = "application/vnd.supervise.decision.v1+json"
+PRIVATE_FILE: Final = "signing.key"
+PUBLIC_FILE: Final = "signing.pub"
+_SEAL_INFO: Final = b"supervise/seal/v1"
+
+
+def pae(payload_type: str, payload: bytes) -> bytes:
+    """DSSE v1 pre-authentication encoding."""
+    kind = payload_type.encode()
+    return b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(payload), payload)
+
+
+def key_id(public: Ed25519PublicKey) -> str:
+    raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return "ed25519:" + hashlib.sha256(raw).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class KeyPair:
+    """The deployment's signing key (and, derived from it, its sealing key)."""
+
+    private: Ed25519PrivateKey
+    public: Ed25519PublicKey
+    key_id: str
+
+    @classmethod
+    def from_private(cls, private: Ed25519PrivateKey) -> KeyPair:
+        public = private.public_key()
+        return cls(private, public, key_id(public))
+
+    def sign(self, payload: bytes, payload_type: str = PAYLOAD_TYPE) -> dict[str, Any]:
+        """A DSSE envelope (as a dict) around ``payload``."""
+        sig = self.private.sign(pae(payload_type, payload))
+        return {
+            "payload": base64.b64encode(payload).decode(),
+            "payloadType": payload_type,
+            "signatures": [{"keyid": self.key_id, "sig": base64.b64encode(sig).decode()}],
+        }
+
+    def _aead(self) -> AESGCM:
+        raw = self.private.private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
+            serialization.NoEncryption(),
+        )
+        key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_SEAL_INFO).derive(raw)
+        return AESGCM(key)
+
+    def seal(self, value: Any, associated: bytes) -> str:
+        """Encrypt a JSON value; ``associated`` (e.g. the decision id) is authenticated too."""
+        nonce = os.urandom(12)
+        blob = self._aead().encrypt(nonce, json.dumps(value).encode(), associated)
+        return base64.b64encode(nonce + blob).decode()
+
+    def unseal(self, sealed: str, associated: bytes) -> Any:
+        try:
+            raw = base64.b64decode(sealed, validate=True)
+            plain = self._aead().decrypt(raw[:12], raw[12:], associated)
+        except (InvalidTag, ValueError) as exc:
+            raise SignatureError("sealed values cannot be opened with this key") from exc
+        return json.loads(plain)
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """A parsed DSSE envelope line."""
+
+    payload: bytes
+    payload_type: str
+    key_id: str | None
+    signature: bytes
+
+    @classmethod
+    def parse(cls, line: bytes) -> Envelope:
+        try:
+            data = json.loads(line)
+            payload = base64.b64decode(data["payload"], validate=True)
+            (sig,) = data["signatures"]
+            signature = base64.b64decode(sig["sig"], validate=True)
+            return cls(payload, str(data["payloadType"]), sig.get("keyid"), signature)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ArtifactError(f"not a DSSE envelope: {exc}") from exc
+
+    def verify(self, public: Ed25519PublicKey) -> None:
+        if self.payload_type != PAYLOAD_TYPE:
+            raise SignatureError(f"unexpected payloadType {self.payload_type!r}")
+        try:
+            public.verify(self.signature, pae(self.payload_type, self.payload))
+        except InvalidSignature as exc:
+            raise SignatureError("signature does not verify with this public key") from exc
+
+
+def generate_keys(directory: Path, *, overwrite: bool = False) -> KeyPair:
+    """Write a new key pair (private key mode 0600) and return it."""
+    private_path, public_path = directory / PRIVATE_FILE, directory / PUBLIC_FILE
+    if private_path.exists() and not overwrite:
+        raise ConfigError(
+            f"{private_path} exists; refusing to replace a signing key "
+            "(records signed with it could no longer be verified)"
+        )
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private = Ed25519PrivateKey.generate()
+    pem = private.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    fd = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(pem)
+    public_path.write_bytes(
+        private.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    return KeyPair.from_private(private)
+
+
+def load_private_key(path: Path) -> KeyPair:
+    try:
+        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    except (OSError, ValueError, TypeError) as exc:
+        raise ConfigError(f"cannot read the signing key {path}: {exc}") from exc
+    if not isinstance(key, Ed25519PrivateKey):
+        raise ConfigError(f"{path} is not an Ed25519 private key")
+    return KeyPair.from_private(key)
+
+
+def load_public_key(path: Path) -> Ed25519PublicKey:
+    try:
+        data = path.read_bytes()
+        key: Any = (
+            serialization.load_pem_public_key(data)
+            if b"PUBLIC KEY" in data
+            else serialization.load_pem_private_key(data, password=None).public_key()
+        )
+    except (OSError, ValueError, TypeError) as exc:
+        raise ConfigError(f"cannot read the public key {path}: {exc}") from exc
+    if not isinstance(key, Ed25519PublicKey):
+        raise ConfigError(f"{path} is not an Ed25519 public key")
+    return key

@@ -1,0 +1,73 @@
+"""Our RFC 8785 encoder agrees with the reference implementation."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import rfc8785
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from supervisor.canonical import canonical
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53 - 1), 2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(), inner, max_size=5),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=1500)
+@given(JSON)
+def test_same_bytes_as_the_reference(value):
+    assert canonical(value) == rfc8785.dumps(value)
+
+
+@given(st.dictionaries(st.text(), st.integers(-(2**53 - 1), 2**53 - 1), max_size=8), st.randoms())
+def test_stable_across_dict_orderings(mapping, rnd):
+    items = list(mapping.items())
+    rnd.shuffle(items)
+    assert canonical(dict(items)) == canonical(mapping)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1e30, b"1e+30"),
+        (1e21, b"1e+21"),
+        (1e20, b"100000000000000000000"),
+        (1e-7, b"1e-7"),
+        (1e-6, b"0.000001"),
+        (-0.0, b"0"),
+        (100.0, b"100"),
+        (333333333.33333329, b"333333333.3333333"),
+        (
+            {"b": 2, "a": [1.5, True, None, "\u20ac\n"]},
+            '{"a":[1.5,true,null,"\u20ac\\n"],"b":2}'.encode(),
+        ),
+        # UTF-16 order: the surrogate pair of U+1F600 (D83D ...) sorts before U+FB33
+        ({"\ufb33": 2, "\U0001f600": 1}, '{"\U0001f600":1,"\ufb33":2}'.encode()),
+    ],
+)
+def test_known_vectors(value, text):
+    assert canonical(value) == text
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, 2**53, {1: "x"}, object()])
+def test_rejects_what_json_cannot_say(bad):
+    with pytest.raises((ValueError, TypeError)):
+        canonical(bad)
+
+
+@given(st.text())
+def test_escaped_and_literal_forms_of_a_string_are_one(text):
+    import json
+
+    escaped = json.loads(json.dumps({"k": text}, ensure_ascii=True))
+    literal = json.loads(json.dumps({"k": text}, ensure_ascii=False))
+    assert canonical(escaped) == canonical(literal)
