@@ -118,10 +118,10 @@ def run_demo(home: Path | None, color: bool | None = None) -> list[Decision]:
             )
             decisions.append(decision)
             _show(step, thought, action, decision, color)
-        where = sup.log.path if sup.log is not None else None
+        where = sup.log.directory if sup.log is not None else None
     counts = {v: sum(d.verdict is v for d in decisions) for v in _COLORS}
     click.echo("\nsummary: " + ", ".join(f"{n} {v.value}" for v, n in counts.items()))
     if where is not None:
         click.echo(f"decisions written to {where}")
-        click.echo(f"look at the last one:  tail -n 1 {where} | python3 -m json.tool")
+        click.echo("check them:  supervise verify   ·   read the last:  supervise show last")
     return decisions

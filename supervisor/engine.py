@@ -235,7 +235,7 @@ class Engine:
         kinds: KindRegistry,
         *,
         memory: NudgeMemory | None = None,
-        on_decision: Callable[[Decision], None] | None = None,
+        on_decision: Callable[[Decision, Context], None] | None = None,
         pool: WorkerPool | None = None,
     ) -> None:
         self.taxonomy = taxonomy
@@ -528,7 +528,7 @@ class Engine:
             _DECISION_FIELDS,
         )
         if self._on_decision is not None:
-            self._on_decision(decision)
+            self._on_decision(decision, run.context)
         return decision
 
 

@@ -30,9 +30,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ActionBlocked",
-    "ArtifactError",
     "ActionNudged",
     "ActionRefused",
+    "ArtifactError",
     "ConfigError",
     "InvalidActionError",
     "ObservationError",

@@ -10,15 +10,25 @@ from typing import Any, Literal
 
 from pydantic import JsonValue
 
+from supervisor.artifacts import ArtifactLog
 from supervisor.engine import Engine
 from supervisor.errors import StateDirError, StoreError
 from supervisor.memory import InProcessMemory, NudgeMemory, StoreMemory
 from supervisor.models import Action, Context, Decision
 from supervisor.plugins import KindRegistry, load_kinds
 from supervisor.redact import redact_value
-from supervisor.state import DecisionLog, resolve_home
+from supervisor.signing import (
+    KEY_ENV,
+    KEYS_DIR,
+    PRIVATE_FILE,
+    PUBLIC_FILE,
+    KeyPair,
+    generate_keys,
+    load_private_key,
+)
+from supervisor.state import ensure_home, resolve_home
 from supervisor.store import LazyStore, Store
-from supervisor.taxonomy import Taxonomy, load_taxonomy
+from supervisor.taxonomy import Taxonomy, load_taxonomy, taxonomy_record
 
 __all__ = ["Supervisor"]
 
@@ -37,13 +47,14 @@ class Supervisor:
             ...  # hand decision.corrections back to the agent, or replan on block
 
     With ``record=True`` (the default) every decision is kept twice in the state directory:
-    appended to ``decisions.jsonl``, and in the store (``store=``: a ``postgresql://`` URL,
-    a SQLite path, or by default ``state.db`` in the state directory), which also remembers
-    nudges across processes and sessions so that an ignored nudge escalates wherever the
-    agent runs. If the store cannot be opened or written, decisions go on with in-process
-    memory and say ``degraded``; if the log cannot be written, the decision is still
-    returned, the failure is logged and counted in ``record_failures``
-    (``on_record_error="raise"`` raises :class:`StateDirError` instead).
+    as a signed, hash-chained record in ``artifacts/`` (see ``supervise verify`` and
+    ``supervise replay``), and in the store (``store=``: a ``postgresql://`` URL, a SQLite
+    path, or by default ``state.db``), which also remembers nudges across processes and
+    sessions. Records are signed with ``keys`` (a private key file; by default
+    ``keys/signing.key`` in the state directory, created on first use). If the store cannot
+    be used, decisions go on with in-process memory and say ``degraded``; if a record cannot
+    be written, the decision is still returned, the failure is logged and counted in
+    ``record_failures`` (``on_record_error="raise"`` raises :class:`StateDirError`).
     """
 
     def __init__(
@@ -54,39 +65,50 @@ class Supervisor:
         home: str | os.PathLike[str] | None = None,
         record: bool = True,
         store: str | os.PathLike[str] | Store | None = None,
+        keys: str | os.PathLike[str] | KeyPair | None = None,
         memory: NudgeMemory | None = None,
+        sensitive_fields: Sequence[str] = (),
         on_record_error: Literal["log", "raise"] = "log",
     ) -> None:
         self.taxonomy = taxonomy
         self.home: Path = resolve_home(home)
-        self.log: DecisionLog | None = DecisionLog(self.home) if record else None
+        kinds = kinds if kinds is not None else load_kinds()
+        self.log: ArtifactLog | None = None
         self.store: Store | None = None
-        if memory is None and record:
-            if store is None or isinstance(store, str | os.PathLike):
-                self.store = LazyStore(store, self.home)
-            else:
-                self.store = store
-            memory = StoreMemory(self.store)
+        if record:
+            ensure_home(self.home)
+            self.log = ArtifactLog(
+                self.home,
+                _signing_keys(keys, self.home),
+                taxonomy=taxonomy_record(taxonomy, kinds),
+                sensitive_fields=tuple(sensitive_fields),
+            )
+            if memory is None:
+                if store is None or isinstance(store, str | os.PathLike):
+                    self.store = LazyStore(store, self.home)
+                else:
+                    self.store = store
+                memory = StoreMemory(self.store)
         self.memory: NudgeMemory = memory if memory is not None else InProcessMemory()
         self.record_failures = 0
         self._raise_on_record_error = on_record_error == "raise"
         self._engine = Engine(
             taxonomy,
-            kinds if kinds is not None else load_kinds(),
+            kinds,
             memory=self.memory,
             on_decision=self._record if record else None,
         )
 
-    def _record(self, decision: Decision) -> None:
+    def _record(self, decision: Decision, context: Context) -> None:
         try:
             self.memory.after_decision(decision)
         except StoreError:
-            # Logged once by the memory; the decision stands, and the JSONL log still has it.
+            # Logged once by the memory; the decision stands, and the artifact still has it.
             self.record_failures += 1
         if self.log is None:
             return
         try:
-            self.log.append(decision)
+            self.log.append(decision, context)
         except StateDirError:
             # A full disk must not take the agent down with it; the decision still stands.
             self.record_failures += 1
@@ -94,15 +116,24 @@ class Supervisor:
                 raise
             log.exception("decision %s was not recorded", decision.decision_id)
 
-    def record_outcome(self, decision_id: str, *, executed: bool, result: JsonValue = None) -> bool:
+    def record_outcome(
+        self,
+        decision_id: str,
+        *,
+        executed: bool,
+        result: JsonValue = None,
+        failed: bool | None = None,
+    ) -> bool:
         """Tell the supervisor what happened to an action: whether it ran, and its result.
 
-        Returns False (and logs why) if the store could not take it; never raises for that.
+        ``failed`` defaults to what the result says (``ok: false``, an ``error``, a non-zero
+        ``exit_code``/``returncode``, an HTTP ``status_code`` >= 400). Returns False (and
+        logs why) if the store could not take it; never raises for that.
         """
         if self.store is None:
             return False
         try:
-            self.store.record_outcome(decision_id, executed, redact_value(result))
+            self.store.record_outcome(decision_id, executed, redact_value(result), failed)
         except StoreError as exc:
             log.error("outcome of %s was not recorded: %s", decision_id, exc)  # noqa: TRY400 - expected, no traceback
             return False
@@ -116,7 +147,9 @@ class Supervisor:
         home: str | os.PathLike[str] | None = None,
         record: bool = True,
         store: str | os.PathLike[str] | Store | None = None,
+        keys: str | os.PathLike[str] | KeyPair | None = None,
         memory: NudgeMemory | None = None,
+        sensitive_fields: Sequence[str] = (),
         on_record_error: Literal["log", "raise"] = "log",
     ) -> Supervisor:
         """Load pack names and/or YAML files (pack first, overlays after) and build one.
@@ -132,7 +165,9 @@ class Supervisor:
             home=home,
             record=record,
             store=store,
+            keys=keys,
             memory=memory,
+            sensitive_fields=sensitive_fields,
             on_record_error=on_record_error,
         )
 
@@ -173,6 +208,26 @@ class Supervisor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _signing_keys(keys: str | os.PathLike[str] | KeyPair | None, home: Path) -> KeyPair:
+    """The key records are signed with: given, from $SUPERVISE_SIGNING_KEY, or the home's."""
+    if isinstance(keys, KeyPair):
+        return keys
+    configured = keys if keys is not None else os.environ.get(KEY_ENV)
+    if configured:
+        return load_private_key(Path(configured))
+    path = home / KEYS_DIR / PRIVATE_FILE
+    if path.exists():
+        return load_private_key(path)
+    pair = generate_keys(path.parent)
+    log.warning(
+        "created a signing key for decision records at %s (public key %s); keep it "
+        "safe, and give verifiers the public key",
+        path,
+        path.with_name(PUBLIC_FILE),
+    )
+    return pair
 
 
 def _source(source: str | os.PathLike[str]) -> str | Path:

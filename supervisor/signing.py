@@ -26,6 +26,8 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from supervisor.errors import ArtifactError, ConfigError, SignatureError
 
 __all__ = [
+    "KEYS_DIR",
+    "KEY_ENV",
     "PAYLOAD_TYPE",
     "Envelope",
     "KeyPair",
@@ -36,6 +38,8 @@ __all__ = [
 ]
 
 PAYLOAD_TYPE: Final = "application/vnd.supervise.decision.v1+json"
+KEY_ENV: Final = "SUPERVISE_SIGNING_KEY"
+KEYS_DIR: Final = "keys"
 PRIVATE_FILE: Final = "signing.key"
 PUBLIC_FILE: Final = "signing.pub"
 _SEAL_INFO: Final = b"supervise/seal/v1"

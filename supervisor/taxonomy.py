@@ -44,7 +44,10 @@ __all__ = [
     "Severity",
     "Taxonomy",
     "builtin_packs",
+    "config_hash",
     "load_taxonomy",
+    "snapshot",
+    "taxonomy_record",
 ]
 
 PACKS_PACKAGE: Final = "supervisor.taxonomy_packs"
@@ -609,3 +612,39 @@ def _hash(
     }
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
+
+
+def config_hash(entry: Entry, config: KindConfig) -> str:
+    """What identifies one entry's behaviour: its fields and its validated config."""
+    blob = json.dumps(
+        {"entry": entry.model_dump(mode="json"), "config": config.model_dump(mode="json")},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
+
+
+def taxonomy_record(taxonomy: Taxonomy, kinds: KindRegistry) -> dict[str, Any]:
+    """The taxonomy as replay artifacts describe it: hash, sources, and per entry the
+    specialist's kind, kind version and config hash."""
+    entries: dict[str, Any] = {}
+    for entry in taxonomy:
+        kind = kinds.get(entry.specialist.kind)
+        entries[entry.id] = {
+            "kind": entry.specialist.kind,
+            "kind_version": kind.version if kind is not None else None,
+            "config_hash": config_hash(entry, taxonomy.configs[entry.id]),
+        }
+    return {"hash": taxonomy.hash, "sources": list(taxonomy.sources), "entries": entries}
+
+
+def snapshot(taxonomy: Taxonomy) -> dict[str, Any]:
+    """A taxonomy file (as data) that loads back into the same taxonomy, same hash."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "id": "snapshot",
+        "description": f"snapshot of {', '.join(taxonomy.sources)}",
+        "budgets_ms": dict(taxonomy.budgets_ms),
+        "entries": [e.model_dump(mode="json", exclude_none=True) for e in taxonomy],
+    }

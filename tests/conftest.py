@@ -166,3 +166,27 @@ def make_taxonomy(
 def _release_hung_specialists() -> Iterator[None]:
     yield
     RELEASE.set()
+
+
+def recorded(home: Path) -> list[dict[str, Any]]:
+    """The decisions recorded in a state directory's artifacts, oldest first, as shown."""
+    from supervisor.artifacts import Record, artifact_files, read_records
+
+    directory = home / "artifacts"
+    if not directory.exists():
+        return []
+    return [r.decision for r in read_records(artifact_files([directory])) if isinstance(r, Record)]
+
+
+def artifact_text(home: Path) -> str:
+    """Everything a reader of the artifacts sees: the decoded payloads, one per line."""
+    from supervisor.artifacts import Record, artifact_files, read_records
+
+    directory = home / "artifacts"
+    if not directory.exists():
+        return ""
+    return "\n".join(
+        r.envelope.payload.decode()
+        for r in read_records(artifact_files([directory]))
+        if isinstance(r, Record)
+    )

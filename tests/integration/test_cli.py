@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import artifact_text, recorded
+
 pytestmark = pytest.mark.slow
 
 FORCE_PUSH = {
@@ -52,8 +54,7 @@ def test_check_one_action(tmp_path):
     assert decision["results"]["git_force_push_shared_branch"]["status"] == "done"
     assert "force-push" in decision["corrections"][0]
     assert decision["decision_id"]
-    logged = (tmp_path / "decisions.jsonl").read_text().splitlines()
-    assert json.loads(logged[-1])["decision_id"] == decision["decision_id"]
+    assert recorded(tmp_path)[-1]["decision_id"] == decision["decision_id"]
 
 
 def test_stream_goes_on_past_bad_lines(tmp_path):
@@ -115,15 +116,15 @@ def test_home_option_wins_over_environment(tmp_path):
         "--home", str(other), "check", "--action", json.dumps(FORCE_PUSH), home=tmp_path
     )
     assert out.returncode == 0
-    assert (other / "decisions.jsonl").exists()
-    assert not (tmp_path / "decisions.jsonl").exists()
+    assert recorded(other)
+    assert not (tmp_path / "artifacts").exists()
     assert (other.stat().st_mode & 0o777) == 0o700
     after = tmp_path / "after"
     out = supervise(
         "check", "--home", str(after), "--action", json.dumps(FORCE_PUSH), home=tmp_path
     )
     assert out.returncode == 0
-    assert (after / "decisions.jsonl").exists()
+    assert recorded(after)
 
 
 def test_no_secret_reaches_the_decision_log(tmp_path):
@@ -131,7 +132,8 @@ def test_no_secret_reaches_the_decision_log(tmp_path):
     action = {"type": "shell", "args": {"command": f"git push https://x:{token}@github.com/o/r"}}
     out = supervise("check", "--action", json.dumps(action), home=tmp_path)
     assert out.returncode == 0
-    assert token not in (tmp_path / "decisions.jsonl").read_text()
+    assert "[REDACTED:github-token]" in artifact_text(tmp_path)
+    assert token not in artifact_text(tmp_path)
     assert token not in out.stdout
 
 
@@ -141,9 +143,8 @@ def test_demo_shows_every_verdict(tmp_path):
     text = out.stdout
     for label in ("OK", "FLAG", "NUDGE", "BLOCK", "escalated to block"):
         assert label in text
-    assert f"decisions written to {tmp_path / 'decisions.jsonl'}" in text
-    logged = (tmp_path / "decisions.jsonl").read_text().splitlines()
-    verdicts = [json.loads(line)["verdict"] for line in logged]
+    assert f"decisions written to {tmp_path / 'artifacts'}" in text
+    verdicts = [d["verdict"] for d in recorded(tmp_path)]
     assert verdicts == ["ok", "flag", "nudge", "nudge", "block", "ok", "block", "ok", "block"]
 
 

@@ -8,7 +8,6 @@ checks intranet sources would.
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import time
 from collections.abc import Iterator
@@ -23,6 +22,8 @@ import specialists.http_check
 from supervisor import Supervisor
 from supervisor.models import Decision, Status, Verdict
 from supervisor.taxonomy import builtin_packs
+
+from ..conftest import recorded
 
 PACK = Path(__file__).resolve().parents[2] / "taxonomy" / "research.yaml"
 ENTRY = "citation_resolves_and_quote_appears"
@@ -383,8 +384,7 @@ def test_async_check(sup, server):
 def test_decisions_are_written_with_their_observations(sup, server, tmp_path):
     decision = sup.check(cite(server.url("/article")))
     sup.close()
-    lines = (tmp_path / "decisions.jsonl").read_text().splitlines()
-    record = json.loads(lines[-1])
+    record = recorded(tmp_path)[-1]
     assert record["decision_id"] == decision.decision_id
     (observation,) = record["results"][ENTRY]["observations"]
     assert observation["value"]["status"] == 200

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -17,6 +16,8 @@ from supervisor import Supervisor
 from supervisor.errors import StoreError
 from supervisor.models import Verdict
 from supervisor.store import open_store
+
+from ..conftest import recorded
 
 WORKER = Path(__file__).parent.parent / "data" / "store_worker.py"
 
@@ -243,9 +244,9 @@ def test_corrupt_sqlite_store_degrades_without_crashing(taxonomy, tmp_path, capl
     ]
     said = [r for r in caplog.records if "store unavailable" in r.getMessage()]
     assert len(said) == 1  # said once, not on every decision
-    logged = (home / "decisions.jsonl").read_text().splitlines()
+    logged = recorded(home)
     assert len(logged) == 3
-    assert json.loads(logged[0])["degraded"]
+    assert logged[0]["degraded"]
 
 
 def test_unreachable_postgres_degrades_without_crashing(taxonomy, tmp_path):

@@ -30,6 +30,8 @@ from supervisor.models import Context, Decision, Status, Verdict
 from supervisor.observe import Recorder
 from supervisor.taxonomy import builtin_packs
 
+from ..conftest import artifact_text
+
 PACK = Path(__file__).resolve().parents[2] / "taxonomy" / "support.yaml"
 DUPLICATE = "duplicate_refund_same_order"
 POLICY = "refund_outside_policy_window"
@@ -415,7 +417,7 @@ def test_postgres_down_is_an_error_and_on_error_applies(open_pack):
     assert sql[0].error is not None
     assert sql[0].value is None
     assert "hunter2" not in decision.model_dump_json()
-    log = (sup.home / "decisions.jsonl").read_text()
+    log = artifact_text(sup.home)
     assert decision.decision_id in log
     assert "hunter2" not in log
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import json
 
 import pytest
 
 from supervisor import ActionBlocked, ActionNudged, Supervisor, guard
 from supervisor.models import Verdict
 
-from ..conftest import ScriptedPlugin, entry_dict, taxonomy_doc
+from ..conftest import ScriptedPlugin, entry_dict, recorded, taxonomy_doc
 
 
 @pytest.fixture
@@ -58,7 +57,7 @@ def test_ok_and_flag_run_the_tool(sup):
     assert run_shell("ls") == "ran ls"
     assert run_shell("curl https://example.org") == "ran curl https://example.org"
     assert calls == ["ls", "curl https://example.org"]
-    logged = [json.loads(x) for x in sup.log.path.read_text().splitlines()]
+    logged = recorded(sup.home)
     assert [d["verdict"] for d in logged] == ["ok", "flag"]
     assert logged[0]["action"] == {
         "type": "tool_call",
