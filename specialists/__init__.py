@@ -24,4 +24,9 @@ entry-point group, exactly as a third-party package would:
   and for every path a shell command touches.
 - ``allowlist`` (:mod:`specialists.allowlist`): exact-value allowlists and denylists over
   named argument fields (IBANs, email addresses, hosts, ids), normalised per value type.
+- ``python_ast`` (:mod:`specialists.python_ast`): what a Python write or edit changes: tests
+  removed or skipped, assertions weakened, special-cased test inputs, eval/exec on input,
+  shell injection, TLS verification turned off, secrets in literals.
+- ``secrets`` (:mod:`specialists.secrets`): known key formats and high-entropy tokens in
+  commands, file contents, URLs, HTTP bodies and headers; never echoes the secret.
 """

@@ -1,0 +1,1309 @@
+"""The ``secrets`` kind: credentials in commands, file contents, URLs, HTTP requests, messages.
+
+Two detectors, and the secret itself never leaves this module:
+
+- **Known formats and places**, from :mod:`supervisor.redact` (the same RE2 rules that mask
+  decision logs, so the two never disagree about what a GitHub token looks like): key formats
+  recognised by their shape (``ghp_…``, ``AKIA…``, ``sk-ant-…``, PEM private keys, JWTs…),
+  credentials recognised by their place (a URL's password, ``Authorization:`` values,
+  ``curl -u user:pass``) and ``name=value`` assignments to sensitive names (``password``,
+  ``api_key``, ``*_TOKEN``…). The masked output of :func:`~supervisor.redact.redact_text` is
+  aligned with the input to recover where each secret was, so the value can be fingerprinted.
+- **Entropy**: Shannon entropy of tokens of at least ``min_length`` characters over the base64
+  and hex alphabets, for random-looking secrets in no known format.
+
+What is reported is the kind, the field and a *fingerprint*: at most the first four characters
+(fewer for short values: ``len // 5``) and a SHA-256 prefix. ``evidence["object"]`` is
+``secret:<sha256 prefix>``, so the same secret proposed again through another tool (a shell
+command, then a file write, then an HTTP body) draws the same objection and escalates.
+
+Heuristics that keep benign look-alikes out. Measured as a file write of 4,000 random
+text/code/config files from the installed dependencies (benign, apart from test fixtures):
+7 files (0.18 %) draw an objection, all of them fixture-like values (``token123``-style
+strings under ``token=``, an XML ``publicKeyToken``).
+
+- the value of a ``name=value`` assignment must look like a literal: in source-code files
+  (``*.py``, ``*.js``… see ``SOURCE_EXTENSIONS``) only quoted values count, because
+  ``token = self.token`` is code, and short lower-case labels (``"api-key"``, ``"tok_req_1"``)
+  are names, not values; everywhere, references (``$VAR``, ``{{ x }}``,
+  ``os.environ["X"]``, ``build_auth(...)``), dummies (``changeme``, ``example``, ``test``,
+  ``xxxx``, ``***``, ``<your-key>``, colours) and AWS's documented example keys (``…EXAMPLE``)
+  are not secrets; prose after ``Authorization:`` is not a header value.
+- entropy: a token (a run of base64/base64url characters, split at an inner ``=`` and, when
+  it has two or more ``/`` and no sensitive name before it, at ``/`` as a path) must mix upper
+  case, lower case and digits, change character class often (``getHTTP2ConnectionPool``
+  rarely does), not read as words (at least half word-like pieces and separators:
+  ``WebSearchTool20250305Param``, ``Mean_Acc1298_Std``), and reach both ``min_entropy`` and
+  the expected entropy of a random string of its length, less 0.45 (a 20-character string
+  cannot reach high per-character entropy). The word filter also drops ~6 % of random
+  20-character tokens, ~2.5 % at 32 and ~1.6 % at 40 characters: the price of not flagging
+  identifiers. Right after a sensitive name (``API_KEY=``, ``"token": "``, ``Bearer``) two of
+  the three character classes are enough, and hex counts (against ``min_entropy_hex``);
+  elsewhere hex-only tokens (git SHAs, digests, lockfile hashes, object ids) never count, nor
+  do typed object ids (``cus_…``, ``wrkspc_…``). UUIDs never count; nor a token right after a
+  hash label (``sha256:``, ``sha512-``, ``h1:``), after ``base64,`` (data URIs), starting like
+  an image (PNG, JPEG, GIF, WebP, SVG), right after ``.``, ``/``, ``\\`` or ``@`` (a domain, a
+  URL path, a dotted name, an e-mail), or longer than ``max_token_length`` (data, not a key).
+  In source code a token counts only when it opens a quoted string or follows a sensitive
+  name. Lockfiles, source maps, minified files and SVGs are skipped (``entropy_skip_paths``);
+  known formats are still looked for there.
+- ``http`` headers that carry credentials on purpose (``Authorization``, ``Cookie``,
+  ``X-Api-Key``… see ``skip_headers``) are not read: that an API call carries its own key is
+  normal; where the call may go is the ``domain`` kind's question.
+- a ``file_edit`` is judged by what it adds: secrets already in ``old`` (or on the ``-`` lines
+  of a ``diff``) are not reported again. A percent-encoded URL is judged decoded, so an
+  escaped secret has the same fingerprint.
+
+Limits: a password given without a name (``mysql -phunter2``, ``sshpass -p x``) or shorter
+than ``min_length`` with no name before it is not found; the fingerprint of a low-entropy
+value (a human password) can be confirmed offline by someone who guesses the password, since
+it is an unsalted (domain-separated) SHA-256 prefix: the price of recognising the same secret
+across sessions.
+
+Cost. Input is capped at ``max_input_chars`` per field (the first characters are judged and
+the evidence says ``truncated``); the entropy detector judges at most ``MAX_ENTROPY_TOKENS``
+tokens per text and stops after ``EVIDENCE_CAP`` findings. Everything is linear (RE2 for the
+formats; Python regular expressions of single character classes for tokens). On the
+reference machine: a shell command ~10 µs, a 64 KB source file ~1-3 ms, 64 KB of base64
+~0.3 ms; adversarial 256 KiB inputs (tens of thousands of ``password=`` assignments) cost
+what :func:`~supervisor.redact.redact_text` itself costs on them (~0.1-0.25 s), which the core
+pays anyway when it writes the decision. So the kind runs inline; the engine moves it to a
+thread if it ever overruns its timeout.
+
+Example entry config::
+
+    fields: [command, url]
+    kinds: [formats, places, high-entropy]
+    min_entropy: 3.5
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import hashlib
+import itertools
+import json
+import math
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Final, Literal, final
+from urllib.parse import unquote
+
+from pydantic import AfterValidator, Field, JsonValue, field_validator, model_validator
+
+from supervisor.hookspecs import hookimpl
+from supervisor.models import Action, Context, SpecialistResult, Verdict
+from supervisor.redact import SECRET_KINDS, redact_text
+from supervisor.specialist import Execution, KindConfig, SpecialistKind
+
+if TYPE_CHECKING:
+    from supervisor.taxonomy import Entry
+
+__all__ = [
+    "ENTROPY_KIND",
+    "KIND_GROUPS",
+    "DiffFile",
+    "Hunk",
+    "PathMatcher",
+    "SecretHit",
+    "SecretsConfig",
+    "SecretsSpecialist",
+    "fingerprint",
+    "is_dummy",
+    "looks_random",
+    "parse_unified_diff",
+    "relative_path",
+    "scan",
+    "shannon_entropy",
+    "supervisor_register_kinds",
+]
+
+KIND_NAME: Final = "secrets"
+KIND_VERSION: Final = "1"
+ENTROPY_KIND: Final = "high-entropy"
+DEFAULT_MAX_INPUT_CHARS: Final = 262_144
+MAX_INPUT_CHARS_LIMIT: Final = 4_194_304
+DEFAULT_MIN_LENGTH: Final = 20
+DEFAULT_MIN_ENTROPY: Final = 3.5
+DEFAULT_MIN_ENTROPY_HEX: Final = 3.0
+DEFAULT_MAX_TOKEN_LENGTH: Final = 512
+DIGEST_CHARS: Final = 12
+EVIDENCE_CAP: Final = 20
+# The entropy detector judges at most this many tokens per text (~4 ms per 1000 on the
+# reference machine); known formats are still looked for in all of it.
+MAX_ENTROPY_TOKENS: Final = 4096
+# Below this share of class changes (upper/lower/digit/other) between neighbouring characters
+# a token reads as words (CamelCase, snake_case), not as random data. Random base64 of 20
+# characters is above it 99.5 % of the time.
+MIN_CLASS_CHANGES: Final = 0.3
+# How far below the expected entropy of a random string of the same length a token may be.
+ENTROPY_MARGIN: Final = 0.45
+
+# The groups of redact's kinds. A kind redact adds later falls in "names" unless listed.
+FORMAT_KINDS: Final = frozenset(
+    [
+        "private-key",
+        "jwt",
+        "aws-access-key-id",
+        "aws-secret-access-key",
+        "github-token",
+        "gitlab-token",
+        "slack-",
+        "token",
+        "slack-webhook",
+        "anthropic-api-key",
+        "openai-api-key",
+        "stripe-key",
+        "google-api-key",
+        "npm-token",
+        "pypi-token",
+        "huggingface-token",
+    ]
+)
+PLACE_KINDS: Final = frozenset(
+    {"url-password", "bearer-token", "basic-auth", "authorization", "cookie", "set-cookie"}
+)
+NAME_KINDS: Final = frozenset(SECRET_KINDS) - FORMAT_KINDS - PLACE_KINDS
+KIND_GROUPS: Final[dict[str, frozenset[str]]] = {
+    "formats": FORMAT_KINDS,
+    "places": PLACE_KINDS,
+    "names": NAME_KINDS,
+    "entropy": frozenset({ENTROPY_KIND}),
+}
+ALL_KINDS: Final = frozenset(SECRET_KINDS) | {ENTROPY_KIND}
+# Kinds whose masked value is the whole token: re-redacting the value alone masks it all.
+# Used to check an alignment (below) where a short piece of text could occur inside a value.
+_WHOLE_TOKEN_KINDS: Final = FORMAT_KINDS - {"slack-webhook", "aws-secret-access-key"}
+
+DEFAULT_FIELDS: Final[dict[str, tuple[str, ...]]] = {
+    "shell": ("command",),
+    "git": ("command", "url", "remote"),
+    "file_write": ("content",),
+    "file_edit": ("new", "diff"),
+    "http": ("url", "headers", "body"),
+    "click": ("url",),
+    "message": ("body", "text", "content", "message", "subject"),
+    "sql": ("query",),
+    "package_install": ("command", "url", "index_url", "source"),
+}
+DEFAULT_SKIP_HEADERS: Final = (
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "x-api-key",
+    "api-key",
+    "x-auth-token",
+    "private-token",
+    "x-goog-api-key",
+)
+DEFAULT_ENTROPY_SKIP_PATHS: Final = (
+    "*.lock",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "pnpm-lock.yaml",
+    "go.sum",
+    "*.min.js",
+    "*.min.css",
+    "*.map",
+    "*.svg",
+)
+# Files whose unquoted `name = value` is code, not a literal.
+SOURCE_EXTENSIONS: Final = frozenset(
+    [
+        ".py",
+        ".pyi",
+        ".js",
+        ".jsx",
+        ".mjs",
+        ".cjs",
+        ".ts",
+        ".tsx",
+        ".go",
+        ".rs",
+        ".rb",
+        ".java",
+        ".kt",
+        ".kts",
+        ".scala",
+        ".swift",
+        ".c",
+        ".h",
+        ".cc",
+        ".cpp",
+        ".hpp",
+        ".cs",
+        ".php",
+        ".lua",
+        ".dart",
+        ".ex",
+        ".exs",
+        ".vue",
+        ".svelte",
+    ]
+)
+
+_MARKER: Final = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
+_MARKER_OPEN: Final = "[REDACTED:"
+_NEUTRAL_OPEN: Final = "[REDACTEX:"  # same length, so offsets survive; see _known
+# A token for the entropy detector: a run of base64 / base64url characters ("=" only as
+# padding is kept with the token; an inner "=" separates a name from its value).
+_HEX: Final = re.compile(r"[0-9a-fA-F]+")
+_DIGIT: Final = re.compile(r"[0-9]")
+_CLASS_RUN: Final = re.compile(r"[a-z]+|[A-Z]+|[0-9]+|[^a-zA-Z0-9]+")
+# A lowercase label (api-key, client_secret, headers): a name, not a value.
+_LABEL: Final = re.compile(r"[a-z]+(?:[-_. ][a-z]+)*")
+_LABEL_MAX: Final = 16
+# In source code, a short lower-case snake/kebab value with digits is a label or fixture
+# (tok_req_1, user_42), not a credential.
+_CODE_LABEL: Final = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*")
+_CODE_LABEL_MAX: Final = 20
+_COLOUR: Final = re.compile(r"#[0-9a-f]{3,8}")
+# Word-like pieces (a capitalised or lower-case run with a vowel): identifiers are mostly
+# these, random base64 rarely (a random 32-character token is half covered 1 % of the time).
+_WORD: Final = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])")
+_VOWEL: Final = re.compile(r"[aeiouyAEIOUY]")
+# A typed object id: a short lower-case prefix and an underscore (cus_…, wrkspc_…, rlg_…).
+_TYPED_ID: Final = re.compile(r"[a-z]{2,10}_[A-Za-z0-9]{12,}")
+_UUID: Final = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
+_HASH_LABEL: Final = re.compile(
+    r"(?i)(?:sha(?:1|224|256|384|512)|md5|blake2[bs]?|h1|crc32|xxh(?:32|64|128)?)[:=-]$"
+)
+_HASH_PREFIX: Final = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|md5|blake2[bs]?)[-_:]")
+_IMAGE_PREFIXES: Final = ("iVBORw0KGgo", "/9j/", "R0lGOD", "UklGR", "PHN2Zy")
+# Right before a value: a sensitive name and an assignment (env, YAML, JSON, code, flags).
+_KEY_CONTEXT: Final = re.compile(
+    r"(?i)(?:key|token|secret|passw(?:or)?d|passphrase|pwd|auth|credentials?|bearer)"
+    r"[\"'\]]*[ \t]*(?:[:=]=?|=>|[ \t])[ \t]*[\"']?$"
+)
+_KEY_CONTEXT_CHARS: Final = 64
+_DUMMY_WORDS: Final = frozenset(
+    [
+        "password",
+        "passw0rd",
+        "secret",
+        "changeme",
+        "change-me",
+        "change_me",
+        "example",
+        "test",
+        "testing",
+        "dummy",
+        "fake",
+        "placeholder",
+        "token",
+        "mytoken",
+        "mysecret",
+        "mypassword",
+        "postgres",
+        "root",
+        "admin",
+        "guest",
+        "pass",
+        "default",
+        "sample",
+    ]
+)
+_DUMMY_PARTS: Final = (
+    "example",
+    "test",
+    "token",
+    "passw",
+    "secret",
+    "api_key",
+    "apikey",
+    "sample",
+    "demo",
+    "mock",
+    "dummy",
+    "placeholder",
+    "your_",
+    "your-",
+    "yourtoken",
+    "yourkey",
+    "xxxx",
+    "changeme",
+    "change_me",
+    "change-me",
+    "redacted",
+    "fake",
+    "not-a-real",
+    "notreal",
+    "<",
+    "...",
+    "…",
+    "***",
+)
+# A value that is code: an identifier chain or an annotation (self.token, Optional[str]).
+_CODE_VALUE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|.*[\[(].*")
+
+
+# ---------------------------------------------------------------------------------------------
+# Paths
+
+
+@final
+class PathMatcher:
+    """Gitignore-like globs: ``*`` and ``?`` stay within a segment, ``**`` crosses them.
+
+    A pattern matches at any directory level (``tests/**`` matches ``src/tests/x.py`` and
+    ``/home/me/repo/tests/x.py``) unless it starts with ``/``, which anchors it at the start
+    of the (repository-relative) path. A pattern ending with ``/`` matches everything below.
+    """
+
+    __slots__ = ("_regex", "patterns")
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        self.patterns = tuple(patterns)
+        parts = [_glob_regex(p) for p in self.patterns]
+        self._regex = re.compile("|".join(f"(?:{p})" for p in parts)) if parts else None
+
+    def __call__(self, path: str) -> bool:
+        """Whether ``path`` (``/`` or ``\\`` separated) matches any pattern."""
+        if self._regex is None:
+            return False
+        return self._regex.fullmatch(_normal_path(path)) is not None
+
+
+def _normal_path(path: str) -> str:
+    path = path.replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def _glob_regex(pattern: str) -> str:
+    anchored = pattern.startswith("/")
+    body = pattern.lstrip("/")
+    if body.endswith("/"):
+        body += "**"
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        if body.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif body.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif body[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif body[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif body[i] == "[" and (close := body.find("]", i + 2)) != -1:
+            inner = body[i + 1 : close]
+            negate = inner.startswith(("!", "^"))
+            inner = inner[1:] if negate else inner
+            out.append("[" + ("^" if negate else "") + inner.replace("\\", "\\\\") + "]")
+            i = close + 1
+        else:
+            out.append(re.escape(body[i]))
+            i += 1
+    return ("" if anchored else "(?:.*/)?") + "".join(out)
+
+
+def _glob(pattern: str) -> str:
+    """Validates a glob: not empty, and it compiles."""
+    if not pattern.strip():
+        raise ValueError("a path glob must not be empty")
+    try:
+        re.compile(_glob_regex(pattern))
+    except re.error as exc:
+        raise ValueError(f"glob {pattern!r} is not valid: {exc}") from None
+    return pattern
+
+
+Glob = Annotated[str, AfterValidator(_glob)]
+
+
+def relative_path(path: str, context: Context) -> str:
+    """``path`` relative to the repository root (or cwd) when it lies inside it.
+
+    Relative paths and paths outside the root are returned normalised but otherwise as given;
+    used both for glob matching and as the stable name of a file in ``evidence["object"]``.
+    """
+    normal = _normal_path(path)
+    if normal.startswith("~/") and context.home:
+        normal = context.home.rstrip("/") + normal[1:]
+    if not normal.startswith("/"):
+        return posixpath.normpath(normal) if normal else normal
+    normal = posixpath.normpath(normal)
+    for root in (context.repo_root, context.cwd):
+        if root:
+            base = posixpath.normpath(_normal_path(root))
+            if normal.startswith(base.rstrip("/") + "/"):
+                return normal[len(base.rstrip("/")) + 1 :]
+    return normal
+
+
+# ---------------------------------------------------------------------------------------------
+# Fingerprints and entropy
+
+
+def fingerprint(value: str) -> tuple[str, str]:
+    """(shown, digest) for a secret value: never more than four leading characters.
+
+    ``digest`` is the first 12 hex digits of SHA-256 over a domain-separated encoding of the
+    value; ``shown`` is ``<first len//5 characters, at most 4>…<digest>``.
+    """
+    data = b"supervise-secret-v1\0" + value.encode("utf-8", "surrogatepass")
+    digest = hashlib.sha256(data).hexdigest()[:DIGEST_CHARS]
+    return f"{value[: min(4, len(value) // 5)]}…{digest}", digest
+
+
+def shannon_entropy(text: str) -> float:
+    """Shannon entropy in bits per character (0.0 for the empty string)."""
+    n = len(text)
+    if n == 0:
+        return 0.0
+    counts = Counter(text).values()
+    if n < len(_C_LOG_C):
+        return math.log2(n) - sum(map(_C_LOG_C.__getitem__, counts)) / n
+    return -sum(c / n * math.log2(c / n) for c in counts)
+
+
+_C_LOG_C: Final = (0.0, *(c * math.log2(c) for c in range(1, 1025)))
+
+
+@functools.lru_cache(maxsize=2048)
+def _expected_entropy(length: int, alphabet: int) -> float:
+    """Expected Shannon entropy of ``length`` characters drawn uniformly from ``alphabet``.
+
+    E[H] = log2(n) - (A / n) * E[c log2 c] with c ~ Binomial(n, 1/A); exact, and cached.
+    """
+    p = 1.0 / alphabet
+    total = 0.0
+    prob = (1.0 - p) ** length  # P(c = 0)
+    for c in range(1, length + 1):
+        prob *= (length - c + 1) / c * p / (1.0 - p)
+        if prob < 1e-12 and c > length * p:
+            break
+        total += prob * c * math.log2(c)
+    return math.log2(length) - alphabet / length * total
+
+
+def looks_random(
+    token: str,
+    *,
+    min_length: int = DEFAULT_MIN_LENGTH,
+    min_entropy: float = DEFAULT_MIN_ENTROPY,
+    min_entropy_hex: float = DEFAULT_MIN_ENTROPY_HEX,
+    allow_hex: bool = False,
+    keyed: bool = False,
+) -> bool:
+    """Whether ``token`` reads as random data rather than words, a hash or an id.
+
+    Base64-alphabet tokens need all of upper case, lower case and digits, frequent changes of
+    character class, and entropy of at least ``min_entropy`` and of the expected entropy of a
+    random token of the same length less a margin. Hex-only tokens count only with
+    ``allow_hex`` (the caller saw a sensitive name right before), against ``min_entropy_hex``.
+    With ``keyed`` (the value is assigned to a sensitive name) two of the three character
+    classes are enough, and hex counts. UUIDs never count.
+    """
+    token = token.rstrip("=")
+    shape = _shape(token, min_length)
+    if shape == _NO or (shape == _HEX_ONLY and not (allow_hex or keyed)):
+        return False
+    if shape == _TWO_CLASSES and not keyed:
+        return False
+    return _random_enough(token, shape, min_entropy, min_entropy_hex)
+
+
+_NO: Final = 0
+_HEX_ONLY: Final = 1
+_TWO_CLASSES: Final = 2
+_THREE_CLASSES: Final = 3
+
+
+def _shape(token: str, min_length: int) -> int:
+    """Which test a token faces: not a candidate, hex, two or three character classes."""
+    if len(token) < min_length or _UUID.fullmatch(token):
+        return _NO
+    if _HEX.fullmatch(token):
+        return _NO if token.isdigit() else _HEX_ONLY
+    classes = (
+        (token.upper() != token) + (token.lower() != token) + (_DIGIT.search(token) is not None)
+    )
+    return _THREE_CLASSES if classes == 3 else _TWO_CLASSES if classes == 2 else _NO
+
+
+def _random_enough(token: str, shape: int, min_entropy: float, min_entropy_hex: float) -> bool:
+    n = len(token)
+    if shape == _HEX_ONLY:
+        floor = _expected_entropy(min(n, 256), 16) - ENTROPY_MARGIN
+        return shannon_entropy(token) >= max(min_entropy_hex, floor)
+    # class changes between neighbours = runs of one class, less one
+    changes = len(_CLASS_RUN.findall(token)) - 1
+    if changes / (n - 1) < MIN_CLASS_CHANGES:
+        return False
+    floor = _expected_entropy(min(n, 256), 64) - ENTROPY_MARGIN
+    return shannon_entropy(token) >= max(min_entropy, floor)
+
+
+def is_dummy(value: str) -> bool:
+    """A value that stands in for a secret: a dummy word, an example, a template."""
+    low = value.strip().strip("\"'").lower()
+    if len(low) < 4 or low in _DUMMY_WORDS:
+        return True
+    if any(part in low for part in _DUMMY_PARTS):
+        return True
+    if _COLOUR.fullmatch(low):
+        return True
+    return len(set(low)) <= 2  # aaaaaaaa, 00000000, ********
+
+
+# ---------------------------------------------------------------------------------------------
+# Detection
+
+
+@dataclass(frozen=True, slots=True)
+class SecretHit:
+    """One secret found in a text. Holds no part of the value beyond the fingerprint."""
+
+    kind: str
+    start: int
+    end: int
+    shown: str  # fingerprint for people: first characters (at most 4) + digest
+    digest: str  # sha256 prefix: the secret's identity
+
+
+def scan(
+    text: str,
+    *,
+    kinds: frozenset[str] = ALL_KINDS,
+    quoted_names_only: bool = False,
+    entropy: bool = True,
+    min_length: int = DEFAULT_MIN_LENGTH,
+    min_entropy: float = DEFAULT_MIN_ENTROPY,
+    min_entropy_hex: float = DEFAULT_MIN_ENTROPY_HEX,
+    max_token_length: int = DEFAULT_MAX_TOKEN_LENGTH,
+    limit: int | None = None,
+) -> list[SecretHit]:
+    """The secrets in ``text``, in order of position.
+
+    Args:
+        text: Any text.
+        kinds: The kinds to report: redact's kinds and ``high-entropy``.
+        quoted_names_only: Source code: ``name = value`` counts only with a quoted value,
+            and the entropy detector only judges tokens that open a quoted string or follow
+            a sensitive name.
+        entropy: Run the entropy detector (when ``high-entropy`` is among ``kinds``).
+        min_length: Shortest token the entropy detector judges.
+        min_entropy: Bits per character a base64-alphabet token must reach.
+        min_entropy_hex: Bits per character a hex token after a sensitive name must reach.
+        max_token_length: Longer tokens are data (images, fonts, blobs), not keys.
+        limit: Stop once this many secrets are found.
+
+    Returns:
+        The hits; each with a span into ``text`` and a fingerprint, never the value.
+    """
+    hits = _known(text, kinds, quoted_names_only, limit) if kinds - {ENTROPY_KIND} else []
+    if entropy and ENTROPY_KIND in kinds and (limit is None or len(hits) < limit):
+        taken = [(h.start, h.end) for h in hits]
+        found = _entropy_hits(
+            text,
+            taken,
+            min_length,
+            min_entropy,
+            min_entropy_hex,
+            max_token_length,
+            quoted_names_only,
+        )
+        hits.extend(found if limit is None else itertools.islice(found, limit - len(hits)))
+        hits.sort(key=lambda h: h.start)
+    return hits
+
+
+def _known(
+    text: str, kinds: frozenset[str], quoted_names_only: bool, limit: int | None = None
+) -> list[SecretHit]:
+    """Secrets redact recognises, with their spans recovered from its masked output."""
+    # A marker already in the text would be taken for one redact inserted: neutralise it
+    # (same length, so offsets hold) and ignore values that carry it.
+    scanned = text.replace(_MARKER_OPEN, _NEUTRAL_OPEN) if _MARKER_OPEN in text else text
+    masked = redact_text(scanned)
+    if masked is scanned or masked == scanned:
+        return []
+    hits: list[SecretHit] = []
+    for kind, start, end in _align(scanned, masked):
+        value = scanned[start:end]
+        group = _group_of(kind, value)
+        if kind not in kinds and group not in kinds:
+            continue
+        if _NEUTRAL_OPEN in value or not _plausible(group, scanned, start, end, quoted_names_only):
+            continue
+        shown, digest = fingerprint(value)
+        hits.append(SecretHit(kind, start, end, shown, digest))
+        if limit is not None and len(hits) >= limit:
+            break
+    return hits
+
+
+def _group_of(kind: str, value: str) -> str:
+    if kind == "private-key" and not value.startswith("-----"):
+        return "names"  # private_key = "..." rather than a PEM block
+    if kind in FORMAT_KINDS:
+        return "formats"
+    if kind in PLACE_KINDS:
+        return "places"
+    return "names"
+
+
+def _plausible(group: str, text: str, start: int, end: int, quoted_only: bool) -> bool:
+    """Whether a value redact masked is a literal secret rather than a stand-in or code."""
+    value = text[start:end].rstrip(",;)")
+    if is_dummy(value):
+        return False
+    if group == "formats":
+        return True
+    if len(value) < _LABEL_MAX and _LABEL.fullmatch(value):
+        return False
+    if quoted_only and len(value) < _CODE_LABEL_MAX and _CODE_LABEL.fullmatch(value):
+        return False
+    if group == "places" and any(c.isspace() for c in value) and "=" not in value:
+        return False  # prose after "Authorization:", not a header value
+    quoted = start > 0 and text[start - 1] in "\"'`"
+    if not quoted and _CODE_VALUE.fullmatch(value):
+        return False  # self.token, Optional[str], build_auth(...)
+    return not (group == "names" and not quoted and quoted_only)
+
+
+def _align(original: str, masked: str) -> Iterator[tuple[str, int, int]]:
+    """(kind, start, end) of each value redact replaced, recovered from its output.
+
+    ``masked`` is ``original`` with some spans replaced by ``[REDACTED:kind]``; the text
+    between markers is unchanged, so each piece is found again in ``original``. Adjacent
+    markers (no text between) are reported as one span. When a piece is short enough to occur
+    inside the value before it, the candidate positions are checked against the kind's own
+    shape.
+    """
+    pieces: list[str] = []
+    kinds: list[str] = []
+    last = 0
+    for match in _MARKER.finditer(masked):
+        piece = masked[last : match.start()]
+        if kinds and not piece:
+            last = match.end()  # adjacent to the previous marker: one span
+            continue
+        pieces.append(piece)
+        kinds.append(match.group(1))
+        last = match.end()
+    pieces.append(masked[last:])
+    if not original.startswith(pieces[0]):
+        return
+    pos = len(pieces[0])
+    for index, kind in enumerate(kinds):
+        following = pieces[index + 1]
+        if index + 1 == len(kinds):
+            end = len(original) - len(following)
+            if end <= pos or not original.endswith(following):
+                return
+        else:
+            found = _find_end(original, following, pos, kind)
+            if found < 0:
+                return
+            end = found
+        yield kind, pos, end
+        pos = end + len(following)
+
+
+def _find_end(original: str, following: str, pos: int, kind: str) -> int:
+    end = original.find(following, pos + 1)
+    if kind not in _WHOLE_TOKEN_KINDS or len(following) > 8:
+        return end
+    first = end
+    for _ in range(16):  # the shape check: the value alone must be masked whole
+        if end < 0:
+            break
+        if _MARKER.fullmatch(redact_text(original[pos:end])):
+            return end
+        end = original.find(following, end + 1)
+    return first
+
+
+def _entropy_hits(
+    text: str,
+    taken: Sequence[tuple[int, int]],
+    min_length: int,
+    min_entropy: float,
+    min_entropy_hex: float,
+    max_token_length: int,
+    quoted_only: bool,
+) -> Iterator[SecretHit]:
+    starts = [s for s, _ in taken]
+    for match in itertools.islice(_token_pattern(min_length).finditer(text), MAX_ENTROPY_TOKENS):
+        start, end = match.span()
+        if end - start > max_token_length:
+            continue
+        index = bisect.bisect_right(starts, end) - 1
+        if index >= 0 and taken[index][1] > start:
+            continue  # inside a secret already reported
+        for seg_start, seg_end in _segments(text, start, end):
+            token = text[seg_start:seg_end].rstrip("=")
+            shape = _shape(token, min_length)
+            if shape == _NO or _skip_token(text, seg_start, seg_end):
+                continue
+            if _reads_as_words(token):
+                continue  # an identifier, a name, a sentence: never a key
+            keyed: bool | None = None  # looked up only when needed
+            if shape != _THREE_CLASSES or _TYPED_ID.fullmatch(token):
+                keyed = _keyed(text, seg_start)
+                if not keyed:
+                    continue  # hex, two classes, words, an object id: only after a name
+            if quoted_only and text[start - 1 : start] not in ('"', "'", "`"):
+                if keyed is None:
+                    keyed = _keyed(text, seg_start)
+                if not keyed:
+                    continue  # in source code, a bare token is an identifier
+            if not _random_enough(token, shape, min_entropy, min_entropy_hex) or is_dummy(token):
+                continue
+            shown, digest = fingerprint(token)
+            yield SecretHit(ENTROPY_KIND, seg_start, seg_end, shown, digest)
+
+
+def _reads_as_words(token: str) -> bool:
+    """Whether at least half of a token is word-like pieces (``Param``, ``Handler``) and
+    separators (``Mean_Acc1298_Std``)."""
+    covered = sum(len(w) for w in _WORD.findall(token) if _VOWEL.search(w))
+    covered += token.count("_") + token.count("-")
+    return covered * 2 >= len(token)
+
+
+@functools.lru_cache(maxsize=16)
+def _token_pattern(min_length: int) -> re.Pattern[str]:
+    return re.compile(rf"[A-Za-z0-9+/_\-]{{{min_length},}}={{0,3}}")
+
+
+def _keyed(text: str, start: int) -> bool:
+    """Whether a sensitive name and an assignment come right before ``start``."""
+    return _KEY_CONTEXT.search(text, max(0, start - _KEY_CONTEXT_CHARS), start) is not None
+
+
+def _segments(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """The parts of a token that are judged: split at an inner ``=`` (name=value), and at
+    ``/`` when the token reads as a path (two or more slashes) and no sensitive name is right
+    before it."""
+    pieces: list[tuple[int, int]] = []
+    cursor = start
+    stripped_end = end
+    while stripped_end > start and text[stripped_end - 1] == "=":
+        stripped_end -= 1
+    equals = text.find("=", cursor, stripped_end)
+    while equals >= 0:
+        pieces.append((cursor, equals))
+        cursor = equals + 1
+        equals = text.find("=", cursor, stripped_end)
+    pieces.append((cursor, end))
+    for seg_start, seg_end in pieces:
+        if text.count("/", seg_start, seg_end) >= 2 and not _keyed(text, seg_start):
+            offset = seg_start
+            for part in text[seg_start:seg_end].split("/"):
+                yield offset, offset + len(part)
+                offset += len(part) + 1
+        else:
+            yield seg_start, seg_end
+
+
+def _skip_token(text: str, start: int, end: int) -> bool:
+    """Tokens that are not secrets by where they are or how they start (see module doc)."""
+    if start > 0 and text[start - 1] in "./\\@":
+        return True  # a domain, URL path, file path, dotted name or e-mail
+    head = text[max(0, start - 8) : start]
+    if _HASH_LABEL.search(head) or head.endswith("base64,"):
+        return True
+    token = text[start:end]
+    return token.startswith(_IMAGE_PREFIXES) or _HASH_PREFIX.match(token) is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# The specialist
+
+
+def _kind_name(value: str) -> str:
+    if value in ALL_KINDS or value in KIND_GROUPS:
+        return value
+    raise ValueError(
+        f"{value!r} is not a secret kind; use a group ({', '.join(sorted(KIND_GROUPS))}) "
+        f"or one of: {', '.join(sorted(ALL_KINDS))}"
+    )
+
+
+FieldName = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class SecretsConfig(KindConfig):
+    """Config of a ``secrets`` entry.
+
+    Attributes:
+        fields: keys of ``action.args`` to read, for every action type. Unset: a default
+            per type (``command`` for shell; ``content`` for file_write; ``new`` and
+            ``diff`` for file_edit; ``url``, ``headers`` and ``body`` for http; ``url`` for
+            click; ``body``/``text``/``content``/``message``/``subject`` for message;
+            ``query`` for sql), and every string in ``args`` for other types.
+        kinds: what to report: redact's kinds (``github-token``, ``password``…),
+            ``high-entropy``, or groups: ``formats`` (recognised by shape), ``places``
+            (URL passwords, Authorization and Cookie values, curl -u), ``names``
+            (``name=value`` for sensitive names), ``entropy``. All by default.
+        min_entropy: bits per character a base64-alphabet token must reach (and the
+            expected entropy of a random token of its length, less 0.45).
+        min_entropy_hex: the same for a hex token right after a sensitive name.
+        min_length: shortest token the entropy detector judges.
+        max_token_length: longer tokens are data, not keys.
+        allow_paths: globs of files whose contents are not judged (``tests/fixtures/**``,
+            ``.env``, ``**/.env.local``).
+        entropy_skip_paths: globs of files where only known formats count (lockfiles…).
+        skip_headers: http header names (any case) that carry credentials on purpose.
+        max_input_chars: each field is judged on its first this many characters.
+        verdict: the verdict on a secret; the entry's ``default_verdict`` when unset.
+    """
+
+    fields: list[FieldName] | None = None
+    kinds: Annotated[list[Annotated[str, AfterValidator(_kind_name)]], Field(min_length=1)] = Field(
+        default_factory=lambda: sorted(KIND_GROUPS)
+    )
+    min_entropy: float = Field(default=DEFAULT_MIN_ENTROPY, ge=0.0, le=8.0)
+    min_entropy_hex: float = Field(default=DEFAULT_MIN_ENTROPY_HEX, ge=0.0, le=4.0)
+    min_length: int = Field(default=DEFAULT_MIN_LENGTH, ge=8, le=1024)
+    max_token_length: int = Field(default=DEFAULT_MAX_TOKEN_LENGTH, ge=16, le=65_536)
+    allow_paths: list[Glob] = Field(default_factory=list)
+    entropy_skip_paths: list[Glob] = Field(default_factory=lambda: list(DEFAULT_ENTROPY_SKIP_PATHS))
+    skip_headers: list[str] = Field(default_factory=lambda: list(DEFAULT_SKIP_HEADERS))
+    max_input_chars: int = Field(default=DEFAULT_MAX_INPUT_CHARS, gt=0, le=MAX_INPUT_CHARS_LIMIT)
+    verdict: Literal["flag", "nudge", "block"] | None = None
+
+    @field_validator("fields")
+    @classmethod
+    def _some_fields(cls, fields: list[str] | None) -> list[str] | None:
+        if fields is not None and not fields:
+            raise ValueError("name at least one field, or leave `fields` unset for the defaults")
+        return fields
+
+    @model_validator(mode="after")
+    def _min_below_max(self) -> SecretsConfig:
+        if self.min_length > self.max_token_length:
+            raise ValueError("min_length must not exceed max_token_length")
+        return self
+
+
+def expand_kinds(names: Iterable[str]) -> frozenset[str]:
+    """Kind names with groups expanded."""
+    kinds: set[str] = set()
+    for name in names:
+        kinds |= KIND_GROUPS.get(name, {name})
+    return frozenset(kinds)
+
+
+@dataclass(frozen=True, slots=True)
+class _Text:
+    """One piece of text to scan, where it came from, and what it is judged against."""
+
+    field: str
+    text: str
+    path: str | None = None
+    before: str | None = None  # for edits: secrets already here are not new
+    truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    hit: SecretHit
+    field: str
+    line: int
+    path: str | None
+
+
+_CORRECTIONS: Final[dict[str, str]] = {
+    "command": (
+        "Do not put the credential on the command line (shell history, ps and CI logs keep "
+        "it): read it from an environment variable or a credentials file the tool supports."
+    ),
+    "url": (
+        "Do not put the credential in the URL (it is logged and stored in remotes): use a "
+        "credential helper, an Authorization header set from the environment, or a token "
+        "file."
+    ),
+    "content": (
+        "Do not write the credential into the file: read it from the environment "
+        "(os.environ['NAME']) or a secrets manager, and keep real values only in an "
+        "ignored .env file."
+    ),
+    "headers": "Do not send this credential in the request; use the one the API expects.",
+    "body": (
+        "Do not send the credential in the request or message body; refer to it by name "
+        "and let the owner provide it."
+    ),
+}
+
+
+@final
+class SecretsSpecialist:
+    """Objects when an action carries a secret in one of its fields."""
+
+    __slots__ = (
+        "_allow",
+        "_entropy_skip",
+        "_fields",
+        "_kinds",
+        "_limit",
+        "_options",
+        "_skip_headers",
+        "_verdict",
+        "execution",
+    )
+
+    def __init__(self, config: SecretsConfig, verdict: Verdict) -> None:
+        self.execution = Execution.INLINE
+        self._verdict = verdict
+        self._fields = tuple(config.fields) if config.fields is not None else None
+        self._kinds = expand_kinds(config.kinds)
+        self._allow = PathMatcher(config.allow_paths)
+        self._entropy_skip = PathMatcher(config.entropy_skip_paths)
+        self._skip_headers = frozenset(h.lower() for h in config.skip_headers)
+        self._limit = config.max_input_chars
+        self._options = {
+            "min_length": config.min_length,
+            "min_entropy": config.min_entropy,
+            "min_entropy_hex": config.min_entropy_hex,
+            "max_token_length": config.max_token_length,
+        }
+
+    def evaluate(self, action: Action, context: Context) -> SpecialistResult:
+        """Ok, a refusal (none of the fields present), or the verdict with fingerprints."""
+        texts = list(self._texts(action, context))
+        if not texts:
+            return SpecialistResult.refuse()
+        found: list[_Found] = []
+        for item in texts:
+            found.extend(self._scan(item))
+            if len(found) >= EVIDENCE_CAP:
+                break
+        if not found:
+            return SpecialistResult.ok()
+        return self._objection(action, found, any(t.truncated for t in texts))
+
+    # -- what to read ------------------------------------------------------------------------
+
+    def _texts(self, action: Action, context: Context) -> Iterator[_Text]:
+        args = action.args
+        raw_path = args.get("path")
+        path = relative_path(raw_path, context) if isinstance(raw_path, str) else None
+        allowed = path is not None and self._allow(path)
+        fields = self._fields or DEFAULT_FIELDS.get(action.type)
+        if fields is None:
+            yield from self._leaves(args, path, allowed)
+            return
+        for field in fields:
+            value = args.get(field)
+            if value is None:
+                continue
+            if field == "diff" and isinstance(value, str):
+                yield from self._diff(value, path, context)
+            elif field == "headers":
+                yield self._cut(field, _headers_text(value, self._skip_headers))
+            elif allowed and field in ("content", "new", "old"):
+                yield _Text(field, "")  # present, but the path is allowed
+            elif field == "new" and isinstance(value, str):
+                old = args.get("old")
+                before = old[: self._limit] if isinstance(old, str) else None
+                yield self._cut(field, value, path, before)
+            elif field == "url" and isinstance(value, str) and "%" in value:
+                # judged decoded, so that an escaped secret has the same fingerprint
+                yield self._cut(field, unquote(value), path)
+            else:
+                yield self._cut(field, _as_text(value), path)
+
+    def _leaves(
+        self, args: dict[str, JsonValue], path: str | None, allowed: bool
+    ) -> Iterator[_Text]:
+        if allowed:
+            yield _Text("args", "")
+            return
+        if not args:
+            return
+        yield self._cut("args", json.dumps(args, ensure_ascii=False, default=str), path)
+
+    def _diff(self, diff: str, path: str | None, context: Context) -> Iterator[_Text]:
+        truncated = len(diff) > self._limit
+        files = parse_unified_diff(diff[: self._limit])
+        if not any(f.hunks for f in files):
+            # not a diff we can read: judge all of it
+            yield _Text("diff", diff[: self._limit], path, None, truncated)
+            return
+        for item in files:
+            rel = relative_path(item.path, context) if item.path else path
+            if rel is not None and self._allow(rel):
+                yield _Text("diff", "")
+                continue
+            added = "\n".join(h.added for h in item.hunks)
+            removed = "\n".join(h.removed for h in item.hunks)
+            yield _Text("diff", added, rel, removed, truncated)
+
+    def _cut(
+        self, field: str, text: str, path: str | None = None, before: str | None = None
+    ) -> _Text:
+        truncated = len(text) > self._limit
+        return _Text(field, text[: self._limit] if truncated else text, path, before, truncated)
+
+    # -- scanning ----------------------------------------------------------------------------
+
+    def _scan(self, item: _Text) -> list[_Found]:
+        if not item.text:
+            return []
+        path = item.path if item.field in ("content", "new", "diff") else None
+        quoted_only = path is not None and posixpath.splitext(path)[1].lower() in SOURCE_EXTENSIONS
+        entropy = not (path is not None and self._entropy_skip(path))
+        hits = scan(
+            item.text,
+            kinds=self._kinds,
+            quoted_names_only=quoted_only,
+            entropy=entropy,
+            limit=None if item.before else EVIDENCE_CAP,
+            **self._options,  # type: ignore[arg-type]
+        )
+        if not hits:
+            return []
+        if item.before:
+            old = {
+                h.digest
+                for h in scan(
+                    item.before,
+                    kinds=self._kinds,
+                    quoted_names_only=quoted_only,
+                    entropy=entropy,
+                    **self._options,  # type: ignore[arg-type]
+                )
+            }
+            hits = [h for h in hits if h.digest not in old]
+        newlines = _newlines(item.text) if hits else []
+        return [
+            _Found(h, item.field, bisect.bisect_right(newlines, h.start) + 1, item.path)
+            for h in hits
+        ]
+
+    # -- the result --------------------------------------------------------------------------
+
+    def _objection(self, action: Action, found: list[_Found], truncated: bool) -> SpecialistResult:
+        first = found[0]
+        unique: dict[str, _Found] = {}
+        for item in found:
+            unique.setdefault(item.hit.digest, item)
+        listed: list[JsonValue] = []
+        for item in list(unique.values())[:EVIDENCE_CAP]:
+            record: dict[str, JsonValue] = {
+                "kind": item.hit.kind,
+                "field": item.field,
+                "fingerprint": item.hit.shown,
+                "line": item.line,
+            }
+            if item.path is not None:
+                record["path"] = item.path
+            listed.append(record)
+        where = f"{action.type} {first.field}"
+        if first.path is not None and first.field in ("content", "new", "diff"):
+            where += f" ({first.path}, line {first.line})"
+        more = len(unique) - 1
+        reason = f"{where} contains a {first.hit.kind} (fingerprint {first.hit.shown})" + (
+            f" and {more} more secret{'s' if more > 1 else ''}" if more else ""
+        )
+        correction = _CORRECTIONS.get(
+            "content" if first.field in ("new", "diff") else first.field,
+            _CORRECTIONS["body"],
+        )
+        return SpecialistResult(
+            verdict=self._verdict,
+            confidence=0.9 if first.hit.kind == ENTROPY_KIND else 1.0,
+            reason=reason,
+            correction=correction,
+            evidence={
+                "object": f"secret:{first.hit.digest}",
+                "kind": first.hit.kind,
+                "field": first.field,
+                "fingerprint": first.hit.shown,
+                "secrets": listed,
+                "count": len(unique),
+                "truncated": truncated,
+            },
+        )
+
+
+def _as_text(value: JsonValue) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _headers_text(value: JsonValue, skip: frozenset[str]) -> str:
+    """Header lines ``Name: value``, without the credential-carrying ones."""
+    pairs: list[tuple[str, str]] = []
+    if isinstance(value, dict):
+        for name, item in value.items():
+            for one in item if isinstance(item, list) else [item]:
+                pairs.append((name, _as_text(one)))
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, list) and len(item) == 2:
+                pairs.append((_as_text(item[0]), _as_text(item[1])))
+            elif isinstance(item, str) and ":" in item:
+                name, _, rest = item.partition(":")
+                pairs.append((name, rest.strip()))
+            else:
+                pairs.append(("", _as_text(item)))
+    elif isinstance(value, str):
+        for line in value.splitlines():
+            name, _, rest = line.partition(":")
+            pairs.append((name, rest.strip()) if rest else ("", line))
+    else:
+        return _as_text(value)
+    return "\n".join(
+        f"{name}: {item}" if name else item
+        for name, item in pairs
+        if name.strip().lower() not in skip
+    )
+
+
+def _newlines(text: str) -> list[int]:
+    return [m.start() for m in re.finditer("\n", text)]
+
+
+@dataclass(frozen=True, slots=True)
+class Hunk:
+    """One hunk of a unified diff: the text before and after, and where they start."""
+
+    old_start: int  # 1-based line of the first old line (0 when unknown)
+    new_start: int
+    old: str  # context and removed lines
+    new: str  # context and added lines
+    removed: str  # removed lines only
+    added: str  # added lines only
+
+
+@dataclass(frozen=True, slots=True)
+class DiffFile:
+    """The hunks of one file in a unified diff; ``path`` is None for ``/dev/null``."""
+
+    old_path: str | None
+    path: str | None
+    hunks: tuple[Hunk, ...]
+
+
+_HUNK_HEADER: Final = re.compile(r"@@+ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def _diff_path(line: str) -> str | None:
+    target = line[4:].split("\t", 1)[0].strip()
+    if target == "/dev/null" or not target:
+        return None
+    if target.startswith(("a/", "b/")):
+        target = target[2:]
+    return target
+
+
+def parse_unified_diff(diff: str) -> list[DiffFile]:
+    """The files and hunks of a unified diff (``git diff``, ``diff -u``, agent-written).
+
+    Hunk line counts are used when the header has them; a header without numbers
+    (``@@ ... @@``) takes lines until the next header. Lines after the last hunk that do not
+    start with `` ``, ``-``, ``+`` or ``\\`` end it. Text that is not a diff gives no hunks.
+    """
+    lines = diff.splitlines()
+    files: list[DiffFile] = []
+    old_path: str | None = None
+    path: str | None = None
+    hunks: list[Hunk] = []
+    seen_header = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+            if seen_header or hunks:
+                files.append(DiffFile(old_path, path, tuple(hunks)))
+            old_path, path = _diff_path(line), _diff_path(lines[i + 1])
+            hunks = []
+            seen_header = True
+            i += 2
+            continue
+        if line.startswith("@@"):
+            header = _HUNK_HEADER.match(line)
+            if header is not None:
+                old_left = int(header.group(2)) if header.group(2) is not None else 1
+                new_left = int(header.group(4)) if header.group(4) is not None else 1
+                old_start, new_start = int(header.group(1)), int(header.group(3))
+            else:
+                old_left = new_left = -1  # unknown: until the next header
+                old_start = new_start = 0
+            old: list[str] = []
+            new: list[str] = []
+            removed: list[str] = []
+            added: list[str] = []
+            i += 1
+            while i < len(lines):
+                body = lines[i]
+                if header is not None and old_left <= 0 and new_left <= 0:
+                    break
+                if body.startswith(("@@", "diff ")) or (
+                    body.startswith("--- ")
+                    and i + 1 < len(lines)
+                    and lines[i + 1].startswith("+++ ")
+                ):
+                    break
+                marker = body[:1]
+                if marker == "-":
+                    old.append(body[1:])
+                    removed.append(body[1:])
+                    old_left -= 1
+                elif marker == "+":
+                    new.append(body[1:])
+                    added.append(body[1:])
+                    new_left -= 1
+                elif marker in (" ", ""):
+                    old.append(body[1:])
+                    new.append(body[1:])
+                    old_left -= 1
+                    new_left -= 1
+                elif marker != "\\":
+                    break
+                i += 1
+            hunks.append(
+                Hunk(
+                    old_start,
+                    new_start,
+                    "\n".join(old),
+                    "\n".join(new),
+                    "\n".join(removed),
+                    "\n".join(added),
+                )
+            )
+            continue
+        i += 1
+    if seen_header or hunks:
+        files.append(DiffFile(old_path, path, tuple(hunks)))
+    return files
+
+
+def _build(entry: Entry, config: KindConfig) -> SecretsSpecialist:
+    if not isinstance(config, SecretsConfig):
+        raise TypeError(f"secrets kind needs a SecretsConfig, got {type(config).__name__}")
+    verdict = Verdict(config.verdict) if config.verdict is not None else entry.default
+    return SecretsSpecialist(config, verdict)
+
+
+SECRETS_KIND: Final = SpecialistKind(
+    name=KIND_NAME,
+    config_model=SecretsConfig,
+    build=_build,
+    version=KIND_VERSION,
+    description="Known credential formats and high-entropy tokens; never echoes the secret.",
+)
+
+
+@hookimpl
+def supervisor_register_kinds() -> list[SpecialistKind]:
+    """Register the ``secrets`` kind."""
+    return [SECRETS_KIND]
