@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from supervisor.canonical import canonical
@@ -41,6 +42,7 @@ from supervisor.signing import Envelope, KeyPair
 
 __all__ = [
     "ARTIFACT_DIR",
+    "SNAPSHOT_DIR",
     "ArtifactLog",
     "ChainProblem",
     "Record",
@@ -48,9 +50,11 @@ __all__ = [
     "read_records",
     "unseal",
     "verify_chain",
+    "write_snapshot",
 ]
 
 ARTIFACT_DIR: Final = "artifacts"
+SNAPSHOT_DIR: Final = "taxonomies"  # inside ARTIFACT_DIR: the taxonomies records name
 RECORD_TYPE: Final = "supervise.decision"
 GENESIS: Final = "sha256:" + "0" * 64
 DEFAULT_MAX_BYTES: Final = 64 * 1024 * 1024
@@ -248,6 +252,7 @@ class ArtifactLog:
     keys: KeyPair
     max_bytes: int = DEFAULT_MAX_BYTES
     taxonomy: Mapping[str, Any] = field(default_factory=dict)
+    snapshot: Mapping[str, Any] | None = None  # the taxonomy as a loadable file, for replay
     sensitive_fields: Sequence[str] = ()
     durable: bool = False  # fsync each record (survives power loss, costs a disk flush)
     _tail: _Tail = field(default_factory=_Tail, init=False)
@@ -267,6 +272,10 @@ class ArtifactLog:
     def _open_dir(self) -> Path:
         try:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if self.snapshot is not None and self.taxonomy.get("hash"):
+                write_snapshot(
+                    self.directory / SNAPSHOT_DIR, str(self.taxonomy["hash"]), self.snapshot
+                )
         except OSError as exc:
             raise StateDirError(f"cannot create {self.directory}: {exc.strerror}") from exc
         return self.directory
@@ -419,3 +428,14 @@ def unseal(record: Record, keys: KeyPair | None) -> tuple[dict[str, Any], dict[s
             return opened["decision"], opened["context"]
     context = body.get("context")
     return record.decision, context if isinstance(context, dict) else {}
+
+
+def write_snapshot(directory: Path, taxonomy_hash: str, snapshot: Mapping[str, Any]) -> Path:
+    """Store a taxonomy snapshot once, named by its hash, so replays can load it later."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = directory / (taxonomy_hash.removeprefix("sha256:") + ".yaml")
+    if not path.exists():
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(yaml.safe_dump(json.loads(json.dumps(snapshot)), sort_keys=False))
+        tmp.replace(path)
+    return path

@@ -32,6 +32,7 @@ class ExitCode:
     FAILED: Final = 1  # some input line was malformed
     USAGE: Final = 2
     CONFIG: Final = 3  # taxonomy, plugin or state directory problem
+    SIGNATURE: Final = 4  # a record does not verify, or the chain is broken
     INTERNAL: Final = 70
 
 
@@ -339,6 +340,305 @@ def kinds() -> None:
         click.echo(f"{name}  v{kind.version}  from {kind.plugin}")
         if kind.description:
             click.echo(f"    {kind.description}")
+
+
+# -- keys, verify, show, replay ----------------------------------------------------------
+
+
+def _home(ctx: click.Context) -> Path:
+    from supervisor.state import resolve_home
+
+    home: Path | None = ctx.obj.get("home") if ctx.obj else None
+    return resolve_home(home)
+
+
+def _artifact_paths(ctx: click.Context, paths: Sequence[Path]) -> list[Path]:
+    from supervisor.artifacts import ARTIFACT_DIR, artifact_files
+
+    given = list(paths) or [_home(ctx) / ARTIFACT_DIR]
+    files = artifact_files(given)
+    if not files:
+        raise click.ClickException(
+            f"no decision records in {', '.join(str(p) for p in given)}; run supervise check "
+            "or name the files"
+        )
+    return files
+
+
+@cli.group()
+def keys() -> None:
+    """Manage the key that signs decision records."""
+
+
+@keys.command("generate")
+@home_option
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where to write signing.key and signing.pub (default: keys/ in the state directory).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an existing key (old records then verify only with the old public key).",
+)
+@click.pass_context
+@handle_errors
+def keys_generate(ctx: click.Context, directory: Path | None, force: bool) -> None:
+    """Create a new Ed25519 signing key pair (private key mode 0600)."""
+    from supervisor.signing import KEYS_DIR, PRIVATE_FILE, PUBLIC_FILE, generate_keys
+
+    target = directory or _home(ctx) / KEYS_DIR
+    pair = generate_keys(target, overwrite=force)
+    click.echo(f"key {pair.key_id}")
+    click.echo(f"private: {target / PRIVATE_FILE} (keep it secret; it also opens sealed values)")
+    click.echo(f"public:  {target / PUBLIC_FILE} (give this to verifiers)")
+
+
+def _public_key(ctx: click.Context, key: Path | None) -> Any:
+    from supervisor.signing import KEYS_DIR, PUBLIC_FILE, load_public_key
+
+    return load_public_key(key or _home(ctx) / KEYS_DIR / PUBLIC_FILE)
+
+
+@cli.command()
+@home_option
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path), metavar="[PATH]...")
+@click.option(
+    "--key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Public key (default: keys/signing.pub in the state directory).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_context
+@handle_errors
+def verify(ctx: click.Context, paths: tuple[Path, ...], key: Path | None, as_json: bool) -> None:
+    """Check signatures, sequence and hash chain of decision records (exit 4 on a problem)."""
+    from supervisor.artifacts import verify_chain
+
+    files = _artifact_paths(ctx, paths)
+    checked, problems = verify_chain(files, _public_key(ctx, key))
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "records": checked,
+                    "files": len(files),
+                    "problems": [
+                        {
+                            "path": str(p.path),
+                            "line": p.line,
+                            "seq": p.seq,
+                            "problem": p.problem,
+                            "torn": p.torn,
+                        }
+                        for p in problems
+                    ],
+                }
+            )
+        )
+    elif problems:
+        for problem in problems:
+            click.echo(f"FAIL {problem}")
+        click.echo(f"{len(problems)} problem(s) in {checked} records from {len(files)} file(s)")
+    else:
+        click.echo(f"ok: {checked} records in {len(files)} file(s); signatures and chain intact")
+    raise SystemExit(ExitCode.SIGNATURE if problems else ExitCode.OK)
+
+
+@cli.command()
+@home_option
+@click.argument("which", metavar="DECISION_ID|PATH[:LINE]|last")
+@click.option(
+    "--key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Private key, to show sealed values (default: none; they stay redacted).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
+@click.pass_context
+@handle_errors
+def show(ctx: click.Context, which: str, key: Path | None, as_json: bool) -> None:
+    """Show one recorded decision, readable by a person."""
+    from supervisor.artifacts import Record, read_records, unseal
+    from supervisor.signing import load_private_key
+
+    path_part, _, line_part = which.partition(":")
+    if Path(path_part).is_file():
+        files, want_line = [Path(path_part)], int(line_part) if line_part.isdigit() else None
+    else:
+        files, want_line = _artifact_paths(ctx, ()), None
+    found: Record | None = None
+    for item in read_records(files):
+        if not isinstance(item, Record):
+            continue
+        if which == "last" or (want_line is None and Path(path_part).is_file()):
+            found = item
+        elif (want_line is not None and item.line == want_line) or item.decision.get(
+            "decision_id"
+        ) == which:
+            found = item
+            break
+    if found is None:
+        raise click.ClickException(f"no recorded decision {which!r}")
+    decision, context = unseal(found, load_private_key(key) if key else None)
+    if as_json:
+        click.echo(json.dumps({**found.body, "decision": decision, "context": context}, indent=2))
+        return
+    _print_decision(found, decision, context)
+
+
+def _print_decision(record: Any, decision: dict[str, Any], context: dict[str, Any]) -> None:
+    action = decision.get("action", {})
+    click.echo(
+        f"decision {decision.get('decision_id')}  (record {record.seq}, "
+        f"{record.path.name}:{record.line})"
+    )
+    click.echo(
+        f"  at        {decision.get('created_at')}   session {decision.get('session')}"
+        f"   agent {decision.get('agent')}"
+    )
+    click.echo(
+        f"  action    {action.get('type')}"
+        + (f" via {action.get('tool')}" if action.get("tool") else "")
+    )
+    for name, value in (action.get("args") or {}).items():
+        text = value if isinstance(value, str) else json.dumps(value)
+        click.echo(f"            {name}: {text[:300]}")
+    verdict = str(decision.get("verdict", "?"))
+    click.echo(
+        f"  verdict   {verdict.upper()}  ({decision.get('elapsed_ms', 0):.2f} ms)"
+        + (f"  — {decision['reason']}" if decision.get("reason") else "")
+    )
+    if decision.get("degraded"):
+        click.echo(f"  degraded  {decision['degraded']}")
+    for correction in decision.get("corrections", []):
+        click.echo(f"  told      {correction['text']}")
+    for escalation in decision.get("escalations", []):
+        click.echo(
+            f"  attempt   {escalation['attempt']} of {escalation['entry_id']} on "
+            f"{escalation['object']}" + (" (escalated)" if escalation["escalated"] else "")
+        )
+    click.echo("  specialists:")
+    for entry_id, result in decision.get("results", {}).items():
+        line = (
+            f"    {entry_id:<40} {result['verdict']:<7} {result['status']:<8} "
+            f"{result.get('elapsed_ms', 0):7.2f} ms"
+        )
+        if result.get("reason"):
+            line += f"  {result['reason'][:120]}"
+        click.echo(line)
+        for observation in result.get("observations", []):
+            shown = json.dumps(observation.get("key"))[:100]
+            click.echo(
+                f"      observed {observation['kind']} {shown}"
+                + (f" -> error {observation['error']}" if observation.get("error") else "")
+            )
+    taxonomy = record.body.get("taxonomy", {})
+    click.echo(
+        f"  taxonomy  {str(taxonomy.get('hash', ''))[:19]}  signed by "
+        f"{record.envelope.key_id}"
+        + ("  (sealed values present)" if record.body.get("sealed") else "")
+    )
+    if context:
+        click.echo(f"  context   {json.dumps(context)[:300]}")
+
+
+@cli.command()
+@home_option
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path), metavar="[PATH]...")
+@taxonomy_option
+@click.option(
+    "--live",
+    is_flag=True,
+    help="Let specialists fetch again instead of serving "
+    "the recorded observations (uses the network).",
+)
+@click.option(
+    "--key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Private key, to replay sealed originals (default: the state directory's, if present).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+@handle_errors
+def replay(
+    ctx: click.Context,
+    paths: tuple[Path, ...],
+    taxonomies: tuple[str, ...],
+    live: bool,
+    key: Path | None,
+    as_json: bool,
+) -> None:
+    """Re-decide recorded actions and report every difference (exit 1 if any).
+
+    With no --taxonomy each record is replayed with the taxonomy it was made with; with one,
+    the report shows what that taxonomy would have changed, entry by entry.
+    """
+    from supervisor.artifacts import ARTIFACT_DIR, SNAPSHOT_DIR, read_records
+    from supervisor.plugins import load_kinds
+    from supervisor.replay import Replayer, ReplayReport
+    from supervisor.signing import KEYS_DIR, PRIVATE_FILE, load_private_key
+    from supervisor.taxonomy import load_taxonomy
+
+    files = _artifact_paths(ctx, paths)
+    kinds = load_kinds()
+    taxonomy = load_taxonomy(list(taxonomies), kinds) if taxonomies else None
+    default_key = _home(ctx) / KEYS_DIR / PRIVATE_FILE
+    pair = (
+        load_private_key(key)
+        if key
+        else (load_private_key(default_key) if default_key.exists() else None)
+    )
+    snapshots = {f.parent / SNAPSHOT_DIR for f in files} | {
+        _home(ctx) / ARTIFACT_DIR / SNAPSHOT_DIR
+    }
+    replayer = Replayer(kinds, taxonomy=taxonomy, keys=pair, live=live, snapshots=snapshots)
+    report = ReplayReport()
+    items = list(read_records(files))
+    with click.progressbar(items, label="replaying", file=sys.stderr, show_pos=True) as bar:
+        for outcome in replayer.replay(bar):
+            if isinstance(outcome, str):
+                report.problems.append(outcome)
+            else:
+                report.records.append(outcome)
+    if as_json:
+        click.echo(json.dumps(report.as_json(), indent=2))
+    else:
+        _print_replay(report)
+    raise SystemExit(ExitCode.FAILED if report.differences or report.problems else ExitCode.OK)
+
+
+def _print_replay(report: Any) -> None:
+    for record in report.differences:
+        click.echo(
+            f"DIFF record {record.seq} ({record.path.name}:{record.line}) decision "
+            f"{record.decision_id}: {record.before.value} -> {record.after.value}"
+            + (f"  error: {record.error}" if record.error else "")
+        )
+        for change in record.entries:
+            if change.change != "same":
+                before = change.before.value if change.before else "-"
+                after = change.after.value if change.after else "-"
+                click.echo(
+                    f"     {change.entry_id}: {before} ({change.status_before}) -> "
+                    f"{after} ({change.status_after})  {change.change}"
+                )
+    for problem in report.problems:
+        click.echo(f"SKIP {problem}")
+    rows = report.by_entry()
+    if rows:
+        width = max(len(k) for k in rows)
+        click.echo(f"\n{'ENTRY':<{width}}  SAME  STRICTER  LOOSER  STATUS")
+        for entry_id, counts in rows.items():
+            click.echo(
+                f"{entry_id:<{width}}  {counts['same']:>4}  {counts['stricter']:>8}  "
+                f"{counts['looser']:>6}  {counts['status']:>6}"
+            )
+    click.echo(
+        f"\n{len(report.records)} records replayed, {len(report.differences)} "
+        f"different, {len(report.problems)} unreadable"
+    )
 
 
 # -- demo --------------------------------------------------------------------------------

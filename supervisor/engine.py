@@ -23,7 +23,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -42,6 +42,7 @@ from supervisor.models import (
     Context,
     Decision,
     History,
+    Observation,
     SpecialistResult,
     Status,
     Verdict,
@@ -52,7 +53,7 @@ from supervisor.policy import conclude
 from supervisor.specialist import Execution, Specialist, SpecialistKind
 from supervisor.taxonomy import Entry, Taxonomy
 
-__all__ = ["CircuitBreaker", "Engine"]
+__all__ = ["CircuitBreaker", "Engine", "Replay"]
 
 log = logging.getLogger(__name__)
 
@@ -220,6 +221,23 @@ class _Run:
     pending: list[tuple[_Slot, Future[tuple[SpecialistResult, int]], int, Recorder]]
     # False while every result so far is a plain "ok": then there is nothing to aggregate.
     objected: bool = False
+    replay: Replay | None = None
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What a replay feeds back in place of the outside world, for one recorded decision.
+
+    ``observations`` are served to each entry's specialist instead of real I/O (unless
+    ``live``); ``recorded`` results whose status was timeout or skipped are taken as they
+    were, since a deadline is a fact of that moment, not of the inputs; ``memory`` answers
+    nudge-count questions as they were answered then.
+    """
+
+    observations: Mapping[str, Sequence[Observation]]
+    recorded: Mapping[str, SpecialistResult]
+    memory: NudgeMemory
+    live: bool = False
 
 
 class Engine:
@@ -269,10 +287,18 @@ class Engine:
     # -- the decision ------------------------------------------------------------------
 
     def check(
-        self, action: Action | Mapping[str, Any], context: Context | Mapping[str, Any] | None = None
+        self,
+        action: Action | Mapping[str, Any],
+        context: Context | Mapping[str, Any] | None = None,
+        *,
+        replay: Replay | None = None,
     ) -> Decision:
-        """Decide on one action; blocks the calling thread at most for the longest deadline."""
-        run = self._start(action, context)
+        """Decide on one action; blocks the calling thread at most for the longest deadline.
+
+        With ``replay``, re-decide a recorded action from what was recorded (see
+        :class:`Replay`); nothing is recorded and no I/O happens unless it says ``live``.
+        """
+        run = self._start(action, context, replay)
         for slot, future, deadline, recorder in run.pending:
             remaining = (min(deadline, run.budget_deadline_ns) - time.perf_counter_ns()) / 1e9
             try:
@@ -306,7 +332,10 @@ class Engine:
         return self._finish(run)
 
     def _start(
-        self, action: Action | Mapping[str, Any], context: Context | Mapping[str, Any] | None
+        self,
+        action: Action | Mapping[str, Any],
+        context: Context | Mapping[str, Any] | None,
+        replay: Replay | None = None,
     ) -> _Run:
         if type(action) is not Action:
             action = _as_action(action)
@@ -314,7 +343,7 @@ class Engine:
         start = time.perf_counter_ns()
         inline, pooled = self._route(action)
         budget_ns = self._budgets_ns.get(action.type, self._default_budget_ns)
-        run = _Run(action, ctx, self._ids(), start, start + budget_ns, {}, [])
+        run = _Run(action, ctx, self._ids(), start, start + budget_ns, {}, [], replay=replay)
         if pooled:
             self._submit_all(run, pooled)
         results = run.results
@@ -360,9 +389,19 @@ class Engine:
 
     def _submit_all(self, run: _Run, pooled: tuple[_Slot, ...]) -> None:
         now_s = run.start_ns / 1e9
+        replay = run.replay
         for slot in pooled:
-            if slot.breaker.allows(now_s):
-                recorder = Recorder()
+            if replay is not None:
+                then = replay.recorded.get(slot.entry.id)
+                if then is not None and then.status in (Status.TIMEOUT, Status.SKIPPED):
+                    run.objected = True
+                    run.results[slot.entry.id] = then
+                    continue
+            if replay is not None or slot.breaker.allows(now_s):
+                served = None
+                if replay is not None and not replay.live:
+                    served = replay.observations.get(slot.entry.id, ())
+                recorder = Recorder(replay=served)
                 context = run.context.model_copy()
                 context._recorder = recorder
                 context._history = self._history
@@ -501,7 +540,8 @@ class Engine:
         # deadline), never in order of arrival, so a replay gives the same record.
         results = run.results
         if run.objected:
-            conclusion = conclude(run.action, results, self._entries, self.memory, run.decision_id)
+            memory = run.replay.memory if run.replay is not None else self.memory
+            conclusion = conclude(run.action, results, self._entries, memory, run.decision_id)
             verdict, reason = conclusion.verdict, conclusion.reason
             corrections, flags = conclusion.corrections, conclusion.flags
             escalations = conclusion.escalations
@@ -527,7 +567,7 @@ class Engine:
             },
             _DECISION_FIELDS,
         )
-        if self._on_decision is not None:
+        if self._on_decision is not None and run.replay is None:
             self._on_decision(decision, run.context)
         return decision
 

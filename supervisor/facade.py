@@ -28,7 +28,7 @@ from supervisor.signing import (
 )
 from supervisor.state import ensure_home, resolve_home
 from supervisor.store import LazyStore, Store
-from supervisor.taxonomy import Taxonomy, load_taxonomy, taxonomy_record
+from supervisor.taxonomy import Taxonomy, load_taxonomy, snapshot, taxonomy_record
 
 __all__ = ["Supervisor"]
 
@@ -81,6 +81,7 @@ class Supervisor:
                 self.home,
                 _signing_keys(keys, self.home),
                 taxonomy=taxonomy_record(taxonomy, kinds),
+                snapshot=snapshot(taxonomy),
                 sensitive_fields=tuple(sensitive_fields),
             )
             if memory is None:

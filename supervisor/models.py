@@ -196,11 +196,14 @@ class Context(BaseModel):
         Raises:
             ObservationError: no store is available to this specialist.
         """
-        history = self._require_history()
         who = agent if agent is not None else self._agent
         key: JsonValue = {"entry": entry_id, "days": days, "agent": who, "session": session}
+        # The store is asked inside the fetch, so a replay (which serves the recorded
+        # answer and never fetches) needs no store.
         count = self.observe(
-            "history", key, lambda: history.count_objections(entry_id, days, who, session)
+            "history",
+            key,
+            lambda: self._require_history().count_objections(entry_id, days, who, session),
         )
         return int(count) if isinstance(count, int | float) else 0
 
@@ -222,7 +225,6 @@ class Context(BaseModel):
         Raises:
             ObservationError: no store is available, or the action has no session.
         """
-        history = self._require_history()
         who = session if session is not None else self._session
         if who is None:
             from supervisor.errors import ObservationError
@@ -241,7 +243,7 @@ class Context(BaseModel):
         count = self.observe(
             "history",
             key,
-            lambda: history.count_actions(
+            lambda: self._require_history().count_actions(
                 who, action_type=action_type, fingerprint=print_, failed=failed, days=days
             ),
         )

@@ -1,0 +1,239 @@
+"""Re-deciding recorded actions: the same inputs must give the same verdict.
+
+For each record, the action and the context are rebuilt (from the sealed originals when the
+signing key is at hand, else from what the record shows), every specialist is served the
+observations it made then, and the nudge memory answers as it did then. With the recorded
+taxonomy this must reproduce every decision; with a new one it shows what the change would
+have done to real traffic, entry by entry: the same, stricter or looser.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from supervisor.artifacts import ChainProblem, Record, unseal
+from supervisor.engine import Engine, Replay
+from supervisor.errors import ArtifactError
+from supervisor.models import Action, Context, Decision, Observation, SpecialistResult, Verdict
+from supervisor.plugins import KindRegistry
+from supervisor.signing import KeyPair
+from supervisor.taxonomy import Taxonomy, load_taxonomy
+
+__all__ = ["EntryChange", "RecordReplay", "ReplayReport", "Replayer"]
+
+
+class _RecordedMemory:
+    """Answers "earlier nudges on this key?" as the recorded decision did."""
+
+    degraded: str | None = None
+
+    def __init__(self, decision: Mapping[str, Any]) -> None:
+        self._earlier: dict[str, tuple[str, ...]] = {}
+        for escalation in decision.get("escalations", ()):
+            self._earlier[escalation["entry_id"]] = tuple(escalation["previous_decisions"])
+
+    def record_nudge(
+        self, session: str, entry_id: str, obj: str, decision_id: str, agent: str | None = None
+    ) -> tuple[str, ...]:
+        return self._earlier.get(entry_id, ())
+
+    def after_decision(self, decision: Decision) -> None:
+        return None
+
+
+def _rank(verdict: Verdict | None) -> int:
+    return -1 if verdict is None or verdict is Verdict.REFUSE else verdict.rank
+
+
+@dataclass(frozen=True)
+class EntryChange:
+    entry_id: str
+    before: Verdict | None  # None: the entry did not run then
+    after: Verdict | None  # None: the entry does not run now
+    status_before: str | None
+    status_after: str | None
+
+    @property
+    def change(self) -> str:
+        if self.before == self.after and self.status_before == self.status_after:
+            return "same"
+        if _rank(self.after) > _rank(self.before):
+            return "stricter"
+        if _rank(self.after) < _rank(self.before):
+            return "looser"
+        return "status"  # same vote, another status (e.g. an error that replays as done)
+
+
+@dataclass(frozen=True)
+class RecordReplay:
+    path: Path
+    line: int
+    seq: int
+    decision_id: str
+    before: Verdict
+    after: Verdict
+    entries: tuple[EntryChange, ...]
+    error: str | None = None
+
+    @property
+    def same(self) -> bool:
+        return (
+            self.error is None
+            and self.before is self.after
+            and all(e.change == "same" for e in self.entries)
+        )
+
+
+@dataclass
+class ReplayReport:
+    records: list[RecordReplay] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def differences(self) -> list[RecordReplay]:
+        return [r for r in self.records if not r.same]
+
+    def by_entry(self) -> dict[str, Counter[str]]:
+        table: dict[str, Counter[str]] = defaultdict(Counter)
+        for record in self.records:
+            for change in record.entries:
+                table[change.entry_id][change.change] += 1
+        return dict(sorted(table.items()))
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "records": len(self.records),
+            "differences": len(self.differences),
+            "by_entry": {k: dict(v) for k, v in self.by_entry().items()},
+            "changed": [
+                {
+                    "path": str(r.path),
+                    "line": r.line,
+                    "seq": r.seq,
+                    "decision_id": r.decision_id,
+                    "before": r.before.value,
+                    "after": r.after.value,
+                    "error": r.error,
+                    "entries": {
+                        e.entry_id: {
+                            "before": e.before.value if e.before else None,
+                            "after": e.after.value if e.after else None,
+                            "status_before": e.status_before,
+                            "status_after": e.status_after,
+                            "change": e.change,
+                        }
+                        for e in r.entries
+                        if e.change != "same"
+                    },
+                }
+                for r in self.differences
+            ],
+            "problems": self.problems,
+        }
+
+
+class Replayer:
+    """Replays records with their recorded taxonomies (from snapshots) or a given one."""
+
+    def __init__(
+        self,
+        kinds: KindRegistry,
+        *,
+        taxonomy: Taxonomy | None = None,
+        keys: KeyPair | None = None,
+        live: bool = False,
+        snapshots: Iterable[Path] = (),
+    ) -> None:
+        self.kinds = kinds
+        self.taxonomy = taxonomy
+        self.keys = keys
+        self.live = live
+        self._snapshot_dirs = list(snapshots)
+        self._engines: dict[str, Engine] = {}
+
+    def _engine_for(self, taxonomy_hash: str) -> Engine:
+        key = self.taxonomy.hash if self.taxonomy is not None else taxonomy_hash
+        engine = self._engines.get(key)
+        if engine is not None:
+            return engine
+        if self.taxonomy is not None:
+            taxonomy = self.taxonomy
+        else:
+            taxonomy = self._load_snapshot(taxonomy_hash)
+        engine = Engine(taxonomy, self.kinds)
+        self._engines[key] = engine
+        return engine
+
+    def _load_snapshot(self, taxonomy_hash: str) -> Taxonomy:
+        name = taxonomy_hash.removeprefix("sha256:") + ".yaml"
+        for directory in self._snapshot_dirs:
+            path = directory / name
+            if path.exists():
+                taxonomy = load_taxonomy([path], self.kinds)
+                if taxonomy.hash != taxonomy_hash:
+                    raise ArtifactError(
+                        f"{path}: snapshot hash {taxonomy.hash} does not match "
+                        f"the recorded {taxonomy_hash}"
+                    )
+                return taxonomy
+        raise ArtifactError(
+            f"the recorded taxonomy {taxonomy_hash[:19]}… has no snapshot here; pass "
+            "--taxonomy to replay against a taxonomy you have"
+        )
+
+    def replay(self, items: Iterable[Record | ChainProblem]) -> Iterator[RecordReplay | str]:
+        for item in items:
+            if isinstance(item, ChainProblem):
+                yield str(item)
+                continue
+            yield self.replay_record(item)
+
+    def replay_record(self, record: Record) -> RecordReplay:
+        decision, context = unseal(record, self.keys)
+        before = Verdict(decision.get("verdict", "ok"))
+        decision_id = str(decision.get("decision_id", "?"))
+        try:
+            action = Action.model_validate(decision["action"])
+            ctx = Context.model_validate(context)
+            recorded = {
+                k: SpecialistResult.model_validate(v)
+                for k, v in decision.get("results", {}).items()
+            }
+            engine = self._engine_for(str(record.body.get("taxonomy", {}).get("hash", "")))
+        except (ValidationError, KeyError, ArtifactError) as exc:
+            return RecordReplay(
+                record.path,
+                record.line,
+                record.seq,
+                decision_id,
+                before,
+                before,
+                (),
+                error=str(exc),
+            )
+        observations: dict[str, list[Observation]] = {
+            entry_id: list(result.observations) for entry_id, result in recorded.items()
+        }
+        replay = Replay(observations, recorded, _RecordedMemory(decision), live=self.live)
+        again = engine.check(action, ctx, replay=replay)
+        changes = []
+        for entry_id in sorted(set(recorded) | set(again.results)):
+            then, now = recorded.get(entry_id), again.results.get(entry_id)
+            changes.append(
+                EntryChange(
+                    entry_id,
+                    then.verdict if then else None,
+                    now.verdict if now else None,
+                    then.status.value if then else None,
+                    now.status.value if now else None,
+                )
+            )
+        return RecordReplay(
+            record.path, record.line, record.seq, decision_id, before, again.verdict, tuple(changes)
+        )

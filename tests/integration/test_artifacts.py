@@ -1,0 +1,256 @@
+"""Signed, hash-chained decision records: tampering is caught, replays reproduce decisions."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from supervisor import Supervisor
+from supervisor.artifacts import Record, artifact_files, read_records, verify_chain
+from supervisor.plugins import load_kinds
+from supervisor.replay import Replayer
+from supervisor.signing import generate_keys, load_private_key, load_public_key
+from supervisor.taxonomy import load_taxonomy
+
+ACTIONS = [
+    {"type": "shell", "args": {"command": "ls -la"}, "session": "s1"},
+    {"type": "shell", "args": {"command": "git push --force origin main"}, "session": "s1"},
+    {"type": "shell", "args": {"command": "git push --force  origin main"}, "session": "s1"},
+    {"type": "shell", "args": {"command": "git push --force origin main "}, "session": "s1"},
+    {"type": "http", "args": {"url": "https://webhook.site/x"}, "session": "s1"},
+    {"type": "click", "args": {"url": "https://evil.example/login"}, "session": "s1"},
+]
+CONTEXT = {
+    "allowed_domains": ["python.org"],
+    "branch": "main",
+    "protected_branches": ["main"],
+    "cwd": "/work/app",
+    "repo_root": "/work/app",
+    "home": "/home/dev",
+}
+
+
+def supervise(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SUPERVISE_HOME": str(home)}
+    return subprocess.run(
+        [sys.executable, "-m", "supervisor.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    with Supervisor.from_taxonomy("coding", "browsing", home=home) as sup:
+        for action in ACTIONS:
+            sup.check(action, CONTEXT)
+    return home
+
+
+def lines_of(home: Path) -> tuple[Path, list[bytes]]:
+    (path,) = artifact_files([home / "artifacts"])
+    return path, path.read_bytes().splitlines(keepends=True)
+
+
+def problems(home: Path, key: Path | None = None) -> list[str]:
+    public = load_public_key(key or home / "keys" / "signing.pub")
+    _, found = verify_chain(artifact_files([home / "artifacts"]), public)
+    return [str(p) for p in found]
+
+
+def test_intact_records_verify(home):
+    assert problems(home) == []
+    records = [
+        r for r in read_records(artifact_files([home / "artifacts"])) if isinstance(r, Record)
+    ]
+    assert [r.seq for r in records] == [1, 2, 3, 4, 5, 6]
+    assert records[0].body["prev"] == "sha256:" + "0" * 64
+    entries = records[1].body["taxonomy"]["entries"]
+    assert entries["git_force_push_shared_branch"]["config_hash"].startswith("sha256:")
+    assert records[1].decision["results"]["git_force_push_shared_branch"]["kind"] in (
+        "git",
+        "regex",
+    )
+
+
+def test_flipped_byte_is_caught(home):
+    path, lines = lines_of(home)
+    envelope = json.loads(lines[2])
+    payload = bytearray(base64.b64decode(envelope["payload"]))
+    payload[payload.index(b'"verdict":"nudge"') + 11] ^= 0x01  # nudge -> oudge
+    envelope["payload"] = base64.b64encode(bytes(payload)).decode()
+    lines[2] = (json.dumps(envelope) + "\n").encode()
+    path.write_bytes(b"".join(lines))
+    found = problems(home)
+    assert any(":3 (record 3)" in p and "signature" in p for p in found)
+    assert any(":4 (record 4)" in p and "previous-record hash" in p for p in found)
+
+
+def test_deleted_record_is_caught(home):
+    path, lines = lines_of(home)
+    del lines[3]
+    path.write_bytes(b"".join(lines))
+    found = problems(home)
+    assert any("record 5" in p and "5 where 4 was expected" in p for p in found)
+
+
+def test_swapped_records_are_caught(home):
+    path, lines = lines_of(home)
+    lines[1], lines[2] = lines[2], lines[1]
+    path.write_bytes(b"".join(lines))
+    found = problems(home)
+    assert any(":2 (record 3)" in p and "3 where 2 was expected" in p for p in found)
+    assert any("out of order" in p for p in found)
+
+
+def test_forged_insert_and_resigning_with_another_key_are_caught(home, tmp_path):
+    other = generate_keys(tmp_path / "attacker")
+    path, lines = lines_of(home)
+    genuine = json.loads(lines[1])
+    body = json.loads(base64.b64decode(genuine["payload"]))
+    body["decision"]["verdict"] = "ok"
+    from supervisor.canonical import canonical
+
+    forged = json.dumps(other.sign(canonical(body))) + "\n"
+    lines[1] = forged.encode()  # the same record, re-signed by someone else
+    path.write_bytes(b"".join(lines))
+    assert any(":2 (record 2)" in p and "signature does not verify" in p for p in problems(home))
+    lines.insert(3, forged.encode())  # and an extra record in the middle
+    path.write_bytes(b"".join(lines))
+    assert any(":4 (record 2)" in p for p in problems(home))
+
+
+def test_truncated_last_line_is_reported_and_the_writer_starts_a_new_file(home):
+    path, lines = lines_of(home)
+    lines[-1] = lines[-1][: len(lines[-1]) // 2]
+    path.write_bytes(b"".join(lines))
+    found = problems(home)
+    assert any(":6" in p and "truncated" in p for p in found)
+    with Supervisor.from_taxonomy("coding", "browsing", home=home) as sup:
+        sup.check(ACTIONS[0], CONTEXT)
+    files = artifact_files([home / "artifacts"])
+    assert len(files) == 2
+    assert path.read_bytes().endswith(lines[-1])  # the torn file was not appended to
+    # The chain continues from the last good record (5): 6 is torn, the new one is 6.
+    records = [r for r in read_records(files) if isinstance(r, Record)]
+    assert [r.seq for r in records] == [1, 2, 3, 4, 5, 6]
+    assert [p for p in problems(home) if "truncated" not in p] == []
+
+
+def test_chain_continues_across_processes_and_files(home):
+    script = (
+        "from supervisor import Supervisor\n"
+        "import sys\n"
+        "with Supervisor.from_taxonomy('coding', home=sys.argv[1]) as s:\n"
+        "    for i in range(25):\n"
+        "        s.check({'type': 'shell', 'args': {'command': f'echo {i}'}, 'session': 'p'})\n"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(home)]) for _ in range(3)]
+    for proc in procs:
+        assert proc.wait(timeout=300) == 0
+    files = artifact_files([home / "artifacts"])
+    records = [r for r in read_records(files) if isinstance(r, Record)]
+    assert len(records) == 6 + 75
+    assert problems(home) == []
+
+
+def test_secrets_are_sealed_not_shown(tmp_path):
+    home = tmp_path / "home"
+    token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    with Supervisor.from_taxonomy("coding", home=home) as sup:
+        decision = sup.check(
+            {
+                "type": "shell",
+                "session": "s",
+                "args": {
+                    "command": f"curl -H 'Authorization: token {token}' https://api.github.com/user"
+                },
+            }
+        )
+    path, lines = lines_of(home)
+    shown = base64.b64decode(json.loads(lines[0])["payload"]).decode()
+    assert token not in shown
+    assert token not in path.read_text()
+    assert "[REDACTED:" in shown
+    (record,) = [r for r in read_records([path]) if isinstance(r, Record)]
+    assert record.body["sealed"]
+    keys = load_private_key(home / "keys" / "signing.key")
+    kinds = load_kinds()
+    replayed = Replayer(kinds, keys=keys, snapshots=[home / "artifacts" / "taxonomies"])
+    again = replayed.replay_record(record)
+    assert again.same, again
+    assert again.after is decision.verdict
+
+
+def test_replay_reproduces_every_decision_and_backtests_a_change(home, tmp_path):
+    kinds = load_kinds()
+    files = artifact_files([home / "artifacts"])
+    same = Replayer(kinds, snapshots=[home / "artifacts" / "taxonomies"])
+    outcomes = list(same.replay(read_records(files)))
+    assert len(outcomes) == 6
+    assert all(not isinstance(o, str) and o.same for o in outcomes), outcomes
+    overlay = tmp_path / "stricter.yaml"
+    overlay.write_text(
+        "schema_version: 1\nid: stricter\noverride:\n"
+        "  net_unallowlisted_egress: {default_verdict: block}\n"
+    )
+    changed = load_taxonomy(["coding", "browsing", overlay], kinds)
+    backtest = Replayer(kinds, taxonomy=changed)
+    differences = [
+        o for o in backtest.replay(read_records(files)) if not isinstance(o, str) and not o.same
+    ]
+    # Only the webhook request is affected, and only through the changed entry.
+    assert len(differences) == 1
+    (diff,) = differences
+    assert diff.before.value == "flag"
+    assert diff.after.value == "block"
+    assert [e.entry_id for e in diff.entries if e.change != "same"] == ["net_unallowlisted_egress"]
+
+
+def test_commands(home, tmp_path):
+    ok = supervise("verify", home=home)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.startswith("ok: 6 records")
+    shown = supervise("show", "last", home=home)
+    assert shown.returncode == 0
+    assert "evil.example" in shown.stdout
+    assert "BLOCK" in shown.stdout
+    replayed = supervise("replay", home=home)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "6 records replayed, 0 different" in replayed.stdout
+    overlay = tmp_path / "looser.yaml"
+    overlay.write_text("schema_version: 1\nid: looser\ndisable: [click_outside_allowed_domains]\n")
+    backtest = supervise(
+        "replay", "-t", "coding", "-t", "browsing", "-t", str(overlay), "--json", home=home
+    )
+    assert backtest.returncode == 1
+    report = json.loads(backtest.stdout)
+    assert report["differences"] == 1
+    assert (
+        report["by_entry"]["click_outside_allowed_domains"] == {"looser": 1, "same": 0}
+        or report["by_entry"]["click_outside_allowed_domains"].get("looser") == 1
+    )
+    path, lines = lines_of(home)
+    path.write_bytes(b"".join(lines[:2] + lines[3:]))
+    broken = supervise("verify", home=home)
+    assert broken.returncode == 4
+    assert "FAIL" in broken.stdout
+    other = generate_keys(tmp_path / "k2")
+    wrong_key = supervise("verify", "--key", str(tmp_path / "k2" / "signing.pub"), home=home)
+    assert wrong_key.returncode == 4
+    assert other.key_id
+    generated = supervise("keys", "generate", "--dir", str(tmp_path / "k3"), home=home)
+    assert generated.returncode == 0
+    assert (tmp_path / "k3" / "signing.key").stat().st_mode & 0o777 == 0o600
+    again = supervise("keys", "generate", "--dir", str(tmp_path / "k3"), home=home)
+    assert again.returncode == 3
+    assert "refusing to replace" in again.stderr
