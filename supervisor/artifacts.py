@@ -309,7 +309,9 @@ class ArtifactLog:
     def _record_body(
         self, decision: Decision, context: Context, seq: int, prev: str, now: datetime
     ) -> dict[str, Any]:
-        plain_decision = decision.model_dump(mode="json")
+        # Defaults are left out: a record lists every specialist's result, most of them a
+        # plain "ok", and the verifier and replayer fill the defaults back in.
+        plain_decision = decision.model_dump(mode="json", exclude_defaults=True)
         plain_context = context.model_dump(mode="json", exclude_defaults=True)
         for name in self.sensitive_fields:
             args = plain_decision["action"]["args"]
@@ -331,8 +333,10 @@ class ArtifactLog:
                 decision.decision_id.encode(),
             )
             shown = json.loads(masked_text)
-        entries = {
-            entry_id: self.taxonomy.get("entries", {}).get(entry_id)
+        known = self.taxonomy.get("entries", {})
+        entries = {  # the config hash of each specialist that ran (kind and version are in
+            # its result); the taxonomy snapshot named by the hash holds the configs
+            entry_id: (known.get(entry_id) or {}).get("config_hash")
             for entry_id in decision.results
         }
         return {

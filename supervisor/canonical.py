@@ -80,7 +80,9 @@ def _encode(value: Any, out: list[str]) -> None:
         out.append(_number(value))
     elif isinstance(value, dict):
         out.append("{")
-        for index, key in enumerate(sorted(value, key=_utf16)):
+        # ASCII keys (nearly all) sort the same by code point as by UTF-16 code unit.
+        ascii_keys = all(isinstance(k, str) and k.isascii() for k in value)
+        for index, key in enumerate(sorted(value) if ascii_keys else sorted(value, key=_utf16)):
             if index:
                 out.append(",")
             out.append(_escape(key))

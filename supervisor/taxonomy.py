@@ -622,7 +622,7 @@ def config_hash(entry: Entry, config: KindConfig) -> str:
         separators=(",", ":"),
         ensure_ascii=False,
     )
-    return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()
+    return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
 def taxonomy_record(taxonomy: Taxonomy, kinds: KindRegistry) -> dict[str, Any]:

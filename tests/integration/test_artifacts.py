@@ -75,7 +75,7 @@ def test_intact_records_verify(home):
     assert [r.seq for r in records] == [1, 2, 3, 4, 5, 6]
     assert records[0].body["prev"] == "sha256:" + "0" * 64
     entries = records[1].body["taxonomy"]["entries"]
-    assert entries["git_force_push_shared_branch"]["config_hash"].startswith("sha256:")
+    assert entries["git_force_push_shared_branch"].startswith("sha256:")
     assert records[1].decision["results"]["git_force_push_shared_branch"]["kind"] in (
         "git",
         "regex",

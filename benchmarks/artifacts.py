@@ -1,0 +1,113 @@
+"""Cost of signed decision records, and speed of verify and replay.
+
+    .venv/bin/python benchmarks/artifacts.py             # 10,000 decisions (a few minutes)
+    .venv/bin/python benchmarks/artifacts.py --count 2000
+
+Runs the latency benchmark's mixed actions through the coding and browsing packs and prints:
+the per-decision latency of the engine alone and with signed records (in-process memory, so
+the store's cost is not counted; with and without an fsync per record); how many records
+``verify_chain`` checks per second; how many decisions ``Replayer`` re-decides per second,
+and how many of them came out different (it must be 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from latency import actions
+
+from supervisor.artifacts import artifact_files, read_records, verify_chain
+from supervisor.engine import Engine
+from supervisor.facade import Supervisor
+from supervisor.memory import InProcessMemory
+from supervisor.models import Context
+from supervisor.plugins import load_kinds
+from supervisor.replay import Replayer
+from supervisor.signing import load_public_key
+from supervisor.taxonomy import load_taxonomy
+
+CONTEXT = Context(
+    cwd="/work/app",
+    repo_root="/work/app",
+    home="/home/dev",
+    branch="fix",
+    protected_branches=("main",),
+    allowed_domains=("python.org", "pypi.org"),
+    env={"HOME": "/home/dev"},
+)
+
+
+def per_call_us(fn, items, rounds: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    samples = []
+    for _ in range(rounds):
+        for action in items:
+            began = time.perf_counter_ns()
+            fn(action, CONTEXT)
+            samples.append(time.perf_counter_ns() - began)
+    samples.sort()
+    return samples[len(samples) // 2] / 1000, samples[int(len(samples) * 0.99)] / 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--count", type=int, default=10_000, help="decisions to record")
+    args = parser.parse_args()
+    kinds = load_kinds()
+    taxonomy = load_taxonomy(["coding", "browsing"], kinds)
+    items = actions(1000)
+    rounds = max(1, args.count // len(items))
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        engine = Engine(taxonomy, kinds)
+        signed = Supervisor(taxonomy, kinds=kinds, home=tmp / "signed", memory=InProcessMemory())
+        durable = Supervisor(taxonomy, kinds=kinds, home=tmp / "durable", memory=InProcessMemory())
+        assert durable.log is not None
+        durable.log.durable = True
+        print(f"coding + browsing packs ({len(taxonomy)} entries), {len(items)} mixed actions")
+        base = per_call_us(engine.check, items, 1)
+        print(f"engine alone:                   p50 {base[0]:8.1f} µs   p99 {base[1]:8.1f} µs")
+        sign = per_call_us(signed.check, items, rounds)
+        print(
+            f"with signed records (no fsync): p50 {sign[0]:8.1f} µs   p99 {sign[1]:8.1f} µs"
+            f"   (+{sign[0] - base[0]:.1f} µs p50 over the engine)"
+        )
+        fsync = per_call_us(durable.check, items[:200], 1)
+        print(
+            f"with signed records + fsync:    p50 {fsync[0]:8.1f} µs   p99 {fsync[1]:8.1f} µs"
+            f"   (+{fsync[0] - base[0]:.1f} µs p50; 200 decisions)"
+        )
+        signed.close()
+        durable.close()
+
+        files = artifact_files([tmp / "signed" / "artifacts"])
+        public = load_public_key(tmp / "signed" / "keys" / "signing.pub")
+        began = time.perf_counter()
+        checked, problems = verify_chain(files, public)
+        rate = checked / (time.perf_counter() - began)
+        print(f"verify: {checked:,} records, {len(problems)} problems, {rate:,.0f} records/s")
+
+        replayer = Replayer(kinds, snapshots=[tmp / "signed" / "artifacts" / "taxonomies"])
+        records = list(read_records(files))
+        began = time.perf_counter()
+        outcomes = list(replayer.replay(records))
+        elapsed = time.perf_counter() - began
+        different = [o for o in outcomes if isinstance(o, str) or not o.same]
+        print(
+            f"replay: {len(outcomes):,} decisions, {len(different)} different, "
+            f"{len(outcomes) / elapsed:,.0f} decisions/s"
+        )
+        for outcome in different[:5]:
+            print("  ", outcome)
+        sizes = [f.stat().st_size for f in files]
+        print(
+            f"records: {sum(sizes) / checked:,.0f} bytes each on average "
+            f"(median decision {statistics.median(sizes) / max(checked, 1):,.0f})"
+        )
+
+
+if __name__ == "__main__":
+    main()
