@@ -522,7 +522,7 @@ def _print_decision(record: Any, decision: dict[str, Any], context: dict[str, An
     click.echo("  specialists:")
     for entry_id, result in decision.get("results", {}).items():
         line = (
-            f"    {entry_id:<40} {result['verdict']:<7} {result['status']:<8} "
+            f"    {entry_id:<40} {result['verdict']:<7} {result.get('status', 'done'):<8} "
             f"{result.get('elapsed_ms', 0):7.2f} ms"
         )
         if result.get("reason"):

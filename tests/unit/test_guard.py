@@ -63,9 +63,6 @@ def test_ok_and_flag_run_the_tool(sup):
         "type": "tool_call",
         "tool": "run_shell",
         "args": {"command": "ls", "timeout": 10},
-        "agent": None,
-        "session": None,
-        "metadata": {},
     }
 
 
