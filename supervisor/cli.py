@@ -629,11 +629,12 @@ def _print_replay(report: Any) -> None:
     rows = report.by_entry()
     if rows:
         width = max(len(k) for k in rows)
-        click.echo(f"\n{'ENTRY':<{width}}  SAME  STRICTER  LOOSER  STATUS")
+        click.echo(f"\n{'ENTRY':<{width}}  SAME  STRICTER  LOOSER  OTHER")
         for entry_id, counts in rows.items():
+            other = counts["status"] + counts["added"] + counts["removed"]
             click.echo(
                 f"{entry_id:<{width}}  {counts['same']:>4}  {counts['stricter']:>8}  "
-                f"{counts['looser']:>6}  {counts['status']:>6}"
+                f"{counts['looser']:>6}  {other:>5}"
             )
     click.echo(
         f"\n{len(report.records)} records replayed, {len(report.differences)} "

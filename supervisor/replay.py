@@ -61,12 +61,18 @@ class EntryChange:
 
     @property
     def change(self) -> str:
+        """same, stricter, looser, added or removed (an entry that runs, or no longer does,
+        without a vote either way), or status (the same vote with another status)."""
         if self.before == self.after and self.status_before == self.status_after:
             return "same"
-        if _rank(self.after) > _rank(self.before):
+        if _rank(self.after) > max(_rank(self.before), 0):
             return "stricter"
-        if _rank(self.after) < _rank(self.before):
+        if _rank(self.before) > max(_rank(self.after), 0):
             return "looser"
+        if self.before is None:
+            return "added"
+        if self.after is None:
+            return "removed"
         return "status"  # same vote, another status (e.g. an error that replays as done)
 
 
