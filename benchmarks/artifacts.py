@@ -13,7 +13,6 @@ and how many of them came out different (it must be 0).
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 import time
 from pathlib import Path
