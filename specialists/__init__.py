@@ -27,6 +27,8 @@ entry-point group, exactly as a third-party package would:
 - ``python_ast`` (:mod:`specialists.python_ast`): what a Python write or edit changes: tests
   removed or skipped, assertions weakened, special-cased test inputs, eval/exec on input,
   shell injection, TLS verification turned off, secrets in literals.
+- ``package_install`` (:mod:`specialists.package_install`): installs from untrusted sources,
+  unpinned URLs, and names a short edit distance from a popular package (offline lists).
 - ``secrets`` (:mod:`specialists.secrets`): known key formats and high-entropy tokens in
   commands, file contents, URLs, HTTP bodies and headers; never echoes the secret.
 """
