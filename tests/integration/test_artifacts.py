@@ -254,3 +254,22 @@ def test_commands(home, tmp_path):
     again = supervise("keys", "generate", "--dir", str(tmp_path / "k3"), home=home)
     assert again.returncode == 3
     assert "refusing to replace" in again.stderr
+
+
+@pytest.mark.slow
+def test_replay_of_a_few_hundred_mixed_decisions_has_no_difference(tmp_path):
+    """The benchmark's mixed actions through the full coding pack, recorded then replayed."""
+    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+    try:
+        from latency import actions
+    finally:
+        sys.path.pop(0)
+    home = tmp_path / "home"
+    with Supervisor.from_taxonomy("coding", "browsing", home=home) as sup:
+        for action in actions(300, seed=11):
+            sup.check(action, CONTEXT)
+    kinds = load_kinds()
+    replayer = Replayer(kinds, snapshots=[home / "artifacts" / "taxonomies"])
+    outcomes = list(replayer.replay(read_records(artifact_files([home / "artifacts"]))))
+    assert len(outcomes) == 300
+    assert [o for o in outcomes if isinstance(o, str) or not o.same] == []
