@@ -12,6 +12,7 @@ from typing import Annotated, Final, Literal
 
 from pydantic import Field, model_validator
 
+from supervisor.errors import ObservationError
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -64,6 +65,14 @@ class BudgetSpecialist:
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         if action.session is None:
             return SpecialistResult.refuse()  # a budget is per session
+        try:
+            return self._judge(action, context)
+        except ObservationError:
+            # No store (record=False, or deciding outside a Supervisor): nothing to count,
+            # so no vote, rather than an error on every action.
+            return SpecialistResult.refuse()
+
+    def _judge(self, action: Action, context: Context) -> SpecialistResult:
         c = self.config
         if c.max_failed_repeats is not None:
             failures = context.past_actions(same_as=action, failed=True, days=c.window_days)

@@ -52,7 +52,13 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
             _fail(str(exc), ExitCode.CONFIG)
         except SupervisorError as exc:
             _fail(str(exc), ExitCode.FAILED)
-        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+        except (
+            click.exceptions.Exit,
+            click.ClickException,
+            SystemExit,
+            KeyboardInterrupt,
+            BrokenPipeError,
+        ):
             raise
         except Exception as exc:  # noqa: BLE001 - last resort: say it is a bug, not a usage error
             ctx = click.get_current_context(silent=True)
@@ -658,6 +664,17 @@ def demo(ctx: click.Context) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the ``supervise`` console script."""
+    try:
+        _run(argv)
+    except BrokenPipeError:
+        # The reader went away (supervise ... | head): not an error; keep Python from
+        # complaining again while it flushes stdout on exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise SystemExit(ExitCode.OK) from None
+
+
+def _run(argv: Sequence[str] | None) -> None:
     try:
         cli.main(
             args=list(argv) if argv is not None else None,

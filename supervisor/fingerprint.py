@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import shlex
+import threading
 from typing import Final
 
 from pydantic import JsonValue
@@ -75,10 +77,23 @@ def _canonical_command(words: list[str]) -> str:
     return " ".join([*program, *sorted(flags), *sorted(args)])
 
 
+class _QuietSqlglot(logging.Filter):
+    """Drops sqlglot's log records while this module parses: they quote the agent's SQL,
+    which may hold a password. Other users of sqlglot in the process are not affected."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(_PARSING, "active", False)
+
+
+_PARSING = threading.local()
+logging.getLogger("sqlglot").addFilter(_QuietSqlglot())
+
+
 def normalise_sql(query: str) -> str:
     """sqlglot's canonical rendering of the statements; folded text if it does not parse."""
     if len(query) > MAX_CHARS:
         return " ".join(query.split()).lower()
+    _PARSING.active = True
     try:
         import sqlglot
 
@@ -86,6 +101,8 @@ def normalise_sql(query: str) -> str:
         return ";".join(s.sql(normalize=True, comments=False) for s in statements if s)
     except Exception:  # noqa: BLE001 - any parser failure: fall back, never fail the decision
         return " ".join(query.split()).lower()
+    finally:
+        _PARSING.active = False
 
 
 def _normalised_args(action: Action) -> JsonValue:

@@ -170,3 +170,19 @@ def test_store_option_and_no_record(tmp_path):
     )
     assert quiet.returncode == 0
     assert not (tmp_path / "none").exists()
+
+
+def test_closed_pipe_is_not_an_error(tmp_path):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "supervisor.cli", "taxonomy", "show", "-t", "coding"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "SUPERVISE_HOME": str(tmp_path)},
+    )
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # like `| head -1`
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode in (0, 1), err  # click's own convention for a closed pipe is 1
+    assert b"internal error" not in err
+    assert b"Traceback" not in err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -68,3 +70,9 @@ def test_unbalanced_quotes_fall_back_to_text():
 def test_any_text_fingerprints(text):
     assert shell(text).startswith("fp:")
     assert sql(text).startswith("fp:")
+
+
+def test_sqlglot_never_logs_the_agents_sql(caplog):
+    with caplog.at_level(logging.DEBUG):
+        sql("ALTER ROLE app WITH PASSWORD 'hunter2'")
+    assert "hunter2" not in caplog.text
