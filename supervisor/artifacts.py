@@ -281,17 +281,13 @@ class ArtifactLog:
         return self.directory
 
     def _read_tail(self) -> None:
-        """Find where the chain stands: last good record of the newest file."""
-        files = artifact_files([self.directory])
+        """Find where the chain stands: the last good record of the newest file.
+
+        Reads from the end of the file, a growing block at a time, never the whole file.
+        """
         tail = _Tail()
-        for path in reversed(files):
-            last: Record | None = None
-            torn = False
-            for item in read_records([path]):
-                if isinstance(item, Record):
-                    last = item
-                elif item.torn:
-                    torn = True
+        for path in reversed(artifact_files([self.directory])):
+            last, torn = _last_record(path)
             if last is not None:
                 tail = _Tail(
                     path,
@@ -302,8 +298,7 @@ class ArtifactLog:
                     torn,
                 )
                 break
-            if torn:
-                tail.torn = True
+            tail.torn = tail.torn or torn
         self._tail = tail
 
     def _record_body(

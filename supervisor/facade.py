@@ -22,6 +22,7 @@ from supervisor.signing import (
     KEYS_DIR,
     PRIVATE_FILE,
     PUBLIC_FILE,
+    KeyExistsError,
     KeyPair,
     generate_keys,
     load_private_key,
@@ -221,7 +222,10 @@ def _signing_keys(keys: str | os.PathLike[str] | KeyPair | None, home: Path) -> 
     path = home / KEYS_DIR / PRIVATE_FILE
     if path.exists():
         return load_private_key(path)
-    pair = generate_keys(path.parent)
+    try:
+        pair = generate_keys(path.parent)
+    except KeyExistsError:
+        return load_private_key(path)  # another process created it a moment ago
     log.warning(
         "created a signing key for decision records at %s (public key %s); keep it "
         "safe, and give verifiers the public key",

@@ -131,11 +131,20 @@ class Envelope:
             raise SignatureError("signature does not verify with this public key") from exc
 
 
+class KeyExistsError(ConfigError):
+    """A signing key is already there; it is never replaced without being asked to."""
+
+
 def generate_keys(directory: Path, *, overwrite: bool = False) -> KeyPair:
-    """Write a new key pair (private key mode 0600) and return it."""
+    """Write a new key pair (private key mode 0600) and return it.
+
+    The private key appears under its name in one atomic step, complete, so processes that
+    start together cannot end up signing with different keys: the losers of the race get
+    :class:`KeyExistsError` and load the winner's key.
+    """
     private_path, public_path = directory / PRIVATE_FILE, directory / PUBLIC_FILE
     if private_path.exists() and not overwrite:
-        raise ConfigError(
+        raise KeyExistsError(
             f"{private_path} exists; refusing to replace a signing key "
             "(records signed with it could no longer be verified)"
         )
@@ -144,14 +153,26 @@ def generate_keys(directory: Path, *, overwrite: bool = False) -> KeyPair:
     pem = private.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
-    fd = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    public = private.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    tmp = directory / f".{PRIVATE_FILE}.{os.getpid()}.{os.urandom(4).hex()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as handle:
         handle.write(pem)
-    public_path.write_bytes(
-        private.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
-    )
+    try:
+        if overwrite:
+            os.replace(tmp, private_path)
+        else:
+            try:
+                os.link(tmp, private_path)  # fails if another process got there first
+            except FileExistsError:
+                raise KeyExistsError(f"{private_path} was created by another process") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    public_tmp = directory / f".{PUBLIC_FILE}.{os.getpid()}"
+    public_tmp.write_bytes(public)
+    os.replace(public_tmp, public_path)
     return KeyPair.from_private(private)
 
 
