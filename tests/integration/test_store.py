@@ -164,11 +164,17 @@ def run_workers(
         for w in range(workers)
     ]
     outputs = []
-    for proc in procs:
-        out, err = proc.communicate(timeout=600)
-        assert proc.returncode == 0, err
-        assert "locked" not in err
-        outputs.append(out.splitlines())
+    try:
+        for proc in procs:
+            out, err = proc.communicate(timeout=600)
+            assert proc.returncode == 0, err
+            assert "locked" not in err
+            outputs.append(out.splitlines())
+    finally:
+        for proc in procs:  # never leave workers (and their pipes) behind a failed test
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
     return outputs
 
 
@@ -190,6 +196,15 @@ def test_eight_processes_lose_nothing_and_count_exactly(store_url, taxonomy, tmp
         for line in lines:
             _, session, attempt, _ = line.split()
             attempts[session].append(int(attempt))
+        from supervisor.artifacts import artifact_files, verify_chain
+        from supervisor.signing import load_public_key
+
+        home = tmp_path / "h"
+        checked, problems = verify_chain(
+            artifact_files([home / "artifacts"]), load_public_key(home / "keys" / "signing.pub")
+        )
+        assert checked == workers * count  # one signed chain across all eight writers
+        assert problems == []
         per_session = workers * count // sessions
         for session, seen in attempts.items():
             assert sorted(seen) == list(range(1, per_session + 1)), session
