@@ -59,6 +59,7 @@ RECORD_TYPE: Final = "supervise.decision"
 GENESIS: Final = "sha256:" + "0" * 64
 DEFAULT_MAX_BYTES: Final = 64 * 1024 * 1024
 _LOCK_FILE: Final = ".lock"
+_HEAD_BYTES: Final = 512
 
 
 def _digest(payload: bytes) -> str:
@@ -361,14 +362,10 @@ class ArtifactLog:
             lock = self._lock_fd
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
-                tail = self._tail
-                if (
-                    tail.path is None
-                    or not tail.path.exists()
-                    or tail.path.stat().st_size != tail.size
-                ):
-                    self._read_tail()  # another process wrote since, or first use
-                    tail = self._tail
+                # The lock file holds the chain's head, written after each record: the file,
+                # its size, the last seq and hash. If the file is not that size any more (a
+                # writer died between its record and the head), read the tail itself.
+                tail = self._head(lock)
                 now = datetime.now(UTC)
                 body = self._record_body(decision, context, tail.seq + 1, tail.prev, now)
                 payload = canonical(body)
@@ -382,8 +379,37 @@ class ArtifactLog:
                     now.date().isoformat(),
                     False,
                 )
+                head = json.dumps(
+                    {
+                        "file": target.name,
+                        "size": tail.size,
+                        "seq": tail.seq,
+                        "prev": tail.prev,
+                        "day": tail.day,
+                    }
+                ).encode()
+                os.pwrite(lock, head.ljust(_HEAD_BYTES), 0)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _head(self, lock: int) -> _Tail:
+        try:
+            head = json.loads(os.pread(lock, _HEAD_BYTES, 0).rstrip(b" \x00") or b"null")
+            path = self.directory / str(head["file"])
+            if path.stat().st_size == int(head["size"]):
+                self._tail = _Tail(
+                    path,
+                    int(head["size"]),
+                    int(head["seq"]),
+                    str(head["prev"]),
+                    str(head["day"]),
+                    False,
+                )
+                return self._tail
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # no head yet, or one we cannot trust: find the tail the slow way
+        self._read_tail()
+        return self._tail
 
     def _target(self, tail: _Tail, now: datetime, size: int) -> Path:
         day = now.date().isoformat()

@@ -273,3 +273,25 @@ def test_replay_of_a_few_hundred_mixed_decisions_has_no_difference(tmp_path):
     outcomes = list(replayer.replay(read_records(artifact_files([home / "artifacts"]))))
     assert len(outcomes) == 300
     assert [o for o in outcomes if isinstance(o, str) or not o.same] == []
+
+
+def test_chain_holds_when_several_processes_roll_files(tmp_path):
+    """Writers that start a new file (here every few records) keep one chain between them."""
+    home = tmp_path / "home"
+    script = (
+        "from supervisor import Supervisor\n"
+        "import sys\n"
+        "with Supervisor.from_taxonomy('coding', home=sys.argv[1]) as s:\n"
+        "    s.log.max_bytes = 40_000\n"
+        "    for i in range(40):\n"
+        "        s.check({'type': 'shell', 'args': {'command': 'git push --force origin main'},"
+        " 'session': f's{i % 3}'})\n"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(home)]) for _ in range(4)]
+    for proc in procs:
+        assert proc.wait(timeout=300) == 0
+    files = artifact_files([home / "artifacts"])
+    assert len(files) > 3
+    assert problems(home) == []
+    records = [r for r in read_records(files) if isinstance(r, Record)]
+    assert [r.seq for r in records] == list(range(1, 161))
