@@ -5,8 +5,8 @@
     .venv/bin/python benchmarks/store.py --store postgresql://postgres@127.0.0.1:5432/test
 
 Throughput: decisions/s on the latency benchmark's 1,000-action mix with 3 specialists, for
-the engine alone, ``Supervisor(record=False)``, and the default ``Supervisor`` (JSONL log plus
-the SQLite store in a temporary state directory, or the store given).
+the engine alone, ``Supervisor(record=False)``, and the default ``Supervisor`` (a signed record
+plus the SQLite store in a temporary state directory, or the store given).
 
 RSS: ``--rss N`` makes N decisions spread over 100,000 sessions (every tenth one nudged, so
 nudge memory and its caches are exercised) and prints the process's resident set size after
@@ -75,7 +75,7 @@ def main() -> None:
         for name, fn in (
             ("engine", engine.check),
             ("supervisor, record=False", bare.check),
-            ("supervisor, log + store", full.check),
+            ("supervisor, record + store", full.check),
         ):
             print(f"{name:<26} {throughput(fn, items, args.rounds):>10,.0f} decisions/s")
         full.close()
