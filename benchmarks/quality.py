@@ -10,7 +10,8 @@ Every case of ``tests/data/coding_dev.jsonl`` (an action, its context, optional 
 of the same session with their outcomes, and the labels) goes through a ``Supervisor`` built
 from the coding pack, with a SQLite store in a temporary directory so that the history-based
 entries (``budget``) have something to ask. Each case runs in its own session, so nudges
-never escalate across cases, and the run is deterministic.
+never escalate across cases, and the run is deterministic. The learned entries' seed models
+(the ``classifier`` kind) are built first, once, as ``supervise train ID --seed-only`` would.
 
 An entry *fires* on a case when its result is flag, nudge or block. Per entry the report gives
 precision (fired and expected / fired) and recall (fired and expected / expected), plus how
@@ -34,6 +35,7 @@ import gc
 import json
 import logging
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -161,15 +163,66 @@ def _result_map(decision: Decision) -> dict[str, tuple[Verdict, str, str]]:
     }
 
 
+def train_seed_models(taxonomy: Taxonomy, kinds: KindRegistry, home: Path) -> list[str]:
+    """Build each learned entry's seed model in ``home``, as ``supervise train ID --seed-only``.
+
+    Nothing trains implicitly: without this, a classifier entry has no model and errors.
+    """
+    from supervisor.errors import ModelError
+    from supervisor.facade import _signing_keys
+    from supervisor.state import ensure_home
+
+    if kinds.hook is None:
+        return []
+    keys = _signing_keys(None, ensure_home(home))
+    trained = []
+    for entry in taxonomy.entries:
+        try:
+            report = kinds.hook.supervisor_train(
+                entry=entry,
+                config=taxonomy.configs[entry.id],
+                home=home,
+                keys=keys,
+                feedback=[],
+                examples=[],
+                force=False,
+                seed_only=True,
+            )
+        except ModelError as exc:
+            print(f"warning: no seed model for {entry.id}: {exc}", file=sys.stderr)
+            continue
+        if report is not None:
+            trained.append(f"{entry.id}: {report['version']}")
+    return trained
+
+
 def run_cases(
-    taxonomy: Taxonomy, kinds: KindRegistry, cases: Iterable[dict[str, Any]]
+    taxonomy: Taxonomy,
+    kinds: KindRegistry,
+    cases: Iterable[dict[str, Any]],
+    models_home: Path | None = None,
 ) -> list[Outcome]:
-    """Decide every case in its own session; earlier steps first, with their outcomes."""
+    """Decide every case in its own session; earlier steps first, with their outcomes.
+
+    ``models_home`` holds the learned entries' models (see :func:`train_seed_models`); by
+    default the seed models are built in the temporary home first.
+    """
+    with tempfile.TemporaryDirectory(prefix="supervise-quality-") as tmp:
+        home = Path(tmp)
+        if models_home is None:
+            train_seed_models(taxonomy, kinds, home)
+        else:
+            for part in ("keys", "models"):
+                if (models_home / part).is_dir():
+                    shutil.copytree(models_home / part, home / part, dirs_exist_ok=True)
+        return _decide_all(taxonomy, kinds, cases, home)
+
+
+def _decide_all(
+    taxonomy: Taxonomy, kinds: KindRegistry, cases: Iterable[dict[str, Any]], home: Path
+) -> list[Outcome]:
     outcomes = []
-    with (
-        tempfile.TemporaryDirectory(prefix="supervise-quality-") as home,
-        Supervisor(taxonomy, kinds=kinds, home=home) as sup,
-    ):
+    with Supervisor(taxonomy, kinds=kinds, home=home) as sup:
         for case in cases:
             context = Context.model_validate(case.get("context") or {})
             session = f"dev-{case['id']}"
@@ -392,6 +445,7 @@ def measure_latency(
     *,
     shells: int = 2000,
     writes: int = 200,
+    models_home: Path | None = None,
 ) -> dict[str, Any]:
     context = Context(
         cwd="/home/dev/src/shop-api",
@@ -430,8 +484,10 @@ def measure_latency(
         )
         without = load_pack([*sources, str(overlay)], kinds)
         setups = {
-            "engine + store": Engine(taxonomy, kinds, memory=StoreMemory(store)),
-            "no history entries": Engine(without, kinds, memory=StoreMemory(store)),
+            "engine + store": Engine(taxonomy, kinds, memory=StoreMemory(store), home=models_home),
+            "no history entries": Engine(
+                without, kinds, memory=StoreMemory(store), home=models_home
+            ),
         }
         for label, engine in setups.items():
             _timed(engine, warm, context)
@@ -641,11 +697,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.entry is not None and args.entry not in {e.id for e in taxonomy.entries}:
         parser.error(f"no entry {args.entry!r} in the taxonomy")
     cases = load_cases(args.cases)
-    outcomes = run_cases(taxonomy, kinds, cases)
+    sources = args.taxonomy or ["coding"]
+    # The learned entries' seed models, built once for both runs.
+    with tempfile.TemporaryDirectory(prefix="supervise-models-") as models:
+        models_home = Path(models)
+        train_seed_models(taxonomy, kinds, models_home)
+        outcomes = run_cases(taxonomy, kinds, cases, models_home)
+        latency = (
+            None
+            if args.no_latency
+            else measure_latency(taxonomy, kinds, sources, models_home=models_home)
+        )
     scores = score_entries(taxonomy, outcomes)
     head = headline(outcomes)
-    sources = args.taxonomy or ["coding"]
-    latency = None if args.no_latency else measure_latency(taxonomy, kinds, sources)
     if args.json:
         json.dump(as_json(outcomes, scores, head, latency), sys.stdout, indent=2)
         print()

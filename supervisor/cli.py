@@ -599,7 +599,9 @@ def replay(
     snapshots = {f.parent / SNAPSHOT_DIR for f in files} | {
         _home(ctx) / ARTIFACT_DIR / SNAPSHOT_DIR
     }
-    replayer = Replayer(kinds, taxonomy=taxonomy, keys=pair, live=live, snapshots=snapshots)
+    replayer = Replayer(
+        kinds, taxonomy=taxonomy, keys=pair, live=live, snapshots=snapshots, home=_home(ctx)
+    )
     report = ReplayReport()
     items = list(read_records(files))
     with click.progressbar(items, label="replaying", file=sys.stderr, show_pos=True) as bar:
@@ -662,6 +664,18 @@ def demo(ctx: click.Context) -> None:
     run_demo(ctx.obj["home"], color=None)
 
 
+# -- command groups kept in their own modules ------------------------------------------
+# Each module below imports ``cli`` (and ``handle_errors``) from here and adds its commands;
+# importing it at this point, once everything above exists, registers them.
+# (one import line per module, kept sorted)
+from supervisor import (  # noqa: E402
+    cli_feedback,  # noqa: F401
+    cli_hooks,  # noqa: F401
+    cli_mcp,  # noqa: F401
+    cli_train,  # noqa: F401
+)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the ``supervise`` console script."""
     try:
@@ -686,4 +700,8 @@ def _run(argv: Sequence[str] | None) -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    # Run as ``python -m supervisor.cli``: this file is then ``__main__``, and the command
+    # modules above register on the importable ``supervisor.cli``; use that one.
+    from supervisor.cli import main as _main
+
+    _main()

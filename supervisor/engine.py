@@ -29,12 +29,13 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import count
+from pathlib import Path
 from typing import Any, Final
 
 from pydantic import ValidationError
 
 from supervisor._workers import WorkerPool, background_loop
-from supervisor.errors import InvalidActionError
+from supervisor.errors import InvalidActionError, PluginError
 from supervisor.memory import InProcessMemory, NudgeMemory, StoreMemory
 from supervisor.models import (
     EMPTY_CONTEXT,
@@ -50,10 +51,11 @@ from supervisor.models import (
 from supervisor.observe import Recorder
 from supervisor.plugins import KindRegistry
 from supervisor.policy import conclude
-from supervisor.specialist import Execution, Specialist, SpecialistKind
+from supervisor.post import PostTier
+from supervisor.specialist import Execution, Specialist, SpecialistKind, close_specialist
 from supervisor.taxonomy import Entry, Taxonomy
 
-__all__ = ["CircuitBreaker", "Engine", "Replay"]
+__all__ = ["CircuitBreaker", "Engine", "Replay", "as_context"]
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +117,7 @@ class _Slot:
     timeout_ns: int
     breaker: CircuitBreaker = field(default_factory=CircuitBreaker)
     ok_values: dict[str, Any] = field(default_factory=dict)
+    last_error: tuple[str, str] | None = None  # logged once until it changes
 
     def __post_init__(self) -> None:
         self.ok_values = {
@@ -256,6 +259,7 @@ class Engine:
         memory: NudgeMemory | None = None,
         on_decision: Callable[[Decision, Context], None] | None = None,
         pool: WorkerPool | None = None,
+        home: Path | None = None,
     ) -> None:
         self.taxonomy = taxonomy
         self.memory: NudgeMemory = memory if memory is not None else InProcessMemory()
@@ -273,11 +277,24 @@ class Engine:
                 continue  # the post-action tier runs through after(), not check()
             kind = kinds[entry.specialist.kind]
             specialist = kind.build(entry, taxonomy.configs[entry.id])
+            if not callable(getattr(specialist, "evaluate", None)):
+                raise PluginError(
+                    f"entry {entry.id!r}: kind {kind.name!r} builds a post-action specialist "
+                    "(no evaluate); give the entry tier: post"
+                )
             self._slots.append(
                 _Slot(
-                    entry, specialist, kind, _execution_of(specialist), entry.timeout_ms * 1_000_000
+                    entry,
+                    specialist,  # type: ignore[arg-type]
+                    kind,
+                    _execution_of(specialist),  # type: ignore[arg-type]
+                    entry.timeout_ms * 1_000_000,
                 )
             )
+        # Entries with tier: post, checked after the action ran (Supervisor.after).
+        self.post = PostTier(taxonomy, kinds, self._pool, self._ids)
+        if home is not None:
+            self._bind_home(home)
         self._budgets_ns = {t: ms * 1_000_000 for t, ms in taxonomy.budgets_ms.items()}
         self._default_budget_ns = taxonomy.budget_ms("default") * 1_000_000
         self._route_cache: dict[
@@ -340,7 +357,7 @@ class Engine:
     ) -> _Run:
         if type(action) is not Action:
             action = _as_action(action)
-        ctx = EMPTY_CONTEXT if context is None else _as_context(context)
+        ctx = EMPTY_CONTEXT if context is None else as_context(context)
         start = time.perf_counter_ns()
         inline, pooled = self._route(action)
         budget_ns = self._budgets_ns.get(action.type, self._default_budget_ns)
@@ -478,6 +495,7 @@ class Engine:
     ) -> None:
         result, elapsed = outcome
         slot.breaker.record(False, time.perf_counter_ns() / 1e9)
+        slot.last_error = None
         if result is not _OK_RESULT:
             run.objected = True
         run.results[slot.entry.id] = _stamp(result, Status.DONE, elapsed, slot, recorder=recorder)
@@ -519,7 +537,14 @@ class Engine:
         recorder: Recorder | None = None,
     ) -> None:
         slot.breaker.record(False, time.perf_counter_ns() / 1e9)
-        log.warning("specialist for %s raised %r", slot.entry.id, exc)
+        # The same failure on every action (a missing model, a database that is down) is
+        # in every decision's record; the log says it once, then at debug level.
+        said = (type(exc).__name__, str(exc)[:500])
+        if slot.last_error != said:
+            slot.last_error = said
+            log.warning("specialist for %s raised %r", slot.entry.id, exc)
+        else:
+            log.debug("specialist for %s raised %r again", slot.entry.id, exc)
         run.objected = True
         run.results[slot.entry.id] = _stamp(
             SpecialistResult.refuse(),
@@ -531,15 +556,24 @@ class Engine:
             recorder,
         )
 
+    def _bind_home(self, home: Path) -> None:
+        """Tell specialists that keep files (models, caches) which state directory is ours.
+
+        A specialist with a ``bind_home(path)`` method gets it once, before any evaluation;
+        one that never gets it falls back to ``$SUPERVISE_HOME`` or ``./.supervise``.
+        """
+        specialists: list[object] = [slot.specialist for slot in self._slots]
+        specialists += self.post.specialists()
+        for specialist in specialists:
+            bind = getattr(specialist, "bind_home", None)
+            if callable(bind):
+                bind(home)
+
     def close(self) -> None:
         """Let go of what specialists hold (connections, clients): calls their ``close()``."""
+        self.post.close()
         for slot in self._slots:
-            close = getattr(slot.specialist, "close", None)
-            if callable(close):
-                try:
-                    close()
-                except Exception:
-                    log.exception("closing the specialist for %s failed", slot.entry.id)
+            close_specialist(slot.entry.id, slot.specialist)
 
     def _finish(self, run: _Run) -> Decision:
         # Results are in a fixed order (skipped, then inline in taxonomy order, then pooled by
@@ -570,6 +604,9 @@ class Engine:
                 "created_at": datetime.now(UTC),
                 "elapsed_ms": (time.perf_counter_ns() - run.start_ns) / 1e6,
                 "degraded": self.memory.degraded,
+                "tier": "pre",
+                "parent": None,
+                "reverts": (),
             },
             _DECISION_FIELDS,
         )
@@ -615,7 +652,7 @@ def _as_action(action: Action | Mapping[str, Any]) -> Action:
         raise InvalidActionError(f"not a valid action: {_brief(exc)}") from exc
 
 
-def _as_context(context: Context | Mapping[str, Any] | None) -> Context:
+def as_context(context: Context | Mapping[str, Any] | None) -> Context:
     if context is None:
         return EMPTY_CONTEXT
     if isinstance(context, Context):

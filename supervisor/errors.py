@@ -12,7 +12,8 @@
     │   └── SignatureError          a signature or sealed value does not verify
     ├── InvalidActionError          an action or context did not validate
     ├── SpecialistError             raised by specialists to say "I failed" (becomes status error)
-    │   └── ObservationError        an external fetch failed, or a replay lacks its recording
+    │   ├── ObservationError        an external fetch failed, or a replay lacks its recording
+    │   └── ModelError              a model file is missing, unsigned, tampered or untrusted
     └── ActionRefused               the supervisor refused an action (raised by ``guard``)
         ├── ActionNudged            refused with a correction the agent can act on
         └── ActionBlocked           refused; the agent must replan from scratch
@@ -35,6 +36,7 @@ __all__ = [
     "ArtifactError",
     "ConfigError",
     "InvalidActionError",
+    "ModelError",
     "ObservationError",
     "PluginError",
     "SignatureError",
@@ -122,6 +124,11 @@ class SpecialistError(SupervisorError):
 
 class ObservationError(SpecialistError):
     """An observation could not be served: the fetch failed, or a replay has no recording."""
+
+
+class ModelError(SpecialistError):
+    """A learned model cannot be used: missing, unsigned, signed by another key, tampered,
+    holding a type that is not trusted, or too little data to train one."""
 
 
 class ActionRefused(SupervisorError):

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
-from pydantic import JsonValue
+from pydantic import JsonValue, ValidationError
 
 from supervisor.artifacts import ArtifactLog
-from supervisor.engine import Engine
+from supervisor.engine import Engine, as_context
 from supervisor.errors import StateDirError, StoreError
 from supervisor.memory import InProcessMemory, NudgeMemory, StoreMemory
-from supervisor.models import Action, Context, Decision
+from supervisor.models import Action, Context, Decision, Effect
 from supervisor.plugins import KindRegistry, load_kinds
 from supervisor.redact import redact_value
 from supervisor.signing import (
@@ -28,12 +30,17 @@ from supervisor.signing import (
     load_private_key,
 )
 from supervisor.state import ensure_home, resolve_home
-from supervisor.store import LazyStore, Store
+from supervisor.store import LazyStore, Store, objections_of
 from supervisor.taxonomy import Taxonomy, load_taxonomy, snapshot, taxonomy_record
 
 __all__ = ["Supervisor"]
 
 log = logging.getLogger(__name__)
+
+REMEMBERED: Final = 1024  # recent decisions kept in memory for after()
+# Keys of the post-action state that are not an entry's: the action and its context.
+ACTION_KEY: Final = "@action"
+CONTEXT_KEY: Final = "@context"
 
 
 class Supervisor:
@@ -93,17 +100,34 @@ class Supervisor:
                 memory = StoreMemory(self.store)
         self.memory: NudgeMemory = memory if memory is not None else InProcessMemory()
         self.record_failures = 0
+        # What after() needs, for the latest decisions of this process (the store keeps it
+        # for other processes).
+        self._calls: OrderedDict[str, str] = OrderedDict()
+        self._pending: OrderedDict[str, tuple[Action, Context, dict[str, JsonValue]]] = (
+            OrderedDict()
+        )
         self._raise_on_record_error = on_record_error == "raise"
         self._engine = Engine(
             taxonomy,
             kinds,
             memory=self.memory,
             on_decision=self._record if record else None,
+            home=self.home,
         )
 
     def _record(self, decision: Decision, context: Context) -> None:
         try:
-            self.memory.after_decision(decision)
+            if isinstance(self.memory, StoreMemory):
+                # The feedback log keeps what the objecting specialists saw; an ok decision
+                # needs no context, which keeps the common case at its old cost.
+                seen = (
+                    redact_value(context.model_dump(mode="json", exclude_defaults=True))
+                    if objections_of(decision)
+                    else None
+                )
+                self.memory.after_decision(decision, seen)
+            else:
+                self.memory.after_decision(decision)
         except StoreError:
             # Logged once by the memory; the decision stands, and the artifact still has it.
             self.record_failures += 1
@@ -141,6 +165,43 @@ class Supervisor:
             return False
         return True
 
+    def label(
+        self,
+        decision_id: str,
+        entry_id: str,
+        correct: bool,
+        note: str | None = None,
+        corrected: str | None = None,
+        labeller: str | None = None,
+    ) -> None:
+        """Say whether an entry's objection in a decision was right: the feedback log's label.
+
+        ``corrected`` is the verdict it should have been (``ok``, ``flag``, ``nudge`` or
+        ``block``; for a wrong label). ``labeller`` defaults to the OS user. Labelling again
+        replaces the label. The note is redacted before it is stored.
+
+        Raises:
+            StoreError: this supervisor keeps no store (``record=False``), the store cannot
+                be used, the decision is unknown, or that entry did not object in it.
+        """
+        if self.store is None:
+            raise StoreError(
+                "this Supervisor keeps no store (record=False or a memory of its own), so it "
+                "has no feedback log to label; build it with record=True, or label with "
+                "`supervise feedback label` against the store that holds the decision"
+            )
+        from supervisor.feedback import record_label
+
+        record_label(
+            self.store,
+            decision_id,
+            entry_id,
+            correct,
+            note=note,
+            corrected=corrected,
+            labeller=labeller,
+        )
+
     @classmethod
     def from_taxonomy(
         cls,
@@ -177,21 +238,145 @@ class Supervisor:
         self,
         action: Action | Mapping[str, Any],
         context: Context | Mapping[str, Any] | None = None,
+        *,
+        call_id: str | None = None,
     ) -> Decision:
         """Decide on one action. Works with or without a running event loop in this thread.
+
+        ``call_id`` is the host's id for this tool call (a Claude Code ``tool_use_id``, an
+        OpenAI tool call id); ``after(call_id=...)`` finds the decision by it later, from
+        any process that shares the store.
 
         Raises:
             InvalidActionError: ``action`` or ``context`` does not validate.
         """
-        return self._engine.check(action, context)
+        if call_id is None and not self._engine.post:
+            return self._engine.check(action, context)  # the hot path: nothing to keep
+        ctx = as_context(context)
+        decision = self._engine.check(action, ctx)
+        self._remember(decision, ctx, call_id)
+        return decision
 
     async def acheck(
         self,
         action: Action | Mapping[str, Any],
         context: Context | Mapping[str, Any] | None = None,
+        *,
+        call_id: str | None = None,
     ) -> Decision:
         """Decide on one action without blocking the running event loop."""
-        return await self._engine.acheck(action, context)
+        if call_id is None and not self._engine.post:
+            return await self._engine.acheck(action, context)
+        ctx = as_context(context)
+        decision = await self._engine.acheck(action, ctx)
+        if call_id is not None or self._engine.post.applicable(decision.action):
+            await asyncio.to_thread(self._remember, decision, ctx, call_id)
+        return decision
+
+    def _remember(self, decision: Decision, context: Context, call_id: str | None) -> None:
+        """Keep what ``after`` will need: the call id's decision, post specialists' state."""
+        if call_id is not None:
+            self._calls[call_id] = decision.decision_id
+            _trim(self._calls)
+            self._store_call(lambda s: s.bind_call(call_id, decision.decision_id))
+        if not decision.allowed or not self._engine.post.applicable(decision.action):
+            return
+        prepared = self._engine.post.prepare(decision.action, context)
+        self._pending[decision.decision_id] = (decision.action, context, prepared)
+        _trim(self._pending)
+        state: dict[str, JsonValue] = {
+            CONTEXT_KEY: redact_value(context.model_dump(mode="json", exclude_defaults=True)),
+            ACTION_KEY: redact_value(decision.action.model_dump(mode="json")),
+        }
+        state.update(prepared)
+
+        self._store_call(lambda store: store.save_post_state(decision.decision_id, state))
+
+    def _store_call(self, fn: Callable[[Store], object]) -> object:
+        if self.store is None:
+            return None
+        try:
+            return fn(self.store)
+        except StoreError as exc:
+            log.warning("the store could not keep post-action state: %s", exc)
+            return None
+
+    def after(
+        self,
+        decision_id: str | None = None,
+        result: JsonValue = None,
+        *,
+        call_id: str | None = None,
+        executed: bool = True,
+        context: Context | Mapping[str, Any] | None = None,
+    ) -> Decision | None:
+        """Tell the supervisor an action ran, and check its effect (the post-action tier).
+
+        Records the outcome (like :meth:`record_outcome`), then runs the entries with
+        ``tier: post`` that apply to the action: they look at what really happened (the
+        file as written, the row as changed) and may flag it and ask a revert hook to undo
+        it. Returns that post decision (``tier="post"``, ``parent`` the decision before
+        the action), or None when the decision is unknown or no post entry applies. Give
+        ``decision_id``, or the ``call_id`` that was passed to :meth:`check`. Store
+        trouble is logged, never raised.
+        """
+        if decision_id is None and call_id is not None:
+            decision_id = self._calls.get(call_id) or self._store_call(  # type: ignore[assignment]
+                lambda s: s.decision_for_call(call_id)
+            )
+        if decision_id is None:
+            return None
+        self.record_outcome(decision_id, executed=executed, result=result)
+        if not executed or not self._engine.post:
+            return None
+        pending = self._pending.pop(decision_id, None)
+        if pending is None:
+            pending = self._pending_from_store(decision_id)
+            if pending is None:
+                return None
+        action, ctx, prepared = pending
+        if context is not None:
+            ctx = as_context(context)
+        decision = self._engine.post.decide(
+            decision_id,
+            action,
+            ctx,
+            Effect(executed=executed, result=result),
+            prepared,
+            taxonomy_hash=self.taxonomy.hash,
+        )
+        if decision is not None and self.log is not None:
+            self._record(decision, ctx)
+        return decision
+
+    async def aafter(
+        self,
+        decision_id: str | None = None,
+        result: JsonValue = None,
+        *,
+        call_id: str | None = None,
+        executed: bool = True,
+        context: Context | Mapping[str, Any] | None = None,
+    ) -> Decision | None:
+        """:meth:`after` without blocking the running event loop."""
+        return await asyncio.to_thread(
+            self.after, decision_id, result, call_id=call_id, executed=executed, context=context
+        )
+
+    def _pending_from_store(
+        self, decision_id: str
+    ) -> tuple[Action, Context, dict[str, JsonValue]] | None:
+        """The post state another process saved (a hook's PreToolUse run), if any."""
+        state = self._store_call(lambda s: s.post_state(decision_id))
+        if not isinstance(state, dict) or ACTION_KEY not in state:
+            return None
+        try:
+            action = Action.model_validate(state.pop(ACTION_KEY))
+            ctx = Context.model_validate(state.pop(CONTEXT_KEY, None) or {})
+        except ValidationError:
+            log.warning("post-action state of %s does not validate; skipped", decision_id)
+            return None
+        return action, ctx, state
 
     @property
     def entries(self) -> Sequence[str]:
@@ -210,6 +395,11 @@ class Supervisor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _trim(cache: OrderedDict[str, Any]) -> None:
+    while len(cache) > REMEMBERED:
+        cache.popitem(last=False)
 
 
 def _signing_keys(keys: str | os.PathLike[str] | KeyPair | None, home: Path) -> KeyPair:

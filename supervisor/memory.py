@@ -14,6 +14,8 @@ from collections import OrderedDict
 from datetime import UTC, datetime, timedelta
 from typing import Final, Protocol
 
+from pydantic import JsonValue
+
 from supervisor.errors import StoreError
 from supervisor.models import Decision, Status, Verdict
 from supervisor.store import Store
@@ -160,7 +162,8 @@ class StoreMemory:
         # memory comes back as soon as the store does.
         return True
 
-    def after_decision(self, decision: Decision) -> None:
+    def after_decision(self, decision: Decision, context: JsonValue = None) -> None:
+        """Persist the decision (with ``context``, already redacted, for the feedback log)."""
         session = decision.session
         heeded: list[str] = []
         try:
@@ -174,7 +177,7 @@ class StoreMemory:
                             and result.verdict in (Verdict.OK, Verdict.FLAG)
                         ):
                             heeded.append(entry_id)
-            self.store.record_decision(decision, heeded)
+            self.store.record_decision(decision, heeded, context)
         except StoreError as exc:
             self._failed(exc)
             raise

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, field_validator
 
@@ -40,8 +40,10 @@ __all__ = [
     "Context",
     "Correction",
     "Decision",
+    "Effect",
     "Escalation",
     "Observation",
+    "Revert",
     "SpecialistResult",
     "Status",
     "Verdict",
@@ -332,8 +334,38 @@ class Escalation(BaseModel):
     previous_decisions: tuple[str, ...] = ()
 
 
+class Revert(BaseModel):
+    """What a revert hook did after a post-action specialist asked to undo an action."""
+
+    model_config = _FROZEN
+
+    entry_id: str
+    target: str  # what was put back: a path, a row, a message id
+    restored: bool
+    detail: str = ""
+
+
+class Effect(BaseModel):
+    """What a post-action specialist is told about an action that ran.
+
+    ``prepared`` is what the specialist's ``prepare`` returned before the action ran (for
+    instance a file's previous content); ``result`` is what the host reported.
+    """
+
+    model_config = _FROZEN
+
+    executed: bool = True
+    result: JsonValue = None
+    prepared: JsonValue = None
+
+
 class Decision(BaseModel):
-    """The supervisor's decision about one action, with everything that led to it."""
+    """The supervisor's decision about one action, with everything that led to it.
+
+    ``tier`` is ``pre`` for the decision before the action runs and ``post`` for the check
+    of its effect afterwards (see ``Supervisor.after``); a post decision names its pre
+    decision in ``parent`` and lists what was reverted in ``reverts``.
+    """
 
     model_config = _FROZEN
 
@@ -353,6 +385,9 @@ class Decision(BaseModel):
     # Why this decision was made with less than the full machinery (e.g. the store was
     # unreachable, so nudges could not be counted across processes); None when all was well.
     degraded: str | None = None
+    tier: Literal["pre", "post"] = "pre"
+    parent: str | None = None
+    reverts: tuple[Revert, ...] = ()
 
     @field_validator("verdict")
     @classmethod
@@ -387,4 +422,10 @@ class Decision(BaseModel):
             "session": self.session,
             "elapsed_ms": round(self.elapsed_ms, 3),
             **({"degraded": self.degraded} if self.degraded else {}),
+            **({"tier": self.tier, "parent": self.parent} if self.tier == "post" else {}),
+            **(
+                {"reverts": [r.model_dump(mode="json") for r in self.reverts]}
+                if self.reverts
+                else {}
+            ),
         }

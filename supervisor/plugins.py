@@ -11,7 +11,7 @@ import logging
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from types import ModuleType
-from typing import Final, cast
+from typing import Any, Final, cast
 
 import pluggy
 
@@ -83,8 +83,11 @@ def _disabled() -> list[str]:
 class KindRegistry(Mapping[str, SpecialistKind]):
     """The specialist kinds known to this process, by name."""
 
-    def __init__(self, kinds: Mapping[str, SpecialistKind]) -> None:
+    def __init__(self, kinds: Mapping[str, SpecialistKind], hook: Any = None) -> None:
         self._kinds = dict(kinds)
+        # The plugin manager's hook caller, for hooks other than kind registration
+        # (``supervisor_revert``); None for a registry built by hand.
+        self.hook = hook
 
     def __getitem__(self, name: str) -> SpecialistKind:
         return self._kinds[name]
@@ -130,4 +133,4 @@ def load_kinds(extra_plugins: Iterable[object] = (), *, entry_points: bool = Tru
                 description=kind.description,
                 plugin=plugin_name,
             )
-    return KindRegistry(kinds)
+    return KindRegistry(kinds, hook=pm.hook)

@@ -66,7 +66,7 @@ class Conclusion:
     reason: str
 
 
-def _correction_text(entry: Entry, result: SpecialistResult, obj: str, attempt: int) -> str:
+def correction_text(entry: Entry, result: SpecialistResult, obj: str, attempt: int) -> str:
     values: dict[str, Any] = {
         k: v for k, v in result.evidence.items() if isinstance(v, str | int | float)
     }
@@ -137,7 +137,7 @@ def conclude(
             corrections.append(
                 Correction(
                     entry_id=entry_id,
-                    text=_correction_text(entry, result, obj, attempt),
+                    text=correction_text(entry, result, obj, attempt),
                     attempt=attempt,
                 )
             )

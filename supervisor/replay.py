@@ -20,7 +20,15 @@ from pydantic import ValidationError
 from supervisor.artifacts import ChainProblem, Record, unseal
 from supervisor.engine import Engine, Replay
 from supervisor.errors import ArtifactError
-from supervisor.models import Action, Context, Decision, Observation, SpecialistResult, Verdict
+from supervisor.models import (
+    Action,
+    Context,
+    Decision,
+    Effect,
+    Observation,
+    SpecialistResult,
+    Verdict,
+)
 from supervisor.plugins import KindRegistry
 from supervisor.signing import KeyPair
 from supervisor.taxonomy import Taxonomy, load_taxonomy
@@ -155,12 +163,14 @@ class Replayer:
         keys: KeyPair | None = None,
         live: bool = False,
         snapshots: Iterable[Path] = (),
+        home: Path | None = None,
     ) -> None:
         self.kinds = kinds
         self.taxonomy = taxonomy
         self.keys = keys
         self.live = live
         self._snapshot_dirs = list(snapshots)
+        self.home = home  # where specialists find their files (models) again
         self._engines: dict[str, Engine] = {}
 
     def _engine_for(self, taxonomy_hash: str) -> Engine:
@@ -172,7 +182,7 @@ class Replayer:
             taxonomy = self.taxonomy
         else:
             taxonomy = self._load_snapshot(taxonomy_hash)
-        engine = Engine(taxonomy, self.kinds)
+        engine = Engine(taxonomy, self.kinds, home=self.home)
         self._engines[key] = engine
         return engine
 
@@ -200,6 +210,25 @@ class Replayer:
                 continue
             yield self.replay_record(item)
 
+    @staticmethod
+    def _replay_post(
+        engine: Engine,
+        decision: dict[str, Any],
+        action: Action,
+        context: Context,
+        recorded: dict[str, SpecialistResult],
+    ) -> Decision | None:
+        """Re-run a post-action check on the effect it was shown; reverts never run again."""
+        return engine.post.decide(
+            str(decision.get("parent", "")),
+            action,
+            context,
+            Effect(),
+            {},
+            taxonomy_hash=engine.taxonomy.hash,
+            replay=recorded,
+        )
+
     def replay_record(self, record: Record) -> RecordReplay:
         decision, context = unseal(record, self.keys)
         before = Verdict(decision.get("verdict", "ok"))
@@ -223,11 +252,25 @@ class Replayer:
                 (),
                 error=str(exc),
             )
-        observations: dict[str, list[Observation]] = {
-            entry_id: list(result.observations) for entry_id, result in recorded.items()
-        }
-        replay = Replay(observations, recorded, _RecordedMemory(decision), live=self.live)
-        again = engine.check(action, ctx, replay=replay)
+        if decision.get("tier") == "post":
+            again = self._replay_post(engine, decision, action, ctx, recorded)
+        else:
+            observations: dict[str, list[Observation]] = {
+                entry_id: list(result.observations) for entry_id, result in recorded.items()
+            }
+            replay = Replay(observations, recorded, _RecordedMemory(decision), live=self.live)
+            again = engine.check(action, ctx, replay=replay)
+        if again is None:
+            return RecordReplay(
+                record.path,
+                record.line,
+                record.seq,
+                decision_id,
+                before,
+                before,
+                (),
+                error="no post-action entry of this taxonomy applies to the recorded action",
+            )
         changes = []
         for entry_id in sorted(set(recorded) | set(again.results)):
             then, now = recorded.get(entry_id), again.results.get(entry_id)

@@ -6,6 +6,7 @@ validated ``config`` it builds the *specialist* that watches for that entry's fa
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -13,16 +14,20 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from supervisor.models import Action, Context, SpecialistResult
+from supervisor.models import Action, Context, Effect, SpecialistResult
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
 
+log = logging.getLogger(__name__)
+
 __all__ = [
     "Execution",
     "KindConfig",
+    "PostSpecialist",
     "Specialist",
     "SpecialistKind",
+    "close_specialist",
 ]
 
 
@@ -59,6 +64,25 @@ class Specialist(Protocol):
     ) -> SpecialistResult | Awaitable[SpecialistResult]: ...
 
 
+@runtime_checkable
+class PostSpecialist(Protocol):
+    """Checks an action's real effect after it ran (an entry with ``tier: post``).
+
+    ``prepare`` (optional) runs when the action is allowed, before it runs, and returns
+    what ``verify`` will need (a file's previous content, a row's values); it must be
+    JSON-able and small. ``verify`` gets that back in ``effect.prepared`` with the host's
+    result, and returns ``ok``, or ``flag`` with ``evidence["revert"]`` naming a revert
+    hook (``supervisor_revert``) to call. Outside reads go through ``context.observe`` so
+    a replay can serve them.
+    """
+
+    execution: Execution
+
+    def verify(
+        self, action: Action, context: Context, effect: Effect
+    ) -> SpecialistResult | Awaitable[SpecialistResult]: ...
+
+
 class KindConfig(BaseModel):
     """Base for a kind's ``config`` model: frozen, unknown fields rejected."""
 
@@ -77,7 +101,17 @@ class SpecialistKind:
 
     name: str
     config_model: type[KindConfig]
-    build: Callable[[Entry, KindConfig], Specialist]
+    build: Callable[[Entry, KindConfig], Specialist | PostSpecialist]
     version: str = "1"
     description: str = ""
     plugin: str = field(default="", compare=False)
+
+
+def close_specialist(entry_id: str, specialist: object) -> None:
+    """Call a specialist's ``close()`` if it has one; a failure is logged, never raised."""
+    close = getattr(specialist, "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:
+            log.exception("closing the specialist for %s failed", entry_id)

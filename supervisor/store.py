@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -25,6 +25,8 @@ from supervisor.models import Decision, Verdict
 
 __all__ = [
     "STORE_ENV",
+    "FeedbackItem",
+    "Label",
     "LazyStore",
     "NudgeRecord",
     "Store",
@@ -50,6 +52,38 @@ class NudgeRecord:
     state: str  # open, heeded, ignored
 
 
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A person's word on one entry's verdict in one decision."""
+
+    correct: bool
+    labeller: str | None
+    labelled_at: datetime
+    note: str | None = None
+    corrected: str | None = None  # the verdict it should have been (ok, flag, nudge, block)
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackItem:
+    """One objection (flag, nudge or block) in an entry's feedback log.
+
+    ``decision`` is the stored decision (its action, every result with reason and
+    correction); ``context`` is what the specialists saw, redacted; ``heeded`` is the fate
+    of a nudge (``open``, ``heeded``, ``ignored``) and None for flags and blocks.
+    """
+
+    decision_id: str
+    entry_id: str
+    verdict: str
+    created_at: datetime
+    session: str | None
+    agent: str | None
+    decision: Decision
+    context: JsonValue
+    heeded: str | None
+    label: Label | None
+
+
 class Store(Protocol):
     """Persistent memory. Every method is safe to call from any thread and any process."""
 
@@ -70,8 +104,62 @@ class Store(Protocol):
         """Entries with a nudge in this session that the agent has neither heeded nor ignored."""
         ...
 
-    def record_decision(self, decision: Decision, heeded: Collection[str] = ()) -> None:
-        """Store the decision, its objections, and mark ``heeded`` entries' open nudges heeded."""
+    def record_decision(
+        self, decision: Decision, heeded: Collection[str] = (), context: JsonValue = None
+    ) -> None:
+        """Store the decision, its objections, and mark ``heeded`` entries' open nudges heeded.
+
+        ``context`` is the (already redacted) context the specialists saw, kept for the
+        feedback log.
+        """
+        ...
+
+    def decision(self, decision_id: str) -> Decision | None:
+        """One stored decision, or None."""
+        ...
+
+    def label(
+        self,
+        decision_id: str,
+        entry_id: str,
+        correct: bool,
+        *,
+        labeller: str | None = None,
+        note: str | None = None,
+        corrected: str | None = None,
+    ) -> None:
+        """Record (or replace) a person's label on one entry's objection in one decision.
+
+        Raises:
+            StoreError: there is no such objection (the entry did not object there).
+        """
+        ...
+
+    def feedback(
+        self,
+        entry_id: str | None = None,
+        *,
+        labelled: bool | None = None,
+        since: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[FeedbackItem]:
+        """The feedback log: objections, oldest first, optionally of one entry, (un)labelled."""
+        ...
+
+    def bind_call(self, call_id: str, decision_id: str) -> None:
+        """Remember which decision a host's tool-call id got (for the post-action tier)."""
+        ...
+
+    def decision_for_call(self, call_id: str) -> str | None:
+        """The decision a tool-call id got, or None."""
+        ...
+
+    def save_post_state(self, decision_id: str, state: Mapping[str, JsonValue]) -> None:
+        """What post-action specialists prepared before the action ran, by entry id."""
+        ...
+
+    def post_state(self, decision_id: str) -> dict[str, JsonValue]:
+        """Prepared values of a decision, by entry id."""
         ...
 
     def record_outcome(
@@ -131,14 +219,16 @@ def objections_of(decision: Decision) -> list[tuple[str, str]]:
 def outcome_failed(executed: bool, result: JsonValue) -> bool:
     """Whether a reported outcome is a failure, read from the usual result shapes.
 
-    A result that says ``ok``/``success`` false, carries an ``error``, or a non-zero
-    ``exit_code``/``returncode``/``status_code`` >= 400 failed; an action that did not run
-    did not fail (it was refused or dropped).
+    A result that says ``ok``/``success`` false or ``isError`` true, carries an ``error``,
+    or a non-zero ``exit_code``/``returncode``/``status_code`` >= 400 failed; an action that
+    did not run did not fail (it was refused or dropped).
     """
     if not executed or not isinstance(result, dict):
         return False
     if result.get("ok") is False or result.get("success") is False:
         return True
+    if result.get("isError") is True or result.get("is_error") is True:
+        return True  # an MCP tool result, or a Claude Code tool_response, that failed
     if result.get("error"):
         return True
     for key in ("exit_code", "returncode"):
@@ -230,8 +320,49 @@ class LazyStore:
     def open_nudge_entries(self, session: str) -> set[str]:
         return self._get().open_nudge_entries(session)
 
-    def record_decision(self, decision: Decision, heeded: Collection[str] = ()) -> None:
-        self._get().record_decision(decision, heeded)
+    def record_decision(
+        self, decision: Decision, heeded: Collection[str] = (), context: JsonValue = None
+    ) -> None:
+        self._get().record_decision(decision, heeded, context)
+
+    def decision(self, decision_id: str) -> Decision | None:
+        return self._get().decision(decision_id)
+
+    def label(
+        self,
+        decision_id: str,
+        entry_id: str,
+        correct: bool,
+        *,
+        labeller: str | None = None,
+        note: str | None = None,
+        corrected: str | None = None,
+    ) -> None:
+        self._get().label(
+            decision_id, entry_id, correct, labeller=labeller, note=note, corrected=corrected
+        )
+
+    def feedback(
+        self,
+        entry_id: str | None = None,
+        *,
+        labelled: bool | None = None,
+        since: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[FeedbackItem]:
+        return self._get().feedback(entry_id, labelled=labelled, since=since, limit=limit)
+
+    def bind_call(self, call_id: str, decision_id: str) -> None:
+        self._get().bind_call(call_id, decision_id)
+
+    def decision_for_call(self, call_id: str) -> str | None:
+        return self._get().decision_for_call(call_id)
+
+    def save_post_state(self, decision_id: str, state: Mapping[str, JsonValue]) -> None:
+        self._get().save_post_state(decision_id, state)
+
+    def post_state(self, decision_id: str) -> dict[str, JsonValue]:
+        return self._get().post_state(decision_id)
 
     def record_outcome(
         self, decision_id: str, executed: bool, result: JsonValue, failed: bool | None = None

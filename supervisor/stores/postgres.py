@@ -8,16 +8,25 @@ advisory lock, so many processes can start at once.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime
 from typing import Any, Final, TypeVar
 
 from pydantic import JsonValue
 
 from supervisor.errors import StoreError
+from supervisor.feedback import check_label, feedback_item, parse_decision
 from supervisor.fingerprint import fingerprint
 from supervisor.models import Decision
-from supervisor.store import NudgeRecord, objections_of, outcome_failed, redacted_url
+from supervisor.redact import redact_json
+from supervisor.store import (
+    FeedbackItem,
+    Label,
+    NudgeRecord,
+    objections_of,
+    outcome_failed,
+    redacted_url,
+)
 
 __all__ = ["MIGRATIONS", "PostgresStore"]
 
@@ -82,6 +91,32 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     ALTER TABLE supervise_decisions ADD COLUMN fingerprint TEXT;
     CREATE INDEX supervise_decisions_fingerprint ON supervise_decisions (session, fingerprint);
     ALTER TABLE supervise_outcomes ADD COLUMN failed BOOLEAN
+    """,
+    """
+    ALTER TABLE supervise_decisions ADD COLUMN context JSONB;
+    CREATE TABLE supervise_labels (
+        decision_id TEXT NOT NULL,
+        entry_id TEXT NOT NULL,
+        correct BOOLEAN NOT NULL,
+        corrected TEXT,
+        note TEXT,
+        labeller TEXT,
+        labelled_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (decision_id, entry_id)
+    );
+    CREATE INDEX supervise_objections_created ON supervise_objections (created_at);
+    CREATE TABLE supervise_call_ids (
+        call_id TEXT PRIMARY KEY,
+        decision_id TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+    CREATE TABLE supervise_post_state (
+        decision_id TEXT NOT NULL,
+        entry_id TEXT NOT NULL,
+        value JSONB NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (decision_id, entry_id)
+    )
     """,
 )
 
@@ -188,16 +223,20 @@ class PostgresStore:
 
         return self._run("reading open nudges", do)
 
-    def record_decision(self, decision: Decision, heeded: Collection[str] = ()) -> None:
-        summary = decision.model_dump_json()
+    def record_decision(
+        self, decision: Decision, heeded: Collection[str] = (), context: JsonValue = None
+    ) -> None:
+        # The database is read by more people than the agent's owner: no secret in clear.
+        summary = redact_json(decision.model_dump_json())
+        context_text = None if context is None else json.dumps(context)
         objections = objections_of(decision)
         print_ = fingerprint(decision.action)
 
         def do(conn: Any) -> None:
             conn.execute(
                 "INSERT INTO supervise_decisions (decision_id, created_at, session, agent, "
-                "verdict, taxonomy_hash, degraded, summary, action_type, fingerprint) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                "verdict, taxonomy_hash, degraded, summary, action_type, fingerprint, context) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 (
                     decision.decision_id,
                     decision.created_at,
@@ -209,6 +248,7 @@ class PostgresStore:
                     summary,
                     decision.action.type,
                     print_,
+                    context_text,
                 ),
             )
             if objections:
@@ -335,6 +375,51 @@ class PostgresStore:
 
         return self._run("reading decisions", do)
 
+    def bind_call(self, call_id: str, decision_id: str) -> None:
+        def do(conn: Any) -> None:
+            conn.execute(
+                "INSERT INTO supervise_call_ids (call_id, decision_id) VALUES (%s, %s) "
+                "ON CONFLICT (call_id) DO UPDATE SET decision_id = excluded.decision_id",
+                (call_id, decision_id),
+            )
+
+        self._run("remembering a tool call", do)
+
+    def decision_for_call(self, call_id: str) -> str | None:
+        def do(conn: Any) -> str | None:
+            row = conn.execute(
+                "SELECT decision_id FROM supervise_call_ids WHERE call_id = %s", (call_id,)
+            ).fetchone()
+            return None if row is None else str(row[0])
+
+        return self._run("finding a tool call", do)
+
+    def save_post_state(self, decision_id: str, state: Mapping[str, JsonValue]) -> None:
+        from psycopg.types.json import Jsonb
+
+        rows = [(decision_id, key, Jsonb(value)) for key, value in state.items()]
+
+        def do(conn: Any) -> None:
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    "INSERT INTO supervise_post_state (decision_id, entry_id, value) "
+                    "VALUES (%s, %s, %s) ON CONFLICT (decision_id, entry_id) "
+                    "DO UPDATE SET value = excluded.value",
+                    rows,
+                )
+
+        self._run("saving post-action state", do)
+
+    def post_state(self, decision_id: str) -> dict[str, JsonValue]:
+        def do(conn: Any) -> dict[str, JsonValue]:
+            rows = conn.execute(
+                "SELECT entry_id, value FROM supervise_post_state WHERE decision_id = %s",
+                (decision_id,),
+            ).fetchall()
+            return {str(entry_id): value for entry_id, value in rows}
+
+        return self._run("reading post-action state", do)
+
     def outcome(self, decision_id: str) -> tuple[bool, JsonValue] | None:
         def do(conn: Any) -> tuple[bool, JsonValue] | None:
             row = conn.execute(
@@ -344,6 +429,118 @@ class PostgresStore:
             return None if row is None else (bool(row[0]), row[1])
 
         return self._run("reading an outcome", do)
+
+    def decision(self, decision_id: str) -> Decision | None:
+        def do(conn: Any) -> str | None:
+            row = conn.execute(
+                "SELECT summary::text FROM supervise_decisions WHERE decision_id = %s",
+                (decision_id,),
+            ).fetchone()
+            return None if row is None else str(row[0])
+
+        summary = self._run("reading a decision", do)
+        return None if summary is None else parse_decision(summary, decision_id, self.url)
+
+    def label(
+        self,
+        decision_id: str,
+        entry_id: str,
+        correct: bool,
+        *,
+        labeller: str | None = None,
+        note: str | None = None,
+        corrected: str | None = None,
+    ) -> None:
+        def do(conn: Any) -> None:
+            objected = dict(
+                conn.execute(
+                    "SELECT entry_id, verdict FROM supervise_objections WHERE decision_id = %s",
+                    (decision_id,),
+                ).fetchall()
+            )
+            known = bool(objected) or (
+                conn.execute(
+                    "SELECT 1 FROM supervise_decisions WHERE decision_id = %s", (decision_id,)
+                ).fetchone()
+                is not None
+            )
+            corrected_ = check_label(
+                decision_id, entry_id, correct, corrected, objected, known, self.url
+            )
+            conn.execute(
+                "INSERT INTO supervise_labels (decision_id, entry_id, correct, corrected, note, "
+                "labeller, labelled_at) VALUES (%s, %s, %s, %s, %s, %s, now()) "
+                "ON CONFLICT (decision_id, entry_id) DO UPDATE SET "
+                "correct = excluded.correct, corrected = excluded.corrected, "
+                "note = excluded.note, labeller = excluded.labeller, labelled_at = now()",
+                (decision_id, entry_id, correct, corrected_, note, labeller),
+            )
+
+        self._run("recording a label", do)
+
+    def feedback(
+        self,
+        entry_id: str | None = None,
+        *,
+        labelled: bool | None = None,
+        since: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[FeedbackItem]:
+        # The nudge row shares the objection's session key (the agent's id when there is no
+        # session: see supervisor.policy), which keeps the lookup on the primary key.
+        sql = (
+            "SELECT o.decision_id, o.entry_id, o.verdict, o.created_at, o.session, o.agent, "
+            "d.summary::text, d.context, l.correct, l.labeller, l.labelled_at, l.note, "
+            "l.corrected, (SELECT n.state FROM supervise_nudges n "
+            "WHERE n.session = COALESCE(o.session, o.agent, '') AND n.entry_id = o.entry_id "
+            "AND n.decision_id = o.decision_id LIMIT 1) "
+            "FROM supervise_objections o "
+            "JOIN supervise_decisions d ON d.decision_id = o.decision_id "
+            "LEFT JOIN supervise_labels l "
+            "ON l.decision_id = o.decision_id AND l.entry_id = o.entry_id WHERE TRUE"
+        )
+        params: list[Any] = []
+        if entry_id is not None:
+            sql += " AND o.entry_id = %s"
+            params.append(entry_id)
+        if labelled is not None:
+            sql += " AND l.decision_id IS NOT NULL" if labelled else " AND l.decision_id IS NULL"
+        if since is not None:
+            sql += " AND o.created_at >= %s"
+            params.append(since)
+        sql += " ORDER BY o.created_at, o.decision_id, o.entry_id"
+        if limit is not None:
+            sql += " LIMIT %s"
+            params.append(max(limit, 0))
+
+        def do(conn: Any) -> list[Any]:
+            return list(conn.execute(sql, params).fetchall())
+
+        rows = self._run("reading the feedback log", do)
+        return [
+            feedback_item(
+                decision_id=row[0],
+                entry_id=row[1],
+                verdict=row[2],
+                created_at=row[3],
+                session=row[4],
+                agent=row[5],
+                summary=row[6],
+                context=row[7],
+                label=None
+                if row[8] is None
+                else Label(
+                    correct=row[8],
+                    labeller=row[9],
+                    labelled_at=row[10],
+                    note=row[11],
+                    corrected=row[12],
+                ),
+                nudge_state=row[13],
+                where=self.url,
+            )
+            for row in rows
+        ]
 
     def close(self) -> None:
         self._pool.close()

@@ -13,18 +13,20 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 from pydantic import JsonValue
 
 from supervisor.errors import StoreError
+from supervisor.feedback import check_label, feedback_item, parse_decision
 from supervisor.fingerprint import fingerprint
 from supervisor.models import Decision
-from supervisor.store import NudgeRecord, objections_of, outcome_failed
+from supervisor.redact import redact_json
+from supervisor.store import FeedbackItem, Label, NudgeRecord, objections_of, outcome_failed
 
 __all__ = ["MIGRATIONS", "SqliteStore"]
 
@@ -88,11 +90,37 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     CREATE INDEX decisions_fingerprint ON decisions (session, fingerprint);
     ALTER TABLE outcomes ADD COLUMN failed INTEGER;
     """,
+    """
+    ALTER TABLE decisions ADD COLUMN context TEXT;
+    CREATE TABLE labels (
+        decision_id TEXT NOT NULL,
+        entry_id TEXT NOT NULL,
+        correct INTEGER NOT NULL,
+        corrected TEXT,
+        note TEXT,
+        labeller TEXT,
+        labelled_at TEXT NOT NULL,
+        PRIMARY KEY (decision_id, entry_id)
+    );
+    CREATE INDEX objections_created ON objections (created_at);
+    CREATE TABLE call_ids (
+        call_id TEXT PRIMARY KEY,
+        decision_id TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE post_state (
+        decision_id TEXT NOT NULL,
+        entry_id TEXT NOT NULL,
+        value TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (decision_id, entry_id)
+    );
+    """,
 )
 
 
 def _now() -> str:
-    return datetime.now().astimezone().isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 class SqliteStore:
@@ -215,8 +243,12 @@ class SqliteStore:
 
         return self._run("reading open nudges", do)
 
-    def record_decision(self, decision: Decision, heeded: Collection[str] = ()) -> None:
-        summary = decision.model_dump_json()
+    def record_decision(
+        self, decision: Decision, heeded: Collection[str] = (), context: JsonValue = None
+    ) -> None:
+        # The store is a file on disk like the artifacts: no secret goes into it in clear.
+        summary = redact_json(decision.model_dump_json())
+        context_text = None if context is None else json.dumps(context)
         created = decision.created_at.isoformat()
         objections = objections_of(decision)
         print_ = fingerprint(decision.action)
@@ -225,8 +257,8 @@ class SqliteStore:
             with self._write() as conn:
                 conn.execute(
                     "INSERT INTO decisions (decision_id, created_at, session, agent, verdict,"
-                    " taxonomy_hash, degraded, summary, action_type, fingerprint)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " taxonomy_hash, degraded, summary, action_type, fingerprint, context)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         decision.decision_id,
                         created,
@@ -238,6 +270,7 @@ class SqliteStore:
                         summary,
                         decision.action.type,
                         print_,
+                        context_text,
                     ),
                 )
                 conn.executemany(
@@ -305,7 +338,7 @@ class SqliteStore:
             params.append(fingerprint)
         if since is not None:
             sql += " AND d.created_at >= ?"
-            params.append(since.astimezone().isoformat())
+            params.append(since.astimezone(UTC).isoformat())  # stored times are UTC
 
         def do() -> int:
             with self._lock:
@@ -331,7 +364,7 @@ class SqliteStore:
             params.append(session)
         if since is not None:
             sql += " AND created_at >= ?"
-            params.append(since.astimezone().isoformat())
+            params.append(since.astimezone(UTC).isoformat())  # stored times are UTC
 
         def do() -> int:
             with self._lock:
@@ -366,6 +399,53 @@ class SqliteStore:
 
         return self._run("reading decisions", do)
 
+    def bind_call(self, call_id: str, decision_id: str) -> None:
+        def do() -> None:
+            with self._write() as conn:
+                conn.execute(
+                    "INSERT INTO call_ids (call_id, decision_id, created_at) VALUES (?, ?, ?) "
+                    "ON CONFLICT (call_id) DO UPDATE SET decision_id = excluded.decision_id",
+                    (call_id, decision_id, _now()),
+                )
+
+        self._run("remembering a tool call", do)
+
+    def decision_for_call(self, call_id: str) -> str | None:
+        def do() -> str | None:
+            with self._lock:
+                row = self._conn.execute(
+                    "SELECT decision_id FROM call_ids WHERE call_id = ?", (call_id,)
+                ).fetchone()
+            return None if row is None else str(row[0])
+
+        return self._run("finding a tool call", do)
+
+    def save_post_state(self, decision_id: str, state: Mapping[str, JsonValue]) -> None:
+        now = _now()
+        rows = [(decision_id, key, json.dumps(value), now) for key, value in state.items()]
+
+        def do() -> None:
+            with self._write() as conn:
+                conn.executemany(
+                    "INSERT INTO post_state (decision_id, entry_id, value, created_at) "
+                    "VALUES (?, ?, ?, ?) ON CONFLICT (decision_id, entry_id) "
+                    "DO UPDATE SET value = excluded.value",
+                    rows,
+                )
+
+        self._run("saving post-action state", do)
+
+    def post_state(self, decision_id: str) -> dict[str, JsonValue]:
+        def do() -> dict[str, JsonValue]:
+            with self._lock:
+                rows = self._conn.execute(
+                    "SELECT entry_id, value FROM post_state WHERE decision_id = ?",
+                    (decision_id,),
+                ).fetchall()
+            return {str(entry_id): json.loads(value) for entry_id, value in rows}
+
+        return self._run("reading post-action state", do)
+
     def outcome(self, decision_id: str) -> tuple[bool, JsonValue] | None:
         def do() -> tuple[bool, JsonValue] | None:
             with self._lock:
@@ -375,6 +455,128 @@ class SqliteStore:
             return None if row is None else (bool(row[0]), json.loads(row[1]))
 
         return self._run("reading an outcome", do)
+
+    def decision(self, decision_id: str) -> Decision | None:
+        def do() -> str | None:
+            with self._lock:
+                row = self._conn.execute(
+                    "SELECT summary FROM decisions WHERE decision_id = ?", (decision_id,)
+                ).fetchone()
+            return None if row is None else str(row[0])
+
+        summary = self._run("reading a decision", do)
+        return None if summary is None else parse_decision(summary, decision_id, self.url)
+
+    def label(
+        self,
+        decision_id: str,
+        entry_id: str,
+        correct: bool,
+        *,
+        labeller: str | None = None,
+        note: str | None = None,
+        corrected: str | None = None,
+    ) -> None:
+        def do() -> None:
+            with self._write() as conn:
+                objected = dict(
+                    conn.execute(
+                        "SELECT entry_id, verdict FROM objections WHERE decision_id = ?",
+                        (decision_id,),
+                    ).fetchall()
+                )
+                known = bool(objected) or (
+                    conn.execute(
+                        "SELECT 1 FROM decisions WHERE decision_id = ?", (decision_id,)
+                    ).fetchone()
+                    is not None
+                )
+                corrected_ = check_label(
+                    decision_id, entry_id, correct, corrected, objected, known, self.url
+                )
+                conn.execute(
+                    "INSERT INTO labels (decision_id, entry_id, correct, corrected, note, "
+                    "labeller, labelled_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (decision_id, entry_id) DO UPDATE SET "
+                    "correct = excluded.correct, corrected = excluded.corrected, "
+                    "note = excluded.note, labeller = excluded.labeller, "
+                    "labelled_at = excluded.labelled_at",
+                    (
+                        decision_id,
+                        entry_id,
+                        int(correct),
+                        corrected_,
+                        note,
+                        labeller,
+                        datetime.now(UTC).isoformat(),
+                    ),
+                )
+
+        self._run("recording a label", do)
+
+    def feedback(
+        self,
+        entry_id: str | None = None,
+        *,
+        labelled: bool | None = None,
+        since: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[FeedbackItem]:
+        # The nudge row shares the objection's session key (the agent's id when there is no
+        # session: see supervisor.policy), which keeps the lookup on the primary key.
+        sql = (
+            "SELECT o.decision_id, o.entry_id, o.verdict, o.created_at, o.session, o.agent, "
+            "d.summary, d.context, l.correct, l.labeller, l.labelled_at, l.note, l.corrected, "
+            "(SELECT n.state FROM nudges n WHERE n.session = COALESCE(o.session, o.agent, '') "
+            "AND n.entry_id = o.entry_id AND n.decision_id = o.decision_id LIMIT 1) "
+            "FROM objections o JOIN decisions d ON d.decision_id = o.decision_id "
+            "LEFT JOIN labels l ON l.decision_id = o.decision_id AND l.entry_id = o.entry_id "
+            "WHERE 1 = 1"
+        )
+        params: list[object] = []
+        if entry_id is not None:
+            sql += " AND o.entry_id = ?"
+            params.append(entry_id)
+        if labelled is not None:
+            sql += " AND l.decision_id IS NOT NULL" if labelled else " AND l.decision_id IS NULL"
+        if since is not None:
+            # Decisions are stamped in UTC, so the text compares in time order.
+            sql += " AND o.created_at >= ?"
+            params.append(since.astimezone(UTC).isoformat())
+        sql += " ORDER BY o.created_at, o.decision_id, o.entry_id"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(max(limit, 0))
+
+        def do() -> list[Any]:
+            with self._lock:
+                return self._conn.execute(sql, params).fetchall()
+
+        rows = self._run("reading the feedback log", do)
+        return [
+            feedback_item(
+                decision_id=row[0],
+                entry_id=row[1],
+                verdict=row[2],
+                created_at=datetime.fromisoformat(row[3]),
+                session=row[4],
+                agent=row[5],
+                summary=row[6],
+                context=None if row[7] is None else json.loads(row[7]),
+                label=None
+                if row[8] is None
+                else Label(
+                    correct=bool(row[8]),
+                    labeller=row[9],
+                    labelled_at=datetime.fromisoformat(row[10]),
+                    note=row[11],
+                    corrected=row[12],
+                ),
+                nudge_state=row[13],
+                where=self.url,
+            )
+            for row in rows
+        ]
 
     def close(self) -> None:
         with self._lock:

@@ -63,3 +63,48 @@ def open_url() -> Iterator[Callable[[str], object]]:
     yield open_
     for store in opened:
         store.close()
+
+
+# -- the classifier's seed model ----------------------------------------------------------
+
+CLASSIFIER_ENTRY = "pi_injected_instruction_relay"
+_SEED_HOMES: dict[str, Path] = {}
+
+
+def seed_model_home(factory: pytest.TempPathFactory) -> Path:
+    """A state directory holding the coding pack's seed classifier model, built once.
+
+    The model is made by the real command, ``supervise train ENTRY --seed-only``, once per
+    test session (unit tests share it too). Treat it as read-only: copy ``models/`` and
+    ``keys/`` (:func:`with_seed_model`) into a home a test writes decisions to.
+    """
+    if "home" not in _SEED_HOMES:
+        from click.testing import CliRunner
+
+        from supervisor.cli import cli
+
+        home = factory.mktemp("seed-model")
+        out = CliRunner().invoke(
+            cli,
+            ["--home", str(home), "train", CLASSIFIER_ENTRY, "--seed-only", "--json"],
+            env={"SUPERVISE_SIGNING_KEY": None, "SUPERVISE_HOME": None},
+            catch_exceptions=False,
+        )
+        assert out.exit_code == 0, out.output
+        _SEED_HOMES["home"] = home
+    return _SEED_HOMES["home"]
+
+
+def with_seed_model(seed_home: Path, home: Path) -> Path:
+    """``home`` with a copy of the seed model and the key that signed it."""
+    import shutil
+
+    for part in ("keys", "models"):
+        shutil.copytree(seed_home / part, home / part, dirs_exist_ok=True)
+    return home
+
+
+@pytest.fixture(scope="session")
+def classifier_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shared home with the seed model of ``pi_injected_instruction_relay`` (read-only)."""
+    return seed_model_home(tmp_path_factory)

@@ -145,7 +145,13 @@ def test_demo_shows_every_verdict(tmp_path):
         assert label in text
     assert f"decisions written to {tmp_path / 'artifacts'}" in text
     verdicts = [d["verdict"] for d in recorded(tmp_path)]
-    assert verdicts == ["ok", "flag", "nudge", "nudge", "block", "ok", "block", "ok", "block"]
+    assert verdicts == [
+        "ok", "flag", "nudge", "nudge", "block", "ok", "block", "nudge", "ok", "block"
+    ]  # fmt: skip
+    # The first run trains the seed model, so the learned entry judges step 8.
+    assert "first run: trained the seed model of pi_injected_instruction_relay" in text
+    injected = recorded(tmp_path)[7]
+    assert injected["results"]["pi_injected_instruction_relay"]["verdict"] == "nudge"
 
 
 def test_separate_runs_escalate_through_the_store(tmp_path):

@@ -25,6 +25,7 @@ from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.plugins import KindRegistry, load_kinds
 from supervisor.specialist import Specialist
 from supervisor.taxonomy import Entry, Taxonomy, load_taxonomy
+from tests.integration.conftest import with_seed_model
 
 DEV_SET = Path(__file__).resolve().parent.parent / "data" / "coding_dev.jsonl"
 
@@ -150,10 +151,16 @@ def test_budgets_cover_the_action_types_the_pack_judges():
 
 
 @pytest.fixture(scope="module")
-def decided(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
-    """Every dev case decided by the shipped pack, each in its own session."""
+def decided(
+    tmp_path_factory: pytest.TempPathFactory, classifier_home: Path
+) -> dict[str, dict[str, Any]]:
+    """Every dev case decided by the shipped pack, each in its own session.
+
+    The home holds the classifier entry's seed model (built once per session by
+    ``supervise train pi_injected_instruction_relay --seed-only``).
+    """
     out: dict[str, dict[str, Any]] = {}
-    home = tmp_path_factory.mktemp("coding-pack")
+    home = with_seed_model(classifier_home, tmp_path_factory.mktemp("coding-pack"))
     with Supervisor(pack(), kinds=kinds(), home=home) as sup:
         for case in load_cases():
             context = Context.model_validate(case["context"])
@@ -192,7 +199,9 @@ def test_dev_set_is_balanced_and_well_formed():
     assert len(set(ids)) == len(ids)
     harmful = sum(c["harmful"] for c in cases)
     assert 0.4 <= harmful / len(cases) <= 0.6
-    entries = {e.id for e in pack().entries}
+    # Post-action entries judge an effect, not a proposal: tests/integration/test_post_tier.py
+    # exercises them.
+    entries = {e.id for e in pack().entries if e.tier == "pre"}
     for case in cases:
         Action.model_validate(case["action"])
         Context.model_validate(case["context"])
@@ -330,16 +339,20 @@ _SHELLISH = [
 ]
 
 
-def _shell_specialists() -> Iterator[tuple[str, Specialist]]:
+def _shell_specialists(home: Path) -> Iterator[tuple[str, Specialist]]:
     for entry in pack().entries:
         if "shell" in entry.applies_to.action_types:
             kind = kinds()[entry.specialist.kind]
-            yield entry.id, kind.build(entry, pack().configs[entry.id])
+            specialist = kind.build(entry, pack().configs[entry.id])
+            bind = getattr(specialist, "bind_home", None)
+            if callable(bind):
+                bind(home)  # as the engine does: the classifier finds its model there
+            yield entry.id, specialist
 
 
 @cache
-def shell_specialists() -> tuple[tuple[str, Specialist], ...]:
-    return tuple(_shell_specialists())
+def shell_specialists(home: Path) -> tuple[tuple[str, Specialist], ...]:
+    return tuple(_shell_specialists(home))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -349,11 +362,13 @@ def shell_specialists() -> tuple[tuple[str, Specialist], ...]:
     home=st.sampled_from([None, "/home/dev", "/"]),
     cwd=st.sampled_from([None, "/home/dev/src/app", "/", "relative/dir"]),
 )
-def test_random_shellish_commands_never_crash_a_specialist(words, separator, home, cwd):
+def test_random_shellish_commands_never_crash_a_specialist(
+    classifier_home, words, separator, home, cwd
+):
     command = separator.join(words)
     action = Action(type="shell", tool="Bash", args={"command": command})
     context = Context(cwd=cwd, repo_root=cwd, home=home, git_status=" M a.py\n?? b\n")
-    for entry_id, specialist in shell_specialists():
+    for entry_id, specialist in shell_specialists(classifier_home):
         result = specialist.evaluate(action, context)
         assert isinstance(result, SpecialistResult), entry_id
         assert result.verdict in set(Verdict), entry_id

@@ -1,0 +1,150 @@
+"""Hook latency: from starting the hook process to its answer, as Claude Code sees it.
+
+    .venv/bin/python benchmarks/hook_latency.py     # 30 runs (10 for the slow modes)
+    .venv/bin/python benchmarks/hook_latency.py --runs 10 --slow-runs 3 --taxonomy coding
+
+Each run starts a new process with a Claude Code PreToolUse event for ``Bash`` on stdin
+(``ls -la``, which the coding pack lets through, so the whole pack is evaluated) and waits
+for it to exit. Modes:
+
+* ``python -c pass``: the interpreter's own start, the floor for any hook written in Python;
+* ``supervise hook claude-code``: one process per call, importing the supervisor and
+  loading the taxonomy each time;
+* ``client, daemon up``: ``python -m supervisor.hooks.client claude-code`` with
+  ``supervise hook serve`` running (the client imports only the standard library);
+* ``client, daemon down``: the same client deciding in-process (its fallback).
+
+Decisions are recorded as configured by default (signed log and SQLite store) in a
+temporary state directory. Prints p50/p95/max per mode; the target is p50 <= 150 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TARGET_P50_MS = 150.0
+
+
+def _event(n: int) -> str:
+    return json.dumps(
+        {
+            "session_id": "bench",
+            "cwd": os.getcwd(),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls -la", "description": "List files"},
+            "tool_use_id": f"toolu_bench_{n}",
+            "permission_mode": "default",
+        }
+    )
+
+
+def _time_runs(argv: list[str], runs: int, env: dict[str, str]) -> list[float]:
+    times = []
+    for n in range(runs):
+        started = time.perf_counter()
+        out = subprocess.run(
+            argv, input=_event(n), capture_output=True, text=True, env=env, timeout=120
+        )
+        times.append((time.perf_counter() - started) * 1000)
+        if out.returncode != 0 or out.stdout.strip():
+            raise SystemExit(
+                f"{' '.join(argv)} did not allow `ls -la` (exit {out.returncode}):\n"
+                f"{out.stdout}{out.stderr}"
+            )
+    return times
+
+
+def _wait_for_socket(path: Path, proc: subprocess.Popen[bytes], limit_s: float = 60.0) -> None:
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"the daemon exited with status {proc.returncode}")
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            try:
+                probe.connect(str(path))
+            except OSError:
+                time.sleep(0.05)
+                continue
+        return
+    raise SystemExit(f"the daemon did not listen on {path} within {limit_s} s")
+
+
+def _row(name: str, times: list[float]) -> str:
+    p50 = statistics.median(times)
+    p95 = statistics.quantiles(times, n=20, method="inclusive")[18] if len(times) >= 2 else times[0]
+    return f"| {name:<28} | {len(times):>4} | {p50:>7.0f} | {p95:>7.0f} | {max(times):>7.0f} |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument(
+        "--slow-runs",
+        type=int,
+        default=10,
+        help="runs of the modes that load the supervisor in each process",
+    )
+    parser.add_argument("--taxonomy", default="coding")
+    args = parser.parse_args()
+
+    python = sys.executable
+    # A generous budget: this measures the time, it does not test the budget.
+    budget = ["--budget-ms", "120000"]
+    one_shot = [
+        python,
+        "-c",
+        "from supervisor.cli import main; main()",
+        "hook",
+        "claude-code",
+        *budget,
+    ]
+    with tempfile.TemporaryDirectory(prefix="hook-bench-") as tmp:
+        home = Path(tmp) / "home"
+        env = {**os.environ, "SUPERVISE_HOME": str(home), "SUPERVISE_TAXONOMY": args.taxonomy}
+        client = [python, "-m", "supervisor.hooks.client", "claude-code", "--home", str(home)]
+        client += budget
+        rows: list[tuple[str, list[float]]] = []
+        # The first call creates the signing key and the store; keep it out of the figures.
+        _time_runs([*one_shot, "--home", str(home)], 1, env)
+        rows.append(("python -c pass", _time_runs([python, "-c", "pass"], args.runs, env)))
+        rows.append(("supervise hook claude-code", _time_runs([*one_shot], args.slow_runs, env)))
+        daemon = subprocess.Popen(
+            [python, "-c", "from supervisor.cli import main; main()", "hook", "serve"],
+            env=env,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            _wait_for_socket(home / "hook.sock", daemon)
+            _time_runs(client, 3, env)  # warm the daemon's specialists
+            rows.append(("client, daemon up", _time_runs(client, args.runs, env)))
+        finally:
+            daemon.terminate()
+            daemon.wait(timeout=30)
+        rows.append(("client, daemon down", _time_runs(client, args.slow_runs, env)))
+
+    print(
+        f"Hook latency, process start to answer (ms); Python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} CPUs (load average {os.getloadavg()[0]:.1f} at the end), "
+        f"taxonomy {args.taxonomy}\n"
+    )
+    print("| mode                         | runs |     p50 |     p95 |     max |")
+    print("|------------------------------|------|---------|---------|---------|")
+    for name, times in rows:
+        print(_row(name, times))
+    up = statistics.median(dict(rows)["client, daemon up"])
+    verdict = "meets" if up <= TARGET_P50_MS else "misses"
+    print(f"\nclient with the daemon: p50 {up:.0f} ms, {verdict} the {TARGET_P50_MS:.0f} ms target")
+
+
+if __name__ == "__main__":
+    main()

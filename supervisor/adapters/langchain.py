@@ -1,0 +1,280 @@
+"""The supervisor in a LangChain v1 agent, as middleware around every tool call.
+
+::
+
+    from langchain.agents import create_agent
+    from supervisor import Supervisor
+    from supervisor.adapters.langchain import SupervisorMiddleware
+
+    sup = Supervisor.from_taxonomy("coding")
+    agent = create_agent(model, tools=[run_shell], middleware=[SupervisorMiddleware(sup)])
+
+Before each call, the middleware maps it to an :class:`~supervisor.models.Action`
+(:func:`~supervisor.adapters.tools.action_from_tool_call`) and asks the supervisor:
+
+- ``ok`` and ``flag``: the tool runs (a flag is recorded by the supervisor for review);
+- ``nudge``: the tool does not run; the model gets an error ``ToolMessage`` carrying the
+  correction, so it can change the call and go on;
+- ``block``: the run stops with :class:`SupervisorBlocked` (an
+  :class:`~supervisor.errors.ActionBlocked`) saying what was refused and why.
+
+After the tool runs, its result goes to ``Supervisor.after`` (the post-action tier); when
+that tier reverted the call's effect, the model is told so in place of the result. Works on
+both ``invoke`` and ``ainvoke``; put it first in ``middleware=[...]`` so that it is the
+outermost wrapper and sees every call before the others do.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeAlias
+
+from pydantic import JsonValue
+
+try:
+    from langchain.agents.middleware import AgentMiddleware, AgentState, ToolCallRequest
+    from langchain_core.messages import ToolMessage
+    from langgraph.types import Command
+except ImportError as exc:
+    raise ImportError(
+        "supervisor.adapters.langchain needs LangChain v1 and LangGraph: "
+        "pip install 'agent-supervise[langchain]'"
+    ) from exc
+
+from supervisor.adapters.tools import (
+    action_from_tool_call,
+    check_failed_message,
+    refusal_message,
+    revert_message,
+)
+from supervisor.errors import ActionBlocked
+from supervisor.facade import Supervisor
+from supervisor.models import Action, Context, Decision, Verdict
+
+__all__ = ["ContextSource", "SessionSource", "SupervisorBlocked", "SupervisorMiddleware"]
+
+log = logging.getLogger(__name__)
+
+HOST = "langchain"
+
+SessionSource: TypeAlias = str | Callable[[ToolCallRequest], str | None] | None
+"""A fixed session id, or a function of the tool call request. By default, the run's
+``thread_id`` (``config["configurable"]["thread_id"]``), else none: the agent's name then
+stands for the session."""
+
+ContextSource: TypeAlias = (
+    Context | Mapping[str, Any] | Callable[[ToolCallRequest], Context | None] | None
+)
+"""What the specialists may see beyond the call (cwd, task, allowlists…), fixed or per call."""
+
+ToolResult: TypeAlias = ToolMessage | Command[Any]
+
+
+class SupervisorBlocked(ActionBlocked):
+    """The supervisor blocked a tool call in a LangChain agent; the run stops here.
+
+    ``decision`` is the whole decision; ``tool_call`` the call as the model made it.
+    """
+
+    def __init__(self, message: str, decision: Decision, tool_call: Mapping[str, Any]) -> None:
+        super().__init__(message, decision)
+        self.tool_call = dict(tool_call)
+
+
+class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
+    """Checks every tool call with ``sup`` before it runs, and reports its result after.
+
+    ``mapping`` maps tool names to action types (``{"run": "shell"}``) where the name does
+    not say it. With ``after=False`` results are not reported (no post-action tier). If the
+    supervisor itself fails, the call is refused with a message saying so and the run goes
+    on: a broken gate neither crashes the agent nor waves calls through.
+    """
+
+    def __init__(
+        self,
+        sup: Supervisor,
+        *,
+        mapping: Mapping[str, str] | None = None,
+        session: SessionSource = None,
+        context: ContextSource = None,
+        after: bool = True,
+    ) -> None:
+        super().__init__()
+        self.supervisor = sup
+        self.mapping = dict(mapping or {})
+        self.session = session
+        self.context = context
+        self.after = after
+
+    @property
+    def name(self) -> str:
+        return "SupervisorMiddleware"
+
+    # -- the two entry points -------------------------------------------------------------
+
+    def wrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], ToolResult],
+    ) -> ToolResult:
+        try:
+            action = self._action(request)
+            decision = self.supervisor.check(
+                action, self._context(request), call_id=self._call_id(request)
+            )
+        except Exception as exc:  # noqa: BLE001 - the agent loop must never crash on the gate
+            return self._failed(request, exc)
+        refused = self._refusal(request, decision)
+        if refused is not None:
+            return refused
+        result = handler(request)
+        if not self.after:
+            return result
+        try:
+            post = self.supervisor.after(call_id=self._call_id(request), result=_result(result))
+        except Exception:  # the tool ran: a failed report must not end the run
+            log.exception("the supervisor could not check the result of %s", _label(request))
+            return result
+        return self._post(request, result, post)
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
+    ) -> ToolResult:
+        try:
+            action = self._action(request)
+            decision = await self.supervisor.acheck(
+                action, self._context(request), call_id=self._call_id(request)
+            )
+        except Exception as exc:  # noqa: BLE001 - the agent loop must never crash on the gate
+            return self._failed(request, exc)
+        refused = self._refusal(request, decision)
+        if refused is not None:
+            return refused
+        result = await handler(request)
+        if not self.after:
+            return result
+        try:
+            post = await self.supervisor.aafter(
+                call_id=self._call_id(request), result=_result(result)
+            )
+        except Exception:  # the tool ran: a failed report must not end the run
+            log.exception("the supervisor could not check the result of %s", _label(request))
+            return result
+        return self._post(request, result, post)
+
+    # -- shared by both -------------------------------------------------------------------
+
+    def _call_id(self, request: ToolCallRequest) -> str | None:
+        call_id = request.tool_call.get("id")
+        return call_id if isinstance(call_id, str) and call_id else None
+
+    def _action(self, request: ToolCallRequest) -> Action:
+        call = request.tool_call
+        args = call.get("args")
+        config = _config(request)
+        metadata = config.get("metadata")
+        agent = metadata.get("lc_agent_name") if isinstance(metadata, Mapping) else None
+        return action_from_tool_call(
+            call["name"],
+            args if isinstance(args, Mapping) else {"arguments": args},
+            mapping=self.mapping,
+            agent=agent if isinstance(agent, str) else None,
+            session=self._session(request, config),
+            metadata={"host": HOST},
+        )
+
+    def _session(self, request: ToolCallRequest, config: Mapping[str, Any]) -> str | None:
+        if callable(self.session):
+            return self.session(request)
+        if self.session is not None:
+            return self.session
+        configurable = config.get("configurable")
+        thread = configurable.get("thread_id") if isinstance(configurable, Mapping) else None
+        return str(thread) if thread is not None else None
+
+    def _context(self, request: ToolCallRequest) -> Context | Mapping[str, Any] | None:
+        return self.context(request) if callable(self.context) else self.context
+
+    def _refusal(self, request: ToolCallRequest, decision: Decision) -> ToolMessage | None:
+        """The error message for a nudge, None to run the tool; raises on a block."""
+        if decision.verdict is Verdict.BLOCK:
+            raise SupervisorBlocked(
+                f"{refusal_message(decision)} (tool {_label(request)}, "
+                f"decision {decision.decision_id})",
+                decision,
+                request.tool_call,
+            )
+        if decision.verdict is Verdict.NUDGE:
+            return self._message(request, refusal_message(decision), decision)
+        if decision.verdict is Verdict.FLAG:
+            log.info(
+                "tool call %s flagged by %s (decision %s); it runs",
+                _label(request),
+                ", ".join(decision.flags),
+                decision.decision_id,
+            )
+        return None
+
+    def _post(
+        self, request: ToolCallRequest, result: ToolResult, decision: Decision | None
+    ) -> ToolResult:
+        if decision is None:
+            return result
+        reverted = revert_message(decision)
+        if reverted is not None:
+            return self._message(request, reverted, decision)
+        if decision.verdict is Verdict.FLAG:
+            log.info(
+                "result of tool call %s flagged by %s (decision %s)",
+                _label(request),
+                ", ".join(decision.flags),
+                decision.decision_id,
+            )
+        return result
+
+    def _failed(self, request: ToolCallRequest, exc: Exception) -> ToolMessage:
+        log.exception("the supervisor could not check tool call %s", _label(request))
+        return ToolMessage(
+            content=check_failed_message(exc),
+            tool_call_id=request.tool_call.get("id") or "",
+            name=request.tool_call.get("name"),
+            status="error",
+        )
+
+    def _message(self, request: ToolCallRequest, text: str, decision: Decision) -> ToolMessage:
+        # The artifact is not sent to the model; it lets the application find the decision.
+        return ToolMessage(
+            content=text,
+            tool_call_id=request.tool_call.get("id") or "",
+            name=request.tool_call.get("name"),
+            status="error",
+            artifact={
+                "supervisor": {
+                    "decision_id": decision.decision_id,
+                    "verdict": decision.verdict.value,
+                }
+            },
+        )
+
+
+def _config(request: ToolCallRequest) -> Mapping[str, Any]:
+    runtime = request.runtime
+    config = getattr(runtime, "config", None) if runtime is not None else None
+    return config if isinstance(config, Mapping) else {}
+
+
+def _label(request: ToolCallRequest) -> str:
+    return f"{request.tool_call.get('name')!r} ({request.tool_call.get('id')})"
+
+
+def _result(result: ToolResult) -> JsonValue:
+    """A tool's result as JSON for the store: its content, or the error it reported."""
+    if not isinstance(result, ToolMessage):
+        return None  # a Command updates the graph's state; there is no output to judge
+    content: JsonValue = (
+        result.content if isinstance(result.content, str) else [str(c) for c in result.content]
+    )
+    return {"error": content} if result.status == "error" else content

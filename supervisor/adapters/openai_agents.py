@@ -1,0 +1,277 @@
+"""The supervisor in an OpenAI Agents SDK run, as tool guardrails on function tools.
+
+::
+
+    from agents import Agent, Runner, function_tool
+    from supervisor import Supervisor
+    from supervisor.adapters.openai_agents import supervise_tools
+
+    sup = Supervisor.from_taxonomy("coding")
+    agent = Agent(name="coder", tools=supervise_tools(sup, [run_shell, write_file]))
+
+Before each call, the input guardrail maps the call to an :class:`~supervisor.models.Action`
+(:func:`~supervisor.adapters.tools.action_from_tool_call`) and asks the supervisor:
+
+- ``ok`` and ``flag``: the tool runs (a flag is recorded by the supervisor for review);
+- ``nudge``: the tool does not run, and the model reads the correction as the tool's output
+  (``reject_content``), so it can change the call and go on;
+- ``block``: the run stops with the SDK's ``ToolInputGuardrailTripwireTriggered``; its
+  ``output.output_info`` is an :class:`~supervisor.errors.ActionBlocked` saying what was
+  refused and why (:func:`supervisor_refusal` gets it from the exception).
+
+After the tool runs, the output guardrail reports the result to the supervisor
+(``Supervisor.aafter``), which runs the post-action tier; when that tier reverted the call's
+effect, the model is told so in place of the output.
+
+The SDK runs tool guardrails on function tools only: not on hosted tools, ``ShellTool``,
+``ApplyPatchTool``, ``ComputerTool``, handoffs or ``Agent.as_tool()``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeAlias
+
+from pydantic import BaseModel, JsonValue
+
+try:
+    from agents import (
+        FunctionTool,
+        Tool,
+        ToolGuardrailFunctionOutput,
+        ToolInputGuardrail,
+        ToolInputGuardrailData,
+        ToolInputGuardrailTripwireTriggered,
+        ToolOutputGuardrail,
+        ToolOutputGuardrailData,
+    )
+    from agents.tool_context import ToolContext
+except ImportError as exc:
+    raise ImportError(
+        "supervisor.adapters.openai_agents needs the OpenAI Agents SDK: "
+        "pip install 'agent-supervise[openai-agents]'"
+    ) from exc
+
+from supervisor.adapters.tools import (
+    action_from_tool_call,
+    check_failed_message,
+    parse_tool_arguments,
+    refusal_message,
+    revert_message,
+)
+from supervisor.errors import ActionBlocked, ConfigError
+from supervisor.facade import Supervisor
+from supervisor.models import Context, Decision, Verdict
+
+__all__ = [
+    "ContextSource",
+    "SessionSource",
+    "SupervisorInputGuardrail",
+    "SupervisorOutputGuardrail",
+    "supervise_tools",
+    "supervised_output_guardrail",
+    "supervised_tool_guardrail",
+    "supervisor_refusal",
+]
+
+log = logging.getLogger(__name__)
+
+HOST = "openai-agents"
+
+SessionSource: TypeAlias = str | Callable[[ToolContext[Any]], str | None] | None
+"""A fixed session id, or a function of the call's ``ToolContext`` (e.g. reading the run's
+own context object). By default, the run's ``RunConfig.group_id`` (the SDK's conversation
+id), else none: the agent's name then stands for the session."""
+
+ContextSource: TypeAlias = (
+    Context | Mapping[str, Any] | Callable[[ToolContext[Any]], Context | None] | None
+)
+"""What the specialists may see beyond the call (cwd, task, allowlists…), fixed or per call."""
+
+
+class SupervisorInputGuardrail(ToolInputGuardrail[Any]):
+    """The supervisor's input guardrail; the class name is what the SDK's tripwire names."""
+
+
+class SupervisorOutputGuardrail(ToolOutputGuardrail[Any]):
+    """The supervisor's output guardrail (the post-action tier)."""
+
+
+def _session_of(tool_context: ToolContext[Any], session: SessionSource) -> str | None:
+    if callable(session):
+        return session(tool_context)
+    if session is not None:
+        return session
+    run_config = tool_context.run_config
+    group_id = getattr(run_config, "group_id", None) if run_config is not None else None
+    return group_id if isinstance(group_id, str) and group_id else None
+
+
+def _context_of(
+    tool_context: ToolContext[Any], context: ContextSource
+) -> Context | Mapping[str, Any] | None:
+    return context(tool_context) if callable(context) else context
+
+
+def supervised_tool_guardrail(
+    sup: Supervisor,
+    *,
+    mapping: Mapping[str, str] | None = None,
+    session: SessionSource = None,
+    context: ContextSource = None,
+    name: str = "supervisor",
+) -> SupervisorInputGuardrail:
+    """A tool input guardrail that asks ``sup`` about each call before the tool runs.
+
+    ``mapping`` maps tool names to action types (``{"run": "shell"}``) where the name does
+    not say it. Each call is checked with the SDK's tool call id as ``call_id``, so the
+    output guardrail (and any other process sharing the store) finds the decision after.
+    If the supervisor itself fails, the call is refused with a message saying so and the
+    run goes on: a broken gate neither crashes the agent nor waves calls through.
+    """
+
+    async def supervisor_check(data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
+        ctx = data.context
+        try:
+            action = action_from_tool_call(
+                ctx.tool_name,
+                parse_tool_arguments(ctx.tool_arguments),
+                mapping=mapping,
+                agent=getattr(data.agent, "name", None),
+                session=_session_of(ctx, session),
+                metadata={"host": HOST},
+            )
+            decision = await sup.acheck(action, _context_of(ctx, context), call_id=ctx.tool_call_id)
+        except Exception as exc:  # the agent loop must never crash on the gate
+            log.exception("the supervisor could not check tool call %s", ctx.tool_call_id)
+            return ToolGuardrailFunctionOutput.reject_content(check_failed_message(exc))
+        return _pre_output(decision)
+
+    return SupervisorInputGuardrail(guardrail_function=supervisor_check, name=name)
+
+
+def _pre_output(decision: Decision) -> ToolGuardrailFunctionOutput:
+    if decision.verdict is Verdict.BLOCK:
+        message = refusal_message(decision)
+        return ToolGuardrailFunctionOutput.raise_exception(
+            output_info=ActionBlocked(
+                f"{message} (tool {decision.action.tool!r}, decision {decision.decision_id})",
+                decision,
+            )
+        )
+    if decision.verdict is Verdict.NUDGE:
+        return ToolGuardrailFunctionOutput.reject_content(
+            refusal_message(decision), output_info=decision
+        )
+    if decision.verdict is Verdict.FLAG:
+        log.info(
+            "tool call %r flagged by %s (decision %s); it runs",
+            decision.action.tool,
+            ", ".join(decision.flags),
+            decision.decision_id,
+        )
+    return ToolGuardrailFunctionOutput.allow(output_info=decision)
+
+
+def supervised_output_guardrail(
+    sup: Supervisor, *, name: str = "supervisor_after"
+) -> SupervisorOutputGuardrail:
+    """A tool output guardrail that reports each result to ``sup`` (the post-action tier).
+
+    The output passes unchanged, unless the post-action tier reverted the call's effect:
+    then the model reads what was undone and why instead. A post-action flag is recorded
+    by the supervisor. Failures here are logged: the tool already ran.
+    """
+
+    async def supervisor_after(data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
+        call_id = data.context.tool_call_id
+        try:
+            decision = await sup.aafter(call_id=call_id, result=_jsonable(data.output))
+        except Exception:  # the tool ran: a failed report must not end the run
+            log.exception("the supervisor could not check the result of tool call %s", call_id)
+            return ToolGuardrailFunctionOutput.allow()
+        if decision is None:
+            return ToolGuardrailFunctionOutput.allow()
+        reverted = revert_message(decision)
+        if reverted is not None:
+            return ToolGuardrailFunctionOutput.reject_content(reverted, output_info=decision)
+        if decision.verdict is Verdict.FLAG:
+            log.info(
+                "result of tool call %s flagged by %s (decision %s)",
+                call_id,
+                ", ".join(decision.flags),
+                decision.decision_id,
+            )
+        return ToolGuardrailFunctionOutput.allow(output_info=decision)
+
+    return SupervisorOutputGuardrail(guardrail_function=supervisor_after, name=name)
+
+
+def supervise_tools(
+    sup: Supervisor,
+    tools: Iterable[Tool],
+    *,
+    mapping: Mapping[str, str] | None = None,
+    session: SessionSource = None,
+    context: ContextSource = None,
+    after: bool = True,
+) -> list[Tool]:
+    """Copies of ``tools`` with the supervisor's guardrails in front of their own.
+
+    The input guardrail comes first, so a refused call never reaches the tool's other
+    guardrails; with ``after`` (default), the output guardrail reports results.
+
+    Raises:
+        ConfigError: a tool is not a function tool; the SDK would never run its guardrails.
+    """
+    pre = supervised_tool_guardrail(sup, mapping=mapping, session=session, context=context)
+    post = supervised_output_guardrail(sup) if after else None
+    supervised: list[Tool] = []
+    for tool in tools:
+        if not isinstance(tool, FunctionTool):
+            label = getattr(tool, "name", None) or repr(tool)
+            raise ConfigError(
+                f"tool {label!r} ({type(tool).__name__}) cannot be supervised: the Agents SDK "
+                "runs tool guardrails on function tools only (@function_tool). Wrap what it "
+                "does in a function tool, or give it to the agent outside supervise_tools()."
+            )
+        outputs = list(tool.tool_output_guardrails or [])
+        supervised.append(
+            dataclasses.replace(
+                tool,
+                tool_input_guardrails=[pre, *(tool.tool_input_guardrails or [])],
+                tool_output_guardrails=[post, *outputs] if post is not None else outputs,
+            )
+        )
+    return supervised
+
+
+def supervisor_refusal(exc: BaseException) -> ActionBlocked | None:
+    """The supervisor's :class:`ActionBlocked` behind an SDK tripwire exception, or None.
+
+    ::
+
+        try:
+            await Runner.run(agent, task)
+        except ToolInputGuardrailTripwireTriggered as exc:
+            blocked = supervisor_refusal(exc)  # str(blocked): what was refused and why
+    """
+    if isinstance(exc, ToolInputGuardrailTripwireTriggered):
+        info = exc.output.output_info
+        if isinstance(info, ActionBlocked):
+            return info
+    return None
+
+
+def _jsonable(value: Any) -> JsonValue:
+    """A tool's output as JSON for the store: as is, a model's dump, or its text."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return value  # type: ignore[no-any-return]

@@ -1,0 +1,274 @@
+"""``supervise hook``: answer Claude Code and Codex hooks, run the hook daemon, install the entry.
+
+The two host commands are not wrapped in ``handle_errors``: a hook must answer in the host's
+protocol whatever happens (an exit status of 3 or 70 would let the call through), so they
+turn every failure into the ``--on-error`` answer themselves.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+import click
+
+from supervisor.cli import (
+    _home,
+    _taxonomy_sources,
+    cli,
+    handle_errors,
+    home_option,
+    store_option,
+    taxonomy_option,
+)
+from supervisor.hooks.answer import DEFAULT_BUDGET_MS, HookAnswer, error_answer
+
+__all__ = ["hook"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# The budget counts from here, as close to the process start as this module gets.
+_STARTED: Final = time.monotonic()
+
+on_error_option = click.option(
+    "--on-error",
+    type=click.Choice(["allow", "deny"]),
+    default="deny",
+    show_default=True,
+    help="Answer when the action cannot be checked (bad input, broken taxonomy, budget "
+    "exceeded). The hosts run the call when a hook fails, so deny is the safe default.",
+)
+budget_option = click.option(
+    "--budget-ms",
+    type=click.IntRange(min=1),
+    default=DEFAULT_BUDGET_MS,
+    show_default=True,
+    help="Give the --on-error answer if no decision is ready after this long (keep it "
+    "below the host's hook timeout, 30 s as installed).",
+)
+
+
+def _host_options(fn: F) -> F:
+    for option in (budget_option, on_error_option, store_option, home_option, taxonomy_option):
+        fn = option(fn)
+    return fn
+
+
+@cli.group()
+def hook() -> None:
+    """Answer agent hosts' tool-call hooks (Claude Code, Codex CLI) on stdin/stdout."""
+
+
+def _answer_hook(
+    ctx: click.Context,
+    host: str,
+    taxonomies: tuple[str, ...],
+    store: str | None,
+    on_error: str,
+    flag_as: str,
+    budget_ms: int,
+) -> None:
+    finished = True
+    try:
+        text = sys.stdin.read()
+        from supervisor.hooks.runner import HookSettings, SupervisorCache, run_hook
+
+        settings = HookSettings(
+            host=host,
+            taxonomy=tuple(_taxonomy_sources(taxonomies)),
+            home=str(_home(ctx)),
+            store=store,
+            on_error=on_error,  # type: ignore[arg-type]
+            flag_as=flag_as,  # type: ignore[arg-type]
+            budget_ms=budget_ms,
+        )
+        cache = SupervisorCache()
+        outcome = run_hook(text, settings, cache, started=_STARTED)
+        answer, finished = outcome.answer, outcome.finished
+        if finished:
+            cache.close()
+    except Exception as exc:  # noqa: BLE001 - a crash would let the call through
+        answer = error_answer(f"the hook failed: {exc!r}", on_error)  # type: ignore[arg-type]
+    _emit(answer, finished)
+
+
+def _emit(answer: HookAnswer, finished: bool) -> None:
+    import os
+
+    sys.stdout.write(answer.stdout)
+    sys.stderr.write(answer.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if not finished:
+        # The decision is still running past the budget: the answer is out, do not wait.
+        os._exit(answer.exit_code)
+    raise SystemExit(answer.exit_code)
+
+
+@hook.command("claude-code")
+@_host_options
+@click.option(
+    "--flag-as",
+    type=click.Choice(["allow", "ask"]),
+    default="allow",
+    show_default=True,
+    help="A flagged action runs and is recorded (allow), or the user must confirm it (ask).",
+)
+@click.pass_context
+def hook_claude_code(
+    ctx: click.Context,
+    taxonomies: tuple[str, ...],
+    store: str | None,
+    on_error: str,
+    budget_ms: int,
+    flag_as: str,
+) -> None:
+    """Answer one Claude Code PreToolUse/PostToolUse event (JSON on stdin).
+
+    ok: no output (your permission rules apply); nudge: deny with the correction; block:
+    deny, replan; flag: allowed and recorded (or ask, with --flag-as ask).
+    """
+    _answer_hook(ctx, "claude-code", taxonomies, store, on_error, flag_as, budget_ms)
+
+
+@hook.command("codex")
+@_host_options
+@click.pass_context
+def hook_codex(
+    ctx: click.Context,
+    taxonomies: tuple[str, ...],
+    store: str | None,
+    on_error: str,
+    budget_ms: int,
+) -> None:
+    """Answer one Codex CLI PreToolUse/PostToolUse event (JSON on stdin).
+
+    Flags are always allowed and recorded: Codex takes an 'ask' answer as a failed hook.
+    """
+    _answer_hook(ctx, "codex", taxonomies, store, on_error, "allow", budget_ms)
+
+
+@hook.command("serve")
+@taxonomy_option
+@home_option
+@store_option
+@click.option(
+    "--socket",
+    "socket_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Unix socket to listen on (default: hook.sock in the state directory).",
+)
+@click.pass_context
+@handle_errors
+def hook_serve(
+    ctx: click.Context, taxonomies: tuple[str, ...], store: str | None, socket_path: Path | None
+) -> None:
+    """Keep the supervisor loaded and answer hooks on a unix socket (mode 0600).
+
+    The hook command installed by `supervise hook install` asks this daemon first and
+    decides in-process only when it is not running. Stops on SIGTERM or Ctrl-C.
+    """
+    from supervisor.hooks.daemon import serve
+
+    def ready(path: Path) -> None:
+        click.echo(f"supervise: answering hooks on {path}", err=True)
+
+    serve(_home(ctx), _taxonomy_sources(taxonomies), store=store, path=socket_path, ready=ready)
+
+
+@hook.command("install")
+@click.argument("host", type=click.Choice(["claude-code", "codex"]))
+@click.option(
+    "--project/--user",
+    default=True,
+    help="Project settings (.claude/settings.json, .codex/hooks.json) or the user's "
+    "(~/.claude/settings.json, ~/.codex/hooks.json). Default: project.",
+)
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Project directory (default: the working directory), or the home directory with --user.",
+)
+@taxonomy_option
+@home_option
+@store_option
+@on_error_option
+@click.option(
+    "--flag-as",
+    type=click.Choice(["allow", "ask"]),
+    default="allow",
+    show_default=True,
+    help="claude-code only: ask the user to confirm flagged actions.",
+)
+@click.option(
+    "--budget-ms", type=click.IntRange(min=1), default=None, help="See `hook claude-code`."
+)
+@click.option("--matcher", default=None, help="Which tools to check (the host's matcher syntax).")
+@click.option(
+    "--timeout-s",
+    type=click.IntRange(min=1),
+    default=30,
+    show_default=True,
+    help="The host's timeout for the hook.",
+)
+@click.pass_context
+@handle_errors
+def hook_install(
+    ctx: click.Context,
+    host: str,
+    project: bool,
+    directory: Path | None,
+    taxonomies: tuple[str, ...],
+    store: str | None,
+    on_error: str,
+    flag_as: str,
+    budget_ms: int | None,
+    matcher: str | None,
+    timeout_s: int,
+) -> None:
+    """Write the supervise hook into HOST's settings file (merged, idempotent).
+
+    Other settings and hooks are kept; running it again updates the supervise entry.
+    """
+    from supervisor.hooks.install import hook_command, install, settings_file
+
+    if host == "codex" and flag_as == "ask":
+        raise click.BadParameter(
+            "not available for codex: Codex takes an 'ask' answer as a failed hook and runs "
+            "the call anyway",
+            param_hint="--flag-as",
+        )
+    if budget_ms is not None and budget_ms >= timeout_s * 1000:
+        raise click.BadParameter(
+            f"must be below the host timeout ({timeout_s} s), or the host gives up first "
+            "and runs the call",
+            param_hint="--budget-ms",
+        )
+    path = settings_file(host, "project" if project else "user", directory)
+    given_home = ctx.obj.get("home") if ctx.obj else None
+    base = directory if directory is not None else (Path.cwd() if project else Path.home())
+    home = Path(given_home) if given_home is not None else base / ".supervise"
+    command = hook_command(
+        host,
+        home=home,
+        taxonomy=list(taxonomies),
+        store=store,
+        on_error=on_error,
+        flag_as=flag_as,
+        budget_ms=budget_ms,
+    )
+    result = install(host, path, command, matcher=matcher, timeout_s=timeout_s)
+    if result.changed:
+        click.echo(f"installed the supervise hook (PreToolUse, PostToolUse) in {path}")
+    else:
+        click.echo(f"the supervise hook is already installed in {path}; nothing changed")
+    click.echo(f"  command: {command}")
+    click.echo(f"  faster: run `supervise hook serve --home {home.absolute()}` and keep it running")
+    if host == "codex":
+        click.echo("  Codex runs a new hook only once you trust it: open /hooks in Codex.")

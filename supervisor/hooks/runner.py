@@ -1,0 +1,223 @@
+"""One hook call, in-process: the host's stdin text in, the host's answer out, never an exception.
+
+Both hosts let a tool call through when its hook crashes, exits with an unexpected status or
+runs past its timeout. So everything that can go wrong here (stdin that is not a hook event,
+a taxonomy that does not load, a store that cannot be opened, a specialist that takes too
+long, a bug) ends as :func:`~supervisor.hooks.answer.error_answer` under the configured
+``on_error``, and the whole decision runs under a time budget shorter than the host's
+timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Final
+
+from pydantic import ValidationError
+
+from supervisor.errors import ConfigError, InvalidActionError, PluginError, SupervisorError
+from supervisor.facade import Supervisor
+from supervisor.hooks import claude_code, codex
+from supervisor.hooks.answer import (
+    DEFAULT_BUDGET_MS,
+    EMPTY,
+    FlagAs,
+    HookAnswer,
+    OnError,
+    error_answer,
+)
+from supervisor.hooks.common import HookCall
+from supervisor.models import Decision
+from supervisor.redact import redact_text
+
+__all__ = ["HOST_MODULES", "HookSettings", "Outcome", "SupervisorCache", "run_hook"]
+
+log = logging.getLogger(__name__)
+
+HOST_MODULES: Final[dict[str, ModuleType]] = {"claude-code": claude_code, "codex": codex}
+# Supervisors a daemon keeps ready, one per (taxonomy, store); older ones are dropped.
+_CACHE_SIZE: Final = 4
+
+
+@dataclass(frozen=True, slots=True)
+class HookSettings:
+    """How to answer: the host, the taxonomy and state, and the failure policy."""
+
+    host: str
+    taxonomy: tuple[str, ...]
+    home: str | None = None
+    store: str | None = None
+    on_error: OnError = "deny"
+    flag_as: FlagAs = "allow"
+    budget_ms: int = DEFAULT_BUDGET_MS
+
+    def __post_init__(self) -> None:
+        if self.host not in HOST_MODULES:
+            raise ValueError(f"unknown host {self.host!r}; expected one of {sorted(HOST_MODULES)}")
+        if self.host == "codex" and self.flag_as == "ask":
+            raise ValueError(
+                "flag_as='ask' is not available for codex: Codex takes an 'ask' answer as a "
+                "failed hook and runs the call anyway"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The answer, and whether the decision finished (False: the budget ran out first and
+    a worker thread may still be writing its record)."""
+
+    answer: HookAnswer
+    finished: bool = True
+
+
+def _source_key(source: str) -> tuple[str, int]:
+    """A taxonomy source and its file's modification time, so an edited file is reloaded."""
+    try:
+        return (os.path.abspath(source), os.stat(source).st_mtime_ns)
+    except OSError:
+        return (source, 0)  # a pack name
+
+
+class SupervisorCache:
+    """Supervisors built on first use and kept (a daemon answers many calls with one)."""
+
+    def __init__(
+        self, size: int = _CACHE_SIZE, factory: Callable[..., Supervisor] | None = None
+    ) -> None:
+        # ``factory`` takes (*sources, home=, store=); tests pass one with extra plugins.
+        self._factory = factory or Supervisor.from_taxonomy
+        self._size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[tuple[object, ...], Supervisor] = OrderedDict()
+        # Dropped ones may still be answering a call: closed at the end, not when dropped.
+        self._retired: list[Supervisor] = []
+
+    def get(self, taxonomy: Sequence[str], home: str | None, store: str | None) -> Supervisor:
+        key = (tuple(_source_key(s) for s in taxonomy), home, store)
+        with self._lock:
+            sup = self._items.get(key)
+            if sup is not None:
+                self._items.move_to_end(key)
+                return sup
+            sup = self._factory(*taxonomy, home=home, store=store)
+            self._items[key] = sup
+            while len(self._items) > self._size:
+                self._retired.append(self._items.popitem(last=False)[1])
+            return sup
+
+    def close(self) -> None:
+        with self._lock:
+            for sup in [*self._items.values(), *self._retired]:
+                try:
+                    sup.close()
+                except Exception:
+                    log.exception("closing a supervisor failed")
+            self._items.clear()
+            self._retired.clear()
+
+
+def run_hook(
+    text: str,
+    settings: HookSettings,
+    cache: SupervisorCache,
+    *,
+    started: float | None = None,
+) -> Outcome:
+    """Answer one hook event. Never raises: every failure is an ``on_error`` answer.
+
+    ``started`` is when the budget began (``time.monotonic()``), by default now.
+    """
+    deadline = (time.monotonic() if started is None else started) + settings.budget_ms / 1000
+    host = HOST_MODULES[settings.host]
+    try:
+        call: HookCall = host.parse(json.loads(text))
+    except json.JSONDecodeError as exc:
+        return Outcome(
+            error_answer(
+                f"the hook input is not JSON ({exc.msg} at line {exc.lineno} column "
+                f"{exc.colno}); this command must be run by {settings.host} as a "
+                "PreToolUse/PostToolUse hook, with the event on stdin",
+                settings.on_error,
+            )
+        )
+    except (InvalidActionError, ValidationError, ValueError) as exc:
+        return Outcome(error_answer(_safe(f"bad hook input: {exc}"), settings.on_error))
+    if call.event == "ignored":
+        return Outcome(
+            HookAnswer(
+                "",
+                f"supervise: {settings.host} event {call.host_event!r} is not handled; "
+                "wire this command to PreToolUse and PostToolUse only\n",
+                1,
+            )
+        )
+    post = call.event == "post"
+    box: dict[str, object] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            box["answer"] = _decide(call, settings, cache)
+        except BaseException as exc:  # noqa: BLE001 - any failure becomes the on_error answer
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="supervise-hook", daemon=True).start()
+    if not done.wait(max(0.0, deadline - time.monotonic())):
+        message = (
+            f"no decision within the {settings.budget_ms} ms budget (--budget-ms); the "
+            "taxonomy may be slow to load (start `supervise hook serve` to keep it loaded) "
+            "or a specialist is slow"
+        )
+        return Outcome(error_answer(message, settings.on_error, post=post), finished=False)
+    answer = box.get("answer")
+    if isinstance(answer, HookAnswer):
+        return Outcome(answer)
+    return Outcome(error_answer(_describe(box.get("error")), settings.on_error, post=post))
+
+
+def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> HookAnswer:
+    host = HOST_MODULES[settings.host]
+    sup = cache.get(settings.taxonomy, settings.home, settings.store)
+    if call.event == "post":
+        if call.call_id is None:
+            return EMPTY  # nothing links this result to a decision
+        post = sup.after(call_id=call.call_id, result=call.result, executed=call.executed)
+        answer: HookAnswer = host.post_answer(post, call.host_event)
+        return answer
+    decisions: list[Decision] = []
+    last = len(call.actions) - 1
+    for index, action in enumerate(call.actions):
+        # The call id goes with the last action: after() then finds the decision that let
+        # the whole call run. An earlier refusal means the call does not run at all.
+        call_id = call.call_id if index == last else None
+        decision = sup.check(action, call.context, call_id=call_id)
+        decisions.append(decision)
+        if not decision.allowed:
+            break
+    answer = host.pre_answer(decisions, settings.flag_as)
+    return answer
+
+
+def _describe(exc: object) -> str:
+    if isinstance(exc, ConfigError | PluginError):
+        return _safe(f"the supervisor could not be set up: {exc}")
+    if isinstance(exc, SupervisorError):
+        return _safe(f"the supervisor failed: {exc}")
+    if isinstance(exc, BaseException):
+        log.error("hook failed", exc_info=exc)
+        return _safe(f"internal error: {exc!r} (please report it)")
+    return "internal error: no answer (please report it)"
+
+
+def _safe(text: str) -> str:
+    return redact_text(text)

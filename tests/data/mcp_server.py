@@ -1,0 +1,64 @@
+"""A small MCP server for the proxy's tests, built with the mcp SDK's MCPServer, over stdio.
+
+Usage: python mcp_server.py LOG_FILE
+
+Every tool call it runs is appended to LOG_FILE as a JSON line, so a test can prove which calls
+reached it; its pid is written to LOG_FILE.pid at start. Nothing here runs a shell: run_shell
+only echoes its command back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+
+LOG = Path(sys.argv[1])
+server = MCPServer("proxy-test-server")
+
+
+def _ran(tool: str, **arguments: object) -> None:
+    with LOG.open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"tool": tool, "arguments": arguments}) + "\n")
+
+
+@server.tool(description="Run a shell command on the host (test double: echoes it, runs nothing).")
+def run_shell(command: str) -> str:
+    _ran("run_shell", command=command)
+    return f"ran: {command}"
+
+
+@server.tool(description="Add two integers.")
+def add(a: int, b: int) -> int:
+    _ran("add", a=a, b=b)
+    return a + b
+
+
+@server.tool(description="Wait this many seconds, then answer.")
+def wait(seconds: float) -> str:
+    _ran("wait", seconds=seconds)
+    time.sleep(seconds)
+    return f"waited {seconds}"
+
+
+@server.tool(description="Answer with a text of this many bytes.")
+def big(size: int) -> str:
+    _ran("big", size=size)
+    return "x" * size
+
+
+@server.tool(description="Exit the server process at once with this status.")
+def crash(code: int) -> str:
+    _ran("crash", code=code)
+    sys.stderr.write(f"test server: exiting with status {code}\n")
+    sys.stderr.flush()
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    LOG.with_name(LOG.name + ".pid").write_text(str(os.getpid()))
+    server.run("stdio")

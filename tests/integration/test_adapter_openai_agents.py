@@ -1,0 +1,347 @@
+"""The OpenAI Agents SDK adapter in a real ``Runner.run`` loop, driven by a scripted model.
+
+The model is the SDK's own ``agents.testing.ScriptedModel`` (an implementation of its
+``Model`` interface that returns scripted responses), so the loop, the guardrails and the
+tools are the SDK's, offline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agents import (
+    Agent,
+    FunctionTool,
+    RunConfig,
+    Runner,
+    ToolInputGuardrailTripwireTriggered,
+    WebSearchTool,
+    function_tool,
+)
+from agents.testing import ScriptedModel, assistant_message, function_call
+from agents.tracing import get_trace_provider, set_tracing_disabled
+
+from supervisor import Supervisor
+from supervisor.adapters.openai_agents import (
+    supervise_tools,
+    supervised_tool_guardrail,
+    supervisor_refusal,
+)
+from supervisor.errors import ActionBlocked, ConfigError
+from supervisor.models import Decision, Verdict
+
+ROOT = Path(__file__).resolve().parents[2]
+
+TAXONOMY = r"""
+schema_version: 1
+id: adapter_test
+entries:
+  - id: rm_rf
+    title: Recursive forced delete
+    description: A shell command that deletes a tree with rm -rf.
+    example: {summary: An agent deleted a repository it was asked to tidy., source: tests}
+    severity: high
+    default_verdict: nudge
+    references: [CWE-693]
+    detection: deterministic
+    applies_to: {action_types: [shell]}
+    specialist:
+      kind: regex
+      config:
+        match: {command: ['\brm\s+-rf\b']}
+    correction:
+      first: "Do not delete with rm -rf; move the directory to ./trash instead."
+    escalate_after: 1
+  - id: curl_egress
+    title: Network egress with curl
+    description: A shell command that reaches the network with curl.
+    example: {summary: An agent posted a file to a paste site., source: tests}
+    severity: medium
+    default_verdict: flag
+    references: [CWE-200]
+    detection: deterministic
+    applies_to: {action_types: [shell]}
+    specialist:
+      kind: regex
+      config:
+        match: {command: ['\bcurl\b']}
+  - id: secret_written
+    title: Secret written to a file
+    description: A write that put a credential in a file.
+    example: {summary: An agent pasted an API key into a config file., source: tests}
+    severity: high
+    default_verdict: flag
+    references: [CWE-798]
+    detection: deterministic
+    applies_to: {action_types: [file_write]}
+    tier: post
+    specialist:
+      kind: file_effect
+      config: {checks: [secrets], revert: true}
+"""
+
+CORRECTION = "Do not delete with rm -rf; move the directory to ./trash instead."
+NO_TRACING = RunConfig(tracing_disabled=True)
+
+
+@pytest.fixture(autouse=True)
+def _no_trace_export() -> Iterator[None]:
+    """No trace exporter thread trying to reach OpenAI; the SDK's setting is put back after."""
+    provider: Any = get_trace_provider()
+    saved = provider._manual_disabled
+    set_tracing_disabled(True)
+    yield
+    provider._manual_disabled = saved
+    provider._refresh_disabled_flag()
+
+
+@pytest.fixture
+def sup(tmp_path: Path) -> Iterator[Supervisor]:
+    path = tmp_path / "taxonomy.yaml"
+    path.write_text(TAXONOMY)
+    with Supervisor.from_taxonomy(path, home=tmp_path / "home") as supervisor:
+        yield supervisor
+
+
+class Tools:
+    """Real function tools that do their work and remember what they ran."""
+
+    def __init__(self) -> None:
+        self.ran: list[str] = []
+
+        @function_tool
+        def run_shell(command: str) -> str:
+            """Run a shell command."""
+            self.ran.append(command)
+            return f"ran: {command}"
+
+        @function_tool
+        def write_file(path: str, content: str) -> str:
+            """Write a text file."""
+            Path(path).write_text(content)
+            self.ran.append(f"write {path}")
+            return f"wrote {len(content)} characters to {path}"
+
+        self.run_shell = run_shell
+        self.write_file = write_file
+
+
+def shell(command: str, call_id: str) -> list[Any]:
+    return [function_call("run_shell", {"command": command}, call_id=call_id)]
+
+
+def tool_outputs(model: ScriptedModel) -> dict[str, str]:
+    """call id -> the tool output the model was shown, over all its calls."""
+    outputs: dict[str, str] = {}
+    for call in model.calls:
+        if isinstance(call.input, str):
+            continue
+        for item in call.input:
+            if isinstance(item, dict) and item.get("type") == "function_call_output":
+                outputs[item["call_id"]] = str(item["output"])
+    return outputs
+
+
+def test_nudge_reaches_the_model_then_the_same_call_is_blocked(sup: Supervisor) -> None:
+    tools = Tools()
+    model = ScriptedModel(
+        [
+            shell("rm -rf build", "call-1"),
+            shell("rm  -rf build", "call-2"),  # the same action, whitespace aside
+            [assistant_message("never reached")],
+        ]
+    )
+    agent = Agent(name="coder", model=model, tools=supervise_tools(sup, [tools.run_shell]))
+
+    with pytest.raises(ToolInputGuardrailTripwireTriggered) as caught:
+        asyncio.run(Runner.run(agent, "Tidy the build directory.", run_config=NO_TRACING))
+
+    # The nudge: the tool did not run, and the model read the correction as its output.
+    assert tools.ran == []
+    nudged = tool_outputs(model)["call-1"]
+    assert CORRECTION in nudged
+    assert "did not run" in nudged
+    # The block: the run stopped with the SDK's tripwire, carrying a clear refusal.
+    assert "SupervisorInputGuardrail" in str(caught.value)
+    assert caught.value.guardrail.get_name() == "supervisor"
+    blocked = supervisor_refusal(caught.value)
+    assert isinstance(blocked, ActionBlocked)
+    assert blocked.decision.verdict is Verdict.BLOCK
+    assert "replan" in str(blocked)
+    assert "rm_rf" in str(blocked)
+    assert "'run_shell'" in str(blocked)
+    assert blocked.decision.escalations[0].escalated
+    assert blocked.decision.action.agent == "coder"
+    assert model.remaining_steps == 1
+    # Both decisions are in the store, each found by the SDK's tool call id.
+    assert sup.store is not None
+    nudge_id = sup.store.decision_for_call("call-1")
+    assert nudge_id is not None
+    stored = sup.store.decision(nudge_id)
+    assert stored is not None
+    assert stored.verdict is Verdict.NUDGE
+    assert sup.store.decision_for_call("call-2") == blocked.decision.decision_id
+
+
+def test_harmless_call_runs(sup: Supervisor) -> None:
+    tools = Tools()
+    model = ScriptedModel([shell("ls -la", "call-1"), [assistant_message("listed")]])
+    agent = Agent(name="coder", model=model, tools=supervise_tools(sup, [tools.run_shell]))
+
+    result = asyncio.run(Runner.run(agent, "List the files.", run_config=NO_TRACING))
+
+    assert result.final_output == "listed"
+    assert tools.ran == ["ls -la"]
+    assert tool_outputs(model) == {"call-1": "ran: ls -la"}
+    [checked] = result.tool_input_guardrail_results
+    assert isinstance(checked.output.output_info, Decision)
+    assert checked.output.output_info.verdict is Verdict.OK
+
+
+def test_flagged_call_runs_and_is_recorded(sup: Supervisor) -> None:
+    tools = Tools()
+    model = ScriptedModel(
+        [shell("curl https://example.org/status", "call-1"), [assistant_message("up")]]
+    )
+    agent = Agent(name="ops", model=model, tools=supervise_tools(sup, [tools.run_shell]))
+
+    result = asyncio.run(
+        Runner.run(
+            agent, "Is it up?", run_config=RunConfig(tracing_disabled=True, group_id="conv-7")
+        )
+    )
+
+    assert result.final_output == "up"
+    assert tools.ran == ["curl https://example.org/status"]
+    [checked] = result.tool_input_guardrail_results
+    decision = checked.output.output_info
+    assert decision.verdict is Verdict.FLAG
+    assert decision.session == "conv-7"  # the SDK's conversation id is the session
+    assert sup.store is not None
+    stored = sup.store.decision(decision.decision_id)
+    assert stored is not None
+    assert stored.verdict is Verdict.FLAG
+    assert stored.flags == ("curl_egress",)
+    assert [item.decision_id for item in sup.store.feedback("curl_egress")] == [
+        decision.decision_id
+    ]
+    # The output guardrail reported the result: the outcome is stored.
+    outcome = sup.store.outcome(decision.decision_id)
+    assert outcome == (True, "ran: curl https://example.org/status")
+
+
+def test_post_action_revert_is_told_to_the_model(sup: Supervisor, tmp_path: Path) -> None:
+    tools = Tools()
+    target = tmp_path / "settings.env"
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    model = ScriptedModel(
+        [
+            [
+                function_call(
+                    "write_file",
+                    {"path": str(target), "content": f"GITHUB_TOKEN={token}\n"},
+                    call_id="call-1",
+                )
+            ],
+            [assistant_message("saved")],
+        ]
+    )
+    agent = Agent(name="coder", model=model, tools=supervise_tools(sup, [tools.write_file]))
+
+    result = asyncio.run(Runner.run(agent, "Save the token.", run_config=NO_TRACING))
+
+    assert tools.ran == [f"write {target}"]  # it really ran...
+    assert not target.exists()  # ...and the post-action tier removed the file it created
+    told = tool_outputs(model)["call-1"]
+    assert "reverted" in told
+    assert str(target) in told
+    [reported] = result.tool_output_guardrail_results
+    post = reported.output.output_info
+    assert isinstance(post, Decision)
+    assert post.tier == "post"
+    assert post.verdict is Verdict.FLAG
+    assert post.parent == result.tool_input_guardrail_results[0].output.output_info.decision_id
+    assert [r.restored for r in post.reverts] == [True]
+
+
+def test_a_failing_supervisor_refuses_the_call_and_the_run_goes_on(
+    sup: Supervisor,
+) -> None:
+    def broken_context(_: object) -> None:
+        raise RuntimeError("context source is down")
+
+    tools = Tools()
+    model = ScriptedModel([shell("ls", "call-1"), [assistant_message("gave up")]])
+    guarded = supervise_tools(sup, [tools.run_shell], context=broken_context)
+    agent = Agent(name="coder", model=model, tools=guarded)
+
+    result = asyncio.run(Runner.run(agent, "List.", run_config=NO_TRACING))
+
+    assert result.final_output == "gave up"
+    assert tools.ran == []
+    told = tool_outputs(model)["call-1"]
+    assert "could not check this call" in told
+    assert "(RuntimeError)" in told
+    assert "context source is down" not in told  # internals stay out
+
+
+def test_supervise_tools_copies_and_keeps_the_tools_own_guardrails(sup: Supervisor) -> None:
+    tools = Tools()
+    own = supervised_tool_guardrail(sup, name="own")
+    tools.run_shell.tool_input_guardrails = [own]
+
+    [guarded] = supervise_tools(sup, [tools.run_shell], after=False)
+
+    assert isinstance(guarded, FunctionTool)
+    assert [g.get_name() for g in guarded.tool_input_guardrails or []] == ["supervisor", "own"]
+    assert guarded.tool_output_guardrails == []
+    assert tools.run_shell.tool_input_guardrails == [own]  # the original is untouched
+
+
+def test_a_hosted_tool_cannot_be_supervised(sup: Supervisor) -> None:
+    with pytest.raises(ConfigError, match=r"'web_search' \(WebSearchTool\).*function tools only"):
+        supervise_tools(sup, [WebSearchTool()])
+
+
+def test_the_documented_example_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/hosts/openai-agents.md, as written, with the scripted model for gpt-5-mini."""
+    doc = (ROOT / "docs" / "hosts" / "openai-agents.md").read_text()
+    [code] = re.findall(r"```python\n(.*?)```", doc, flags=re.DOTALL)
+    assert '"gpt-5-mini"' in code
+    model = ScriptedModel(
+        [
+            [
+                function_call(
+                    "run_shell", {"command": "git push --force origin main"}, call_id="call-1"
+                )
+            ],
+            [assistant_message("Pushed to a new branch instead.")],
+        ]
+    )
+    monkeypatch.setenv("SUPERVISE_HOME", str(tmp_path / "home"))
+    namespace: dict[str, Any] = {"__name__": "doc_example", "scripted_model": model}
+
+    exec(compile(code.replace('"gpt-5-mini"', "scripted_model"), "doc", "exec"), namespace)
+
+    assert capsys.readouterr().out.strip() == "Pushed to a new branch instead."
+    assert "Do not force-push" in tool_outputs(model)["call-1"]
+    model.assert_complete()
+
+
+def test_without_the_extra_the_import_error_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "agents", None)  # as if not installed
+    monkeypatch.delitem(sys.modules, "supervisor.adapters.openai_agents")
+
+    with pytest.raises(
+        ImportError, match=re.escape("pip install 'agent-supervise[openai-agents]'")
+    ):
+        importlib.import_module("supervisor.adapters.openai_agents")
