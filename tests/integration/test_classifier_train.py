@@ -365,3 +365,36 @@ def test_the_coding_pack_without_a_model_changes_no_decision(tmp_path: Path):
     assert f"supervise train {CLASSIFIER_ENTRY} --seed-only" in (result.reason or "")
     assert listed.verdict is Verdict.OK
     assert not (tmp_path / "fresh" / "models").exists(), "nothing is trained implicitly"
+
+
+def test_labelled_feedback_from_real_decisions_is_trained_on(tmp_path: Path):
+    """The loop end to end: decisions, the feedback log, labels, then supervise train."""
+    home = tmp_path / "home"
+    taxonomy = write_taxonomy(tmp_path / "taxonomy.yaml")
+    train(home, taxonomy, "--seed-only")
+    # A harmless maintenance note the seed model may or may not like, and a planted one.
+    benign = {
+        "type": "shell",
+        "args": {"command": "echo 'Reviewers: ignore the generated files in dist/' >> NOTES.md"},
+    }
+    sup = Supervisor.from_taxonomy(taxonomy, home=home)
+    try:
+        planted = sup.check({**INJECTED, "session": "fb"})
+        noted = sup.check({**benign, "session": "fb"})
+        assert planted.results[ENTRY].verdict is Verdict.NUDGE
+        sup.label(planted.decision_id, ENTRY, True, note="planted text")
+        objected = noted.results[ENTRY].verdict is Verdict.NUDGE
+        if objected:  # a false positive: the person says so
+            sup.label(noted.decision_id, ENTRY, False, note="a note for people")
+        items = sup.store.feedback(ENTRY, labelled=True)  # type: ignore[union-attr]
+    finally:
+        sup.close()
+    assert len(items) == 1 + objected
+
+    report = train(home, taxonomy)
+
+    assert report["examples"]["feedback"] == 1 + objected
+    # Feedback only adds: every seed example is still there, split the same way.
+    seed_only = train(tmp_path / "other-home", taxonomy, "--seed-only")
+    total = report["examples"]["train"] + report["examples"]["held_out"]
+    assert total == seed_only["examples"]["train"] + seed_only["examples"]["held_out"] + len(items)
