@@ -50,10 +50,15 @@ class _DuplicateKey(Exception):
         self.key, self.first, self.again = key, first, again
 
 
-class _StrictLoader(yaml.SafeLoader):
+# libyaml's parser when PyYAML was built with it (about 5x faster on the shipped packs);
+# construction, positions and the strict rules below are the same either way.
+_Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _StrictLoader(_Base):  # type: ignore[valid-type,misc]
     """SafeLoader with positions, no duplicate keys, YAML 1.2-style booleans, no timestamps."""
 
-    def construct_mapping(self, node: MappingNode, deep: bool = False) -> LocatedDict:  # type: ignore[override]
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> LocatedDict:
         self.flatten_mapping(node)
         result = LocatedDict()
         result.start = _pos(node)
