@@ -6,8 +6,9 @@
 Runs the latency benchmark's mixed actions through the coding and browsing packs and prints:
 the per-decision latency of the engine alone and with signed records (in-process memory, so
 the store's cost is not counted; with and without an fsync per record); how many records
-``verify_chain`` checks per second; how many decisions ``Replayer`` re-decides per second,
-and how many of them came out different (it must be 0).
+``verify_chain`` checks per second, in one process and in one per CPU; how many decisions
+``Replayer`` re-decides per second, likewise, and how many of them came out different (it
+must be 0).
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ from pathlib import Path
 
 from latency import actions
 
-from supervisor.artifacts import artifact_files, read_records, verify_chain
+from supervisor.artifacts import artifact_files, chunks, default_jobs, read_records, verify_chain
 from supervisor.engine import Engine
 from supervisor.facade import Supervisor
 from supervisor.memory import InProcessMemory
 from supervisor.models import Context
 from supervisor.plugins import load_kinds
-from supervisor.replay import Replayer
+from supervisor.replay import Replayer, replay_chunks
 from supervisor.signing import load_public_key
 from supervisor.taxonomy import load_taxonomy
 
@@ -84,23 +85,44 @@ def main() -> None:
 
         files = artifact_files([tmp / "signed" / "artifacts"])
         public = load_public_key(tmp / "signed" / "keys" / "signing.pub")
-        began = time.perf_counter()
-        checked, problems = verify_chain(files, public)
-        rate = checked / (time.perf_counter() - began)
-        print(f"verify: {checked:,} records, {len(problems)} problems, {rate:,.0f} records/s")
+        jobs = default_jobs()
+        for label, n in (("1 process", 1), (f"{jobs} processes", jobs)):
+            began = time.perf_counter()
+            checked, problems = verify_chain(files, public, jobs=n)
+            rate = checked / (time.perf_counter() - began)
+            print(
+                f"verify ({label}): {checked:,} records, {len(problems)} problems, "
+                f"{rate:,.0f} records/s"
+            )
 
-        replayer = Replayer(kinds, snapshots=[tmp / "signed" / "artifacts" / "taxonomies"])
+        snapshots = [tmp / "signed" / "artifacts" / "taxonomies"]
         records = list(read_records(files))
         began = time.perf_counter()
-        outcomes = list(replayer.replay(records))
+        outcomes = list(Replayer(kinds, snapshots=snapshots).replay(records))
         elapsed = time.perf_counter() - began
         different = [o for o in outcomes if isinstance(o, str) or not o.same]
         print(
-            f"replay: {len(outcomes):,} decisions, {len(different)} different, "
-            f"{len(outcomes) / elapsed:,.0f} decisions/s"
+            f"replay (1 process, records in memory): {len(outcomes):,} decisions, "
+            f"{len(different)} different, {len(outcomes) / elapsed:,.0f} decisions/s"
         )
         for outcome in different[:5]:
             print("  ", outcome)
+        # as `supervise replay --jobs N` does it: runs of lines read and replayed by workers
+        began = time.perf_counter()
+        parallel = [
+            outcome
+            for _, run in replay_chunks(
+                Replayer(kinds, snapshots=snapshots), chunks(files, jobs * 8, 256 * 1024), jobs
+            )
+            for outcome in run
+        ]
+        elapsed = time.perf_counter() - began
+        print(
+            f"replay ({jobs} processes, from the files): {len(parallel):,} decisions, "
+            f"{sum(isinstance(o, str) or not o.same for o in parallel)} different, "
+            f"{len(parallel) / elapsed:,.0f} decisions/s; same report as 1 process: "
+            f"{parallel == outcomes}"
+        )
         total = sum(f.stat().st_size for f in files)
         print(f"records: {total / max(checked, 1):,.0f} bytes each on average")
 

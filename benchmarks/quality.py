@@ -23,7 +23,9 @@ often an expected entry reached at least its expected verdict. The two headline 
 
 Latency: ``Engine.check`` with the whole pack (memory in a SQLite store, as the budget entry
 needs, but no decision log) on 2,000 distinct typical shell commands (targets p50 <= 1 ms,
-p99 <= 5 ms) and on 200 distinct 64 KB Python file writes (target p99 <= 50 ms). The same
+p99 <= 5 ms) and on 200 distinct 64 KB Python file writes (target p99 <= 50 ms). Next to
+them, 100 writes of the same modules with one ``verify=False`` in one function: the Python
+checks must parse those, and the pack objects (reported, not part of the target). The same
 without the entries that ask the store on a worker thread for every action (the ``budget``
 kind) is shown next to it, to tell their cost from the rest of the pack's.
 """
@@ -384,11 +386,12 @@ def shell_commands(count: int, seed: int) -> list[str]:
     return out
 
 
-def python_module(size: int, salt: int) -> str:
+def python_module(size: int, salt: int, *, finding: bool = False) -> str:
     """A plausible Python module of ``size`` characters, different for each salt.
 
-    It uses the words the Python checks look for first (``subprocess``, ``verify``,
-    ``token``, ``eval``), so that every write is parsed rather than skipped.
+    It uses the words the Python checks look for first (``subprocess``, ``verify=True``,
+    ``token``, ``eval``), so that no check can skip it on a word alone; with ``finding``,
+    one function (the 51st) passes ``verify=False``, which must be parsed and objected to.
     """
     parts = [
         f'"""Generated module {salt}."""\n\nimport json\nimport os\nimport subprocess\n\n'
@@ -406,7 +409,7 @@ def python_module(size: int, salt: int) -> str:
             f"        total -= total * {i % 10} / 100\n"
             f"    headers = {{'Authorization': f'Bearer {{API_TOKEN}}'}}\n"
             f"    requests.post('https://api.example.com/t/{i}', json=data, headers=headers,\n"
-            f"                  timeout=5, verify=True)\n"
+            f"                  timeout=5, verify={not (finding and i == 50)})\n"
             f"    subprocess.run(['git', 'rev-parse', 'HEAD'], check=True)\n"
             f"    return {{'status': 200, 'total': round(total, 2), 'id': {i}}}\n\n\n"
         )
@@ -474,6 +477,18 @@ def measure_latency(
         }
         for i in range(writes)
     ]
+    finding_actions = [
+        {
+            "type": "file_write",
+            "tool": "Write",
+            "args": {
+                "path": f"src/shop/insecure_{i}.py",
+                "content": python_module(65_536, writes + i, finding=True),
+            },
+            "session": "latency-finding",
+        }
+        for i in range(writes // 2)
+    ]
     report: dict[str, Any] = {}
     history = [e.id for e in taxonomy.entries if e.specialist.kind in HISTORY_KINDS]
     with tempfile.TemporaryDirectory(prefix="supervise-latency-") as home:
@@ -494,13 +509,17 @@ def measure_latency(
             _timed(engine, write_actions[:5], context)
             shell = _timed(engine, shell_actions, context)
             write = _timed(engine, write_actions, context)
+            found = _timed(engine, finding_actions, context)
             report[label] = {
                 "shell_p50_ms": percentile(shell, 0.50),
                 "shell_p99_ms": percentile(shell, 0.99),
                 "write64k_p50_ms": percentile(write, 0.50),
                 "write64k_p99_ms": percentile(write, 0.99),
+                "write64k_finding_p50_ms": percentile(found, 0.50),
+                "write64k_finding_p99_ms": percentile(found, 0.99),
                 "shell_n": len(shell),
                 "write_n": len(write),
+                "finding_n": len(found),
             }
         close = getattr(store, "close", None)
         if callable(close):
@@ -581,7 +600,9 @@ def print_report(
                 f"latency, {label:18}: shell p50 {row['shell_p50_ms']:.3f} ms, "
                 f"p99 {row['shell_p99_ms']:.3f} ms (n={row['shell_n']}); 64 KB Python write "
                 f"p50 {row['write64k_p50_ms']:.2f} ms, p99 {row['write64k_p99_ms']:.2f} ms "
-                f"(n={row['write_n']})"
+                f"(n={row['write_n']}); with a finding "
+                f"p50 {row['write64k_finding_p50_ms']:.2f} ms, "
+                f"p99 {row['write64k_finding_p99_ms']:.2f} ms (n={row['finding_n']})"
             )
         print(
             f"latency targets (engine + store): shell p50 <= {TARGET_SHELL_P50_MS} ms, "

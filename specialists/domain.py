@@ -145,6 +145,7 @@ TUNNEL_SERVICES: Final = {
     "localxpose.io": "LocalXpose",
     "telebit.cloud": "telebit",
     "devtunnels.ms": "dev tunnels",
+    "cfargotunnel.com": "Cloudflare tunnel",
 }
 
 # Schemes whose URLs always have an authority, where browsers read "\" as "/".
@@ -1259,6 +1260,59 @@ def _installs(cmd: SimpleCommand, assigned: Sequence[tuple[str, str]]) -> Iterat
                 )
 
 
+# Tunnel clients run as programs name no destination: the service they connect to is implied.
+# program -> (service domain, subcommands that open a tunnel; empty: any invocation but the
+# management words below). ssh -R to serveo.net or localhost.run names its host already.
+_TUNNEL_CLIENTS: Final[dict[str, tuple[str, frozenset[str]]]] = {
+    "ngrok": ("ngrok.app", _words("http tcp tls start tunnel")),
+    "cloudflared": ("trycloudflare.com", _words("tunnel")),
+    "lt": ("loca.lt", frozenset()),
+    "localtunnel": ("loca.lt", frozenset()),
+    "tmole": ("tunnelmole.net", frozenset()),
+    "tunnelmole": ("tunnelmole.net", frozenset()),
+    "loclx": ("loclx.io", _words("tunnel")),
+    "devtunnel": ("devtunnels.ms", _words("host")),
+    "telebit": ("telebit.cloud", _words("http tcp ssh")),
+}
+# cloudflared tunnel subcommands that manage tunnels rather than open one.
+_TUNNEL_MANAGEMENT: Final = _words(
+    "list login create delete info route cleanup token ingress vnet version help"
+)
+_NODE_RUNNERS: Final = _words("npx pnpx bunx")
+
+
+def _tunnel_client(cmd: SimpleCommand) -> Iterator[Destination]:
+    """``ngrok http 3000``, ``cloudflared tunnel --url ...``, ``lt --port 3000``: a public
+    tunnel to a local port, through the client's service."""
+    program, positionals = cmd.program, cmd.positionals
+    if program in _NODE_RUNNERS:
+        if not positionals or positionals[0] not in ("localtunnel", "lt", "tunnelmole"):
+            return
+        program, positionals = positionals[0], positionals[1:]
+    spec = _TUNNEL_CLIENTS.get(program)
+    if spec is None or cmd.has_flag("h", "help", "version"):
+        return
+    domain, opening = spec
+    first = positionals[0] if positionals else ""
+    if opening and first not in opening:
+        return
+    if program == "cloudflared":
+        second = positionals[1] if len(positionals) > 1 else ""
+        if second in _TUNNEL_MANAGEMENT:
+            return
+        if second == "run" or "token" in cmd.flags:
+            domain = "cfargotunnel.com"  # a named tunnel on the owner's Cloudflare zone
+    written = " ".join(cmd.argv[:4])
+    yield Destination(
+        _host_target(domain),
+        written,
+        program,
+        "opens a public tunnel to this machine through",
+        "access to a local port",
+        command=cmd,
+    )
+
+
 _EXTRACTORS: Final[dict[str, Callable[[SimpleCommand], Iterator[Destination]]]] = {
     "curl": _curl,
     "wget": _wget,
@@ -1291,6 +1345,7 @@ _EXTRACTORS: Final[dict[str, Callable[[SimpleCommand], Iterator[Destination]]]] 
         ("dig", "drill", "kdig", "delv", "nslookup", "host", "resolvectl", "getent", *_RESOLVERS),
         _lookups,
     ),
+    **dict.fromkeys((*_TUNNEL_CLIENTS, *_NODE_RUNNERS), _tunnel_client),
 }
 _INSTALLERS: Final = _words(
     "pip pip3 uv uvx poetry pipx pdm npm npx pnpm pnpx yarn bun bunx cargo gem go"

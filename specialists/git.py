@@ -256,6 +256,133 @@ def _git_invocation(
     return _Git(sub, tuple(argv[i + 1 :]), tuple(configs), cwd, command, source)
 
 
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Long options of the subcommands the checks read (git 2.39, `git <sub>
+# --git-completion-helper-all`, negations included): git takes any unambiguous prefix of one
+# (`--no-verif` is `--no-verify`; `--no-ver` is refused as ambiguous with `--no-verbose`).
+_LONG_OPTIONS: Final[dict[str, frozenset[str]]] = {
+    "commit": _names(
+        "ahead-behind all allow-empty allow-empty-message amend author branch cleanup date "
+        "dry-run edit file fixup gpg-sign include interactive long message no-ahead-behind "
+        "no-all no-allow-empty no-allow-empty-message no-amend no-author no-branch "
+        "no-cleanup no-date no-dry-run no-edit no-file no-fixup no-gpg-sign no-include "
+        "no-interactive no-long no-message no-null no-only no-patch no-pathspec-file-nul "
+        "no-pathspec-from-file no-porcelain no-post-rewrite no-quiet no-reedit-message "
+        "no-reset-author no-reuse-message no-short no-signoff no-squash no-status "
+        "no-template no-untracked-files no-verbose no-verify null only patch "
+        "pathspec-file-nul pathspec-from-file porcelain post-rewrite quiet reedit-message "
+        "reset-author reuse-message short signoff squash status template trailer "
+        "untracked-files verbose verify "
+    ),
+    "push": _names(
+        "all atomic delete dry-run exec follow-tags force force-if-includes force-with-lease "
+        "ipv4 ipv6 mirror no-all no-atomic no-delete no-dry-run no-exec no-follow-tags "
+        "no-force no-force-if-includes no-force-with-lease no-ipv4 no-ipv6 no-mirror "
+        "no-porcelain no-progress no-prune no-push-option no-quiet no-receive-pack "
+        "no-recurse-submodules no-repo no-set-upstream no-signed no-tags no-thin no-verbose "
+        "no-verify porcelain progress prune push-option quiet receive-pack "
+        "recurse-submodules repo set-upstream signed tags thin verbose verify "
+    ),
+    "merge": _names(
+        "abort allow-unrelated-histories autostash cleanup commit continue edit ff ff-only "
+        "file gpg-sign into-name log message no-abort no-allow-unrelated-histories "
+        "no-autostash no-cleanup no-commit no-continue no-edit no-ff no-gpg-sign "
+        "no-into-name no-log no-message no-overwrite-ignore no-progress no-quiet no-quit "
+        "no-rerere-autoupdate no-signoff no-squash no-stat no-strategy no-strategy-option "
+        "no-summary no-verbose no-verify no-verify-signatures overwrite-ignore progress "
+        "quiet quit rerere-autoupdate signoff squash stat strategy strategy-option summary "
+        "verbose verify verify-signatures "
+    ),
+    "rebase": _names(
+        "abort allow-empty-message apply autosquash autostash committer-date-is-author-date "
+        "continue edit-todo empty exec ff force-rebase fork-point gpg-sign ignore-date "
+        "ignore-whitespace interactive keep-base keep-empty merge no-allow-empty-message "
+        "no-autosquash no-autostash no-committer-date-is-author-date no-exec no-ff "
+        "no-force-rebase no-fork-point no-gpg-sign no-ignore-date no-ignore-whitespace "
+        "no-keep-base no-keep-empty no-onto no-preserve-merges no-quiet "
+        "no-reapply-cherry-picks no-rebase-merges no-rerere-autoupdate "
+        "no-reschedule-failed-exec no-reset-author-date no-root no-signoff no-stat "
+        "no-strategy no-strategy-option no-update-refs no-verbose no-verify no-whitespace "
+        "onto preserve-merges quiet quit reapply-cherry-picks rebase-merges "
+        "rerere-autoupdate reschedule-failed-exec reset-author-date root show-current-patch "
+        "signoff skip stat strategy strategy-option update-refs verbose verify whitespace "
+    ),
+    "am": _names(
+        "3way abort allow-empty binary committer-date-is-author-date continue directory "
+        "empty exclude gpg-sign ignore-date ignore-space-change ignore-whitespace include "
+        "interactive keep keep-cr keep-non-patch message-id no-3way no-binary "
+        "no-committer-date-is-author-date no-directory no-exclude no-gpg-sign no-ignore-date "
+        "no-ignore-space-change no-ignore-whitespace no-include no-interactive no-keep "
+        "no-keep-cr no-keep-non-patch no-message-id no-patch-format no-quiet no-rebasing "
+        "no-reject no-rerere-autoupdate no-resolvemsg no-scissors no-signoff no-utf8 "
+        "no-whitespace patch-format quiet quit quoted-cr rebasing reject rerere-autoupdate "
+        "resolved resolvemsg scissors show-current-patch signoff skip utf8 whitespace "
+    ),
+    "reset": _names(
+        "hard intent-to-add keep merge mixed no-hard no-intent-to-add no-keep no-merge "
+        "no-mixed no-patch no-pathspec-file-nul no-pathspec-from-file no-quiet "
+        "no-recurse-submodules no-refresh no-soft patch pathspec-file-nul pathspec-from-file "
+        "quiet recurse-submodules refresh soft "
+    ),
+    "checkout": _names(
+        "conflict detach force guess ignore-other-worktrees ignore-skip-worktree-bits merge "
+        "no-conflict no-detach no-force no-guess no-ignore-other-worktrees "
+        "no-ignore-skip-worktree-bits no-merge no-orphan no-overlay no-overwrite-ignore "
+        "no-patch no-pathspec-file-nul no-pathspec-from-file no-progress no-quiet "
+        "no-recurse-submodules no-track orphan ours overlay overwrite-ignore patch "
+        "pathspec-file-nul pathspec-from-file progress quiet recurse-submodules theirs track "
+    ),
+    "switch": _names(
+        "conflict create detach discard-changes force force-create guess "
+        "ignore-other-worktrees merge no-conflict no-create no-detach no-discard-changes "
+        "no-force no-force-create no-guess no-ignore-other-worktrees no-merge no-orphan "
+        "no-overwrite-ignore no-progress no-quiet no-recurse-submodules no-track orphan "
+        "overwrite-ignore progress quiet recurse-submodules track "
+    ),
+    "restore": _names(
+        "conflict ignore-skip-worktree-bits ignore-unmerged merge no-conflict "
+        "no-ignore-skip-worktree-bits no-ignore-unmerged no-merge no-overlay no-patch "
+        "no-pathspec-file-nul no-pathspec-from-file no-progress no-quiet "
+        "no-recurse-submodules no-source no-staged no-worktree ours overlay patch "
+        "pathspec-file-nul pathspec-from-file progress quiet recurse-submodules source "
+        "staged theirs worktree "
+    ),
+    "clean": _names(
+        "dry-run exclude force interactive no-dry-run no-force no-interactive no-quiet quiet "
+    ),
+    "branch": _names(
+        "abbrev all color column contains copy create-reflog delete edit-description force "
+        "format ignore-case list merged move no-abbrev no-all no-color no-column no-contains "
+        "no-copy no-create-reflog no-delete no-edit-description no-force no-format "
+        "no-ignore-case no-list no-merged no-move no-points-at no-quiet "
+        "no-recurse-submodules no-remotes no-set-upstream no-set-upstream-to no-show-current "
+        "no-sort no-track no-unset-upstream no-verbose points-at quiet recurse-submodules "
+        "remotes set-upstream set-upstream-to show-current sort track unset-upstream verbose "
+        "with without "
+    ),
+    "gc": _names(
+        "aggressive auto cruft force keep-largest-pack no-aggressive no-auto no-cruft "
+        "no-force no-keep-largest-pack no-prune no-quiet prune quiet "
+    ),
+    "update-ref": _names("create-reflog deref no-create-reflog no-deref no-stdin stdin "),
+}
+
+
+def _resolve_long(key: str, sub: str) -> str:
+    """The long option git takes ``--key`` for: exact, else the one option it abbreviates.
+
+    An ambiguous or unknown prefix stays as written (git refuses it, so it changes nothing).
+    """
+    known = _LONG_OPTIONS.get(sub)
+    if known is None or key in known or not key:
+        return key
+    found = [name for name in known if name.startswith(key)]
+    return found[0] if len(found) == 1 else key
+
+
 class _Opts(NamedTuple):
     short: frozenset[str]
     long: dict[str, str | None]
@@ -263,8 +390,17 @@ class _Opts(NamedTuple):
     after_dashdash: tuple[str, ...]
 
 
-def _options(args: Sequence[str], short_values: str = "", long_values: Iterable[str] = ()) -> _Opts:
-    """Git-style options: clusters like ``-am msg``, ``--key=value``, ``--`` separator."""
+def _options(
+    args: Sequence[str],
+    short_values: str = "",
+    long_values: Iterable[str] = (),
+    *,
+    sub: str = "",
+) -> _Opts:
+    """Git-style options: clusters like ``-am msg``, ``--key=value``, ``--`` separator.
+
+    Long options of ``sub`` written as unambiguous prefixes are read as the full name.
+    """
     longs = frozenset(long_values)
     short: set[str] = set()
     long: dict[str, str | None] = {}
@@ -276,6 +412,7 @@ def _options(args: Sequence[str], short_values: str = "", long_values: Iterable[
             return _Opts(frozenset(short), long, tuple(positionals), tuple(args[i + 1 :]))
         if word.startswith("--") and len(word) > 2:
             key, has, value = word[2:].partition("=")
+            key = _resolve_long(key, sub)
             if not has and key in longs and i + 1 < n:
                 value, has = args[i + 1], "="
                 i += 1
@@ -315,7 +452,7 @@ class _Push(NamedTuple):
 
 
 def _push(args: Sequence[str], current: str | None) -> _Push:
-    opts = _options(args, "o", ("push-option", "repo", "receive-pack", "exec"))
+    opts = _options(args, "o", ("push-option", "repo", "receive-pack", "exec"), sub="push")
     flags = opts.short
     longs = opts.long
     lease = "force-with-lease" in longs
@@ -532,11 +669,11 @@ class GitSpecialist:
         needs = "tracked"  # which kind of work the command destroys
         pathspecs: Sequence[str] = ()
         if sub == "reset":
-            opts = _options(args)
+            opts = _options(args, sub="reset")
             if "hard" in opts.long or "merge" in opts.long:
                 what = f"git reset --{'hard' if 'hard' in opts.long else 'merge'}"
         elif sub == "checkout":
-            opts = _options(args, "bB", ("orphan", "conflict"))
+            opts = _options(args, "bB", ("orphan", "conflict"), sub="checkout")
             if opts.after_dashdash:
                 what, pathspecs = "git checkout -- <paths>", opts.after_dashdash
             elif "f" in opts.short or "force" in opts.long:
@@ -544,11 +681,11 @@ class GitSpecialist:
             elif "." in opts.positionals or ":/" in opts.positionals:
                 what, pathspecs = "git checkout .", (".",)
         elif sub == "switch":
-            opts = _options(args, "cC")
+            opts = _options(args, "cC", sub="switch")
             if "f" in opts.short or "force" in opts.long or "discard-changes" in opts.long:
                 what = "git switch --discard-changes"
         elif sub == "restore":
-            opts = _options(args, "s", ("source",))
+            opts = _options(args, "s", ("source",), sub="restore")
             staged_only = ("S" in opts.short or "staged" in opts.long) and not (
                 "W" in opts.short or "worktree" in opts.long
             )
@@ -556,7 +693,7 @@ class GitSpecialist:
             if not staged_only and specs:
                 what, pathspecs = "git restore <paths>", specs
         elif sub == "clean":
-            opts = _options(args, "e", ("exclude",))
+            opts = _options(args, "e", ("exclude",), sub="clean")
             dry = "n" in opts.short or "dry-run" in opts.long
             if not dry and ("f" in opts.short or "force" in opts.long):
                 what, needs = "git clean -f", "untracked"
@@ -629,7 +766,7 @@ class GitSpecialist:
                     git,
                 )
         elif sub == "branch":
-            opts = _options(args, "u", ("set-upstream-to",))
+            opts = _options(args, "u", ("set-upstream-to",), sub="branch")
             force_delete = "D" in opts.short or (
                 ("d" in opts.short or "delete" in opts.long)
                 and ("f" in opts.short or "force" in opts.long)
@@ -669,7 +806,9 @@ class GitSpecialist:
             "unless the user asked you to."
         )
         sub, args = git.sub, git.args
-        opts = _options(args, "mFCctS" if sub == "commit" else "", ("author", "date", "message"))
+        opts = _options(
+            args, "mFCctS" if sub == "commit" else "", ("author", "date", "message"), sub=sub
+        )
         if "no-verify" in opts.long:
             return _Objection(
                 "hook_bypass", obj, f"git {sub} --no-verify skips the hooks", fix, git

@@ -187,6 +187,7 @@ class _Effect(NamedTuple):
     path: str
     actor: str  # "file_write", or the program
     command: SimpleCommand | None
+    glob: bool = False  # an unexpanded pattern (rm *.bak, find -name '*.bak' -delete)
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,7 +275,7 @@ class PathSpecialist:
         for cmd in parsed.commands:
             actor = repr(_cut(cmd.source, 60)) if cmd.synthetic else cmd.program or "a redirection"
             for found in path_effects(cmd, parsed.home):
-                effects.append(_Effect(found.mode, found.path, actor, cmd))
+                effects.append(_Effect(found.mode, found.path, actor, cmd, found.glob))
         return effects
 
     def _roots(self, context: Context) -> _Roots:
@@ -285,7 +286,11 @@ class PathSpecialist:
 
     def _judge_sensitive(self, effect: _Effect, roots: _Roots) -> SpecialistResult | None:
         sensitive = self._sensitive
-        if sensitive is None or not sensitive.match(effect.path, roots.home):
+        if sensitive is None:
+            return None
+        if not sensitive.match(effect.path, roots.home) and not (
+            effect.glob and sensitive.could_match(effect.path, roots.home)
+        ):
             return None
         if self._exclude.match(effect.path, roots.home):
             return None

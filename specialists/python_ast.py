@@ -78,13 +78,15 @@ What "before" is. For ``file_edit``: ``old`` (each hunk's old side for a diff). 
 in the file: line numbers in the evidence are the file's, and the enclosing function is
 named (recorded: the line, the rest of the edited lines and the enclosing names). For
 ``file_write``: the file on disk, if ``read_files`` and it exists; a new file has no before
-(nothing can have been removed from it). Both texts are cut into top-level statements (a line
-at column 0 outside triple-quoted strings starts one); statements found unchanged in both
-cancel out, and only the changed ones are parsed, so rewriting a 64 KB file costs what the
-changed functions cost. When a changed piece does not parse alone, the whole files are
-compared. Module-level context outside the changed pieces is not re-read (imports are, by a
-line scan, for ``shell=True`` aliases): a test removed from a module whose unchanged
-``pytestmark`` already skipped it still counts as removed. Disk reads go through
+(nothing can have been removed from it), and for the checks whose findings lie within one
+statement (``tls_verification_disabled``, ``eval_exec_on_input``) only the top-level
+statements that pass the pre-filter below are parsed. Both texts are cut into top-level
+statements (a line at column 0 outside triple-quoted strings starts one); statements found
+unchanged in both cancel out, and only the changed ones are parsed, so rewriting a 64 KB file
+costs what the changed functions cost. When a changed piece does not parse alone, the whole
+files are compared. Module-level context outside the changed pieces is not re-read (imports
+are, by a line scan, for ``shell=True`` aliases): a test removed from a module whose
+unchanged ``pytestmark`` already skipped it still counts as removed. Disk reads go through
 :meth:`Context.observe` (kind ``file``), so a replay needs no disk; what is recorded is the
 facts (hashes, names, counts, findings without values) of the old text, not the file.
 
@@ -92,13 +94,19 @@ Cost. Input is capped at ``max_input_chars`` (256 KiB by default) per text; larg
 not judged, and the answer is ``oversize`` (``refuse`` by default: no vote, with a reason; a
 deployment that wants fail-closed sets ``flag`` or stronger). Facts are cached per text
 (single-flight), so the several entries of a pack that read the same write parse it once.
+Before any parse, substring tests say whether a check can find anything at all; for
+``tls_verification_disabled`` one RE2 pass looks for ``verify``/``check_hostname``/``ssl``
+given a value other than ``True``, ``None`` or a plain string, so a module full of
+``verify=True`` is not parsed (``CERT_NONE``, ``cert_reqs`` and the environment switches
+always pass it; non-ASCII text is read NFKC-normalised, as the parser reads names; a unit test
+checks that every finding gets through it).
 Measured on the shared 2-core reference machine, seven entries (one per check) on a 64 KB
-file: a one-line edit ~1 ms; a rewrite of a file on disk ~5-7 ms p50, ~10 ms p99; a new file
-~25-40 ms p50 when it must be parsed (a test file; a module with a trigger word), of which
-``ast.parse`` alone is ~12-20 ms, and 1.5 ms when no check has anything to look for. The p99
-of a new file follows the parser's own p99 on a busy machine. A pathological 256 KiB input
-(a 100,000-deep attribute chain) takes ~0.2 s to be rejected by the parser, so the kind runs
-on a thread.
+file: a one-line edit ~1 ms; a rewrite of a file on disk ~5-7 ms p50, ~10 ms p99; a new module
+~1-3 ms, or ~5 ms when one function in it disables TLS (that function is parsed); a new test
+file ~100 ms p50 on a busy machine (``test_timing_of_a_64_kb_file_write``), since the test
+checks parse all of it (``ast.parse`` alone is ~12-25 ms). A pathological 256 KiB input (a
+100,000-deep attribute chain) takes ~0.2 s to be rejected by the parser, so the kind runs on
+a thread.
 
 Example entry config::
 
@@ -116,6 +124,7 @@ import os
 import re
 import stat
 import threading
+import unicodedata
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
@@ -186,6 +195,9 @@ CHECKS: Final[tuple[str, ...]] = (
     "secrets_in_literals",
 )
 _TEST_CHECKS: Final = frozenset({"tests_removed_or_skipped", "assertions_weakened"})
+# Checks whose findings lie within one top-level statement (a call, an assignment), with no
+# module context: a new file is judged by parsing only the statements that may hold one.
+_LOCAL_CHECKS: Final = frozenset({"eval_exec_on_input", "tls_verification_disabled"})
 _REMOVED: Final = "tests_removed_or_skipped"
 _WEAKENED: Final = "assertions_weakened"
 _SPECIAL: Final = "test_input_special_casing"
@@ -212,6 +224,73 @@ _TRIGGERS: Final[dict[str, tuple[str, ...]]] = {
         "CA_BUNDLE",
     ),
 }
+# TLS words that are findings wherever they are (the rest need a false value, see below).
+_TLS_WORDS: Final = (
+    "CERT_NONE",
+    "_create_unverified_context",
+    "cert_reqs",
+    "PYTHONHTTPSVERIFY",
+    "NODE_TLS_REJECT_UNAUTHORIZED",
+    "CA_BUNDLE",
+)
+# `verify`, `check_hostname`, `ssl`... given a value (keyword, assignment, annotation). The
+# value is known harmless (group 1) only when it is `True`, `None`, a plain string or `==`
+# and ends right there (`,` `)` `;` end of line): anything else (`False`, `0`, a name, a
+# chained target, parentheses, a string subscripted as a target) may be a finding.
+_TLS_GIVEN: Final = re2.compile(
+    rb"(?:^|[^\w])(?:verify|verify_ssl|verify_certs|check_hostname|ssl)"
+    rb"(?:[ \t\r\n\f\\]|#[^\n]*\n)*"
+    rb"(?:(=[ \t]*(?:=|(?:True|None|\"[^\"\\\n]*\"|'[^'\\\n]*')[ \t]*(?:#[^\n]*)?(?:[,);\r\n]|$)))"
+    rb"|[=:])"
+)
+
+
+_EVAL_WORDS: Final = re2.compile("|".join(re2.escape(w) for w in _TRIGGERS[_EVAL]).encode())
+_TLS_HOT_WORDS: Final = re2.compile(
+    "|".join(
+        re2.escape(w) for w in (*_TLS_WORDS, "disable_warnings", "InsecureRequestWarning")
+    ).encode()
+)
+
+
+def _hot_lines(text: str, checks: frozenset[str]) -> list[int] | None:
+    """The (0-based, sorted) lines that the matches of the local checks' pre-filters touch;
+    None for non-ASCII text (the filters read it normalised, so offsets would not map)."""
+    if not text.isascii():
+        return None
+    data = text.encode()
+    spans: list[tuple[int, int]] = []
+    if _TLS in checks:
+        spans.extend(m.span() for m in _TLS_HOT_WORDS.finditer(data))
+        spans.extend(m.span() for m in _TLS_GIVEN.finditer(data) if m.group(1) is None)
+    if _EVAL in checks:
+        spans.extend(m.span() for m in _EVAL_WORDS.finditer(data))
+    starts = _line_starts(text)
+    hot: set[int] = set()
+    for begin, end in spans:
+        first = _line_of(starts, begin) - 1
+        hot.update(range(first, _line_of(starts, max(begin, end - 1))))
+    return sorted(hot)
+
+
+def _tls_possible(text: str) -> bool:
+    """Whether ``text`` may turn TLS checks off: a sharper pre-filter than trigger words.
+
+    A file full of ``verify=True`` is not parsed for this check. Non-ASCII text is read
+    NFKC-normalised, as the parser reads identifiers (a fullwidth ``v`` still spells
+    ``verify``).
+    """
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    if any(word in text for word in _TLS_WORDS):
+        return True
+    if "verify" not in text and "ssl" not in text and "check_hostname" not in text:
+        return False
+    return any(
+        match.group(1) is None
+        for match in _TLS_GIVEN.finditer(text.encode("utf-8", "surrogatepass"))
+    )
+
 
 _CORRECTIONS: Final[dict[str, str]] = {
     _REMOVED: (
@@ -852,12 +931,7 @@ class _Analyzer:
                 self._defaults(node)
         self._resolve_shell()
         if "disable_warnings" in self.notes:
-            self.findings = [
-                replace(f, detail=f.detail + " (and InsecureRequestWarning is silenced)")
-                if f.check == _TLS and f.key.startswith(f"{_TLS}|verify-false")
-                else f
-                for f in self.findings
-            ]
+            self.findings = _silenced(self.findings)
         if self.fragment:
             self._imperative_skips()
         tests = self._tests()
@@ -2377,6 +2451,21 @@ def _is_test_scope(name: str) -> bool:
     return last.startswith("test") or last.startswith("Test") or not name
 
 
+_SILENCED: Final = " (and InsecureRequestWarning is silenced)"
+
+
+def _silenced(findings: Iterable[Finding]) -> list[Finding]:
+    """``verify=False`` findings, saying that the warning about them is silenced too."""
+    return [
+        replace(f, detail=f.detail + _SILENCED)
+        if f.check == _TLS
+        and f.key.startswith(f"{_TLS}|verify-false")
+        and not f.detail.endswith(_SILENCED)
+        else f
+        for f in findings
+    ]
+
+
 def _new_findings(before: Facts | None, after: Facts) -> list[Finding]:
     """Findings of ``after`` that ``before`` does not have (as a multiset of keys)."""
     left = Counter(f.key for f in before.findings) if before is not None else Counter()
@@ -2759,6 +2848,9 @@ class PythonAstSpecialist:
                     return True
                 if any(mark in text for mark in _SECRET_MARKS) or contains_secret(text):
                     return True
+            elif check == _TLS:
+                if _tls_possible(text):
+                    return True
             elif any(word in text for word in _TRIGGERS.get(check, ())):
                 return True
         return False
@@ -2785,6 +2877,11 @@ class PythonAstSpecialist:
             return SpecialistResult.ok()
         if observed is None and not self._could_find(content, checks - {_REMOVED}, False):
             return SpecialistResult.ok()  # a new file: nothing was removed from it
+        if observed is None and checks <= _LOCAL_CHECKS:
+            local = self._new_file(content, checks)
+            if local is not None:
+                change = _Change(path, None, local, 0, "", "file", fragment=False)
+                return self._judge([change], checks, is_test, context)
         spans = _spans(observed.get("chunks")) if observed is not None else None
         if observed is not None and spans is not None:
             before = Facts.from_json(observed.get("facts"))
@@ -2799,6 +2896,26 @@ class PythonAstSpecialist:
             before = self._before(absolute, context, tokens=True) if absolute else None
         change = _Change(path, before, after, 0, "", "file", fragment=False)
         return self._judge([change], checks, is_test, context)
+
+    def _new_file(self, content: str, checks: frozenset[str]) -> Facts | None:
+        """The facts of a new file for local checks: only the top-level statements that may
+        hold a finding are parsed (a 64 KB module with one ``verify=False`` parses one
+        function, not the file). None when that cannot be done (non-ASCII text) or one of
+        those statements does not parse on its own."""
+        hot = _hot_lines(content, checks)
+        if hot is None:
+            return None
+        spans: list[tuple[int, int]] = []
+        for start, text in _chunks(content):
+            end = start + text.count("\n") + 1
+            # every chunk a match touches: a match cut by a wrong boundary then fails to parse
+            index = bisect.bisect_left(hot, start)
+            if index < len(hot) and hot[index] < end:
+                spans.append((start, end))
+        facts = _after_chunks(content, spans, self._options)
+        if facts is None or "disable_warnings" not in facts.notes:
+            return facts
+        return replace(facts, findings=tuple(_silenced(facts.findings)))
 
     def _rewrite(
         self, absolute: str, content: str, context: Context

@@ -54,11 +54,15 @@ strings under ``token=``, an XML ``publicKeyToken``).
   of a ``diff``) are not reported again. A percent-encoded URL is judged decoded, so an
   escaped secret has the same fingerprint.
 
-Limits: a password given without a name (``mysql -phunter2``, ``sshpass -p x``) or shorter
-than ``min_length`` with no name before it is not found; the fingerprint of a low-entropy
-value (a human password) can be confirmed offline by someone who guesses the password, since
-it is an unsalted (domain-separated) SHA-256 prefix: the price of recognising the same secret
-across sessions.
+A password given to a database client or ``sshpass`` as an argument (``mysql -phunter2``,
+``mysqldump --password=x``, ``sshpass -p x``) is the place kind ``cli-password``, found here
+with one RE2 pattern (redact masks the glued form in records too); references (``-p"$PW"``)
+and placeholder words are not counted.
+
+Limits: a password with no name or known place before it and shorter than ``min_length`` is
+not found; the fingerprint of a low-entropy value (a human password) can be confirmed
+offline by someone who guesses the password, since it is an unsalted (domain-separated)
+SHA-256 prefix: the price of recognising the same secret across sessions.
 
 Cost. Input is capped at ``max_input_chars`` per field (the first characters are judged and
 the evidence says ``truncated``); the entropy detector judges at most ``MAX_ENTROPY_TOKENS``
@@ -93,6 +97,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 from urllib.parse import unquote
 
+import re2
 from pydantic import AfterValidator, Field, JsonValue, field_validator, model_validator
 
 from supervisor.hookspecs import hookimpl
@@ -164,8 +169,19 @@ FORMAT_KINDS: Final = frozenset(
         "huggingface-token",
     ]
 )
+# A password glued to a client's option (``mysql -phunter2``): redact masks it in records;
+# this kind finds it with its own pattern, which also knows --password= and references.
+CLI_PASSWORD_KIND: Final = "cli-password"
 PLACE_KINDS: Final = frozenset(
-    {"url-password", "bearer-token", "basic-auth", "authorization", "cookie", "set-cookie"}
+    {
+        "url-password",
+        "bearer-token",
+        "basic-auth",
+        "authorization",
+        "cookie",
+        "set-cookie",
+        CLI_PASSWORD_KIND,
+    }
 )
 NAME_KINDS: Final = frozenset(SECRET_KINDS) - FORMAT_KINDS - PLACE_KINDS
 KIND_GROUPS: Final[dict[str, frozenset[str]]] = {
@@ -174,7 +190,7 @@ KIND_GROUPS: Final[dict[str, frozenset[str]]] = {
     "names": NAME_KINDS,
     "entropy": frozenset({ENTROPY_KIND}),
 }
-ALL_KINDS: Final = frozenset(SECRET_KINDS) | {ENTROPY_KIND}
+ALL_KINDS: Final = frozenset(SECRET_KINDS) | {ENTROPY_KIND, CLI_PASSWORD_KIND}
 # Kinds whose masked value is the whole token: re-redacting the value alone masks it all.
 # Used to check an alignment (below) where a short piece of text could occur inside a value.
 _WHOLE_TOKEN_KINDS: Final = FORMAT_KINDS - {"slack-webhook", "aws-secret-access-key"}
@@ -605,6 +621,12 @@ def scan(
         The hits; each with a span into ``text`` and a fingerprint, never the value.
     """
     hits = _known(text, kinds, quoted_names_only, limit) if kinds - {ENTROPY_KIND} else []
+    if CLI_PASSWORD_KIND in kinds and (limit is None or len(hits) < limit):
+        taken = [(h.start, h.end) for h in hits]
+        hits.extend(h for h in _cli_password_hits(text) if not _overlaps(h, taken))
+        hits.sort(key=lambda h: h.start)
+        if limit is not None:
+            del hits[limit:]
     if entropy and ENTROPY_KIND in kinds and (limit is None or len(hits) < limit):
         taken = [(h.start, h.end) for h in hits]
         found = _entropy_hits(
@@ -644,6 +666,53 @@ def _known(
         if limit is not None and len(hits) >= limit:
             break
     return hits
+
+
+_RE2_OPTIONS: Final = re2.Options()
+_RE2_OPTIONS.log_errors = False
+
+# Clients that take the password glued to -p (a separate word would be the database) or as
+# --password=VALUE, and sshpass -p VALUE. RE2, so linear in the text; the client must start
+# a command (line start or after ; & | ( or a space-free path) for its options to count.
+_CLI_PASSWORD: Final = re2.compile(
+    r"(?:^|[;&|(\s])(?:[^\s;&|()]*/)?"
+    r"(?:(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlbinlog"
+    r"|mariadb|mariadb-dump|mariadb-admin|mariadb-import|mariadb-show|mariadb-check"
+    r"|mariadb-binlog)(?:[ \t]+[^\s;&|()]+)*?[ \t]+(?:-p|--password=)"
+    r"|sshpass(?:[ \t]+-[^\s;&|()p]\S*)*[ \t]+-p[ \t]*)"
+    r"('[^'\n]*'|\"[^\"\n]*\"|[^\s;&|()]+)",
+    _RE2_OPTIONS,
+)
+
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _cli_password_hits(text: str) -> list[SecretHit]:
+    """Passwords given to a database client or sshpass as an argument (``mysql -pS3cr3t``)."""
+    hits: list[SecretHit] = []
+    if not text.isascii():
+        # RE2 needs UTF-8; a lone surrogate has none. One code point for one keeps offsets.
+        text = _SURROGATE.sub("\ufffd", text)
+    for match in _CLI_PASSWORD.finditer(text):
+        start, end = match.start(1), match.end(1)
+        if end - start >= 2 and text[start] in "'\"" and text[end - 1] == text[start]:
+            start, end = start + 1, end - 1  # the quoted value, without its quotes
+        value = text[start:end]
+        low = value.lower()
+        if len(value) < 4 or value[0] in "$`<{" or low.startswith("your"):
+            continue  # a reference ($MYSQL_PWD), a template, or too short to judge
+        if low in _DUMMY_WORDS or len(set(low)) <= 2:
+            continue  # a placeholder; not is_dummy: a human password may well hold "passw"
+        shown, digest = fingerprint(value)
+        hits.append(SecretHit(CLI_PASSWORD_KIND, start, end, shown, digest))
+        if len(hits) >= EVIDENCE_CAP:
+            break
+    return hits
+
+
+def _overlaps(hit: SecretHit, taken: Sequence[tuple[int, int]]) -> bool:
+    return any(hit.start < end and start < hit.end for start, end in taken)
 
 
 def _group_of(kind: str, value: str) -> str:

@@ -35,13 +35,18 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
   ``unsafe_expansion`` (a word used an unset variable or an unquoted expansion split into
   several words), ``unknown`` (a word's value depends on another command's output).
 - ``paths_any`` / ``paths_none``: path globs over the resolved positionals and input
-  redirections (``**/.env``, ``~/.ssh/**``).
+  redirections (``**/.env``, ``~/.ssh/**``). An unexpanded glob word (``cat .en?``) matches
+  when some name it could expand to would (:meth:`PathGlobs.could_match`).
 - ``redirects_any``: path globs over resolved output-redirection targets (``~/.bashrc``).
 - ``prefixes_any``: wrappers the command runs under (``sudo``, ``doas``).
 - ``assignments_any``: ``NAME`` or ``NAME=value`` globs over variables set for the command
   or earlier on the line (``HUSKY=0``, ``NODE_TLS_REJECT_UNAUTHORIZED=0``).
 - ``variables_any``: globs over the names of variables the command's words reference
   (``echo $OPENAI_API_KEY``: the value is unknown, the name is not).
+- ``piped_into_none``: ``PROGRAM [WORD-GLOB...]`` items; the rule does not match a command
+  whose output is piped straight into such a command (``echo $TOKEN | docker login
+  --password-stdin`` hands the secret to a program that reads it from stdin: nothing is
+  printed). Every word glob must match a word of that command.
 - ``pipe_into_shell``: the command is an interpreter running code it reads from another
   command (``curl x | sh``, ``bash <(curl x)``, ``sh -c "$(curl x)"``); ``code_from``
   restricts which programs that code may come from.
@@ -63,6 +68,7 @@ from specialists.shellparse import (
     SimpleCommand,
     WordGlobs,
     command_of,
+    find_filtered,
     is_within,
     parse_for,
     preload,
@@ -109,10 +115,6 @@ _SYSTEM_ROOTS: Final = (
     "/mnt",
     "/media",
 )
-# find primaries that do not narrow what it matches: with only these, it takes everything.
-_FIND_UNFILTERED: Final = frozenset(
-    {"delete", "depth", "maxdepth", "mindepth", "xdev", "mount", "noleaf", "ignore_readdir_race"}
-)
 TEXT_CAP: Final = 200
 REASON_CAP: Final = 120
 
@@ -150,6 +152,14 @@ def _flag_name(flag: str) -> str:
     return name
 
 
+def _check_consumer(item: str) -> str:
+    words = item.split()
+    if not words:
+        raise ValueError("a piped_into_none item names at least a program")
+    WordGlobs(words)
+    return " ".join(words)
+
+
 def _check_subcommand(words: str) -> str:
     if not words.split():
         raise ValueError("a subcommand must have at least one word")
@@ -166,6 +176,7 @@ WordGlob = Annotated[str, AfterValidator(_check_word_glob)]
 PathGlob = Annotated[str, AfterValidator(_check_path_glob)]
 FlagName = Annotated[str, AfterValidator(_flag_name)]
 Subcommand = Annotated[str, AfterValidator(_check_subcommand)]
+Consumer = Annotated[str, AfterValidator(_check_consumer)]
 
 
 class ShellRule(KindConfig):
@@ -185,6 +196,8 @@ class ShellRule(KindConfig):
         assignments_any: ``NAME`` / ``NAME=value`` globs over variables set on the line.
         variables_any: globs over the names of variables the command's words reference
             (``*_KEY``, ``*TOKEN*``): their values are not known, their names are.
+        piped_into_none: ``PROGRAM [WORD-GLOB...]``: not when the output is piped into such
+            a command (one that reads a secret from stdin).
         pipe_into_shell: the command runs code it reads from another command.
         code_from: program globs that code must come from (with ``pipe_into_shell``).
         verdict: this rule's verdict; the config's ``verdict``, else the entry default.
@@ -206,6 +219,7 @@ class ShellRule(KindConfig):
     prefixes_any: list[WordGlob] = Field(default_factory=list)
     assignments_any: list[WordGlob] = Field(default_factory=list)
     variables_any: list[WordGlob] = Field(default_factory=list)
+    piped_into_none: list[Consumer] = Field(default_factory=list, max_length=100)
     pipe_into_shell: bool = False
     code_from: list[WordGlob] = Field(default_factory=list)
     verdict: Strength | None = None
@@ -369,6 +383,7 @@ class _Rule:
         "paths_any",
         "paths_none",
         "pipe",
+        "piped_into_none",
         "prefixes_any",
         "program_globs",
         "programs",
@@ -401,6 +416,10 @@ class _Rule:
         self.assignments_any = WordGlobs(rule.assignments_any)
         self.variables_any = WordGlobs(rule.variables_any)
         self.pipe = rule.pipe_into_shell
+        self.piped_into_none = tuple(
+            (WordGlobs(words[:1]), tuple(WordGlobs([w]) for w in words[1:]))
+            for words in (item.split() for item in rule.piped_into_none)
+        )
         self.code_from = WordGlobs(rule.code_from)
         self.verdict = Verdict(rule.verdict) if rule.verdict else default
         self.correction = rule.correction
@@ -417,6 +436,8 @@ class _Rule:
     def match(self, cmd: SimpleCommand, parsed: ParsedShell, where: _Where) -> _Hit | None:
         """The hit when ``cmd`` satisfies every condition of the rule."""
         if not self.any_program and not self.wants(cmd.program):
+            return None
+        if self.piped_into_none and cmd.pipe_to and self._into_consumer(cmd.pipe_to):
             return None
         flags = cmd.flags
         if self.flags_none and not self.flags_none.isdisjoint(flags):
@@ -498,11 +519,16 @@ class _Rule:
             detail = f"{head} writes {target}"
         paths = _paths(cmd, home) if self.paths_any or self.target is not None else []
         if self.paths_any:
+            globs = _glob_paths(cmd, home)
             found = next(
                 (
                     p
                     for p in paths
-                    if self.paths_any.match(p, home) and not self.paths_none.match(p, home)
+                    if (
+                        self.paths_any.match(p, home)
+                        or (p in globs and self.paths_any.could_match(p, home))
+                    )
+                    and not self.paths_none.match(p, home)
                 ),
                 None,
             )
@@ -546,7 +572,9 @@ class _Rule:
                     "command's output and cannot be checked",
                 )
             return None
-        filtered = cmd.program == "find" and bool(cmd.flags - _FIND_UNFILTERED)
+        # find with a test (-name, -type...) only passes on what matches below its starting
+        # points, to -delete or to the command -exec runs with {}
+        filtered = cmd.filtered or find_filtered(cmd)
         for path in paths:
             if self.paths_none and self.paths_none.match(path, where.home):
                 continue
@@ -557,6 +585,15 @@ class _Rule:
             if why is not None:
                 return path, f"targets {path} ({why})"
         return None
+
+    def _into_consumer(self, into: Sequence[str]) -> bool:
+        """Whether ``into`` (the next command of a pipeline) is one of ``piped_into_none``."""
+        program = into[0].rpartition("/")[2]
+        words = into[1:]
+        return any(
+            name.match(program) and all(glob.first(words) is not None for glob in globs)
+            for name, globs in self.piped_into_none
+        )
 
     def _subcommand(self, positionals: Sequence[str]) -> str | None:
         head = positionals[:6]
@@ -602,6 +639,13 @@ def _paths(cmd: SimpleCommand, home: str | None) -> list[str]:
     paths = [resolve_path(w, cmd.cwd, home) for w in cmd.positionals if w]
     paths.extend(r.path for r in cmd.redirects if r.path is not None and r.reads)
     return paths
+
+
+def _glob_paths(cmd: SimpleCommand, home: str | None) -> frozenset[str]:
+    """The resolved paths of the command's unexpanded glob words (``.en?``, ``*.pem``)."""
+    if not cmd.glob_words:
+        return frozenset()
+    return frozenset(resolve_path(w, cmd.cwd, home) for w in cmd.glob_words if w)
 
 
 _STRENGTH: Final = {Verdict.FLAG: 1, Verdict.NUDGE: 2, Verdict.BLOCK: 3}

@@ -46,7 +46,7 @@ import binascii
 import posixpath
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
@@ -69,6 +69,8 @@ __all__ = [
     "SimpleCommand",
     "WordGlobs",
     "command_of",
+    "find_filtered",
+    "find_patterns",
     "is_within",
     "parse",
     "parse_for",
@@ -103,6 +105,13 @@ MAX_NESTING: Final = 1_000  # brackets and quotes open at once while scanning
 MAX_CODE_CALLS: Final = 64  # calls looked at in one inline program
 MAX_XARGS_ITEMS: Final = 64
 MAX_FILES: Final = 32  # files written on the line whose content is remembered
+MAX_PIPE_TO_WORDS: Final = 32  # words of the next command in a pipeline kept on a command
+MAX_LINK_LOOKBACK: Final = 1_000  # commands searched back for the one a pipe leaves
+MAX_ARGV_WORDS: Final = 10_000  # words of an argv action read (as the git kind does)
+MAX_GLOB_WORDS: Final = 32  # glob words remembered per command
+MAX_FIND_PATTERNS: Final = 16  # what {} stands for in one find -exec
+MAX_GLOB_PATTERN: Final = 256  # a longer unexpanded glob is not walked: it might match
+MAX_GLOB_STATES: Final = 5_000  # pairs of states walked matching a glob against globs
 
 SHELLS: Final = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish"})
 _PYTHON_NAMES: Final = frozenset({"pypy", "pypy3", "py"})
@@ -202,7 +211,16 @@ class SimpleCommand:
             (a command substitution with unknown output, ``read``, arithmetic).
         split_words: an unquoted expansion was split into several words.
         globbed: some word has an unquoted glob character (``*``, ``?``, ``[``).
+        glob_words: the words (as in ``argv``) with an unquoted glob character, which the
+            shell expands to the names they match (and, for a ``find -exec`` command, the
+            ``-name`` patterns that ``{}`` stands for).
+        filtered: a ``find -exec`` command whose ``{}`` stands for what a filtered ``find``
+            matched below its starting points (``find . -name x -exec rm {} +``), not for
+            the starting points themselves.
         pipe_from: programs earlier in the same pipeline.
+        pipe_to: the words of the command this one's output is piped into (``docker login
+            --password-stdin`` for the ``echo`` of ``echo $T | docker login
+            --password-stdin``), prefixes stripped; empty when it is not piped on.
         stdin_args: further arguments come from stdin (``xargs``).
         synthetic: derived from code rather than written as a shell command (the
             ``rm -r /x`` that ``python -c 'shutil.rmtree("/x")'`` amounts to).
@@ -228,7 +246,10 @@ class SimpleCommand:
     dynamic: bool = False
     split_words: bool = False
     globbed: bool = False
+    glob_words: tuple[str, ...] = ()
+    filtered: bool = False
     pipe_from: tuple[str, ...] = ()
+    pipe_to: tuple[str, ...] = ()
     stdin_args: bool = False
     synthetic: bool = False
     fallback: bool = False
@@ -335,12 +356,24 @@ def _home_of(context: Context) -> str | None:
 
 
 def command_of(action: Action) -> str | None:
-    """The shell command of an action: ``args.command`` (a string, or an argv list)."""
+    """The shell command of an action: ``args.command`` (a string, or an argv list).
+
+    A ``git`` action may give its words as ``args.argv`` instead (the ``git`` kind's format,
+    with or without the leading ``git``): that is the command ``git <argv...>``, quoted, so
+    the kinds that read commands see what it runs.
+    """
     command = action.args.get("command")
     if isinstance(command, str):
         return command
     if isinstance(command, list) and command and all(isinstance(w, str) for w in command):
         return " ".join(_quote(str(w)) for w in command)
+    if command is None and action.type == "git":
+        argv = action.args.get("argv")
+        if isinstance(argv, list) and argv and all(isinstance(w, str) for w in argv):
+            words = [str(w) for w in argv[:MAX_ARGV_WORDS]]
+            if posixpath.basename(words[0]) != "git":
+                words.insert(0, "git")
+            return " ".join(_quote(w) for w in words)
     return None
 
 
@@ -516,7 +549,9 @@ class PathGlobs:
         ValueError: a glob that cannot be compiled, naming it.
     """
 
-    __slots__ = ("_absolute", "_home", "globs")
+    __slots__ = ("_absolute", "_automata", "_home", "globs")
+
+    _automata: dict[str | None, tuple[_Nfa | None, list[tuple[frozenset[str], _Nfa]]]]
 
     def __init__(self, globs: Iterable[str]) -> None:
         self.globs = tuple(globs)
@@ -534,6 +569,7 @@ class PathGlobs:
                 absolute.append("(?:.*/)?" + _glob_regex(body))
         self._absolute = self._compile(absolute, self.globs)
         self._home = self._compile(home, self.globs)
+        self._automata = {}
 
     @staticmethod
     def _compile(patterns: list[str], globs: tuple[str, ...]) -> re2._Regexp | None:
@@ -561,6 +597,292 @@ class PathGlobs:
         else:
             return False
         return self._home.fullmatch(rest) is not None
+
+    def could_match(self, pattern: str, home: str | None = None) -> bool:
+        """Whether some path the shell glob ``pattern`` expands to would match a glob.
+
+        ``pattern`` is a normalised absolute path with unquoted ``*``, ``?``, ``[...]``
+        (``/repo/.en?``, ``/repo/**/*.bak``). As in the shell, a wildcard does not match the
+        leading ``.`` of a name. Against a glob that floats (``**/.env``, ``*.key``) the
+        pattern's last component must also share a literal run with the glob's (``.en?``
+        and ``.env``): ``cat src/*`` or ``rm -rf /tmp/run-*`` could expand to a ``.key``, but
+        that is not what they are after; globs that name a place (``~/.ssh/id_*``,
+        ``/etc/shadow``) need no such overlap (``cat ~/.ssh/*`` reads the keys). The answer
+        comes from walking both globs at once (states: pattern position x glob position),
+        linear in the product of their lengths and capped at ``MAX_GLOB_STATES``; past the
+        cap, or for a pattern longer than
+        ``MAX_GLOB_PATTERN``, it is True (not ruled out).
+        """
+        if _GLOB_CHARS.isdisjoint(pattern):
+            return self.match(pattern, home)
+        if len(pattern) > MAX_GLOB_PATTERN:
+            return True
+        if not self.globs:
+            return False
+        built = self._automata.get(home)
+        if built is None:
+            if len(self._automata) > 16:
+                self._automata.clear()
+            floating: list[tuple[frozenset[str], _Nfa]] = []
+            for glob in self.globs:
+                nfa = None if _anchored(glob) else _union_nfa([glob], home)
+                if nfa is not None:
+                    floating.append((_literal_runs(_last(glob)), nfa))
+            built = (_union_nfa([g for g in self.globs if _anchored(g)], home), floating)
+            self._automata[home] = built
+        anchored, floating_globs = built
+        mine = _glob_nfa(pattern, shell=True)
+        if anchored is not None and _intersects(mine, anchored):
+            return True
+        runs = _literal_runs(_last(pattern))
+        return any(
+            _runs_meet(runs, theirs) and _intersects(mine, nfa) for theirs, nfa in floating_globs
+        )
+
+
+# -- globs against globs: the product of two small automata ------------------------------
+#
+# A character test is ("c", ch) one character, ("n", excluded) any character not in
+# ``excluded``, or ("s", chars, negated, excluded) a bracket class. An automaton is a list of
+# states; each state has epsilon moves and (test, next state) moves; state 0 starts and the
+# last state accepts.
+
+_Test = tuple[Any, ...]
+_ANY: Final[_Test] = ("n", "")
+_NOT_SLASH: Final[_Test] = ("n", "/")
+_NOT_SLASH_DOT: Final[_Test] = ("n", "/.")
+
+
+@dataclass(slots=True)
+class _Nfa:
+    eps: list[list[int]] = field(default_factory=lambda: [[]])
+    moves: list[list[tuple[_Test, int]]] = field(default_factory=lambda: [[]])
+    accept: int = 0
+    index: list[tuple[dict[str, list[int]], list[tuple[_Test, int]]]] | None = None
+
+    def literal(self) -> list[tuple[dict[str, list[int]], list[tuple[_Test, int]]]]:
+        """Per state: literal moves by character, and the other moves (built once)."""
+        if self.index is None:
+            index = []
+            for moves in self.moves:
+                lits: dict[str, list[int]] = {}
+                others: list[tuple[_Test, int]] = []
+                for test, target in moves:
+                    if test[0] == "c":
+                        lits.setdefault(test[1], []).append(target)
+                    else:
+                        others.append((test, target))
+                index.append((lits, others))
+            self.index = index
+        return self.index
+
+    def new(self) -> int:
+        self.eps.append([])
+        self.moves.append([])
+        return len(self.eps) - 1
+
+
+def _test_has(test: _Test, ch: str) -> bool:
+    if test[0] == "c":
+        return bool(test[1] == ch)
+    if test[0] == "n":
+        return ch not in test[1]
+    _, chars, negated, excluded = test
+    return ch not in excluded and ((ch in chars) != negated)
+
+
+def _tests_meet(a: _Test, b: _Test) -> bool:
+    """Whether some character passes both tests."""
+    if a[0] == "c":
+        return _test_has(b, a[1])
+    if b[0] == "c":
+        return _test_has(a, b[1])
+    for test, other in ((a, b), (b, a)):
+        if test[0] == "s" and not test[2]:  # a positive class: try its characters
+            return any(_test_has(test, ch) and _test_has(other, ch) for ch in test[1])
+    return True  # two open-ended tests over a large alphabet always share a character
+
+
+def _class_chars(body: str) -> str:
+    """The characters a bracket body names, ranges spelt out (capped)."""
+    out: list[str] = []
+    i, n = 0, len(body)
+    while i < n and len(out) < 512:
+        if i + 2 < n and body[i + 1] == "-":
+            lo, hi = ord(body[i]), ord(body[i + 2])
+            out.extend(chr(c) for c in range(lo, min(hi, lo + 255) + 1))
+            i += 3
+        else:
+            out.append(body[i])
+            i += 1
+    return "".join(out)
+
+
+def _add_glob(nfa: _Nfa, start: int, glob: str, shell: bool) -> int:
+    """Append the automaton of ``glob`` from state ``start``; its accepting state."""
+    cur = start
+    i, n = 0, len(glob)
+    while i < n:
+        c = glob[i]
+        at_start = i == 0 or glob[i - 1] == "/"
+        dotless = shell and at_start  # the shell's wildcards skip a leading "."
+        if c == "*":
+            j = i
+            while j < n and glob[j] == "*":
+                j += 1
+            if j - i >= 2 and at_start and j < n and glob[j] == "/":  # "**/": any directories
+                name, end = nfa.new(), nfa.new()
+                nfa.eps[cur].append(end)
+                if shell:  # directory by directory, none starting with "."
+                    nfa.moves[cur].append((_NOT_SLASH_DOT, name))
+                    nfa.moves[name].append((_NOT_SLASH, name))
+                    nfa.moves[name].append((("c", "/"), cur))
+                else:
+                    nfa.eps[cur].append(name)
+                    nfa.moves[name].append((_ANY, name))
+                    nfa.moves[name].append((("c", "/"), end))
+                cur, i = end, j + 1
+                continue
+            if j - i >= 2 and at_start and j == n and i > 0:  # "/**" at the end
+                end = nfa.new()
+                nfa.eps[cur].append(end)
+                nfa.moves[cur].append((_ANY, end))
+                nfa.moves[end].append((_ANY, end))
+                cur, i = end, j
+                continue
+            first = _NOT_SLASH_DOT if dotless else (_ANY if j - i >= 2 else _NOT_SLASH)
+            rest = _ANY if j - i >= 2 else _NOT_SLASH
+            body, end = nfa.new(), nfa.new()
+            nfa.eps[cur].append(end)
+            nfa.moves[cur].append((first, body))
+            nfa.moves[body].append((rest, body))
+            nfa.eps[body].append(end)
+            cur, i = end, j
+            continue
+        test: _Test
+        step = 1
+        if c == "?":
+            test = _NOT_SLASH_DOT if dotless else _NOT_SLASH
+        elif c == "[":
+            close = glob.find("]", i + 2 if glob[i + 1 : i + 2] in ("!", "^", "]") else i + 1)
+            if close < 0:
+                test = ("c", c)
+            else:
+                inner = glob[i + 1 : close]
+                negated = inner[:1] in ("!", "^")
+                chars = _class_chars(inner[1:] if negated else inner)
+                test = ("s", chars, negated, "/." if dotless else "/")
+                step = close - i + 1
+        else:
+            test = ("c", c)
+        nxt = nfa.new()
+        nfa.moves[cur].append((test, nxt))
+        cur, i = nxt, i + step
+    return cur
+
+
+def _glob_nfa(glob: str, *, shell: bool) -> _Nfa:
+    nfa = _Nfa()
+    nfa.accept = _add_glob(nfa, 0, glob, shell)
+    return nfa
+
+
+def _anchored(glob: str) -> bool:
+    return glob.startswith(("/", "~/")) or glob == "~"
+
+
+def _last(path: str) -> str:
+    return path.rstrip("/").rpartition("/")[2]
+
+
+def _literal_runs(component: str) -> frozenset[str]:
+    """The runs of literal characters (two or more) in a glob's last component."""
+    runs: list[str] = []
+    cur: list[str] = []
+    i, n = 0, len(component)
+    while i < n:
+        c = component[i]
+        if c in "*?[":
+            if len(cur) >= 2:
+                runs.append("".join(cur))
+            cur = []
+            if c == "[":
+                close = component.find("]", i + 2)
+                i = close if close > 0 else i
+        else:
+            cur.append(c)
+        i += 1
+    if len(cur) >= 2:
+        runs.append("".join(cur))
+    if component.startswith(".") and component[1:2] in ("*", "?", "["):
+        runs.append(".")  # a dotfile selection (.*, .??*) is about dotfiles
+    return frozenset(runs)
+
+
+def _runs_meet(mine: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Whether a literal run of a pattern and one of a sensitive glob overlap (one holds the
+    other): ``.en?`` and ``.env`` do, ``shop-test-*`` and ``*.bak`` do not. A pattern's
+    wildcards alone do not make it about a floating glob's names: ``x-*`` could be
+    ``x-.bak``, but it is not what the command is after."""
+    return any(a in b or b in a for a in mine for b in theirs)
+
+
+def _union_nfa(globs: Iterable[str], home: str | None) -> _Nfa | None:
+    """One automaton for a set of path globs, read as :class:`PathGlobs` reads them."""
+    nfa = _Nfa()
+    ends: list[int] = []
+    for glob in globs:
+        start = nfa.new()
+        nfa.eps[0].append(start)
+        if glob == "~" or glob.startswith("~/"):
+            if not home:
+                continue
+            cur = start
+            for ch in home.rstrip("/"):  # the home directory, literally
+                nxt = nfa.new()
+                nfa.moves[cur].append((("c", ch), nxt))
+                cur = nxt
+            ends.append(_add_glob(nfa, cur, glob[1:] or "/", False))
+        elif glob.startswith("/"):
+            ends.append(_add_glob(nfa, start, glob.rstrip("/") or "/", False))
+        else:
+            body = glob[2:] if glob.startswith("./") else glob
+            ends.append(_add_glob(nfa, start, "**/" + body, False))  # floats at any depth
+    if not ends:
+        return None
+    accept = nfa.new()
+    for end in ends:
+        nfa.eps[end].append(accept)
+    nfa.accept = accept
+    return nfa
+
+
+def _intersects(a: _Nfa, b: _Nfa) -> bool:
+    """Whether some string is accepted by both automata (True past the state cap)."""
+    literal = b.literal()
+    seen = {(0, 0)}
+    todo = [(0, 0)]
+    while todo:
+        x, y = todo.pop()
+        if x == a.accept and y == b.accept:
+            return True
+        nexts = [(x2, y) for x2 in a.eps[x]] + [(x, y2) for y2 in b.eps[y]]
+        for test_a, x2 in a.moves[x]:
+            if test_a[0] == "c":  # the common case: a literal character, looked up
+                lits, others = literal[y]
+                nexts.extend((x2, y2) for y2 in lits.get(test_a[1], ()))
+                nexts.extend((x2, y2) for t, y2 in others if _test_has(t, test_a[1]))
+                continue
+            for test_b, y2 in b.moves[y]:
+                if _tests_meet(test_a, test_b):
+                    nexts.append((x2, y2))
+        for pair in nexts:
+            if pair not in seen:
+                if len(seen) >= MAX_GLOB_STATES:
+                    return True
+                seen.add(pair)
+                todo.append(pair)
+    return False
 
 
 def _word_regex(glob: str) -> str:
@@ -635,11 +957,16 @@ class WordGlobs:
 
 
 class PathEffect(NamedTuple):
-    """A path a command reads, writes or deletes: ``mode`` is one of those three words."""
+    """A path a command reads, writes or deletes: ``mode`` is one of those three words.
+
+    ``glob``: the path is an unexpanded pattern (``/repo/*.bak``) standing for the names it
+    matches; :meth:`PathGlobs.could_match` judges it.
+    """
 
     mode: str
     path: str
     command: SimpleCommand
+    glob: bool = False
 
 
 _READERS: Final = _names(
@@ -669,9 +996,12 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
     effects: list[PathEffect] = []
     cwd = command.cwd
 
-    def add(mode: str, word: str) -> None:
+    globs = command.glob_words
+
+    def add(mode: str, word: str, glob: bool = False) -> None:
         if word and word != "-" and not word.startswith("/dev/fd/"):
-            effects.append(PathEffect(mode, resolve_path(word, cwd, home), command))
+            glob = glob or word in globs
+            effects.append(PathEffect(mode, resolve_path(word, cwd, home), command, glob))
 
     for redirect in command.redirects:
         if redirect.path is not None and redirect.writes:
@@ -685,7 +1015,11 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
             add("delete", word)
     elif program == "find":
         if command.has_flag("delete"):
-            for word in args:
+            # a filtered find deletes what it selects; by name, that is known as a pattern
+            patterns = find_patterns(command) if find_filtered(command) else []
+            for word in patterns:
+                add("delete", word, True)
+            for word in () if patterns else args:
                 add("delete", word)
     elif program in _COPIERS and len(args) >= 2:
         *sources, dest = args
@@ -720,6 +1054,60 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
         for word in args:
             add("read", word)
     return effects
+
+
+# find primaries that narrow what it passes on (tests); actions and options do not.
+FIND_TESTS: Final = _names(
+    "name iname path ipath wholename iwholename regex iregex type xtype size mtime mmin atime "
+    "amin ctime cmin used newer anewer cnewer newermt newerct newerat newerBt empty perm user "
+    "group uid gid nouser nogroup links inum samefile executable readable writable lname "
+    "ilname fstype context"
+)
+_FIND_NAME_TESTS: Final = _names("name iname")
+_FIND_PATH_TESTS: Final = _names("path ipath wholename iwholename")
+
+
+def find_filtered(command: SimpleCommand) -> bool:
+    """Whether a ``find`` has a test (``-name``, ``-type``, ``-mtime``...): then it passes
+    on what matches below its starting points, not simply everything."""
+    return command.program == "find" and not FIND_TESTS.isdisjoint(command.flags)
+
+
+def find_patterns(command: SimpleCommand) -> list[str]:
+    """What a ``find`` selects by name, as globs under its starting points.
+
+    ``find . -name '*.bak'`` gives ``./*.bak`` (one per start; the name may be at any depth,
+    judged here as a child of the start); ``-path './a/*'`` gives its pattern. Negated tests
+    (``! -name x``, ``-not -name x``) select nothing and are skipped; ``-regex`` is not read.
+    """
+    argv = command.argv
+    starts = list(command.positionals) or ["."]
+    out: list[str] = []
+    in_exec = False
+    for i in range(1, len(argv) - 1):
+        word = argv[i]
+        if in_exec:
+            in_exec = word not in (";", "+")
+            continue
+        if word in ("-exec", "-execdir", "-ok", "-okdir"):
+            in_exec = True
+            continue
+        test = word.lstrip("-") if word.startswith("-") else ""
+        if test not in _FIND_NAME_TESTS and test not in _FIND_PATH_TESTS:
+            continue
+        if i > 1 and argv[i - 1] in ("!", "-not"):
+            continue
+        value = argv[i + 1]
+        if not value:
+            continue
+        if test in _FIND_NAME_TESTS:
+            if "/" not in value:
+                out.extend(f"{start.rstrip('/')}/{value}" for start in starts)
+        else:
+            out.append(value)
+        if len(out) >= MAX_FIND_PATTERNS:
+            break
+    return list(dict.fromkeys(out))[:MAX_FIND_PATTERNS]
 
 
 def _is_mode(word: str) -> bool:
@@ -1331,6 +1719,7 @@ class _Word:
     dynamic: bool = False
     split: bool = False
     glob: bool = False
+    glob_fields: list[str] = field(default_factory=list)  # fields with an unquoted glob
     sources: list[str] = field(default_factory=list)  # programs of unknown substitutions
     names: list[str] = field(default_factory=list)  # variables referenced
     procsubs: list[str] = field(default_factory=list)  # programs inside <(...) / >(...)
@@ -1339,7 +1728,7 @@ class _Word:
 class _Expander:
     """Expands one raw word into fields (or one string, for assignments)."""
 
-    __slots__ = ("cur", "has", "level", "parser", "result", "scope", "state")
+    __slots__ = ("cur", "cur_glob", "has", "level", "parser", "result", "scope", "state")
 
     def __init__(
         self, parser: _Parser, state: _State, result: _Word, scope: _Scope, level: int = 0
@@ -1351,6 +1740,7 @@ class _Expander:
         self.level = level  # nesting of ${...:-...} words being expanded
         self.cur: list[str] = []
         self.has = False
+        self.cur_glob = False  # the field being built has an unquoted glob character
 
     # Field building ------------------------------------------------------------------
 
@@ -1384,6 +1774,8 @@ class _Expander:
             if k:
                 self.finish()
                 self.result.split = True
+            if not _GLOB_CHARS.isdisjoint(part):  # an unquoted value is globbed too
+                self.result.glob = self.cur_glob = True
             self.lit(part)
         if text[-1] in _WS:
             self.finish()
@@ -1393,10 +1785,13 @@ class _Expander:
             fields = self.result.fields
             if len(fields) < MAX_FIELDS:
                 fields.append("".join(self.cur)[:MAX_WORD_CHARS])
+                if self.cur_glob and len(self.result.glob_fields) < MAX_GLOB_WORDS:
+                    self.result.glob_fields.append(fields[-1])
             else:
                 self.result.dynamic = True
         self.cur = []
         self.has = False
+        self.cur_glob = False
 
     # Expansion -------------------------------------------------------------------------
 
@@ -1441,7 +1836,7 @@ class _Expander:
                 i = end
             else:
                 if c in _GLOB_CHARS:
-                    self.result.glob = True
+                    self.result.glob = self.cur_glob = True
                 self.lit(c)
                 i += 1
                 if assignment and c in "=:" and raw.startswith("~", i):
@@ -2485,14 +2880,19 @@ class _Parser:
         upstream: list[SimpleCommand] = []
         static: str | None = None
         alone = len(parts) == 1
+        previous: SimpleCommand | None = None  # the command of the part just before
         for part in parts:
             st = state if alone else state.copy()
             if not isinstance(part, _RawCmd):
                 part(st)
                 upstream = [SimpleCommand(program="(…)", argv=("(…)",))]
                 static = None
+                previous = None
                 continue
             cmd = self._command(part, st, scope, upstream, static, alone)
+            if previous is not None and cmd is not None and cmd.argv:
+                self._link(previous, cmd.argv, made)
+            previous = cmd
             if cmd is None:
                 static = None
                 continue
@@ -2502,6 +2902,19 @@ class _Parser:
                 _remember_writes(cmd, static, state.files)
             upstream.append(cmd)
         return made
+
+    def _link(self, cmd: SimpleCommand, into: tuple[str, ...], made: list[SimpleCommand]) -> None:
+        """Record that ``cmd``'s output goes into the command ``into`` (its emitted copy)."""
+        linked = replace(cmd, pipe_to=into[:MAX_PIPE_TO_WORDS])
+        for k in range(len(made) - 1, -1, -1):
+            if made[k] is cmd:
+                made[k] = linked
+                break
+        commands = self.commands
+        for k in range(len(commands) - 1, max(-1, len(commands) - MAX_LINK_LOOKBACK), -1):
+            if commands[k] is cmd:
+                commands[k] = linked
+                return
 
     def _walk_nodes(
         self,
@@ -2806,6 +3219,7 @@ class _Parser:
             dynamic=expanded.dynamic,
             split_words=expanded.split,
             globbed=expanded.glob,
+            glob_words=tuple(w for w in dict.fromkeys(expanded.glob_fields) if w in argv),
             pipe_from=pipe_from,
             stdin_args=stripped.xargs,
             fallback=scope.fallback,
@@ -2932,6 +3346,11 @@ class _Parser:
     ) -> None:
         argv = cmd.argv
         starts = list(cmd.positionals) or ["."]
+        filtered = find_filtered(cmd)
+        patterns = find_patterns(cmd) if filtered else []
+        # What {} stands for: the entries a filtered find selects by name (start/NAME), or
+        # the starting points (everything below them, themselves included).
+        items = patterns or starts
         i = 1
         n = len(argv)
         while i < n:
@@ -2940,13 +3359,14 @@ class _Parser:
                 sub: list[str] = []
                 while j < n and argv[j] not in (";", "+"):
                     if argv[j] == "{}":
-                        sub.extend(starts)
+                        sub.extend(items)
                     else:
-                        sub.append(argv[j].replace("{}", starts[0]))
+                        sub.append(argv[j].replace("{}", items[0]))
                     j += 1
                 if sub:
                     raw = _RawCmd([_quote(w) for w in sub], [], " ".join(sub))
-                    self._command(
+                    before = len(self.commands)
+                    made = self._command(
                         raw,
                         state.copy(),
                         scope.nest("find -exec"),
@@ -2954,6 +3374,20 @@ class _Parser:
                         None,
                         False,
                     )
+                    if made is not None and filtered:
+                        marked = replace(
+                            made,
+                            filtered=True,
+                            glob_words=tuple(
+                                w
+                                for w in patterns
+                                if w in made.argv and not _GLOB_CHARS.isdisjoint(w)
+                            ),
+                        )
+                        for k in range(before, len(self.commands)):
+                            if self.commands[k] is made:
+                                self.commands[k] = marked
+                                break
                 i = j + 1
             else:
                 i += 1

@@ -23,9 +23,11 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import multiprocessing
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,7 +36,7 @@ from typing import Any, Final
 import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from supervisor.canonical import canonical
+from supervisor.canonical import canonical, is_canonical, sorted_json
 from supervisor.errors import ArtifactError, SignatureError, StateDirError
 from supervisor.models import Context, Decision
 from supervisor.redact import redact_json
@@ -45,8 +47,13 @@ __all__ = [
     "SNAPSHOT_DIR",
     "ArtifactLog",
     "ChainProblem",
+    "Chunk",
     "Record",
     "artifact_files",
+    "chunks",
+    "default_jobs",
+    "in_processes",
+    "read_chunk",
     "read_records",
     "unseal",
     "verify_chain",
@@ -60,6 +67,7 @@ GENESIS: Final = "sha256:" + "0" * 64
 DEFAULT_MAX_BYTES: Final = 64 * 1024 * 1024
 _LOCK_FILE: Final = ".lock"
 _HEAD_BYTES: Final = 512
+_escape: Final[Callable[[str], str]] = json.encoder.encode_basestring
 
 
 def _digest(payload: bytes) -> str:
@@ -123,56 +131,195 @@ def _body(envelope: Envelope) -> dict[str, Any]:
     return body
 
 
+@dataclass(frozen=True)
+class Chunk:
+    """A run of whole lines of one artifact file: where it is, and its first line's number."""
+
+    path: Path
+    start: int
+    end: int
+    first_line: int
+    file_end: bool  # the file's last run: a line without a newline at its end is torn
+
+    def read(self) -> bytes:
+        with self.path.open("rb") as handle:
+            handle.seek(self.start)
+            return handle.read(self.end - self.start)
+
+
+def chunks(files: Sequence[Path], parts: int = 1, min_bytes: int = 1 << 20) -> list[Chunk]:
+    """The files cut at line ends into about ``parts`` runs of at least ``min_bytes`` each.
+
+    A run never spans two files; in order, the runs are the files' lines in chain order, so
+    work done on them in separate processes merges back into exactly the serial result.
+    """
+    sizes = [path.stat().st_size for path in files]
+    target = max(min_bytes, sum(sizes) // max(parts, 1), 1)
+    out: list[Chunk] = []
+    for path, size in zip(files, sizes, strict=True):
+        if size <= target:
+            out.append(Chunk(path, 0, size, 1, True))
+            continue
+        data = path.read_bytes()  # to number the lines; each worker reads only its run
+        size, start, line = len(data), 0, 1
+        while start < size:
+            cut = data.find(b"\n", min(start + target, size) - 1)
+            end = size if cut < 0 or size - cut - 1 < target // 2 else cut + 1
+            out.append(Chunk(path, start, end, line, end == size))
+            line += data.count(b"\n", start, end)
+            start = end
+    return out
+
+
+def read_chunk(chunk: Chunk, data: bytes | None = None) -> Iterator[Record | ChainProblem]:
+    """Every record of one run of lines in order; unreadable lines come out as problems."""
+    path = chunk.path
+    if data is None:
+        data = chunk.read()
+    lines = data.split(b"\n")
+    torn_at = len(lines) - 1 if chunk.file_end and not data.endswith(b"\n") else -1
+    for offset, raw in enumerate(lines):
+        if not raw:
+            continue
+        index = chunk.first_line + offset
+        torn_line = offset == torn_at
+        try:
+            envelope = Envelope.parse(raw)
+            body = _body(envelope)
+        except (ArtifactError, ValueError) as exc:
+            problem = (
+                "last line is truncated (the writer was interrupted mid-write)"
+                if torn_line
+                else f"unreadable record: {exc}"
+            )
+            yield ChainProblem(path, index, None, problem, torn=torn_line)
+            continue
+        if torn_line:
+            yield ChainProblem(
+                path,
+                index,
+                body.get("seq"),
+                "last line has no newline (the writer was interrupted)",
+                torn=True,
+            )
+            continue
+        yield Record(path, index, envelope, body)
+
+
 def read_records(files: Sequence[Path]) -> Iterator[Record | ChainProblem]:
     """Every record of the files in order; unreadable lines come out as problems."""
     for path in files:
         data = path.read_bytes()
-        lines = data.split(b"\n")
-        complete = data.endswith(b"\n")
-        last = len(lines) - 1
-        for index, raw in enumerate(lines, start=1):
-            if not raw:
-                continue
-            torn_line = index == last + 1 and not complete
-            try:
-                envelope = Envelope.parse(raw)
-                body = _body(envelope)
-            except (ArtifactError, ValueError) as exc:
-                problem = (
-                    "last line is truncated (the writer was interrupted mid-write)"
-                    if torn_line
-                    else f"unreadable record: {exc}"
-                )
-                yield ChainProblem(path, index, None, problem, torn=torn_line)
-                continue
-            if torn_line:
-                yield ChainProblem(
-                    path,
-                    index,
-                    body.get("seq"),
-                    "last line has no newline (the writer was interrupted)",
-                    torn=True,
-                )
-                continue
-            yield Record(path, index, envelope, body)
+        yield from read_chunk(Chunk(path, 0, len(data), 1, True), data)
 
 
-def verify_chain(files: Sequence[Path], public: Ed25519PublicKey) -> tuple[int, list[ChainProblem]]:
-    """Check signatures, sequence and hash chain. Returns (records checked, problems)."""
+def default_jobs() -> int:
+    """How many processes to verify or replay with by default: the CPUs this one may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def in_processes(
+    work: Callable[[Chunk], list[Any]], parts: Sequence[Chunk], jobs: int
+) -> Iterator[list[Any]]:
+    """``work`` on each chunk in ``jobs`` processes; results in the chunks' order.
+
+    Workers are forked where the platform can, so they start at once with everything this
+    process has loaded (specialist kinds, models); ``work`` must be a module-level function
+    and its results picklable.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(parts)), mp_context=context) as pool:
+        yield from pool.map(work, parts)
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """What the chain check needs of one record whose signature was checked."""
+
+    path: Path
+    line: int
+    seq: int
+    prev: Any
+    digest: str
+    bad_signature: str | None
+
+
+def _verify_items(
+    items: Iterable[Record | ChainProblem], public: Ed25519PublicKey
+) -> list[_Checked | ChainProblem]:
+    out: list[_Checked | ChainProblem] = []
+    for item in items:
+        if isinstance(item, ChainProblem):
+            out.append(item)
+            continue
+        try:
+            item.envelope.verify(public)
+            bad = None
+        except SignatureError as exc:
+            bad = str(exc)
+        out.append(
+            _Checked(
+                item.path,
+                item.line,
+                item.seq,
+                item.body.get("prev"),
+                _digest(item.envelope.payload),
+                bad,
+            )
+        )
+    return out
+
+
+_worker_public: Ed25519PublicKey | None = None  # set in the parent before forking workers
+
+
+def _verify_chunk_in_worker(chunk: Chunk) -> list[_Checked | ChainProblem]:
+    assert _worker_public is not None
+    return _verify_items(read_chunk(chunk), _worker_public)
+
+
+def verify_chain(
+    files: Sequence[Path],
+    public: Ed25519PublicKey,
+    *,
+    jobs: int = 1,
+    min_chunk_bytes: int = 1 << 20,
+) -> tuple[int, list[ChainProblem]]:
+    """Check signatures, sequence and hash chain. Returns (records checked, problems).
+
+    With ``jobs`` > 1 the signatures of runs of lines are checked in that many processes
+    (inputs under ``min_chunk_bytes`` a run stay in this one); the sequence and the chain
+    are then checked here, in order, so the problems are exactly the serial ones.
+    """
+    global _worker_public
+    parts = chunks(files, jobs, min_chunk_bytes) if jobs > 1 else []
+    if len(parts) > 1:
+        _worker_public = public
+        try:
+            checked_runs: Iterator[list[_Checked | ChainProblem]] = in_processes(
+                _verify_chunk_in_worker, parts, jobs
+            )
+            items = [item for run in checked_runs for item in run]
+        finally:
+            _worker_public = None
+    else:
+        items = _verify_items(read_records(files), public)
     problems: list[ChainProblem] = []
     checked = 0
     expected_seq: int | None = None
     expected_prev: str | None = None
-    for item in read_records(files):
+    for item in items:
         if isinstance(item, ChainProblem):
             problems.append(item)
             continue
         checked += 1
-        try:
-            item.envelope.verify(public)
-        except SignatureError as exc:
-            problems.append(ChainProblem(item.path, item.line, item.seq, str(exc)))
-        seq, prev = item.seq, item.body.get("prev")
+        if item.bad_signature is not None:
+            problems.append(ChainProblem(item.path, item.line, item.seq, item.bad_signature))
+        seq, prev = item.seq, item.prev
         if expected_seq is None:
             if seq != 1 and prev == GENESIS:
                 problems.append(
@@ -202,7 +349,7 @@ def verify_chain(files: Sequence[Path], public: Ed25519PublicKey) -> tuple[int, 
                     )
                 )
         expected_seq = seq + 1
-        expected_prev = _digest(item.envelope.payload)
+        expected_prev = item.digest
     return checked, problems
 
 
@@ -260,6 +407,8 @@ class ArtifactLog:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _lock_fd: int | None = field(default=None, init=False)
     _pid: int = field(default_factory=os.getpid, init=False)
+    _taxonomy_parts: dict[tuple[str, ...], str] = field(default_factory=dict, init=False)
+    _taxonomy_for: Mapping[str, Any] | None = field(default=None, init=False)
 
     @property
     def directory(self) -> Path:
@@ -302,9 +451,39 @@ class ArtifactLog:
             tail.torn = tail.torn or torn
         self._tail = tail
 
-    def _record_body(
+    def _taxonomy_text(self, decision: Decision) -> str:
+        """The record's "taxonomy" part as canonical JSON; the same for most decisions."""
+        if self._taxonomy_for is not self.taxonomy:  # replaced since: start afresh
+            self._taxonomy_parts, self._taxonomy_for = {}, self.taxonomy
+        key = (decision.taxonomy_hash, *decision.results)
+        text = self._taxonomy_parts.get(key)
+        if text is None:
+            known = self.taxonomy.get("entries", {})
+            value = {
+                "hash": self.taxonomy.get("hash", decision.taxonomy_hash),
+                "sources": self.taxonomy.get("sources", []),
+                # the config hash of each specialist that ran (kind and version are in its
+                # result); the taxonomy snapshot named by the hash holds the configs
+                "entries": {
+                    entry_id: (known.get(entry_id) or {}).get("config_hash")
+                    for entry_id in decision.results
+                },
+            }
+            text = sorted_json(value)
+            if len(self._taxonomy_parts) >= 256:  # bounded: a few sets of entries in practice
+                self._taxonomy_parts.clear()
+            self._taxonomy_parts[key] = text
+        return text
+
+    def _record_payload(
         self, decision: Decision, context: Context, seq: int, prev: str, now: datetime
-    ) -> dict[str, Any]:
+    ) -> bytes:
+        """The record's canonical (RFC 8785) bytes, serialised once.
+
+        The decision and context are written as sorted JSON text, masked, and joined with
+        the other fields, whose keys all sort after "context" and "decision"; a scan says
+        whether that text is already canonical (nearly always), else the full encoder runs.
+        """
         # Defaults are left out: a record lists every specialist's result, most of them a
         # plain "ok", and the verifier and replayer fill the defaults back in.
         plain_decision = decision.model_dump(mode="json", exclude_defaults=True)
@@ -313,8 +492,7 @@ class ArtifactLog:
             args = plain_decision["action"]["args"]
             if name in args:
                 args[name] = f"[REDACTED:{name}]"
-        shown = {"decision": plain_decision, "context": plain_context}
-        shown_text = json.dumps(shown)
+        shown_text = sorted_json({"context": plain_context, "decision": plain_decision})
         masked_text = redact_json(shown_text)
         sealed = None
         if masked_text is not shown_text or (
@@ -328,29 +506,30 @@ class ArtifactLog:
                 },
                 decision.decision_id.encode(),
             )
-            shown = json.loads(masked_text)
-        known = self.taxonomy.get("entries", {})
-        entries = {  # the config hash of each specialist that ran (kind and version are in
-            # its result); the taxonomy snapshot named by the hash holds the configs
-            entry_id: (known.get(entry_id) or {}).get("config_hash")
-            for entry_id in decision.results
-        }
-        return {
-            "type": RECORD_TYPE,
-            "version": 1,
-            "seq": seq,
-            "prev": prev,
-            "key_id": self.keys.key_id,
-            "recorded_at": now.isoformat(),
-            "decision": shown["decision"],
-            "context": shown["context"],
-            "taxonomy": {
-                "hash": self.taxonomy.get("hash", decision.taxonomy_hash),
-                "sources": self.taxonomy.get("sources", []),
-                "entries": entries,
-            },
-            "sealed": sealed,
-        }
+            if masked_text is not shown_text:  # re-serialised by the masking: sort it again
+                masked_text = sorted_json(json.loads(masked_text))
+        text = "".join(
+            (
+                masked_text[:-1],  # {"context":…,"decision":… without its closing brace
+                ',"key_id":',
+                _escape(self.keys.key_id),
+                ',"prev":',
+                _escape(prev),
+                ',"recorded_at":',
+                _escape(now.isoformat()),
+                ',"sealed":',
+                "null" if sealed is None else _escape(sealed),
+                ',"seq":',
+                str(seq),
+                ',"taxonomy":',
+                self._taxonomy_text(decision),
+                ',"type":',
+                _escape(RECORD_TYPE),
+                ',"version":1}',
+            )
+        )
+        payload = text.encode("utf-8", "surrogatepass")
+        return payload if is_canonical(payload) else canonical(json.loads(text))
 
     def append(self, decision: Decision, context: Context) -> None:
         """Sign and append the record; in the OS's hands (or on disk if ``durable``) on return."""
@@ -367,11 +546,10 @@ class ArtifactLog:
                 # writer died between its record and the head), read the tail itself.
                 tail = self._head(lock)
                 now = datetime.now(UTC)
-                body = self._record_body(decision, context, tail.seq + 1, tail.prev, now)
-                payload = canonical(body)
-                line = json.dumps(self.keys.sign(payload), separators=(",", ":")) + "\n"
+                payload = self._record_payload(decision, context, tail.seq + 1, tail.prev, now)
+                line = self.keys.sign_line(payload)
                 target = self._target(tail, now, len(line))
-                self._write(target, line.encode())
+                self._write(target, line)
                 tail.path, tail.size = target, target.stat().st_size
                 tail.seq, tail.prev, tail.day, tail.torn = (
                     tail.seq + 1,

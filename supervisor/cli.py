@@ -417,14 +417,23 @@ def _public_key(ctx: click.Context, key: Path | None) -> Any:
     help="Public key (default: keys/signing.pub in the state directory).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes checking signatures (default: one per CPU).",
+)
 @click.pass_context
 @handle_errors
-def verify(ctx: click.Context, paths: tuple[Path, ...], key: Path | None, as_json: bool) -> None:
+def verify(
+    ctx: click.Context, paths: tuple[Path, ...], key: Path | None, as_json: bool, jobs: int | None
+) -> None:
     """Check signatures, sequence and hash chain of decision records (exit 4 on a problem)."""
-    from supervisor.artifacts import verify_chain
+    from supervisor.artifacts import default_jobs, verify_chain
 
     files = _artifact_paths(ctx, paths)
-    checked, problems = verify_chain(files, _public_key(ctx, key))
+    checked, problems = verify_chain(files, _public_key(ctx, key), jobs=jobs or default_jobs())
     if as_json:
         click.echo(
             json.dumps(
@@ -566,6 +575,13 @@ def _print_decision(record: Any, decision: dict[str, Any], context: dict[str, An
     help="Private key, to replay sealed originals (default: the state directory's, if present).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes replaying records (default: one per CPU); the report is the same.",
+)
 @click.pass_context
 @handle_errors
 def replay(
@@ -575,15 +591,16 @@ def replay(
     live: bool,
     key: Path | None,
     as_json: bool,
+    jobs: int | None,
 ) -> None:
     """Re-decide recorded actions and report every difference (exit 1 if any).
 
     With no --taxonomy each record is replayed with the taxonomy it was made with; with one,
     the report shows what that taxonomy would have changed, entry by entry.
     """
-    from supervisor.artifacts import ARTIFACT_DIR, SNAPSHOT_DIR, read_records
+    from supervisor.artifacts import ARTIFACT_DIR, SNAPSHOT_DIR, chunks, default_jobs
     from supervisor.plugins import load_kinds
-    from supervisor.replay import Replayer, ReplayReport
+    from supervisor.replay import Replayer, ReplayReport, replay_chunks
     from supervisor.signing import KEYS_DIR, PRIVATE_FILE, load_private_key
     from supervisor.taxonomy import load_taxonomy
 
@@ -603,13 +620,19 @@ def replay(
         kinds, taxonomy=taxonomy, keys=pair, live=live, snapshots=snapshots, home=_home(ctx)
     )
     report = ReplayReport()
-    items = list(read_records(files))
-    with click.progressbar(items, label="replaying", file=sys.stderr, show_pos=True) as bar:
-        for outcome in replayer.replay(bar):
-            if isinstance(outcome, str):
-                report.problems.append(outcome)
-            else:
-                report.records.append(outcome)
+    jobs = jobs or default_jobs()
+    # Runs of about 256 KB (a few dozen records) at the least, several per process, so the
+    # processes finish together and the progress bar moves on long runs.
+    parts = chunks(files, jobs * 8, 256 * 1024)
+    total = sum(part.end - part.start for part in parts)
+    with click.progressbar(length=total, label="replaying", file=sys.stderr) as bar:
+        for part, outcomes in replay_chunks(replayer, parts, jobs):
+            for outcome in outcomes:
+                if isinstance(outcome, str):
+                    report.problems.append(outcome)
+                else:
+                    report.records.append(outcome)
+            bar.update(part.end - part.start)
     if as_json:
         click.echo(json.dumps(report.as_json(), indent=2))
     else:

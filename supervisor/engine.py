@@ -21,6 +21,7 @@ import asyncio
 import inspect
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -226,6 +227,7 @@ class _Run:
     # False while every result so far is a plain "ok": then there is nothing to aggregate.
     objected: bool = False
     replay: Replay | None = None
+    judged: Action | None = None  # what specialists see when it differs from ``action``
 
 
 @dataclass(frozen=True)
@@ -366,11 +368,16 @@ class Engine:
             # now: recorded timeouts are taken as recorded, the rest get time to answer.
             budget_ns = max(budget_ns, REPLAY_DEADLINE_NS)
         run = _Run(action, ctx, self._ids(), start, start + budget_ns, {}, [], replay=replay)
+        judged = _judgeable(action)
+        if judged is not action:
+            run.judged = action = judged  # the record keeps what the agent proposed
         if pooled:
             self._submit_all(run, pooled)
         results = run.results
         perf_ns = time.perf_counter_ns
         for slot in inline:
+            if replay is not None and _recorded_timeout(run, slot):
+                continue
             # Inline specialists are the hot path: no task, no timer, no lock.
             began = perf_ns()
             try:
@@ -413,12 +420,8 @@ class Engine:
         now_s = run.start_ns / 1e9
         replay = run.replay
         for slot in pooled:
-            if replay is not None:
-                then = replay.recorded.get(slot.entry.id)
-                if then is not None and then.status in (Status.TIMEOUT, Status.SKIPPED):
-                    run.objected = True
-                    run.results[slot.entry.id] = then
-                    continue
+            if replay is not None and _recorded_timeout(run, slot):
+                continue
             if replay is not None or slot.breaker.allows(now_s):
                 served = None
                 if replay is not None and not replay.live:
@@ -429,7 +432,7 @@ class Engine:
                 context._history = self._history
                 context._agent = run.action.agent
                 context._session = run.action.session
-                future = self._submit(slot, run.action, context)
+                future = self._submit(slot, run.judged or run.action, context)
                 timeout_ns = slot.timeout_ns if replay is None else REPLAY_DEADLINE_NS
                 run.pending.append((slot, future, run.start_ns + timeout_ns, recorder))
                 continue
@@ -615,6 +618,19 @@ class Engine:
         return decision
 
 
+def _recorded_timeout(run: _Run, slot: _Slot) -> bool:
+    """In a replay, take a recorded timeout or skip as it was: a deadline is a fact of that
+    moment (the machine's load), not of the inputs; an inline specialist that overran and
+    was demoted counts too."""
+    assert run.replay is not None
+    then = run.replay.recorded.get(slot.entry.id)
+    if then is None or then.status not in (Status.TIMEOUT, Status.SKIPPED):
+        return False
+    run.objected = True
+    run.results[slot.entry.id] = then
+    return True
+
+
 class _Exited(Exception):
     """A specialist called sys.exit(); that must end its vote, not the agent's process."""
 
@@ -641,6 +657,44 @@ def _check_result(result: SpecialistResult | Awaitable[SpecialistResult]) -> Spe
             "execution='async' or make evaluate an async def"
         )
     raise TypeError(f"evaluate() returned {type(result).__name__}, not a SpecialistResult")
+
+
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _has_surrogate(value: object) -> bool:
+    if isinstance(value, str):
+        return not value.isascii() and _LONE_SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_surrogate(v) for v in value)
+    return False
+
+
+def _replace_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace_surrogates(v) for v in value]
+    return value
+
+
+def _judgeable(action: Action) -> Action:
+    """The action as specialists see it: lone surrogates replaced by U+FFFD.
+
+    A lone surrogate (from a ``"\\ud800"`` JSON escape, or a PEP 383 undecodable byte) has
+    no UTF-8 form, so RE2, ``open()`` and most parsers raise on it; a specialist that raises
+    loses its vote, which would let one planted code point switch a check off. The
+    replacement keeps every other character and offset.
+    """
+    if not _has_surrogate(action.args) and not _has_surrogate(action.tool):
+        return action
+    return action.model_copy(
+        update={"args": _replace_surrogates(action.args), "tool": _replace_surrogates(action.tool)}
+    )
 
 
 def _as_action(action: Action | Mapping[str, Any]) -> Action:

@@ -51,6 +51,7 @@ SECRET_KINDS: Final[tuple[str, ...]] = (
     "authorization",
     "cookie",
     "set-cookie",
+    "cli-password",
     # ``name=value`` assignments and JSON keys: the kind is the (canonical) name.
     "password",
     "passwd",
@@ -224,6 +225,23 @@ _RULES: Final[tuple[_Rule, ...]] = (
         + _OPEN_QUOTE
         + rb"[^\s:\"'\\-][^\s:\"'\\]*:([^\s\"'\\]+)",
         rb"(?s:curl.*?-(?:u|-user))",  # the whitespace before -u may be any JSON escape
+        (1,),
+        placeholders=True,
+    ),
+    # A password glued to a database client's -p (mysql -pS3cr3t) or after sshpass -p; a
+    # bare -p prompts, and -p"$PW" / -p$PW are references (placeholders).
+    _Rule(
+        b"cli-password",
+        rb"\b(?:mysql[a-z]*|mariadb[a-z-]*)\b[^\r\n;&|]*?[ \t]-p"
+        rb"([^\s;&|()\"'\\][^\s;&|()\"'\\]*)",
+        rb"(?:mysql|mariadb)[^\r\n;&|]*?-p[^\s;&|]",
+        (1,),
+        placeholders=True,
+    ),
+    _Rule(
+        b"cli-password",
+        rb"\bsshpass\b[^\r\n;&|]*?[ \t]-p[ \t]*([^\s;&|()\"'\\-][^\s;&|()\"'\\]*)",
+        rb"sshpass[^\r\n;&|]*?-p",
         (1,),
         placeholders=True,
     ),

@@ -10,14 +10,14 @@ have done to real traffic, entry by entry: the same, stricter or looser.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from supervisor.artifacts import ChainProblem, Record, unseal
+from supervisor.artifacts import ChainProblem, Chunk, Record, in_processes, read_chunk, unseal
 from supervisor.engine import Engine, Replay
 from supervisor.errors import ArtifactError
 from supervisor.models import (
@@ -33,7 +33,7 @@ from supervisor.plugins import KindRegistry
 from supervisor.signing import KeyPair
 from supervisor.taxonomy import Taxonomy, load_taxonomy
 
-__all__ = ["EntryChange", "RecordReplay", "ReplayReport", "Replayer"]
+__all__ = ["EntryChange", "RecordReplay", "ReplayReport", "Replayer", "replay_chunks"]
 
 
 class _RecordedMemory:
@@ -172,16 +172,35 @@ class Replayer:
         self._snapshot_dirs = list(snapshots)
         self.home = home  # where specialists find their files (models) again
         self._engines: dict[str, Engine] = {}
+        self._failures: dict[str, ArtifactError] = {}  # snapshots that cannot be used
+
+    def unstarted(self) -> Replayer:
+        """The same settings with no engine built yet: for a forked worker, since an
+        engine's worker threads do not survive a fork."""
+        return Replayer(
+            self.kinds,
+            taxonomy=self.taxonomy,
+            keys=self.keys,
+            live=self.live,
+            snapshots=self._snapshot_dirs,
+            home=self.home,
+        )
 
     def _engine_for(self, taxonomy_hash: str) -> Engine:
         key = self.taxonomy.hash if self.taxonomy is not None else taxonomy_hash
         engine = self._engines.get(key)
         if engine is not None:
             return engine
-        if self.taxonomy is not None:
-            taxonomy = self.taxonomy
-        else:
-            taxonomy = self._load_snapshot(taxonomy_hash)
+        failed = self._failures.get(key)
+        if failed is not None:  # the same answer for every record of it, without re-reading
+            raise failed
+        try:
+            taxonomy = (
+                self.taxonomy if self.taxonomy is not None else self._load_snapshot(taxonomy_hash)
+            )
+        except ArtifactError as exc:
+            self._failures[key] = exc
+            raise
         engine = Engine(taxonomy, self.kinds, home=self.home)
         self._engines[key] = engine
         return engine
@@ -286,3 +305,32 @@ class Replayer:
         return RecordReplay(
             record.path, record.line, record.seq, decision_id, before, again.verdict, tuple(changes)
         )
+
+
+_worker_replayer: Replayer | None = None  # set in the parent before forking workers
+
+
+def _replay_chunk_in_worker(chunk: Chunk) -> list[RecordReplay | str]:
+    assert _worker_replayer is not None
+    return list(_worker_replayer.replay(read_chunk(chunk)))
+
+
+def replay_chunks(
+    replayer: Replayer, parts: Sequence[Chunk], jobs: int = 1
+) -> Iterator[tuple[Chunk, list[RecordReplay | str]]]:
+    """Each run of lines replayed, in order, with ``jobs`` processes.
+
+    Every record is replayed on its own (its observations, its recorded nudges), so runs
+    replayed apart give exactly what one pass gives. Workers are forked with ``replayer``
+    and each builds its own engines.
+    """
+    global _worker_replayer
+    if jobs <= 1 or len(parts) <= 1:
+        for chunk in parts:
+            yield chunk, list(replayer.replay(read_chunk(chunk)))
+        return
+    _worker_replayer = replayer.unstarted()
+    try:
+        yield from zip(parts, in_processes(_replay_chunk_in_worker, parts, jobs), strict=True)
+    finally:
+        _worker_replayer = None

@@ -78,6 +78,27 @@ class KeyPair:
             "signatures": [{"keyid": self.key_id, "sig": base64.b64encode(sig).decode()}],
         }
 
+    def sign_line(self, payload: bytes, payload_type: str = PAYLOAD_TYPE) -> bytes:
+        """:meth:`sign` as one compact JSON line, newline included, as artifacts hold it.
+
+        The same bytes as ``json.dumps(sign(...), separators=(",", ":"))``, written directly:
+        base64 needs no escaping, and the payload is the bulk of every record.
+        """
+        sig = self.private.sign(pae(payload_type, payload))
+        return b"".join(
+            (
+                b'{"payload":"',
+                base64.b64encode(payload),
+                b'","payloadType":',
+                json.dumps(payload_type).encode(),
+                b',"signatures":[{"keyid":',
+                json.dumps(self.key_id).encode(),
+                b',"sig":"',
+                base64.b64encode(sig),
+                b'"}]}\n',
+            )
+        )
+
     def _aead(self) -> AESGCM:
         raw = self.private.private_bytes(
             serialization.Encoding.Raw,

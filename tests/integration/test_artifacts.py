@@ -12,9 +12,17 @@ from pathlib import Path
 import pytest
 
 from supervisor import Supervisor
-from supervisor.artifacts import Record, artifact_files, read_records, verify_chain
+from supervisor.artifacts import (
+    Record,
+    artifact_files,
+    chunks,
+    read_chunk,
+    read_records,
+    verify_chain,
+)
+from supervisor.canonical import canonical, is_canonical
 from supervisor.plugins import load_kinds
-from supervisor.replay import Replayer
+from supervisor.replay import Replayer, replay_chunks
 from supervisor.signing import generate_keys, load_private_key, load_public_key
 from supervisor.taxonomy import load_taxonomy
 
@@ -62,9 +70,12 @@ def lines_of(home: Path) -> tuple[Path, list[bytes]]:
 
 
 def problems(home: Path, key: Path | None = None) -> list[str]:
+    """Verify serially and in three processes (runs of a line or two): the same problems."""
     public = load_public_key(key or home / "keys" / "signing.pub")
-    _, found = verify_chain(artifact_files([home / "artifacts"]), public)
-    return [str(p) for p in found]
+    files = artifact_files([home / "artifacts"])
+    serial = verify_chain(files, public)
+    assert verify_chain(files, public, jobs=3, min_chunk_bytes=1) == serial
+    return [str(p) for p in serial[1]]
 
 
 def test_intact_records_verify(home):
@@ -80,6 +91,61 @@ def test_intact_records_verify(home):
         "git",
         "regex",
     )
+
+
+def test_records_are_canonical_and_written_the_fast_way(home, tmp_path):
+    """Each payload is the RFC 8785 form of itself, as the full encoder would write it."""
+    home2 = tmp_path / "odd"
+    with Supervisor.from_taxonomy("coding", home=home2) as sup:  # numbers and keys the
+        sup.check(  # fast path leaves to the full encoder
+            {"type": "shell", "args": {"command": "ls", "n": [1e-7, 100.0, -0.0], "\U0001f600": 1}}
+        )
+    payloads = [
+        r.envelope.payload
+        for h in (home, home2)
+        for r in read_records(artifact_files([h / "artifacts"]))
+        if isinstance(r, Record)
+    ]
+    assert len(payloads) == 7
+    for payload in payloads:
+        assert payload == canonical(json.loads(payload))
+    assert all(is_canonical(p) for p in payloads[:6])  # typical records: no second encoding
+    assert not is_canonical(payloads[6])
+    assert b'"n":[1e-7,100,0]' in payloads[6]
+
+
+def test_runs_of_lines_read_as_the_whole_files(home):
+    path, lines = lines_of(home)
+    path.write_bytes(b"".join(lines[:4]) + b"\n" + b"".join(lines[4:])[:-40])  # blank, torn
+    files = artifact_files([home / "artifacts"])
+    whole = [(type(r), r.path, r.line, str(r)) for r in read_records(files)]
+    for parts in (2, 3, 7):
+        runs = chunks(files, parts, min_bytes=1)
+        assert len(runs) > 1
+        pieces = [(type(r), r.path, r.line, str(r)) for run in runs for r in read_chunk(run)]
+        assert pieces == whole
+    assert "truncated" in whole[-1][3]
+
+
+def test_replay_in_several_processes_gives_the_serial_report(home, tmp_path):
+    path, lines = lines_of(home)
+    path.write_bytes(b"".join([*lines[:2], b"not a record\n", *lines[2:]]))
+    kinds = load_kinds()
+    files = artifact_files([home / "artifacts"])
+    replayer = Replayer(kinds, snapshots=[home / "artifacts" / "taxonomies"])
+    serial = list(replayer.replay(read_records(files)))
+    runs = chunks(files, 7, min_bytes=1)
+    parallel = [o for _, run in replay_chunks(replayer, runs, jobs=3) for o in run]
+    assert len(runs) > 2
+    assert parallel == serial
+    assert len(serial) == 7
+    assert isinstance(serial[2], str)
+    assert "unreadable record" in serial[2]
+    two = supervise("replay", "--jobs", "2", "--json", home=home)
+    assert two.returncode == 1  # the unreadable line
+    report = json.loads(two.stdout)
+    assert (report["records"], report["differences"]) == (6, 0)
+    assert report["problems"] == [serial[2]]
 
 
 def test_flipped_byte_is_caught(home):
@@ -220,6 +286,7 @@ def test_commands(home, tmp_path):
     ok = supervise("verify", home=home)
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout.startswith("ok: 6 records")
+    assert supervise("verify", "--jobs", "2", home=home).stdout == ok.stdout
     shown = supervise("show", "last", home=home)
     assert shown.returncode == 0
     assert "evil.example" in shown.stdout
@@ -244,6 +311,7 @@ def test_commands(home, tmp_path):
     broken = supervise("verify", home=home)
     assert broken.returncode == 4
     assert "FAIL" in broken.stdout
+    assert supervise("verify", "-j", "3", home=home).stdout == broken.stdout
     other = generate_keys(tmp_path / "k2")
     wrong_key = supervise("verify", "--key", str(tmp_path / "k2" / "signing.pub"), home=home)
     assert wrong_key.returncode == 4

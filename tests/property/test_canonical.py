@@ -9,7 +9,7 @@ import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from supervisor.canonical import canonical
+from supervisor.canonical import canonical, canonical_json, is_canonical, sorted_json
 
 JSON = st.recursive(
     st.none()
@@ -26,6 +26,64 @@ JSON = st.recursive(
 @given(JSON)
 def test_same_bytes_as_the_reference(value):
     assert canonical(value) == rfc8785.dumps(value)
+
+
+@settings(max_examples=800)
+@given(JSON)
+def test_fast_path_same_bytes_as_the_reference(value):
+    assert canonical_json(value) == rfc8785.dumps(value)
+
+
+# Numbers, keys and strings where the standard library's JSON and RFC 8785 part ways, or
+# look as if they might: the fast path must notice the first and may take the second.
+AWKWARD = st.recursive(
+    st.sampled_from([1e-7, 1e-5, 1e16, 1e21, 1e22, 100.0, -0.0, 0.5, 2**53 - 1, -(2**53 - 1)])
+    | st.integers(-(2**53 - 1), 2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False, min_value=-1e25, max_value=1e25)
+    | st.sampled_from(["1e+16", ":100.0,", "[1.0]", "\ufb33", "\U0001f600", '"', "\\"])
+    | st.text(alphabet=st.sampled_from('0123456789.e+-:,[]{}"\\\ufb33\U0001f600')),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.text(alphabet=st.sampled_from("ab1.e\ufb33\U0001f600\ue000\uffff")),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=800)
+@given(AWKWARD)
+def test_fast_path_on_awkward_values(value):
+    assert canonical_json(value) == rfc8785.dumps(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "fast"),
+    [
+        ({"a": 0.389927, "b": [1, "x"]}, True),
+        # only numbers outside strings matter; a look-alike inside one may cost the slow path
+        ({"a": "1e+16 and 100.0"}, None),
+        ({"a": 100.0}, False),
+        ({"a": 1e-7}, False),
+        ({"a": -0.0}, False),
+        ([2**53 - 1], False),
+        ({"\U0001f600": 1}, False),
+    ],
+)
+def test_fast_path_takes_only_what_it_can_vouch_for(value, fast):
+    data = sorted_json(value).encode("utf-8", "surrogatepass")
+    if fast is not None:
+        assert is_canonical(data) is fast
+    assert canonical_json(value) == rfc8785.dumps(value)
+
+
+def test_fast_path_keeps_the_errors():
+    for bad in (math.nan, [math.inf], {"a": 2**53}, [object()]):
+        with pytest.raises((ValueError, TypeError)):
+            canonical_json(bad)
 
 
 @given(st.dictionaries(st.text(), st.integers(-(2**53 - 1), 2**53 - 1), max_size=8), st.randoms())

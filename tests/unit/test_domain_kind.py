@@ -812,3 +812,45 @@ def test_arbitrary_commands_never_crash(command):
     for specialist in (EGRESS, EXFIL, DNS_ONLY):
         result = shell_result(command, specialist)
         assert result.verdict in (Verdict.OK, Verdict.REFUSE, Verdict.FLAG, Verdict.BLOCK)
+
+
+# --------------------------------------------------------------------------------------
+# Tunnel clients run as programs
+
+
+@pytest.mark.parametrize(
+    ("command", "domain"),
+    [
+        ("ngrok http 3000", "ngrok.app"),
+        ("ngrok tcp 22", "ngrok.app"),
+        ("cloudflared tunnel --url http://localhost:8080", "trycloudflare.com"),
+        ("cloudflared tunnel run my-tunnel", "cfargotunnel.com"),
+        ("lt --port 3000", "loca.lt"),
+        ("npx localtunnel --port 3000", "loca.lt"),
+        ("ssh -R 80:localhost:3000 serveo.net", "serveo.net"),
+        ("ssh -R 80:localhost:8080 nokey@localhost.run", "localhost.run"),
+        ("nohup ngrok http 8080 > /dev/null &", "ngrok.app"),
+    ],
+)
+def test_tunnel_clients_open_a_tunnel(command: str, domain: str):
+    result = shell_result(command, EXFIL)
+    assert result.verdict is Verdict.BLOCK, command
+    assert result.evidence["domain"] == domain
+    assert result.evidence["tunnel"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ngrok config add-authtoken 2abc",
+        "ngrok version",
+        "ngrok http --help",
+        "cloudflared tunnel list",
+        "cloudflared tunnel login",
+        "npx vite --port 3000",
+        "npm run dev -- --port 3000",
+        "ssh -L 5432:localhost:5432 db.internal",
+    ],
+)
+def test_tunnel_client_look_alikes_pass(command: str):
+    assert shell_result(command, EXFIL).verdict in (Verdict.OK, Verdict.REFUSE), command

@@ -430,3 +430,47 @@ def test_no_input_crashes(command: str, status: str | None, branch: str | None):
         result = ALL.evaluate(action, ctx)
         assert result.verdict in (Verdict.OK, Verdict.BLOCK, Verdict.REFUSE)
     assert time.perf_counter() - start < 5.0
+
+
+# --------------------------------------------------------------------------------------
+# Abbreviated long options, as git reads them
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git commit --no-verif -m fix",
+        "git commit --no-veri -m fix",
+        "git push --no-verif origin feature/x",
+        "git commit --mess 'x' --no-verify",
+    ],
+)
+def test_unambiguous_prefixes_of_long_options_are_resolved(command: str):
+    assert run(HOOKS, command).verdict is Verdict.NUDGE
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git commit --no-ver -m fix",  # git: ambiguous (--no-verbose, --no-verify): refused
+        "git commit --no-v -m fix",
+        "git commit --no-verb -m fix",  # --no-verbose
+        "git merge --no-verif feature",  # git: ambiguous with --no-verify-signatures
+        "git commit --verif -m fix",  # --verify: the hooks run
+    ],
+)
+def test_ambiguous_or_other_prefixes_are_not_no_verify(command: str):
+    assert run(HOOKS, command).verdict is Verdict.OK
+
+
+def test_prefixes_apply_to_every_check():
+    assert run(FORCE, "git push --forc origin main", branch="main").verdict is Verdict.OK
+    leased = run(FORCE, "git push --force-w origin main", branch="main")
+    assert leased.verdict is Verdict.BLOCK
+    assert "--force-with-lease" in (leased.reason or "")
+    assert run(FORCE, "git push --force-w origin feat", branch="feat").verdict is Verdict.OK
+    assert run(FORCE, "git push --mirr origin", branch="main").verdict is Verdict.BLOCK
+    assert run(DISCARD, "git reset --har HEAD~1", git_status=DIRTY).verdict is Verdict.BLOCK
+    assert git._resolve_long("no-verif", "commit") == "no-verify"
+    assert git._resolve_long("no-ver", "commit") == "no-ver"  # ambiguous: as written
+    assert git._resolve_long("anything", "unknown-subcommand") == "anything"

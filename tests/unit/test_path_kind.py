@@ -352,3 +352,48 @@ def test_no_input_crashes(action_type: str, value: Any):
     result = BOTH.evaluate(action, CTX)
     assert time.perf_counter() - start < 5.0
     assert result.verdict in (Verdict.OK, Verdict.BLOCK, Verdict.REFUSE)
+
+
+# --------------------------------------------------------------------------------------
+# find's -name patterns and unexpanded globs against the sensitive globs
+
+BACKUPS = build(
+    {
+        "checks": ["sensitive"],
+        "modes": ["delete"],
+        "sensitive": ["**/.git", "**/.git/**", "**/*.bak", "**/backups/**", "**/*dump*.sql"],
+        "exclude": ["**/.git/*.lock", "**/.git/**/*.lock"],
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "obj"),
+    [
+        ("find . -name '*.bak' -delete", "/work/app/*.bak"),
+        ("find . -type f -iname '*.bak' -delete", "/work/app/*.bak"),
+        ("find . -name '*.bak' -exec rm {} +", "/work/app/*.bak"),
+        ("find . -name .git -type d -exec rm -rf {} +", "/work/app/.git"),
+        ("rm -f *dump*.sql", "/work/app/*dump*.sql"),
+        ("rm -f db-dump-?.sql", "/work/app/db-dump-?.sql"),
+    ],
+)
+def test_find_name_patterns_and_globs_meet_the_sensitive_globs(command: str, obj: str):
+    result = BACKUPS.evaluate(sh(command), CTX)
+    assert result.verdict is Verdict.BLOCK, command
+    assert result.evidence["object"] == obj
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find . -name '*.pyc' -delete",
+        "find . -name '__pycache__' -type d -prune -exec rm -rf {} +",
+        "find . -not -name '*.bak' -type f -delete",
+        "find .git -name '*.lock' -delete",
+        "rm -f *.pyc",
+        "rm -rf /tmp/app-test-*",
+    ],
+)
+def test_find_and_globs_that_miss_the_sensitive_globs_pass(command: str):
+    assert BACKUPS.evaluate(sh(command), CTX).verdict is Verdict.OK

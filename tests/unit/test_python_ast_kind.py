@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import statistics
 import textwrap
@@ -495,6 +496,167 @@ def test_silenced_warnings_are_mentioned_next_to_verify_false():
     assert result.evidence["lines"] == [3]
 
 
+# -- the TLS pre-filter and new files parsed statement by statement ---------------------------
+
+_TLS_NAMES = ("verify", "verify_ssl", "verify_certs", "check_hostname", "ssl")
+_TLS_GAPS = ("=", " = ", "=\\\n    ", "=  # note\n    ", " \\\n=", "\n    =", "=\n    ")
+_TLS_VALUES = (
+    "False",
+    "0",
+    "0.0",
+    "0x0",
+    "0j",
+    "1e-400",
+    "(False)",
+    "( # why\n    False)",
+    "True",
+    "None",
+    "'/etc/ssl/ca.pem'",
+    '"x"',
+    "cert_path",
+    "[]",
+    "1",
+)
+_TLS_FORMS = (
+    "r = requests.get(url, {name}{gap}{value})\n",
+    "r = session.post(url, data, {name}{gap}{value}, timeout=5)\n",
+    "r = aiohttp.ClientSession().get('https://x.example', {name}{gap}{value})\n",
+    "s.{name}{gap}{value}\n",
+    "s.{name}: bool{gap}{value}\n",
+    "s.{name}{gap}other{gap}{value}\n",
+    "s.{name}{gap}'abc'[0]{gap}{value}\n",
+    "s.{name}{gap}[x]{gap}{value}\n",
+    "s.{name}{gap}True; t.{name}{gap}{value}\n",
+    "def f(session):\n    session.{name}{gap}{value}\n",
+)
+
+
+@pytest.mark.parametrize("form", _TLS_FORMS)
+def test_the_tls_pre_filter_never_hides_a_finding(form):
+    """Whatever the parser (or, for text that does not parse, the token patterns) finds, the
+    pre-filter lets through: it may only spare the parse when nothing can be found. Every
+    combination of name, gap and value is tried, also with a fullwidth ``v`` (the parser
+    reads identifiers NFKC-normalised)."""
+    found = 0
+    for name, gap, value in itertools.product(_TLS_NAMES, _TLS_GAPS, _TLS_VALUES):
+        for spelled in {name, "\uff56" + name[1:] if name.startswith("v") else name}:
+            text = "import requests\n" + form.format(name=spelled, gap=gap, value=value)
+            facts = python_ast._compute_facts(text, False, False, python_ast._DEFAULT_OPTIONS)
+            if any(f.check == "tls_verification_disabled" for f in facts.findings):
+                found += 1
+                assert python_ast._tls_possible(text), text
+    assert found >= 20  # the combinations do hold findings
+
+
+@pytest.mark.parametrize(
+    ("content", "possible"),
+    [
+        ("requests.get(u, verify=True)\n", False),
+        ("requests.get(u, verify=True  # pinned below\n)\n", False),
+        ("requests.get(u, verify='/etc/ca.pem', timeout=3)\n", False),
+        ("requests.get(u, verify=None)\n", False),
+        ("s.verify = True\nctx.check_hostname = True; x = 1\n", False),
+        ("import ssl\nctx = ssl.create_default_context()\n", False),
+        ("if verify == False:\n    pass\n", False),
+        ("requests.get(u, verify=False)\n", True),
+        ("requests.get(u, verify=cert_path)\n", True),  # a name: it may hold False
+        ("s.verify = other = False\n", True),
+        ("ctx.verify_mode = ssl.CERT_NONE\n", True),
+        ("pool = urllib3.PoolManager(cert_reqs='none')\n", True),
+        ("os.environ['PYTHONHTTPSVERIFY'] = '0'\n", True),
+        ("requests.get(u, \uff56erify=False)\n", True),
+    ],
+)
+def test_the_tls_pre_filter_spares_harmless_values_only(content, possible):
+    assert python_ast._tls_possible(content) is possible
+
+
+def _handlers(count: int, bad: int | None = None, silenced: int | None = None) -> str:
+    parts = ["import json\nimport requests\nimport urllib3\n\n"]
+    for i in range(count):
+        verify = "False" if i == bad else "True"
+        parts.append(
+            f"def handler_{i}(event):\n"
+            f'    """Handle event {i}."""\n'
+            f"    data = json.loads(event['body'])\n"
+            f"    return requests.post('https://api.example/{i}', json=data, verify={verify})\n"
+            "\n\n"
+        )
+        if i == silenced:
+            parts.append("urllib3.disable_warnings()\n\n\n")
+    return "".join(parts)
+
+
+def test_a_new_file_is_parsed_only_where_a_finding_can_be(monkeypatch):
+    parsed: list[int] = []
+    real_parse = python_ast._parse
+
+    def counting(text: str):
+        parsed.append(len(text))
+        return real_parse(text)
+
+    monkeypatch.setattr(python_ast, "_parse", counting)
+    specialist = build("tls_verification_disabled")
+    clean = _handlers(300)
+    assert len(clean) > 40_000
+    assert specialist.evaluate(write("src/api.py", clean), CTX).verdict is Verdict.OK
+    assert parsed == []  # verify=True everywhere: nothing to look for
+
+    content = _handlers(300, bad=217)
+    result = specialist.evaluate(write("src/api.py", content), CTX)
+    assert flagged(result)
+    line = content.split("\n").index(
+        "    return requests.post('https://api.example/217', json=data, verify=False)"
+    )
+    assert result.evidence["lines"] == [line + 1]
+    assert result.evidence["function"] == "handler_217"
+    assert sum(parsed) < len(content) // 20  # one function, not the file
+    # the same findings (key, line, detail) as a parse of the whole file gives
+    assert _tls_findings(specialist._new_file(content, TLS)) == _tls_findings(
+        python_ast.facts_of(content, fragment=False)
+    )
+
+
+TLS = frozenset({"tls_verification_disabled"})
+
+
+def _tls_findings(facts: python_ast.Facts | None) -> list[tuple[str, int, str]]:
+    assert facts is not None
+    return [(f.key, f.line, f.detail) for f in facts.findings if f.check in TLS]
+
+
+def test_a_new_file_still_says_the_warning_is_silenced_elsewhere_in_it():
+    content = _handlers(50, bad=40, silenced=3)
+    result = build("tls_verification_disabled").evaluate(write("src/api.py", content), CTX)
+    assert flagged(result)
+    assert result.reason is not None
+    assert result.reason.count("InsecureRequestWarning is silenced") == 1
+    specialist = build("tls_verification_disabled")
+    assert _tls_findings(specialist._new_file(content, TLS)) == _tls_findings(
+        python_ast.facts_of(content, fragment=False)
+    )
+
+
+@pytest.mark.parametrize(
+    ("check", "tail"),
+    [
+        # a line at column 0 inside the call looks like a new statement: the chunk holding
+        # the finding does not parse alone, and the whole file is parsed instead
+        ("tls_verification_disabled", "r = requests.get(url,\nverify\n=False)\n"),
+        ("tls_verification_disabled", "r = requests.get(url, verify=\nFalse)\n"),
+        ("tls_verification_disabled", "ctx.verify_mode = ssl.\\\nCERT_NONE\n"),
+        ("eval_exec_on_input", "x = eval(\nsource)\n"),
+        ("eval_exec_on_input", "def run(source):\n    return exec(source)\n"),
+    ],
+)
+def test_a_new_file_finds_what_a_whole_parse_finds(check, tail):
+    content = _handlers(100) + tail
+    result = build(check).evaluate(write("src/api.py", content), CTX)
+    assert flagged(result), result
+    whole = python_ast.facts_of(content, fragment=False)
+    assert result.evidence["lines"] == sorted({f.line for f in whole.findings if f.check == check})
+
+
 def test_an_edit_near_existing_verify_false_is_not_flagged_unless_it_adds_one(tmp_path):
     before = code(
         """
@@ -729,6 +891,52 @@ def test_arbitrary_text_never_crashes(old, new, path):
     ):
         result = specialist.evaluate(action, CTX)
         assert result.verdict in (Verdict.OK, Verdict.NUDGE, Verdict.REFUSE)
+
+
+_LOCAL_STATEMENTS = [
+    "def f(s, u):\n    return requests.get(u, verify=False)\n",
+    "def f(s, u):\n    s.verify = True\n    x = eval(u)\n",
+    "class C:\n    def g(self, u):\n        self.session.verify = False\n",
+    "@d\ndef h(code):\n    return exec(code)\n",
+    "r = requests.get(u, verify=False)\n",
+    "r = requests.get(u, verify=True)\n",
+    "r = requests.get(u,\nverify\n=False)\n",
+    "s.verify = (\nFalse)\n",
+    "s.verify = True\n",
+    "ctx.check_hostname = False\n",
+    "ctx.verify_mode = ssl.CERT_NONE\n",
+    "x = eval(src)\n",
+    "exec(compile(tree, 'f', 'exec'))\n",
+    "import ssl, requests, urllib3\n",
+    "urllib3.disable_warnings()\n",
+    'x = """\nverify=False\n"""\n',
+    "# verify=False\n",
+    "\n",
+]
+_LOCAL_JUNK = ["verify", "=False", "(", ")", "'''", "#", "\\\n", "    "]
+LOCAL_PIECES = st.one_of(
+    st.sampled_from(_LOCAL_STATEMENTS),
+    st.sampled_from(_LOCAL_STATEMENTS),
+    st.sampled_from(_LOCAL_STATEMENTS),
+    st.sampled_from(_LOCAL_JUNK),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LOCAL_PIECES, max_size=25).map("".join))
+def test_a_new_file_judged_by_statement_finds_what_a_whole_parse_finds(text):
+    checks = ("tls_verification_disabled", "eval_exec_on_input")
+    result = build(*checks).evaluate(write("src/a.py", text), CTX)
+    whole = python_ast.facts_of(text, fragment=False)
+    if whole.parser != "ast":
+        return  # a text that does not parse as a whole is judged as a whole (tokens)
+    expected = sorted((f.line, f.detail) for f in whole.findings if f.check in checks)
+    given_ = (
+        sorted((f["line"], f["detail"]) for f in result.evidence["findings"])
+        if result.verdict is Verdict.NUDGE
+        else []
+    )
+    assert given_ == expected[: python_ast.EVIDENCE_CAP]
 
 
 LINES = st.lists(st.sampled_from(["", "x = 1", "    y = 2", "def f():", "@d", "class C:", ")"]))

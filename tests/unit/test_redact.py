@@ -511,3 +511,26 @@ def test_a_planted_secret_is_always_masked(
     assume(whole.count(secret) == 1 and not any(secret in marker for marker in MARKERS))
     assert secret not in redact_text(whole)
     assert secret not in redact_json(json.dumps({"args": {"content": whole}, "n": [1, whole]}))
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        (
+            "mysql -u root -pS3cr3tX -e 'select 1'",
+            "mysql -u root -p[REDACTED:cli-password] -e 'select 1'",
+        ),
+        ("mariadb-dump -h db -pS3cr3tX shop", "mariadb-dump -h db -p[REDACTED:cli-password] shop"),
+        (
+            "sshpass -p hunter2x ssh deploy@host",
+            "sshpass -p [REDACTED:cli-password] ssh deploy@host",
+        ),
+        ("mysql -u root -p shop", "mysql -u root -p shop"),  # a bare -p prompts
+        ('mysql -p"$MYSQL_PWD" shop', 'mysql -p"$MYSQL_PWD" shop'),
+        ("mysql -p$MYSQL_PWD shop", "mysql -p$MYSQL_PWD shop"),
+        ("mysql --port 3306 -P 3307 shop", "mysql --port 3306 -P 3307 shop"),
+    ],
+)
+def test_command_line_passwords(text, masked):
+    assert redact_text(text) == masked
+    assert json.loads(redact_json(json.dumps({"command": text}))) == {"command": masked}

@@ -600,3 +600,66 @@ def test_timing_of_a_64_kb_file_write(record_property):
         figures[name] = (statistics.median(samples), max(samples))
         record_property(f"secrets_64kb_{name}_p50_ms", round(figures[name][0], 2))
     print(f"\nsecrets, 64 KB file write: {figures}")
+
+
+# --------------------------------------------------------------------------------------
+# Passwords given to database clients and sshpass as arguments
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "mysql -u root -pS3cr3tPassw0rd shop",
+        "mysqldump --password=hunter22x shop > dump.sql",
+        "cd db && /usr/bin/mariadb -h db -P3306 -p'my pass 1' shop",
+        "sshpass -p Tr0ub4dor ssh deploy@host",
+        "docker exec db mysql -uroot -pQw3rty9z -e 'show tables'",
+    ],
+)
+def test_a_password_given_to_a_client_is_a_credential_in_argv(command: str):
+    result = build({"fields": ["command"], "kinds": ["places"]}, "nudge").evaluate(
+        shell(command), CTX
+    )
+    assert result.verdict is Verdict.NUDGE, command
+    assert result.evidence["kind"] == "cli-password"
+    value = command.split("-p", 1)[1] if "--password=" not in command else "hunter22x"
+    assert_never_echoed(result, value.split()[0].strip("'") if "'" not in value else "my pass 1")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "mysql -u root -p shop",  # prompts
+        'mysql -u root -p"$MYSQL_PWD" shop',  # a reference
+        "mysql -u root --password shop",
+        "mysql -uroot -proot",  # a placeholder word
+        "mysql -h db -P3306 shop",
+        "sshpass -e ssh host",
+        "grep -p foo mysql.log",
+        "echo mysql",
+    ],
+)
+def test_client_passwords_benign(command: str):
+    result = build({"fields": ["command"], "kinds": ["places"]}, "nudge").evaluate(
+        shell(command), CTX
+    )
+    assert result.verdict is Verdict.OK, command
+
+
+def test_cli_password_is_its_own_kind():
+    assert "cli-password" in secrets.KIND_GROUPS["places"]
+    only_formats = build({"fields": ["command"], "kinds": ["formats"]})
+    assert only_formats.evaluate(shell("mysql -pS3cr3tPassw0rd"), CTX).verdict is Verdict.OK
+    assert (
+        build({"kinds": ["cli-password"]}).evaluate(shell("mysql -pS3cr3tPassw0rd"), CTX).verdict
+        is Verdict.BLOCK
+    )
+
+
+def test_a_lone_surrogate_beside_a_cli_password_neither_crashes_nor_shifts_it():
+    from specialists.secrets import scan
+
+    text = "\ud800 mysql -pS3cr3tX -e 'select 1'"
+    (hit,) = [h for h in scan(text) if h.kind == "cli-password"]
+    assert text[hit.start : hit.end] == "S3cr3tX"
+    assert scan("\ud800") == []

@@ -259,7 +259,11 @@ def test_argv_lists_are_accepted():
         ("rm -rf /{bin,etc}", "/bin"),
         ("xargs rm -rf <<< /", None),
         ("echo / | xargs rm -rf", "/"),
-        ("find / -name '*.log' -exec rm -rf {} \\;", "/"),
+        ("find / -name '*.log' -exec rm -rf {} \\;", "/*.log"),
+        ("find / -exec rm -rf {} +", "/"),
+        ("find . -exec rm -rf {} +", "/work/app"),  # no test: the whole workspace
+        ("find ~ -name '*.tmp' -exec rm -rf {} +", "/home/u/*.tmp"),
+        ("find .. -type d -empty -exec rm -r {} +", "/work"),
         ("find ~ -type f -delete", "/home/u"),
         ("find . -delete", "/work/app"),
         ("rsync -a --delete empty/ ~/", "/home/u"),
@@ -600,3 +604,99 @@ def test_no_input_crashes_any_rule_set(command: str):
         result = specialist.evaluate(action, CTX)
         assert time.perf_counter() - start < 5.0
         assert result.verdict in (Verdict.OK, Verdict.FLAG, Verdict.NUDGE, Verdict.BLOCK)
+
+
+# --------------------------------------------------------------------------------------
+# find -exec with tests, pipes into stdin readers, unexpanded globs
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find . -name '__pycache__' -type d -prune -exec rm -rf {} +",
+        "find . -type d -empty -exec rm -rf {} +",
+        "find /work/app -name '*.egg-info' -exec rm -r {} \\;",
+        "find . -name node_modules -prune -execdir rm -rf {} +",
+    ],
+)
+def test_find_exec_with_a_test_passes_what_matches_not_the_start(command: str):
+    assert judge(RECURSIVE_DELETE, command).verdict is Verdict.OK
+
+
+PRINT_SECRET: dict[str, Any] = {
+    "rules": [
+        {
+            "program": ["echo", "printf"],
+            "variables_any": ["*TOKEN*", "*PASSWORD*"],
+            "piped_into_none": ["docker --password-stdin", "gh --with-token", "gh secret set"],
+        }
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo $GITHUB_TOKEN | docker login ghcr.io -u ci --password-stdin",
+        'printf %s "$GH_TOKEN" | sudo gh auth login --with-token',
+        "echo $DB_PASSWORD | gh secret set DB_PASSWORD",
+    ],
+)
+def test_a_secret_piped_into_a_stdin_reader_is_not_printed(command: str):
+    assert judge(PRINT_SECRET, command, default="nudge").verdict is Verdict.OK
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo $GITHUB_TOKEN",
+        "echo $GITHUB_TOKEN | base64",
+        "echo $GITHUB_TOKEN | tee /dev/stderr | docker login --password-stdin",
+        "echo $GITHUB_TOKEN | docker login -u ci --password x",
+        "echo $TOKEN | docker login --password-stdin; echo $TOKEN",
+    ],
+)
+def test_a_secret_printed_or_piped_elsewhere_still_objects(command: str):
+    assert judge(PRINT_SECRET, command, default="nudge").verdict is Verdict.NUDGE
+
+
+def test_piped_into_none_items_are_checked():
+    with pytest.raises(ValidationError):
+        shell.ShellConfig.model_validate(
+            {"rules": [{"program": ["echo"], "piped_into_none": ["  "]}]}
+        )
+
+
+SHOW_CREDENTIALS: dict[str, Any] = {
+    "rules": [
+        {
+            "program": ["cat", "head"],
+            "paths_any": ["**/.env", "**/.env.*", "**/*.key", "~/.ssh/id_*"],
+            "paths_none": ["**/.env.example"],
+        }
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "obj"),
+    [
+        ("cat .en?", "/work/app/.en?"),
+        ("cat .e*", "/work/app/.e*"),
+        ("head -n 3 config/*.key", "/work/app/config/*.key"),
+        ("cat ~/.ssh/*", "/home/u/.ssh/*"),
+        ("cat .env", "/work/app/.env"),
+    ],
+)
+def test_an_unexpanded_glob_that_could_name_a_credential_objects(command: str, obj: str):
+    result = judge(SHOW_CREDENTIALS, command, default="nudge")
+    assert result.verdict is Verdict.NUDGE, command
+    assert result.evidence["object"] == obj
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cat '.en?'", "cat *", "cat src/*.py", "cat *.pub", "cat .env.example", "cat ?env"],
+)
+def test_globs_that_cannot_name_a_credential_pass(command: str):
+    assert judge(SHOW_CREDENTIALS, command, default="nudge").verdict is Verdict.OK

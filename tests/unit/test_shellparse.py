@@ -15,6 +15,7 @@ from specialists.shellparse import (
     PathGlobs,
     SimpleCommand,
     WordGlobs,
+    command_of,
     is_within,
     parse,
     parse_for,
@@ -291,7 +292,8 @@ def test_nested_commands_inherit_outer_prefixes():
 
 def test_find_exec_runs_its_command_on_the_start_paths():
     rm = only("find / -name '*.log' -exec rm -rf {} \\;", "rm")
-    assert rm.positionals == ("/",)
+    assert rm.positionals == ("/*.log",)
+    assert rm.filtered
     assert rm.via == ("find -exec",)
     find = only("find ~ -type f -delete", "find")
     assert find.flags == {"type", "delete"}
@@ -730,3 +732,138 @@ def test_command_of():
     assert shellparse.command_of(argv) == "rm -rf 'a b'"
     assert shellparse.command_of(Action(type="shell", args={})) is None
     assert shellparse.command_of(Action(type="shell", args={"command": 3})) is None
+
+
+# --------------------------------------------------------------------------------------
+# Pipes, glob words, find selections, git argv actions, globs against globs
+
+
+def test_pipe_to_names_the_next_command_of_the_pipeline():
+    parsed = run("echo $T | sudo docker login ghcr.io --password-stdin | tee log; echo $T")
+    echo_first, docker, tee, echo_last = parsed.commands
+    assert echo_first.pipe_to == ("docker", "login", "ghcr.io", "--password-stdin")
+    assert docker.pipe_to == ("tee", "log")
+    assert tee.pipe_to == ()
+    assert echo_last.pipe_to == ()
+
+
+def test_glob_words_are_the_unquoted_globs_only():
+    cmd = only("cat .en? '*.key' \"x*\" plain src/*.py", "cat")
+    assert cmd.glob_words == (".en?", "src/*.py")
+    assert only("F='*.pem'; cat $F", "cat").glob_words == ("*.pem",)  # unquoted value: globbed
+    assert only("F='*.pem'; cat \"$F\"", "cat").glob_words == ()
+
+
+@pytest.mark.parametrize(
+    ("command", "filtered", "patterns"),
+    [
+        ("find . -name '*.bak' -delete", True, ["./*.bak"]),
+        (
+            "find a b -iname '*.log' -o -name core -delete",
+            True,
+            ["a/*.log", "b/*.log", "a/core", "b/core"],
+        ),
+        ("find . -path './build/*' -delete", True, ["./build/*"]),
+        ("find . -not -name '*.bak' -type f -delete", True, []),
+        ("find . ! -name keep -delete", True, []),
+        ("find . -type d -empty -delete", True, []),
+        ("find . -delete", False, []),
+        ("find . -maxdepth 1 -print -delete", False, []),
+        ("find . -exec rm -rf {} +", False, []),
+    ],
+)
+def test_find_filters_and_name_patterns(command: str, filtered: bool, patterns: list[str]):
+    cmd = only(command, "find")
+    assert shellparse.find_filtered(cmd) is filtered
+    assert shellparse.find_patterns(cmd) == patterns
+
+
+def test_find_exec_braces_stand_for_what_a_filtered_find_selects():
+    rm = only("find . -name __pycache__ -type d -prune -exec rm -rf {} +", "rm")
+    assert rm.filtered
+    assert rm.positionals == ("./__pycache__",)
+    assert rm.glob_words == ()
+    assert rm.via == ("find -exec",)
+    rm = only("find . -name '*.bak' -exec rm {} \\;", "rm")
+    assert rm.filtered
+    assert rm.glob_words == ("./*.bak",)
+    rm = only("find / -exec rm -rf {} +", "rm")  # no test: {} is the starting point itself
+    assert not rm.filtered
+    assert rm.positionals == ("/",)
+
+
+def test_find_delete_effects_are_its_name_patterns():
+    cmd = only("find . -name '*.bak' -delete", "find")
+    (effect,) = path_effects(cmd, HOME)
+    assert (effect.mode, effect.path, effect.glob) == ("delete", "/work/app/*.bak", True)
+    (effect,) = path_effects(only("find . -type f -delete", "find"), HOME)
+    assert (effect.path, effect.glob) == ("/work/app", False)
+    (effect,) = path_effects(only("rm -f *.bak", "rm"), HOME)
+    assert effect.glob
+
+
+def test_git_argv_actions_are_read_as_git_commands():
+    argv = Action(type="git", args={"argv": ["add", "certs/server.key"]})
+    assert command_of(argv) == "git add certs/server.key"
+    full = Action(type="git", args={"argv": ["/usr/bin/git", "commit", "-m", "a b; rm -rf /"]})
+    assert command_of(full) == "/usr/bin/git commit -m 'a b; rm -rf /'"
+    assert only(command_of(full) or "", "git").argv[-1] == "a b; rm -rf /"  # quoted whole
+    assert command_of(Action(type="shell", args={"argv": ["rm", "-rf", "/"]})) is None
+    assert command_of(Action(type="git", args={"argv": [1, 2]})) is None
+
+
+SECRET_GLOBS = PathGlobs(
+    ["**/.env", "**/.env.*", "**/*.key", "**/credentials.json", "~/.ssh/id_*", "/etc/shadow"]
+)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "/work/app/.en?",
+        "/work/app/.e*",
+        "/work/app/.en[a-z]",
+        "/work/app/.*",
+        "/work/app/*.env",
+        "/work/app/config/*.key",
+        "/work/app/**/*.key",
+        "/work/app/cred*.json",
+        "/home/u/.ssh/*",
+        "/home/u/.ss?/id*",
+        "/etc/sha*",
+        "/etc/*",
+    ],
+)
+def test_a_glob_that_could_expand_to_a_sensitive_path_matches(pattern: str):
+    assert SECRET_GLOBS.could_match(pattern, HOME)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "/work/app/*",  # everything in a directory: not about secrets
+        "/work/app/src/*",
+        "/work/app/*.py",
+        "/work/app/*.pub",
+        "/work/app/[.]env",  # the shell never matches a leading dot with a wildcard
+        "/work/app/.en[!v]",
+        "/work/app/?env",
+        "/work/app/*env",  # .env only: a wildcard does not match its leading dot
+        "/tmp/run-test-*",  # could be run-test-x.key, but that is not what it is after
+        "/home/u/*",
+        "/etc/pass*",
+    ],
+)
+def test_a_glob_that_cannot_or_is_not_after_a_sensitive_path_does_not(pattern: str):
+    assert not SECRET_GLOBS.could_match(pattern, HOME)
+
+
+def test_glob_against_globs_is_bounded():
+    long_pattern = "/work/app/" + "*a?" * 200
+    start = time.perf_counter()
+    assert SECRET_GLOBS.could_match(long_pattern, HOME)  # past the length cap: not ruled out
+    assert SECRET_GLOBS.could_match("/w/" + "*e?" * 80 + ".key", HOME)
+    assert not SECRET_GLOBS.could_match("/w/" + "*x?" * 80 + ".py", HOME)
+    assert time.perf_counter() - start < 2.0
+    assert not PathGlobs([]).could_match("/work/app/.en?", HOME)
+    assert SECRET_GLOBS.could_match("/work/app/.env", HOME)  # no wildcard: a plain match
