@@ -64,6 +64,7 @@ BREAKER_THRESHOLD: Final = 3
 BREAKER_COOLDOWN_S: Final = 30.0
 BREAKER_MAX_COOLDOWN_S: Final = 600.0
 _ROUTE_CACHE_MAX: Final = 4096
+_MAX_SAID_ERRORS: Final = 32  # distinct failures logged per entry; later ones go to debug
 REPLAY_DEADLINE_NS: Final = 30_000_000_000
 
 
@@ -118,7 +119,9 @@ class _Slot:
     timeout_ns: int
     breaker: CircuitBreaker = field(default_factory=CircuitBreaker)
     ok_values: dict[str, Any] = field(default_factory=dict)
-    last_error: tuple[str, str] | None = None  # logged once until it changes
+    # Failures already logged: each distinct one is said once, even when the entry
+    # succeeds in between (a kind that needs its model only for some actions).
+    said_errors: set[tuple[str, str]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.ok_values = {
@@ -498,7 +501,6 @@ class Engine:
     ) -> None:
         result, elapsed = outcome
         slot.breaker.record(False, time.perf_counter_ns() / 1e9)
-        slot.last_error = None
         if result is not _OK_RESULT:
             run.objected = True
         run.results[slot.entry.id] = _stamp(result, Status.DONE, elapsed, slot, recorder=recorder)
@@ -543,8 +545,8 @@ class Engine:
         # The same failure on every action (a missing model, a database that is down) is
         # in every decision's record; the log says it once, then at debug level.
         said = (type(exc).__name__, str(exc)[:500])
-        if slot.last_error != said:
-            slot.last_error = said
+        if said not in slot.said_errors and len(slot.said_errors) < _MAX_SAID_ERRORS:
+            slot.said_errors.add(said)
             log.warning("specialist for %s raised %r", slot.entry.id, exc)
         else:
             log.debug("specialist for %s raised %r again", slot.entry.id, exc)

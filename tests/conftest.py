@@ -73,7 +73,8 @@ class Scripted:
             while time.perf_counter() < end and not RELEASE.is_set():
                 n += 1  # pure Python, holds the GIL between switches
         elif c.behaviour == "raise":
-            raise RuntimeError("specialist exploded")
+            if c.when_arg is None or c.when_arg in str(action.args.get("command", "")):
+                raise RuntimeError("specialist exploded")
         elif c.behaviour == "observe":
             rows = context.observe("sql", {"query": "SELECT 1", "params": [7]}, lambda: [[7]])
             if rows != [[7]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
 
@@ -132,6 +133,19 @@ def test_raising_or_malformed_specialist_never_reaches_the_caller(engine, execut
     assert d.results["boom"].status is Status.ERROR
     assert d.results["bad"].status is Status.ERROR
     assert "not a SpecialistResult" in (d.results["bad"].reason or "")
+
+
+def test_a_failure_is_logged_once_even_between_successes(engine, caplog):
+    # A kind that fails only on some actions (a missing model it needs only for them) must
+    # not repeat its warning on every decision.
+    eng = engine(scripted("flaky", {"behaviour": "raise", "when_arg": "boom"}))
+    with caplog.at_level(logging.DEBUG, logger="supervisor"):
+        for command in ("echo boom", "ls", "echo boom", "ls", "echo boom"):
+            eng.check({"type": "shell", "args": {"command": command}})
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1, [r.getMessage() for r in warnings]
+    assert "flaky" in warnings[0].getMessage()
+    assert sum("again" in r.getMessage() for r in caplog.records) == 2
 
 
 @pytest.mark.parametrize("execution", ["inline", "thread"])
