@@ -33,10 +33,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+import orjson
 import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from supervisor.canonical import canonical, is_canonical, sorted_json
+from supervisor.canonical import canonical, is_canonical, sorted_json, sorted_json_bytes
 from supervisor.errors import ArtifactError, SignatureError, StateDirError
 from supervisor.models import Context, Decision
 from supervisor.redact import redact_json
@@ -125,7 +126,12 @@ class ChainProblem:
 
 
 def _body(envelope: Envelope) -> dict[str, Any]:
-    body = json.loads(envelope.payload)
+    try:
+        body = orjson.loads(envelope.payload)
+    except orjson.JSONDecodeError:
+        # A lone surrogate the agent sent is kept as written (surrogatepass), which strict
+        # UTF-8 decoders refuse.
+        body = json.loads(envelope.payload.decode("utf-8", "surrogatepass"))
     if not isinstance(body, dict) or body.get("type") != RECORD_TYPE:
         raise ArtifactError("payload is not a supervise decision record")
     return body
@@ -492,7 +498,9 @@ class ArtifactLog:
             args = plain_decision["action"]["args"]
             if name in args:
                 args[name] = f"[REDACTED:{name}]"
-        shown_text = sorted_json({"context": plain_context, "decision": plain_decision})
+        shown_text = sorted_json_bytes(
+            {"context": plain_context, "decision": plain_decision}
+        ).decode("utf-8", "surrogatepass")
         masked_text = redact_json(shown_text)
         sealed = None
         if masked_text is not shown_text or (
@@ -507,7 +515,9 @@ class ArtifactLog:
                 decision.decision_id.encode(),
             )
             if masked_text is not shown_text:  # re-serialised by the masking: sort it again
-                masked_text = sorted_json(json.loads(masked_text))
+                masked_text = sorted_json_bytes(json.loads(masked_text)).decode(
+                    "utf-8", "surrogatepass"
+                )
         text = "".join(
             (
                 masked_text[:-1],  # {"context":…,"decision":… without its closing brace

@@ -21,9 +21,10 @@ import math
 from collections.abc import Callable
 from typing import Any, Final
 
+import orjson
 import re2
 
-__all__ = ["canonical", "canonical_json", "is_canonical", "sorted_json"]
+__all__ = ["canonical", "canonical_json", "is_canonical", "sorted_json", "sorted_json_bytes"]
 
 MAX_SAFE_INTEGER: Final = 2**53 - 1
 _escape: Callable[[str], str] = json.encoder.encode_basestring
@@ -32,6 +33,42 @@ sorted_json: Final[Callable[[Any], str]] = json.JSONEncoder(
     ensure_ascii=False, allow_nan=False, sort_keys=True, separators=(",", ":")
 ).encode
 """Compact JSON text with sorted keys and raw (unescaped) non-ASCII characters."""
+
+# Datetimes, dataclasses and subclasses are left to the fallback, which refuses them as the
+# standard library does; orjson would quietly write its own form of each.
+_ORJSON: Final = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+
+
+def sorted_json_bytes(value: Any) -> bytes:
+    """:func:`sorted_json` as UTF-8 bytes, about ten times faster (orjson).
+
+    The same text except for numbers: orjson writes ``1e-7`` where the standard library
+    writes ``1e-07``, and a float that is not finite as ``null`` (as pydantic's JSON mode
+    does) where the standard library raises. What orjson refuses (a lone surrogate, an
+    integer past 64 bits, a key that is not a string) goes through :func:`sorted_json`,
+    with its errors.
+    """
+    try:
+        return orjson.dumps(value, option=_ORJSON)
+    except orjson.JSONEncodeError:
+        return sorted_json(_finite(value)).encode("utf-8", "surrogatepass")
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN and infinity as None, as orjson writes them."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
 
 _OPTIONS: Final[Any] = re2.Options()
 _OPTIONS.encoding = re2.Options.Encoding.LATIN1  # bytes as they are, lone surrogates too

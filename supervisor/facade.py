@@ -131,14 +131,17 @@ class Supervisor:
         except StoreError:
             # Logged once by the memory; the decision stands, and the artifact still has it.
             self.record_failures += 1
+        except Exception:
+            self.record_failures += 1
+            log.exception("decision %s was not remembered", decision.decision_id)
         if self.log is None:
             return
         try:
             self.log.append(decision, context)
-        except StateDirError:
-            # A full disk must not take the agent down with it; the decision still stands.
+        except Exception as exc:
+            # The decision still stands; the caller gets it either way.
             self.record_failures += 1
-            if self._raise_on_record_error:
+            if self._raise_on_record_error and isinstance(exc, StateDirError):
                 raise
             log.exception("decision %s was not recorded", decision.decision_id)
 

@@ -124,4 +124,4 @@ def fingerprint(action: Action) -> str:
         separators=(",", ":"),
         ensure_ascii=False,
     )
-    return "fp:" + hashlib.sha256(blob.encode()).hexdigest()[:20]
+    return "fp:" + hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:20]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import orjson
 from cryptography.exceptions import InvalidSignature, InvalidTag
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -135,12 +136,12 @@ class Envelope:
     @classmethod
     def parse(cls, line: bytes) -> Envelope:
         try:
-            data = json.loads(line)
+            data = orjson.loads(line)
             payload = base64.b64decode(data["payload"], validate=True)
             (sig,) = data["signatures"]
             signature = base64.b64decode(sig["sig"], validate=True)
             return cls(payload, str(data["payloadType"]), sig.get("keyid"), signature)
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError) as exc:  # orjson's errors are ValueErrors
             raise ArtifactError(f"not a DSSE envelope: {exc}") from exc
 
     def verify(self, public: Ed25519PublicKey) -> None:

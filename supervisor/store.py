@@ -9,7 +9,10 @@ outcomes the agent loop reports.
 
 from __future__ import annotations
 
+import json
+import math
 import os
+import re
 import threading
 import time
 from collections.abc import Collection, Mapping
@@ -18,7 +21,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Final, Protocol
 
+import orjson
 from pydantic import JsonValue
+from pydantic_core import PydanticSerializationError
 
 from supervisor.errors import StoreError
 from supervisor.models import Decision, Verdict
@@ -30,6 +35,8 @@ __all__ = [
     "LazyStore",
     "NudgeRecord",
     "Store",
+    "decision_json",
+    "json_text",
     "objections_of",
     "open_store",
     "outcome_failed",
@@ -37,6 +44,41 @@ __all__ = [
 ]
 
 STORE_ENV: Final = "SUPERVISE_STORE"
+
+
+def json_text(value: object) -> str:
+    """``value`` as strict JSON that every JSON column takes (PostgreSQL's jsonb is the
+    strictest): a NaN or an infinity as null, a lone surrogate as U+FFFD. An agent's
+    arguments can hold either, and the store must not fail on them."""
+    try:
+        return orjson.dumps(value).decode()  # writes NaN as null; refuses a lone surrogate
+    except orjson.JSONEncodeError:
+        return json.dumps(_storable(value), ensure_ascii=False, allow_nan=False)
+
+
+def decision_json(decision: Decision) -> str:
+    """The decision as :func:`json_text` (pydantic's own encoder when it can)."""
+    try:
+        return decision.model_dump_json()
+    except PydanticSerializationError:  # a lone surrogate in what the agent sent
+        return json_text(decision.model_dump(mode="json"))
+
+
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")  # one character class: linear
+
+
+def _storable(value: object) -> object:
+    if isinstance(value, str):
+        return value if value.isascii() else _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {(_storable(k) if isinstance(k, str) else k): _storable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_storable(v) for v in value]
+    return value
+
+
 SQLITE_FILE: Final = "state.db"
 
 

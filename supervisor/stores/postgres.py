@@ -7,7 +7,6 @@ advisory lock, so many processes can start at once.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Collection, Mapping
 from datetime import datetime
 from typing import Any, Final, TypeVar
@@ -23,6 +22,8 @@ from supervisor.store import (
     FeedbackItem,
     Label,
     NudgeRecord,
+    decision_json,
+    json_text,
     objections_of,
     outcome_failed,
     redacted_url,
@@ -227,8 +228,8 @@ class PostgresStore:
         self, decision: Decision, heeded: Collection[str] = (), context: JsonValue = None
     ) -> None:
         # The database is read by more people than the agent's owner: no secret in clear.
-        summary = redact_json(decision.model_dump_json())
-        context_text = None if context is None else json.dumps(context)
+        summary = redact_json(decision_json(decision))
+        context_text = None if context is None else json_text(context)
         objections = objections_of(decision)
         print_ = fingerprint(decision.action)
 
@@ -289,7 +290,7 @@ class PostgresStore:
                 "VALUES (%s, %s, %s, %s) ON CONFLICT (decision_id) DO UPDATE SET "
                 "executed = excluded.executed, result = excluded.result, "
                 "failed = excluded.failed, recorded_at = now()",
-                (decision_id, executed, json.dumps(result), failed),
+                (decision_id, executed, json_text(result), failed),
             )
 
         self._run("recording an outcome", do)

@@ -26,7 +26,15 @@ from supervisor.feedback import check_label, feedback_item, parse_decision
 from supervisor.fingerprint import fingerprint
 from supervisor.models import Decision
 from supervisor.redact import redact_json
-from supervisor.store import FeedbackItem, Label, NudgeRecord, objections_of, outcome_failed
+from supervisor.store import (
+    FeedbackItem,
+    Label,
+    NudgeRecord,
+    decision_json,
+    json_text,
+    objections_of,
+    outcome_failed,
+)
 
 __all__ = ["MIGRATIONS", "SqliteStore"]
 
@@ -247,8 +255,8 @@ class SqliteStore:
         self, decision: Decision, heeded: Collection[str] = (), context: JsonValue = None
     ) -> None:
         # The store is a file on disk like the artifacts: no secret goes into it in clear.
-        summary = redact_json(decision.model_dump_json())
-        context_text = None if context is None else json.dumps(context)
+        summary = redact_json(decision_json(decision))
+        context_text = None if context is None else json_text(context)
         created = decision.created_at.isoformat()
         objections = objections_of(decision)
         print_ = fingerprint(decision.action)
@@ -310,7 +318,7 @@ class SqliteStore:
                     "VALUES (?, ?, ?, ?, ?) ON CONFLICT (decision_id) DO UPDATE SET "
                     "executed = excluded.executed, result = excluded.result, "
                     "recorded_at = excluded.recorded_at, failed = excluded.failed",
-                    (decision_id, int(executed), json.dumps(result), _now(), int(failed)),
+                    (decision_id, int(executed), json_text(result), _now(), int(failed)),
                 )
 
         self._run("recording an outcome", do)
@@ -422,7 +430,7 @@ class SqliteStore:
 
     def save_post_state(self, decision_id: str, state: Mapping[str, JsonValue]) -> None:
         now = _now()
-        rows = [(decision_id, key, json.dumps(value), now) for key, value in state.items()]
+        rows = [(decision_id, key, json_text(value), now) for key, value in state.items()]
 
         def do() -> None:
             with self._write() as conn:

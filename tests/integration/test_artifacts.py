@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import os
 import subprocess
 import sys
@@ -112,6 +113,24 @@ def test_records_are_canonical_and_written_the_fast_way(home, tmp_path):
     assert all(is_canonical(p) for p in payloads[:6])  # typical records: no second encoding
     assert not is_canonical(payloads[6])
     assert b'"n":[1e-7,100,0]' in payloads[6]
+
+
+def test_numbers_json_cannot_hold_are_recorded_not_raised(tmp_path):
+    """A NaN or an infinity in an agent's arguments once made check() raise from the record
+    writer; the decision must stand and be recorded (as null, which is what JSON can say)."""
+    home = tmp_path / "nan"
+    with Supervisor.from_taxonomy("coding", home=home, store=tmp_path / "s.db") as sup:
+        decision = sup.check(
+            {"type": "shell", "args": {"command": "ls", "n": [math.nan, -math.inf]}}
+        )
+        assert sup.record_failures == 0
+    (record,) = [r for r in read_records(artifact_files([home / "artifacts"])) if r]
+    assert isinstance(record, Record)
+    assert record.decision["action"]["args"]["n"] == [None, None]
+    assert record.decision["decision_id"] == decision.decision_id
+    assert problems(home) == []
+    replayed = Replayer(load_kinds(), snapshots=[home / "artifacts" / "taxonomies"])
+    assert replayed.replay_record(record).same
 
 
 def test_runs_of_lines_read_as_the_whole_files(home):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -113,6 +114,32 @@ def test_decisions_objections_heeded_and_outcomes(store_url, taxonomy, tmp_path)
             heeding.decision_id, executed=True, result={"exit": 0, "stdout": "pushed"}
         )
         assert store.outcome(heeding.decision_id) == (True, {"exit": 0, "stdout": "pushed"})
+
+
+def test_what_json_cannot_hold_is_stored_not_raised(store_url, taxonomy, tmp_path):
+    """A lone surrogate or a NaN from the agent once failed the store's JSON (and jsonb):
+    the decision, its nudge memory, its feedback item and its outcome are all kept."""
+    odd = {"type": "shell", "session": "odd", "args": {"command": "git push --force \ud800"}}
+    odd["args"]["n"] = math.nan
+    with Supervisor.from_taxonomy(taxonomy(), home=tmp_path / "h", store=store_url) as sup:
+        first, second, third = (sup.check(odd) for _ in range(3))
+        assert [d.verdict for d in (first, second, third)] == [
+            Verdict.NUDGE,
+            Verdict.NUDGE,
+            Verdict.BLOCK,
+        ]
+        assert sup.record_failures == 0
+        assert sup.record_outcome(
+            first.decision_id, executed=True, result={"out": "\udc00", "x": math.inf}
+        )
+        store = sup.store
+        assert store.decision_ids()[-3:] == [
+            first.decision_id,
+            second.decision_id,
+            third.decision_id,
+        ]
+        assert store.outcome(first.decision_id) == (True, {"out": "\ufffd", "x": None})
+        assert [n.attempt for n in store.nudges("odd")] == [1, 2, 3]
 
 
 def test_ignored_nudge_escalates_across_supervisors(store_url, taxonomy, tmp_path):
