@@ -41,7 +41,7 @@ from supervisor.canonical import canonical, is_canonical, sorted_json, sorted_js
 from supervisor.errors import ArtifactError, SignatureError, StateDirError
 from supervisor.models import Context, Decision
 from supervisor.redact import redact_json
-from supervisor.signing import Envelope, KeyPair
+from supervisor.signing import Envelope, KeyPair, raw_public_key
 
 __all__ = [
     "ARTIFACT_DIR",
@@ -258,12 +258,13 @@ def _verify_items(
     items: Iterable[Record | ChainProblem], public: Ed25519PublicKey
 ) -> list[_Checked | ChainProblem]:
     out: list[_Checked | ChainProblem] = []
+    raw = raw_public_key(public)
     for item in items:
         if isinstance(item, ChainProblem):
             out.append(item)
             continue
         try:
-            item.envelope.verify(public)
+            item.envelope.verify(raw)
             bad = None
         except SignatureError as exc:
             bad = str(exc)
@@ -302,7 +303,8 @@ def verify_chain(
     are then checked here, in order, so the problems are exactly the serial ones.
     """
     global _worker_public
-    parts = chunks(files, jobs, min_chunk_bytes) if jobs > 1 else []
+    # a few runs per process, so that one long file does not leave the others idle
+    parts = chunks(files, jobs * 4, min_chunk_bytes) if jobs > 1 else []
     if len(parts) > 1:
         _worker_public = public
         try:

@@ -435,7 +435,13 @@ class Engine:
                 context._history = self._history
                 context._agent = run.action.agent
                 context._session = run.action.session
-                future = self._submit(slot, run.judged or run.action, context)
+                if served is not None and slot.execution is Execution.THREAD:
+                    # A replay serves every observation from the record: no I/O to wait
+                    # for, and the specialist finished within its deadline then (a recorded
+                    # timeout is taken as it was, above), so the thread hop buys nothing.
+                    future = _run_now(slot.specialist, run.judged or run.action, context)
+                else:
+                    future = self._submit(slot, run.judged or run.action, context)
                 timeout_ns = slot.timeout_ns if replay is None else REPLAY_DEADLINE_NS
                 run.pending.append((slot, future, run.start_ns + timeout_ns, recorder))
                 continue
@@ -631,6 +637,23 @@ def _recorded_timeout(run: _Run, slot: _Slot) -> bool:
     run.objected = True
     run.results[slot.entry.id] = then
     return True
+
+
+def _run_now(
+    specialist: Specialist, action: Action, context: Context
+) -> Future[tuple[SpecialistResult, int]]:
+    """A worker thread's job, done in the caller's thread: a completed future, as if."""
+    future: Future[tuple[SpecialistResult, int]] = Future()
+    began = time.perf_counter_ns()
+    try:
+        result = _check_result(specialist.evaluate(action, context))
+    except SystemExit as exc:
+        future.set_exception(_Exited(exc))
+    except Exception as exc:  # noqa: BLE001 - settled as the worker's failure would be
+        future.set_exception(exc)
+    else:
+        future.set_result((result, time.perf_counter_ns() - began))
+    return future
 
 
 class _Exited(Exception):

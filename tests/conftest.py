@@ -42,6 +42,7 @@ class Scripted:
         self.config = config
         self.execution = Execution(config.execution)
         self.calls = 0
+        self.threads: list[int] = []  # where evaluate ran
         if config.behaviour == "async_sleep":
             self.evaluate = self._evaluate_async  # type: ignore[method-assign]
 
@@ -57,6 +58,7 @@ class Scripted:
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         self.calls += 1
+        self.threads.append(threading.get_ident())
         c = self.config
         if c.history_entry is not None:
             seen = context.objections(c.history_entry, days=30)

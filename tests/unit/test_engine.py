@@ -319,6 +319,36 @@ def test_replay_serves_recorded_observations():
         recorder.observe("sql", {"q": 2}, never)
 
 
+def test_replay_runs_thread_specialists_in_the_callers_thread(engine):
+    """Served from the record, a thread specialist has nothing to wait for: a replay runs
+    it in place (no hop), and it still sees its recorded observations and failures."""
+    import threading
+
+    from supervisor.engine import Replay
+    from supervisor.memory import InProcessMemory
+
+    eng = engine(
+        scripted("obs", {"behaviour": "observe", "verdict": "flag"}),
+        scripted("boom", {"behaviour": "raise"}),
+        scripted("quitter", {"behaviour": "exit"}),
+    )
+    first = eng.check(SHELL)
+    slots = {slot.entry.id: slot.specialist for slot in eng._slots}
+    assert threading.get_ident() not in slots["obs"].threads  # live: on a worker
+    replay = Replay(
+        {k: r.observations for k, r in first.results.items()},
+        dict(first.results),
+        InProcessMemory(),
+    )
+    again = eng.check(SHELL, replay=replay)
+    assert slots["obs"].threads[-1] == threading.get_ident()
+    assert {k: (r.verdict, r.status) for k, r in again.results.items()} == {
+        k: (r.verdict, r.status) for k, r in first.results.items()
+    }
+    assert again.results["obs"].observations == first.results["obs"].observations
+    assert "sys.exit" in (again.results["quitter"].reason or "")
+
+
 def test_history_without_a_store_is_an_error_not_a_crash(engine):
     d = engine(scripted("h", {"history_entry": "x", "verdict": "flag"})).check(SHELL)
     assert d.results["h"].status is Status.ERROR
