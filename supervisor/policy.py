@@ -100,8 +100,15 @@ def conclude(
     flags: list[str] = []
     corrections: list[Correction] = []
     escalations: list[Escalation] = []
-    # Sorted so that the outcome never depends on which specialist answered first.
-    for entry_id in sorted(results):
+    # Only votes count (most results are ok or refuse), sorted so that the outcome never
+    # depends on which specialist answered first.
+    ok, refuse = Verdict.OK, Verdict.REFUSE
+    voting = sorted(
+        entry_id
+        for entry_id, result in results.items()
+        if result.verdict is not ok and result.verdict is not refuse
+    )
+    for entry_id in voting:
         result = results[entry_id]
         entry = entries[entry_id]
         verdict = capped(result.verdict, entry.cap)

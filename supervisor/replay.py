@@ -9,6 +9,7 @@ have done to real traffic, entry by entry: the same, stricter or looser.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -352,9 +353,63 @@ def _recorded_results(
 _worker_replayer: Replayer | None = None  # set in the parent before forking workers
 
 
-def _replay_chunk_in_worker(chunk: Chunk) -> list[RecordReplay | str]:
+def _warm(replayer: Replayer, chunk: Chunk) -> None:
+    """Build the first record's engine here, once, before forking: the workers inherit
+    what the first build compiles and caches (patterns, parsers, lists), which would
+    otherwise cost each of them about half a second."""
+    for item in read_chunk(chunk):
+        if isinstance(item, Record):
+            with contextlib.suppress(ArtifactError):
+                replayer._engine_for(str(item.body.get("taxonomy", {}).get("hash", "")))
+            return
+
+
+# A record's outcome as it travels from a worker: its fields but the path (the chunk's),
+# as plain tuples, which pickle in C; a frozen dataclass and a named tuple per entry went
+# through Python code on both sides, which cost the parent as much as a replay.
+_Votes = tuple[tuple[Any, ...], ...]  # EntryChange fields, entry by entry
+_Packed = tuple[int, int, str, Verdict, Verdict, _Votes, str | None]
+
+
+def _replay_chunk_in_worker(chunk: Chunk) -> list[_Packed | str]:
     assert _worker_replayer is not None
-    return list(_worker_replayer.replay(read_chunk(chunk)))
+    shared: dict[_Votes, _Votes] = {}
+    out: list[_Packed | str] = []
+    for outcome in _worker_replayer.replay(read_chunk(chunk)):
+        if isinstance(outcome, str):
+            out.append(outcome)
+            continue
+        entries: _Votes = tuple(tuple(change) for change in outcome.entries)
+        # Records of one kind of action share their entries' votes: sent once, referred
+        # to after (pickle keeps one copy of an object met twice).
+        entries = shared.setdefault(entries, entries)
+        out.append(
+            (
+                outcome.line,
+                outcome.seq,
+                outcome.decision_id,
+                outcome.before,
+                outcome.after,
+                entries,
+                outcome.error,
+            )
+        )
+    return out
+
+
+def _unpack(chunk: Chunk, packed: list[_Packed | str]) -> list[RecordReplay | str]:
+    out: list[RecordReplay | str] = []
+    changes: dict[int, tuple[EntryChange, ...]] = {}  # by id: one tuple shared by many
+    for item in packed:
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        line, seq, decision_id, before, after, entries, error = item
+        made = changes.get(id(entries))
+        if made is None:
+            made = changes[id(entries)] = tuple(EntryChange._make(e) for e in entries)
+        out.append(RecordReplay(chunk.path, line, seq, decision_id, before, after, made, error))
+    return out
 
 
 def replay_chunks(
@@ -371,8 +426,12 @@ def replay_chunks(
         for chunk in parts:
             yield chunk, list(replayer.replay(read_chunk(chunk)))
         return
+    _warm(replayer, parts[0])
     _worker_replayer = replayer.unstarted()
     try:
-        yield from zip(parts, in_processes(_replay_chunk_in_worker, parts, jobs), strict=True)
+        for chunk, packed in zip(
+            parts, in_processes(_replay_chunk_in_worker, parts, jobs), strict=True
+        ):
+            yield chunk, _unpack(chunk, packed)
     finally:
         _worker_replayer = None
