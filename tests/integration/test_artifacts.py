@@ -146,6 +146,22 @@ def test_runs_of_lines_read_as_the_whole_files(home):
     assert "truncated" in whole[-1][3]
 
 
+def test_runs_cut_without_reading_whole_files_cut_at_the_same_places(tmp_path):
+    """verify cuts files by reading around each cut only; the cuts must be the ones the
+    numbering reader makes, long lines (past the 64 KB window) and a torn end included."""
+    path = tmp_path / "decisions-20260101-000000000001.jsonl"
+    lines = [b"x" * n for n in (10, 70_000, 5, 200_000, 1, 30_000, 64 * 1024 - 1, 64 * 1024)]
+    path.write_bytes(b"\n".join(lines) + b"\nabc")  # the last line torn
+    for parts in (1, 2, 3, 5, 9, 40):
+        for min_bytes in (1, 1000, 100_000):
+            numbered = chunks([path], parts, min_bytes)
+            cut = chunks([path], parts, min_bytes, numbered=False)
+            assert [(c.start, c.end, c.file_end) for c in cut] == [
+                (c.start, c.end, c.file_end) for c in numbered
+            ]
+            assert all(c.first_line == 0 for c in cut)
+
+
 def test_replay_in_several_processes_gives_the_serial_report(home, tmp_path):
     path, lines = lines_of(home)
     path.write_bytes(b"".join([*lines[:2], b"not a record\n", *lines[2:]]))
