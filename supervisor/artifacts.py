@@ -464,6 +464,9 @@ class ArtifactLog:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _lock_fd: int | None = field(default=None, init=False)
     _pid: int = field(default_factory=os.getpid, init=False)
+    _head_bytes: bytes = field(default=b"", init=False)  # the head this writer wrote last
+    _file_fd: int | None = field(default=None, init=False)  # the file written to, kept open
+    _file_path: Path | None = field(default=None, init=False)
     _taxonomy_parts: dict[tuple[str, ...], str] = field(default_factory=dict, init=False)
     _taxonomy_for: Mapping[str, Any] | None = field(default=None, init=False)
 
@@ -598,7 +601,8 @@ class ArtifactLog:
             if self._lock_fd is None or self._pid != os.getpid():
                 directory = self._open_dir()
                 self._lock_fd = os.open(directory / _LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
-                self._pid, self._tail = os.getpid(), _Tail()
+                self._pid, self._tail, self._head_bytes = os.getpid(), _Tail(), b""
+                self._file_fd = self._file_path = None  # a parent's descriptor is not ours
             lock = self._lock_fd
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
@@ -610,15 +614,18 @@ class ArtifactLog:
                 payload = self._record_payload(decision, context, tail.seq + 1, tail.prev, now)
                 line = self.keys.sign_line(payload)
                 target = self._target(tail, now, len(line))
+                grown = tail.size + len(line) if target == tail.path and tail.size >= 0 else -1
                 self._write(target, line)
-                tail.path, tail.size = target, target.stat().st_size
+                # The size the head checked plus what was written (we hold the lock); a new
+                # file is asked, in case something was already there.
+                tail.path, tail.size = target, grown if grown >= 0 else target.stat().st_size
                 tail.seq, tail.prev, tail.day, tail.torn = (
                     tail.seq + 1,
                     _digest(payload),
                     now.date().isoformat(),
                     False,
                 )
-                head = json.dumps(
+                head = orjson.dumps(
                     {
                         "file": target.name,
                         "size": tail.size,
@@ -626,27 +633,37 @@ class ArtifactLog:
                         "prev": tail.prev,
                         "day": tail.day,
                     }
-                ).encode()
-                os.pwrite(lock, head.ljust(_HEAD_BYTES), 0)
+                ).ljust(_HEAD_BYTES)
+                os.pwrite(lock, head, 0)
+                self._head_bytes = head
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
     def _head(self, lock: int) -> _Tail:
         try:
-            head = json.loads(os.pread(lock, _HEAD_BYTES, 0).rstrip(b" \x00") or b"null")
-            path = self.directory / str(head["file"])
-            if path.stat().st_size == int(head["size"]):
-                self._tail = _Tail(
-                    path,
-                    int(head["size"]),
-                    int(head["seq"]),
-                    str(head["prev"]),
-                    str(head["day"]),
-                    False,
-                )
-                return self._tail
+            raw = os.pread(lock, _HEAD_BYTES, 0)
+            tail = self._tail
+            if raw == self._head_bytes and tail.path is not None:
+                # Nobody wrote since our last record: only check that the file is intact.
+                if os.stat(tail.path).st_size == tail.size:
+                    return tail
+            else:
+                head = orjson.loads(raw.rstrip(b" \x00") or b"null")
+                name = str(head["file"])
+                path = tail.path if tail.path and tail.path.name == name else self.directory / name
+                if path.stat().st_size == int(head["size"]):
+                    self._tail = _Tail(
+                        path,
+                        int(head["size"]),
+                        int(head["seq"]),
+                        str(head["prev"]),
+                        str(head["day"]),
+                        False,
+                    )
+                    return self._tail
         except (OSError, ValueError, KeyError, TypeError):
             pass  # no head yet, or one we cannot trust: find the tail the slow way
+        self._close_file()  # the file may have been replaced: open it afresh
         self._read_tail()
         return self._tail
 
@@ -658,10 +675,16 @@ class ArtifactLog:
         return tail.path
 
     def _write(self, target: Path, data: bytes) -> None:
-        try:
-            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        except OSError as exc:
-            raise StateDirError(f"cannot open {target}: {exc.strerror}") from exc
+        # The file stays open between records (opening it cost a tenth of a record); it is
+        # reopened when the target changes or the head could not be trusted.
+        if self._file_fd is None or self._file_path != target:
+            self._close_file()
+            try:
+                self._file_fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            except OSError as exc:
+                raise StateDirError(f"cannot open {target}: {exc.strerror}") from exc
+            self._file_path = target
+        fd = self._file_fd
         try:
             view = memoryview(data)
             while view:
@@ -669,14 +692,21 @@ class ArtifactLog:
             if self.durable:
                 os.fsync(fd)
         except OSError as exc:
+            self._close_file()
             raise StateDirError(
                 f"cannot append to {target}: {exc.strerror}; the decision was made but not recorded"
             ) from exc
-        finally:
-            os.close(fd)
+
+    def _close_file(self) -> None:
+        if self._file_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._file_fd)
+        self._file_fd = self._file_path = None
 
     def close(self) -> None:
         with self._lock:
+            if self._pid == os.getpid():
+                self._close_file()
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
                 self._lock_fd = None
