@@ -119,6 +119,9 @@ class _Slot:
     timeout_ns: int
     breaker: CircuitBreaker = field(default_factory=CircuitBreaker)
     ok_values: dict[str, Any] = field(default_factory=dict)
+    # An inline specialist that reads the outside through context.observe gets a recording
+    # context, as pooled ones do (so a replay serves what it saw); the rest get the caller's.
+    observes: bool = False
     # Failures already logged: each distinct one is said once, even when the entry
     # succeeds in between (a kind that needs its model only for some actions).
     said_errors: set[tuple[str, str]] = field(default_factory=set)
@@ -294,6 +297,7 @@ class Engine:
                     kind,
                     _execution_of(specialist),  # type: ignore[arg-type]
                     entry.timeout_ms * 1_000_000,
+                    observes=bool(getattr(specialist, "observes", False)),
                 )
             )
         # Entries with tier: post, checked after the action ran (Supervisor.after).
@@ -382,19 +386,26 @@ class Engine:
             if replay is not None and _recorded_timeout(run, slot):
                 continue
             # Inline specialists are the hot path: no task, no timer, no lock.
+            recorder, seen = self._recording_context(run, slot) if slot.observes else (None, ctx)
             began = perf_ns()
             try:
-                result = slot.specialist.evaluate(action, ctx)
+                result = slot.specialist.evaluate(action, seen)
                 if type(result) is not SpecialistResult:
                     result = _check_result(result)
             except (Exception, SystemExit) as exc:  # noqa: BLE001 - contained: the loop goes on
-                self._errored(run, slot, exc, perf_ns() - began)
+                self._errored(run, slot, exc, perf_ns() - began, recorder)
                 continue
             elapsed = perf_ns() - began
             if elapsed > slot.timeout_ns and replay is None:
-                self._demote(run, slot, elapsed)
+                self._demote(run, slot, elapsed, recorder)
                 continue
-            if result is _OK_RESULT:
+            if recorder is not None:
+                if result is not _OK_RESULT:
+                    run.objected = True
+                results[slot.entry.id] = _stamp(
+                    result, Status.DONE, elapsed, slot, recorder=recorder
+                )
+            elif result is _OK_RESULT:
                 values = slot.ok_values.copy()  # the common case, without a call
                 values["elapsed_ms"] = elapsed / 1e6
                 results[slot.entry.id] = _trusted(SpecialistResult, values, _RESULT_FIELDS)
@@ -426,16 +437,8 @@ class Engine:
             if replay is not None and _recorded_timeout(run, slot):
                 continue
             if replay is not None or slot.breaker.allows(now_s):
-                served = None
-                if replay is not None and not replay.live:
-                    served = replay.observations.get(slot.entry.id, ())
-                recorder = Recorder(replay=served)
-                context = run.context.model_copy()
-                context._recorder = recorder
-                context._history = self._history
-                context._agent = run.action.agent
-                context._session = run.action.session
-                if served is not None and slot.execution is Execution.THREAD:
+                recorder, context = self._recording_context(run, slot)
+                if recorder.replaying and slot.execution is Execution.THREAD:
                     # A replay serves every observation from the record: no I/O to wait
                     # for, and the specialist finished within its deadline then (a recorded
                     # timeout is taken as it was, above), so the thread hop buys nothing.
@@ -457,7 +460,24 @@ class Engine:
         if len(run.pending) > 1:
             run.pending.sort(key=lambda item: item[2])
 
-    def _demote(self, run: _Run, slot: _Slot, elapsed: int) -> None:
+    def _recording_context(self, run: _Run, slot: _Slot) -> tuple[Recorder, Context]:
+        """A copy of the context whose observations are recorded (served, in a replay),
+        which can ask the store about the past."""
+        replay = run.replay
+        served = None
+        if replay is not None and not replay.live:
+            served = replay.observations.get(slot.entry.id, ())
+        recorder = Recorder(replay=served)
+        context = run.context.model_copy()
+        context._recorder = recorder
+        context._history = self._history
+        context._agent = run.action.agent
+        context._session = run.action.session
+        return recorder, context
+
+    def _demote(
+        self, run: _Run, slot: _Slot, elapsed: int, recorder: Recorder | None = None
+    ) -> None:
         log.warning(
             "inline specialist for %s took %.1f ms (timeout %d ms); "
             "running it on a worker thread from now on",
@@ -468,7 +488,7 @@ class Engine:
         slot.execution = Execution.THREAD
         with self._cache_lock:
             self._route_cache.clear()
-        self._timed_out(run, slot, elapsed)
+        self._timed_out(run, slot, elapsed, recorder)
 
     def _submit(
         self, slot: _Slot, action: Action, context: Context

@@ -29,6 +29,7 @@ class ScriptedConfig(KindConfig):
     ] = "answer"
     seconds: float = 3600.0
     execution: Literal["inline", "thread", "async"] = "thread"
+    observes: bool = False  # an inline specialist that wants a recording context
     reason: str | None = None
     correction: str | None = None
     object: str | None = None
@@ -41,6 +42,7 @@ class Scripted:
     def __init__(self, config: ScriptedConfig) -> None:
         self.config = config
         self.execution = Execution(config.execution)
+        self.observes = config.observes
         self.calls = 0
         self.threads: list[int] = []  # where evaluate ran
         if config.behaviour == "async_sleep":

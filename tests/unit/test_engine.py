@@ -349,6 +349,29 @@ def test_replay_runs_thread_specialists_in_the_callers_thread(engine):
     assert "sys.exit" in (again.results["quitter"].reason or "")
 
 
+def test_inline_specialist_that_observes_is_recorded_and_served(engine):
+    """An inline specialist declaring ``observes`` gets a recording context: what it saw is
+    in its result, and a replay serves that instead of fetching again."""
+    from supervisor.engine import Replay
+    from supervisor.memory import InProcessMemory
+    from supervisor.models import Observation
+
+    eng = engine(
+        scripted("seen", {"behaviour": "observe", "execution": "inline", "observes": True}),
+        scripted("blind", {"behaviour": "observe", "execution": "inline"}),
+    )
+    first = eng.check(SHELL)
+    assert [o.kind for o in first.results["seen"].observations] == ["sql", "clock"]
+    assert first.results["blind"].observations == ()  # no recorder: nothing kept
+    served = {"seen": first.results["seen"].observations}
+    again = eng.check(SHELL, replay=Replay(served, {}, InProcessMemory()))
+    assert again.results["seen"].status is Status.DONE
+    # a different recorded answer is what the specialist sees (it insists on [[7]])
+    changed = (Observation(kind="sql", key={"query": "SELECT 1", "params": [7]}, value=[[8]]),)
+    third = eng.check(SHELL, replay=Replay({"seen": changed}, {}, InProcessMemory()))
+    assert third.results["seen"].status is Status.ERROR
+
+
 def test_history_without_a_store_is_an_error_not_a_crash(engine):
     d = engine(scripted("h", {"history_entry": "x", "verdict": "flag"})).check(SHELL)
     assert d.results["h"].status is Status.ERROR
