@@ -27,6 +27,19 @@ between characters for ``iban``, among the addresses or hosts written in it for 
 ``host`` and ``links``. The task comes from the user, never from tool output, so the user
 can allow a new payee or recipient just by naming it.
 
+Three further sources, each off unless configured:
+
+- ``names_from_task`` (``iban`` only): a recipient given by name rather than by account
+  number (``"Spotify"``) is allowed when the user's request names it as whole words,
+  compared as ``casefold`` compares. Without it such a value is unreadable.
+- ``named_groups``: values that become allowed when the user's request names the group
+  they belong to, as whole words compared case-folded (a calendar event's participants
+  when the request names the event by its title). The request vouches for the group; its
+  values are not trusted otherwise.
+- ``trusted_texts``: texts the deployment trusts as it trusts the request (messages that
+  signed-in members of the workspace wrote, say): a value named there, read as
+  ``from_task`` reads the request, is allowed.
+
 An action that has none of the named fields gets ``refuse`` (not this entry's business).
 An empty allowlist allows nothing: unlike the ``domain`` kind, this kind does not go quiet
 when there is nothing to allow against. Values, the task text and the number of values per
@@ -39,6 +52,7 @@ Example entry config::
     normalise: iban
     allowed: [DE89370400440532013000, GB29NWBK60161331926819]
     from_task: true
+    names_from_task: true          # a payee given by a name the request uses
 """
 
 from __future__ import annotations
@@ -65,6 +79,7 @@ __all__ = [
     "ALLOWLIST_KIND",
     "AllowlistConfig",
     "AllowlistSpecialist",
+    "NamedGroup",
     "find_hosts",
     "normalise_value",
     "supervisor_register_kinds",
@@ -78,6 +93,9 @@ DEFAULT_MAX_VALUES: Final = 100
 MAX_VALUES_LIMIT: Final = 10_000
 MAX_HOSTS_IN_TEXT: Final = 200  # links found in one value or in the task
 MAX_HOST_CHARS: Final = 253  # the longest DNS name
+MAX_GROUPS: Final = 10_000
+MAX_OCCURRENCES: Final = 1_000  # places a value is looked at in one text before giving up
+MAX_GROUP_NAME_CHARS: Final = 500
 SHOWN_CHARS: Final = 120  # of a value, in the reason and the evidence
 
 Normaliser = Literal["exact", "casefold", "iban", "email", "host", "links"]
@@ -219,6 +237,29 @@ def _check_field_name(name: str) -> str:
 FieldName = Annotated[str, AfterValidator(_check_field_name)]
 
 
+def _check_group_name(name: str) -> str:
+    if not _fold(name):
+        raise ValueError("a group name must have a character that is not a space")
+    return name
+
+
+class NamedGroup(KindConfig):
+    """Values allowed when the user's request names the group (see ``named_groups``).
+
+    Attributes:
+        name: what the request must say, as whole words compared case-folded (an event's
+            title, a team's name).
+        values: the values the group allows, written as the entry's normaliser reads them.
+    """
+
+    name: Annotated[
+        str,
+        Field(min_length=1, max_length=MAX_GROUP_NAME_CHARS),
+        AfterValidator(_check_group_name),
+    ]
+    values: Annotated[list[str], Field(min_length=1)]
+
+
 class AllowlistConfig(KindConfig):
     """Config of an ``allowlist`` entry.
 
@@ -230,6 +271,12 @@ class AllowlistConfig(KindConfig):
         allowed_domains: for ``email``, ``host`` and ``links``: domains whose every address
             or host (the domain and its subdomains) is allowed.
         from_task: also allow values that the user named in ``context.task``.
+        names_from_task: for ``iban`` with ``from_task``: also allow a value that is not an
+            IBAN when the request names it as whole words (a payee given by name).
+        named_groups: groups of values, each allowed when the request names the group.
+        trusted_texts: texts read as the request is read (``from_task``); a value named
+            in one of them is allowed. Their total length is at most
+            ``MAX_INPUT_CHARS_LIMIT`` characters.
         max_values: values judged per action; an action with more objects.
         max_input_chars: a value, or the task text, longer than this is cut to it; a cut
             value is never allowed (a cut task only allows less).
@@ -242,6 +289,11 @@ class AllowlistConfig(KindConfig):
     allowed: list[str] = Field(default_factory=list)
     allowed_domains: list[str] = Field(default_factory=list)
     from_task: bool = False
+    names_from_task: bool = False
+    named_groups: Annotated[list[NamedGroup], Field(max_length=MAX_GROUPS)] = Field(
+        default_factory=list
+    )
+    trusted_texts: list[str] = Field(default_factory=list)
     max_values: int = Field(default=DEFAULT_MAX_VALUES, gt=0, le=MAX_VALUES_LIMIT)
     max_input_chars: int = Field(default=DEFAULT_MAX_INPUT_CHARS, gt=0, le=MAX_INPUT_CHARS_LIMIT)
     verdict: Literal["flag", "nudge", "block"] | None = None
@@ -260,6 +312,15 @@ class AllowlistConfig(KindConfig):
         if how == "host":
             for value in self.allowed:
                 _domain_entry(value)
+        if self.names_from_task and (self.normalise != "iban" or not self.from_task):
+            raise ValueError("names_from_task needs normalise: iban and from_task: true")
+        if self.named_groups and self.normalise in ("host", "links"):
+            raise ValueError("named_groups needs normalise: exact, casefold, iban or email")
+        for group in self.named_groups:
+            for value in group.values:
+                check(value)
+        if sum(len(text) for text in self.trusted_texts) > MAX_INPUT_CHARS_LIMIT:
+            raise ValueError(f"trusted_texts are longer than {MAX_INPUT_CHARS_LIMIT} characters")
         return self
 
 
@@ -310,12 +371,18 @@ def _named_words(task: str, needle: str) -> bool:
     Letters, digits and ``_ - @ /`` continue a token on both sides, and so does a ``.``
     between two such characters (``1j1l`` is not named by ``1j1l-2k3j``, nor ``a.com`` by
     ``www.a.com``); a full stop at the end of a sentence ends it.
+
+    Only the first ``MAX_OCCURRENCES`` places where ``needle`` occurs are looked at, so the
+    cost is bounded by that many comparisons of ``needle`` plus one pass over ``task``; a
+    value found more often than that only inside longer tokens is not named.
     """
     if not needle:
         return False
     size = len(task)
     start = task.find(needle)
-    while start >= 0:
+    for _ in range(MAX_OCCURRENCES):
+        if start < 0:
+            return False
         end = start + len(needle)
         before = task[start - 1] if start > 0 else " "
         after = task[end] if end < size else " "
@@ -349,9 +416,12 @@ class AllowlistSpecialist:
         "_covering",
         "_fields",
         "_from_task",
+        "_groups",
         "_how",
         "_limit",
         "_max_values",
+        "_names_from_task",
+        "_trusted",
         "_verdict",
         "_what",
         "execution",
@@ -363,6 +433,19 @@ class AllowlistSpecialist:
         self._how: Normaliser = config.normalise
         self._fields = tuple((name, _getter(name)) for name in config.fields)
         self._from_task = config.from_task
+        self._names_from_task = config.names_from_task
+        self._groups = tuple(
+            (
+                _fold(group.name),
+                frozenset(
+                    n for v in group.values if (n := normalise_value(v, self._how)) is not None
+                ),
+            )
+            for group in config.named_groups
+        )
+        self._trusted: _TrustedTexts | None = None
+        if config.trusted_texts:
+            self._trusted = _TrustedTexts(config.trusted_texts)
         self._limit = config.max_input_chars
         self._max_values = config.max_values
         self._what = config.what
@@ -380,7 +463,8 @@ class AllowlistSpecialist:
         """Ok, a refusal when none of the fields is present, or the verdict."""
         present = False
         judged = 0
-        task = _TaskView(context.task, self._limit) if self._from_task else None
+        reads_task = self._from_task or bool(self._groups)
+        task = _TaskView(context.task, self._limit) if reads_task else None
         for name, get in self._fields:
             value = get(action)
             if value is None:
@@ -407,15 +491,26 @@ class AllowlistSpecialist:
             return self._judge_hosts(name, text, shown, task)
         normal = normalise_value(text, self._how)
         if normal is None:
+            if self._names_from_task and task is not None and task.names(_fold(text), "casefold"):
+                return None  # a payee given by name, and the user used that name
             return _Miss(name, shown, shown, "unreadable")
         if normal in self._allowed:
             return None
         domain = Host(normal.rpartition("@")[2], False)
         if self._how == "email" and covering(domain, self._covering) is not None:
             return None
-        if task is not None and task.names(normal, self._how):
+        if self._from_task and task is not None and task.names(normal, self._how):
+            return None
+        if self._trusted is not None and self._trusted.names(normal, self._how):
+            return None
+        if task is not None and self._in_named_group(normal, task):
             return None
         return _Miss(name, shown, normal, "not_allowed")
+
+    def _in_named_group(self, normal: str, task: _TaskView) -> bool:
+        return any(
+            normal in values and task.names(group, "casefold") for group, values in self._groups
+        )
 
     def _judge_hosts(
         self, name: str, text: str, shown: str, task: _TaskView | None
@@ -432,13 +527,20 @@ class AllowlistSpecialist:
         for host in hosts:
             if covering(host, self._covering) is not None:
                 continue
-            if task is not None and covering(host, task.hosts()) is not None:
+            if self._from_task and task is not None and covering(host, task.hosts()) is not None:
+                continue
+            if self._trusted is not None and covering(host, self._trusted.hosts()) is not None:
                 continue
             return _Miss(name, shown, host.name, "not_allowed")
         return None
 
     def _objection(self, action: Action, miss: _Miss) -> SpecialistResult:
-        named = " nor named in the user's request" if self._from_task else ""
+        sources = []
+        if self._from_task or self._groups:
+            sources.append("the user's request")
+        if self._trusted is not None:
+            sources.append("the trusted texts")
+        named = f" nor named in {' or '.join(sources)}" if sources else ""
         if miss.problem == "limit":
             reason = f"{action.type} {miss.field} is too large to check: {miss.normalised}"
             correction = "Send fewer, shorter values in one action."
@@ -449,9 +551,9 @@ class AllowlistSpecialist:
             )
             correction = f"Use one of the {self._what}, written in full."
         else:
-            if not (self._allowed or self._covering) and self._from_task:
-                reason = f"{action.type} {miss.field} {miss.normalised!r} is not named in the "
-                reason += "user's request"
+            if not (self._allowed or self._covering) and sources:
+                reason = f"{action.type} {miss.field} {miss.normalised!r} is not named in "
+                reason += " or ".join(sources)
             else:
                 reason = (
                     f"{action.type} {miss.field} {miss.normalised!r} is not one of the "
@@ -482,12 +584,20 @@ class AllowlistSpecialist:
 class _TaskView:
     """The user's request, read lazily in the forms the normalisers compare against."""
 
-    __slots__ = ("_folded", "_hosts", "_text")
+    __slots__ = ("_emails_found", "_folded", "_hosts", "_text")
 
     def __init__(self, task: str | None, limit: int) -> None:
         self._text = (task or "")[:limit]
         self._folded: str | None = None
         self._hosts: frozenset[str] | None = None
+        self._emails_found: frozenset[str] | None = None
+
+    def read_all(self) -> _TaskView:
+        """Reads every form now, so that a view shared between threads is never written."""
+        self._folded = _fold(self._text)
+        self._emails()
+        self.hosts()
+        return self
 
     def names(self, normal: str, how: Normaliser) -> bool:
         if not self._text:
@@ -503,13 +613,36 @@ class _TaskView:
         return normal in self._emails()
 
     def _emails(self) -> frozenset[str]:
-        found = (_email(m.group().rstrip(".")) for m in _EMAIL_IN_TEXT.finditer(self._text))
-        return frozenset(e for e in found if e is not None)
+        if self._emails_found is None:
+            found = (_email(m.group().rstrip(".")) for m in _EMAIL_IN_TEXT.finditer(self._text))
+            self._emails_found = frozenset(e for e in found if e is not None)
+        return self._emails_found
 
     def hosts(self) -> frozenset[str]:
         if self._hosts is None:
             found = find_hosts(self._text) or []
             self._hosts = frozenset(h.name for h in _only_names(found))
+        return self._hosts
+
+
+class _TrustedTexts:
+    """The deployment's trusted texts, each read as the request is, all read at build time.
+
+    Each text is judged on its own, so no value is named across two of them, and one text
+    with too many links allows no host but costs the others nothing. Nothing is written
+    after construction, so one instance serves every thread.
+    """
+
+    __slots__ = ("_hosts", "_views")
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self._views = tuple(_TaskView(text, MAX_INPUT_CHARS_LIMIT).read_all() for text in texts)
+        self._hosts = frozenset(name for view in self._views for name in view.hosts())
+
+    def names(self, normal: str, how: Normaliser) -> bool:
+        return any(view.names(normal, how) for view in self._views)
+
+    def hosts(self) -> frozenset[str]:
         return self._hosts
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
@@ -255,6 +256,22 @@ def _overlap(overlay: dojo_overlays.Overlay, calls: Sequence[Call]) -> list[str]
         for value in [*config.get("allowed", []), *config.get("allowed_domains", [])]:
             if value.strip().casefold() in attacker:
                 listed.add(f"{value} ({entry['id']})")
+        for group in config.get("named_groups", []):
+            for value in group["values"]:
+                if value.strip().casefold() in attacker:
+                    listed.add(f"{value} ({entry['id']}, when the request names {group['name']!r})")
+        texts = "\n".join(config.get("trusted_texts", []))
+        if not texts:
+            continue
+        # Attacker values in this entry's fields that a trusted text names as a whole word.
+        for call in calls:
+            if call.role != "attacker":
+                continue
+            for name in config["fields"]:
+                for value in _strings(call.args.get(name)) if name in call.args else []:
+                    word = re.escape(value.strip())
+                    if word and re.search(rf"(?<![\w@/-]){word}(?![\w@/-])", texts):
+                        listed.add(f"{value} ({entry['id']}, named in a trusted text)")
     return sorted(listed)
 
 
