@@ -54,9 +54,11 @@ class BudgetConfig(KindConfig):
 
 
 class BudgetSpecialist:
-    """Asks the store; needs a worker thread for that, never the caller's."""
+    """Asks the store: on a worker thread, or in the caller's thread when the store is a
+    local SQLite file (``history_inline``: the engine decides, knowing the store)."""
 
     execution = Execution.THREAD
+    history_inline = True
 
     def __init__(self, config: BudgetConfig, verdict: Verdict) -> None:
         self.config = config

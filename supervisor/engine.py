@@ -290,14 +290,22 @@ class Engine:
                     f"entry {entry.id!r}: kind {kind.name!r} builds a post-action specialist "
                     "(no evaluate); give the entry tier: post"
                 )
+            execution = _execution_of(specialist)  # type: ignore[arg-type]
+            observes = bool(getattr(specialist, "observes", False))
+            if getattr(specialist, "history_inline", False) and (
+                self._history is None or self._history.local
+            ):
+                # Its only wait is a history question, and a local store answers that
+                # without waiting on anyone: the thread hop would cost more than the query.
+                execution, observes = Execution.INLINE, True
             self._slots.append(
                 _Slot(
                     entry,
                     specialist,  # type: ignore[arg-type]
                     kind,
-                    _execution_of(specialist),  # type: ignore[arg-type]
+                    execution,
                     entry.timeout_ms * 1_000_000,
-                    observes=bool(getattr(specialist, "observes", False)),
+                    observes=observes,
                 )
             )
         # Entries with tier: post, checked after the action ran (Supervisor.after).

@@ -142,6 +142,12 @@ class StoreMemory:
         since = datetime.now(UTC) - timedelta(days=days)
         return self.store.count_objections(entry_id, agent=agent, session=session, since=since)
 
+    @property
+    def local(self) -> bool:
+        """Whether history questions are answered on this host without a network round trip
+        (a SQLite store), so that a specialist may ask them in the caller's thread."""
+        return bool(getattr(self.store, "local", False))
+
     def count_actions(
         self,
         session: str,

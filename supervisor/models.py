@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 class History(Protocol):
     """What specialists may ask the store about the past (implemented by the memory)."""
 
+    @property
+    def local(self) -> bool: ...
+
     def count_objections(
         self, entry_id: str, days: float, agent: str | None, session: str | None
     ) -> int: ...

@@ -313,6 +313,11 @@ class LazyStore:
         raw = os.fspath(spec) if spec is not None else os.environ.get(STORE_ENV) or ""
         self.url = redacted_url(raw) if raw else f"sqlite:///{home / SQLITE_FILE}"
 
+    @property
+    def local(self) -> bool:
+        """Whether the store is a file on this host (SQLite), known before it is opened."""
+        return self.url.startswith("sqlite:")
+
     def _get(self) -> Store:
         store = self._store
         if store is not None:

@@ -125,6 +125,8 @@ MIGRATIONS: Final[tuple[str, ...]] = (
 class PostgresStore:
     """A :class:`~supervisor.store.Store` in a PostgreSQL database."""
 
+    local = False  # every question is a network round trip, which can hang
+
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 8) -> None:
         self.url = redacted_url(url)
         try:

@@ -138,13 +138,20 @@ class SqliteStore:
         self.path = Path(path)
         self.url = f"sqlite:///{self.path}"
         self._lock = threading.Lock()
+        # History questions (how often, how many) read on their own connection: in WAL mode
+        # a reader never waits for a writer, so they never queue behind a write transaction
+        # waiting for another process's lock. Specialists may ask them in the caller's thread.
+        self._read_lock = threading.Lock()
         self._pid = os.getpid()
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             self._conn = self._connect(busy_timeout_s)
             self._migrate()
+            self._reader = self._connect(busy_timeout_s)
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot open the store {self.url}: {exc}") from exc
+
+    local = True  # a file on this host: no network round trip, readers never wait
 
     def _connect(self, busy_timeout_s: float) -> sqlite3.Connection:
         # isolation_level=None: we issue BEGIN ourselves, so every write takes the lock up front.
@@ -349,8 +356,8 @@ class SqliteStore:
             params.append(since.astimezone(UTC).isoformat())  # stored times are UTC
 
         def do() -> int:
-            with self._lock:
-                return int(self._conn.execute(sql, params).fetchone()[0])
+            with self._read_lock:
+                return int(self._reader.execute(sql, params).fetchone()[0])
 
         return self._run("counting decisions", do)
 
@@ -375,8 +382,8 @@ class SqliteStore:
             params.append(since.astimezone(UTC).isoformat())  # stored times are UTC
 
         def do() -> int:
-            with self._lock:
-                return int(self._conn.execute(sql, params).fetchone()[0])
+            with self._read_lock:
+                return int(self._reader.execute(sql, params).fetchone()[0])
 
         return self._run("counting objections", do)
 
@@ -589,3 +596,5 @@ class SqliteStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+        with self._read_lock:
+            self._reader.close()

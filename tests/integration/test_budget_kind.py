@@ -82,3 +82,55 @@ def test_budget_needs_something_to_count(tmp_path):
     path.write_text(PACK.replace("{max_actions: 5}", "{}"))
     with pytest.raises(TaxonomyError, match="set max_actions"):
         Supervisor.from_taxonomy(path, home=tmp_path / "h")
+
+
+def test_a_local_store_is_asked_in_the_callers_thread(store_url, tmp_path):
+    """Against SQLite the budget runs inline (its query is cheaper than a thread hop);
+    against PostgreSQL, whose queries cross a network and can hang, on a worker thread."""
+    from supervisor.specialist import Execution
+
+    path = tmp_path / "budgets.yaml"
+    path.write_text(PACK)
+    with Supervisor.from_taxonomy(path, home=tmp_path / "h", store=store_url) as sup:
+        slots = {slot.entry.id: slot for slot in sup._engine._slots}
+        slot = slots["retrying_failed_action"]
+        local = store_url.startswith("sqlite")
+        assert slot.execution is (Execution.INLINE if local else Execution.THREAD)
+        assert slot.observes is local
+        # either way the query is an observation of the decision, for replay
+        decision = sup.check({"type": "shell", "args": {"command": "ls"}, "session": "q"})
+        kinds = [o.kind for o in decision.results["retrying_failed_action"].observations]
+        assert kinds == ["history"]
+
+
+def test_history_reads_do_not_wait_for_a_write_in_progress(tmp_path):
+    """A count is read on its own connection: neither this store's writer (held by another
+    thread) nor another process's write transaction makes it wait."""
+    import sqlite3
+    import threading
+    import time
+
+    from supervisor.stores.sqlite import SqliteStore
+
+    store = SqliteStore(tmp_path / "state.db")
+    other = sqlite3.connect(tmp_path / "state.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    released = threading.Event()
+
+    def hold_writer() -> None:
+        with store._lock:  # this store's writer, busy (e.g. waiting for that lock)
+            released.wait(10)
+
+    holder = threading.Thread(target=hold_writer)
+    holder.start()
+    try:
+        began = time.monotonic()
+        assert store.count_decisions("s") == 0
+        assert store.count_objections("e") == 0
+        assert time.monotonic() - began < 2.0  # the busy timeout is 10 s; a wait would show
+    finally:
+        released.set()
+        holder.join()
+        other.execute("ROLLBACK")
+        other.close()
+        store.close()
