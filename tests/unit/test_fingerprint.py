@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from supervisor.fingerprint import fingerprint, normalise_shell, normalise_sql
@@ -76,3 +76,23 @@ def test_sqlglot_never_logs_the_agents_sql(caplog):
     with caplog.at_level(logging.DEBUG):
         sql("ALTER ROLE app WITH PASSWORD 'hunter2'")
     assert "hunter2" not in caplog.text
+
+
+@settings(max_examples=2000)
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            [*"ab1é -_./*?=~$`{}[]!%^,:+@();<>|&", "\t", "\n", "\r", "\x0b", "\xa0"]
+        ),
+        max_size=30,
+    )
+)
+def test_unquoted_commands_split_as_shlex_splits_them(command):
+    """Commands without quotes, escapes or comments skip shlex; the tokens must be the same."""
+    import shlex
+
+    from supervisor import fingerprint as fp
+
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    assert fp._PLAIN_TOKEN.findall(command) == list(lexer)
