@@ -468,14 +468,13 @@ def char_wb_ngrams(text: str) -> list[str]:
     runs of ``\\s`` into one space; ``str.split`` uses the same whitespace, so that changes
     nothing here.)
     """
-    grams: list[str] = []
-    extend = grams.extend
-    for word in text.split():
-        padded = f" {word} "
-        size = len(padded)
-        for n in range(2, min(5, size) + 1):
-            extend([padded[i : i + n] for i in range(size - n + 1)])
-    return grams
+    # One comprehension for every word and n (their order does not matter: they are counted).
+    return [
+        padded[i : i + n]
+        for padded in [f" {word} " for word in text.split()]
+        for n in range(2, min(5, len(padded)) + 1)
+        for i in range(len(padded) - n + 1)
+    ]
 
 
 def word_ngrams(text: str) -> list[str]:
@@ -495,7 +494,15 @@ def _hashed(
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
     hashes = np.fromiter(map(mmh3.hash, grams), dtype=np.int64, count=len(grams))
     # sklearn: abs() of the signed 32-bit hash, modulo n_features (-2**31 included).
-    index, counts = np.unique(np.abs(hashes) % n_features, return_counts=True)
+    slots = np.abs(hashes) % n_features
+    # np.unique(slots, return_counts=True), without its overhead on a few hundred values
+    slots.sort()
+    first = np.empty(slots.size, dtype=bool)
+    first[0] = True
+    np.not_equal(slots[1:], slots[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    index = slots[starts]
+    counts = np.diff(np.append(starts, slots.size))
     values = (np.log(counts.astype(np.float64)) + 1.0) * idf[index]
     norm = math.sqrt(float(np.dot(values, values)))
     if norm > 0.0:

@@ -592,3 +592,37 @@ def test_a_version_in_the_old_format_must_be_retrained(home: Path, tmp_path: Pat
     (directory / SIGNATURE_FILE).rename(directory / "model.skops.sig")
     with pytest.raises(ModelError, match=f"older format.*retrain: supervise train {ENTRY}"):
         specialist(copy).evaluate(INJECTED, Context())
+
+
+def test_hashed_counts_are_numpys_unique_counts():
+    """The scorer counts hashed n-grams without np.unique's overhead; the indices, counts
+    and so the values must be exactly what np.unique gives, for any multiset of n-grams."""
+    import mmh3
+
+    from specialists.classifier import _hashed, char_wb_ngrams
+
+    rng = random.Random(7)
+    idf = np.linspace(1.0, 3.0, 1 << 10)
+    for _ in range(300):
+        words = ["".join(rng.choice("ab c-_/") for _ in range(rng.randint(0, 12)))]
+        grams = char_wb_ngrams(" ".join(words * rng.randint(1, 3)))
+        if not grams:
+            continue
+        index, values = _hashed(grams, 1 << 10, idf)
+        hashes = np.array([mmh3.hash(g) for g in grams], dtype=np.int64)
+        want_index, counts = np.unique(np.abs(hashes) % (1 << 10), return_counts=True)
+        want = (np.log(counts.astype(np.float64)) + 1.0) * idf[want_index]
+        want /= np.sqrt(want @ want)
+        assert index.tolist() == want_index.tolist()
+        assert values.tolist() == want.tolist()
+
+
+def test_char_ngrams_are_sklearns_multiset():
+    """Whatever their order, the n-grams are those of scikit-learn's char_wb analyzer."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from specialists.classifier import char_wb_ngrams
+
+    analyzer = CountVectorizer(analyzer="char_wb", ngram_range=(2, 5)).build_analyzer()
+    for text in ("pytest -q tests/unit && git status", "a", "", "  two  words ", "é ñ x"):
+        assert Counter(char_wb_ngrams(text)) == Counter(analyzer(text))
