@@ -315,8 +315,9 @@ class LazyStore:
 
     @property
     def local(self) -> bool:
-        """Whether the store is a file on this host (SQLite), known before it is opened."""
-        return self.url.startswith("sqlite:")
+        """Whether the store is a file on this host (SQLite: a ``sqlite:///`` URL or a plain
+        path, as :func:`open_store` reads them), known before it is opened."""
+        return self.url.startswith("sqlite:") or "://" not in self.url
 
     def _get(self) -> Store:
         store = self._store

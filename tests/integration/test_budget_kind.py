@@ -103,6 +103,16 @@ def test_a_local_store_is_asked_in_the_callers_thread(store_url, tmp_path):
         assert kinds == ["history"]
 
 
+def test_every_way_of_naming_a_local_store_is_local(tmp_path):
+    from supervisor.store import LazyStore
+
+    assert LazyStore(None, tmp_path).local  # the default: state.db in the state directory
+    assert LazyStore(tmp_path / "s.db", tmp_path).local
+    assert LazyStore(f"sqlite:///{tmp_path / 's.db'}", tmp_path).local
+    assert not LazyStore("postgresql://u:secret@db.example/x", tmp_path).local
+    assert not LazyStore("postgres://db.example/x", tmp_path).local
+
+
 def test_history_reads_do_not_wait_for_a_write_in_progress(tmp_path):
     """A count is read on its own connection: neither this store's writer (held by another
     thread) nor another process's write transaction makes it wait."""
