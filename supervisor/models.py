@@ -196,7 +196,8 @@ class Context(BaseModel):
         Counts the proposing agent's decisions (``agent`` to ask about another) in the last
         ``days``, optionally within one ``session``. The answer comes from the store and is
         recorded like any observation, so a replay gets the same number. Only specialists
-        that run off the caller's thread (``thread``/``async``) have a store to ask.
+        with a recording context have a store to ask: those that run off the caller's
+        thread (``thread``/``async``) and inline ones that declare ``observes``.
 
         Raises:
             ObservationError: no store is available to this specialist.
@@ -259,8 +260,9 @@ class Context(BaseModel):
             from supervisor.errors import ObservationError
 
             raise ObservationError(
-                "no store to ask: history needs a thread or async specialist and a "
-                "Supervisor with a store (record=True)"
+                "no store to ask: history needs a thread or async specialist (or an "
+                "inline one that declares observes) and a Supervisor with a store "
+                "(record=True)"
             )
         return self._history
 
