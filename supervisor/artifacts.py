@@ -467,6 +467,7 @@ class ArtifactLog:
     _head_bytes: bytes = field(default=b"", init=False)  # the head this writer wrote last
     _file_fd: int | None = field(default=None, init=False)  # the file written to, kept open
     _file_path: Path | None = field(default=None, init=False)
+    _file_ino: int = field(default=-1, init=False)
     _taxonomy_parts: dict[tuple[str, ...], str] = field(default_factory=dict, init=False)
     _taxonomy_for: Mapping[str, Any] | None = field(default=None, init=False)
 
@@ -645,13 +646,13 @@ class ArtifactLog:
             tail = self._tail
             if raw == self._head_bytes and tail.path is not None:
                 # Nobody wrote since our last record: only check that the file is intact.
-                if os.stat(tail.path).st_size == tail.size:
+                if self._same_file(tail.path, os.stat(tail.path), tail.size):
                     return tail
             else:
                 head = orjson.loads(raw.rstrip(b" \x00") or b"null")
                 name = str(head["file"])
                 path = tail.path if tail.path and tail.path.name == name else self.directory / name
-                if path.stat().st_size == int(head["size"]):
+                if self._same_file(path, path.stat(), int(head["size"])):
                     self._tail = _Tail(
                         path,
                         int(head["size"]),
@@ -666,6 +667,14 @@ class ArtifactLog:
         self._close_file()  # the file may have been replaced: open it afresh
         self._read_tail()
         return self._tail
+
+    def _same_file(self, path: Path, stat: os.stat_result, size: int) -> bool:
+        """Whether ``path`` has the size the head says, and is still the file this writer
+        holds open if it holds it: a file replaced under the same name (restored, copied
+        back) must get the next record, not the unlinked one behind the open descriptor."""
+        if self._file_path == path and stat.st_ino != self._file_ino:
+            self._close_file()
+        return stat.st_size == size
 
     def _target(self, tail: _Tail, now: datetime, size: int) -> Path:
         day = now.date().isoformat()
@@ -683,7 +692,7 @@ class ArtifactLog:
                 self._file_fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             except OSError as exc:
                 raise StateDirError(f"cannot open {target}: {exc.strerror}") from exc
-            self._file_path = target
+            self._file_path, self._file_ino = target, os.fstat(self._file_fd).st_ino
         fd = self._file_fd
         try:
             view = memoryview(data)

@@ -133,6 +133,27 @@ def test_numbers_json_cannot_hold_are_recorded_not_raised(tmp_path):
     assert replayed.replay_record(record).same
 
 
+def test_a_file_replaced_under_its_name_gets_the_next_record(tmp_path):
+    """The writer keeps its file open between records; a file put back under the same name
+    (a restore, a copy) with the same size must still get the next record, not the
+    unlinked file behind the open descriptor."""
+    import shutil
+
+    home = tmp_path / "home"
+    with Supervisor.from_taxonomy("coding", home=home) as sup:
+        sup.check(ACTIONS[0], CONTEXT)
+        sup.check(ACTIONS[1], CONTEXT)
+        path, before = lines_of(home)
+        copy = tmp_path / "copy.jsonl"
+        shutil.copyfile(path, copy)
+        os.replace(copy, path)  # same name, same bytes, another inode
+        sup.check(ACTIONS[4], CONTEXT)
+    path, after = lines_of(home)
+    assert after[:2] == before
+    assert len(after) == 3
+    assert problems(home) == []
+
+
 def test_runs_of_lines_read_as_the_whole_files(home):
     path, lines = lines_of(home)
     path.write_bytes(b"".join(lines[:4]) + b"\n" + b"".join(lines[4:])[:-40])  # blank, torn
