@@ -6,6 +6,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -16,7 +17,7 @@ from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.plugins import KindRegistry, load_kinds
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
-from supervisor.taxonomy import Entry, Taxonomy, load_taxonomy
+from supervisor.taxonomy import Entry, Taxonomy, _hash, load_taxonomy
 
 # Released at the end of the test session so that hung test specialists' threads finish.
 RELEASE = threading.Event()
@@ -134,6 +135,23 @@ def entry_dict(entry_id: str, **overrides: Any) -> dict[str, Any]:
     }
     base.update(overrides)
     return base
+
+
+PATIENT_MS = 60_000
+
+
+def patient(taxonomy: Taxonomy, ms: int = PATIENT_MS) -> Taxonomy:
+    """The same taxonomy with every entry's timeout and every budget raised to ``ms``.
+
+    Tests that check *what* the specialists decide must not depend on wall time: on a loaded
+    machine a garbage-collection pause of a few hundred milliseconds outlasts the packs'
+    100 ms timeouts and turns a verdict into a timeout. Timeouts themselves are tested with
+    specialists that hang on purpose.
+    """
+    entries = tuple(e.model_copy(update={"timeout_ms": ms}) for e in taxonomy.entries)
+    budgets = {k: ms for k in taxonomy.budgets_ms} | {"default": ms}
+    digest = _hash(entries, taxonomy.configs, budgets)
+    return replace(taxonomy, entries=entries, budgets_ms=budgets, hash=digest, _by_id={})
 
 
 def taxonomy_doc(*entries: dict[str, Any], **top: Any) -> dict[str, Any]:

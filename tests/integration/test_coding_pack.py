@@ -25,6 +25,7 @@ from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.plugins import KindRegistry, load_kinds
 from supervisor.specialist import Specialist
 from supervisor.taxonomy import Entry, Taxonomy, load_taxonomy
+from tests.conftest import patient
 from tests.integration.conftest import with_seed_model
 
 DEV_SET = Path(__file__).resolve().parent.parent / "data" / "coding_dev.jsonl"
@@ -128,7 +129,7 @@ def decided(
     """
     out: dict[str, dict[str, Any]] = {}
     home = with_seed_model(classifier_home, tmp_path_factory.mktemp("coding-pack"))
-    with Supervisor(pack(), kinds=kinds(), home=home) as sup:
+    with Supervisor(patient(pack()), kinds=kinds(), home=home) as sup:
         for case in load_cases():
             context = Context.model_validate(case["context"])
             session = f"golden-{case['id']}"

@@ -22,9 +22,11 @@ from ..conftest import recorded
 
 WORKER = Path(__file__).parent.parent / "data" / "store_worker.py"
 
+# Generous timeouts: these tests check what the store keeps, not how fast anything answers.
 TAXONOMY = """\
 schema_version: 1
 id: store_test
+budgets_ms: {default: 60000}
 entries:
   - id: force_push
     title: Force push
@@ -36,6 +38,7 @@ entries:
     detection: deterministic
     applies_to: {action_types: [shell]}
     escalate_after: ESCALATE
+    timeout_ms: 60000
     specialist:
       kind: regex
       config: {match: {command: ['git push --force']}}
@@ -48,6 +51,7 @@ entries:
     references: [CWE-200]
     detection: deterministic
     applies_to: {action_types: [http]}
+    timeout_ms: 60000
     specialist:
       kind: domain
       config: {fields: [url], denied: [webhook.site]}
@@ -337,7 +341,7 @@ def test_specialists_ask_the_store_about_the_past(store_url, tmp_path):
     """An entry that flags from the third force push this month, by any session."""
     import yaml
 
-    from ..conftest import ScriptedPlugin, entry_dict
+    from ..conftest import PATIENT_MS, ScriptedPlugin, entry_dict
 
     doc = yaml.safe_load(TAXONOMY.replace("ESCALATE", "1000"))
     doc["entries"].append(
@@ -349,8 +353,12 @@ def test_specialists_ask_the_store_about_the_past(store_url, tmp_path):
                 "kind": "scripted",
                 "config": {"verdict": "flag", "history_entry": "force_push", "history_at_least": 2},
             },
+            # Not a timing test: a loaded machine or a GC pause must not turn the answer into
+            # a timeout (the default is 100 ms).
+            timeout_ms=PATIENT_MS,
         )
     )
+    doc["budgets_ms"] = {"default": PATIENT_MS}
     path = tmp_path / "history.yaml"
     path.write_text(yaml.safe_dump(doc))
     flags = []
