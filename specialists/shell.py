@@ -76,7 +76,7 @@ from specialists.shellparse import (
     resolve_path,
 )
 from specialists.understand import PathClass, PathClassName, Where, classify, describe
-from specialists.understand.paths import DEFAULT_SCRATCH, SINKS, SYSTEM_ROOTS
+from specialists.understand.paths import DEFAULT_SCRATCH, MOUNT_ROOTS, SINKS, SYSTEM_ROOTS
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -92,7 +92,7 @@ MAX_CHARS_LIMIT: Final = 1_048_576
 # Paths that are fine to name anywhere: sinks and the terminal.
 _SINKS: Final = SINKS
 # Where a recursive delete is catastrophic: the system, and every user's home.
-_SYSTEM_ROOTS: Final = (*SYSTEM_ROOTS, "/root", "/home", "/Users")
+_SYSTEM_ROOTS: Final = (*SYSTEM_ROOTS, *MOUNT_ROOTS, "/root", "/home", "/Users")
 TEXT_CAP: Final = 200
 REASON_CAP: Final = 120
 
@@ -185,6 +185,8 @@ class ShellRule(KindConfig):
         assignments_any: ``NAME`` / ``NAME=value`` globs over variables set on the line.
         variables_any: globs over the names of variables the command's words reference
             (``*_KEY``, ``*TOKEN*``): their values are not known, their names are.
+        piped_into_any: ``PROGRAM [WORD-GLOB...]``: only when the output is piped into such a
+            command (``env | grep *TOKEN*``).
         piped_into_none: ``PROGRAM [WORD-GLOB...]``: not when the output is piped into such
             a command (one that reads a secret from stdin).
         pipe_into_shell: the command runs code it reads from another command.
@@ -216,6 +218,7 @@ class ShellRule(KindConfig):
     assignments_any: list[WordGlob] = Field(default_factory=list)
     variables_any: list[WordGlob] = Field(default_factory=list)
     piped_into_none: list[Consumer] = Field(default_factory=list, max_length=100)
+    piped_into_any: list[Consumer] = Field(default_factory=list, max_length=100)
     pipe_into_shell: bool = False
     code_from: list[WordGlob] = Field(default_factory=list)
     effects_any: list[Effect] = Field(default_factory=list)
@@ -389,6 +392,7 @@ class _Rule:
         "paths_any",
         "paths_none",
         "pipe",
+        "piped_into_any",
         "piped_into_none",
         "prefixes_any",
         "program_globs",
@@ -423,10 +427,8 @@ class _Rule:
         self.assignments_any = WordGlobs(rule.assignments_any)
         self.variables_any = WordGlobs(rule.variables_any)
         self.pipe = rule.pipe_into_shell
-        self.piped_into_none = tuple(
-            (WordGlobs(words[:1]), tuple(WordGlobs([w]) for w in words[1:]))
-            for words in (item.split() for item in rule.piped_into_none)
-        )
+        self.piped_into_none = _consumers(rule.piped_into_none)
+        self.piped_into_any = _consumers(rule.piped_into_any)
         self.code_from = WordGlobs(rule.code_from)
         self.effects = frozenset(rule.effects_any)
         self.classes = frozenset(PathClass(c) for c in rule.classes_any)
@@ -447,7 +449,11 @@ class _Rule:
         """The hit when ``cmd`` satisfies every condition of the rule."""
         if not self.any_program and not self.wants(cmd.program):
             return None
-        if self.piped_into_none and cmd.pipe_to and self._into_consumer(cmd.pipe_to):
+        if self.piped_into_none and cmd.pipe_to and self._into(cmd.pipe_to, self.piped_into_none):
+            return None
+        if self.piped_into_any and not (
+            cmd.pipe_to and self._into(cmd.pipe_to, self.piped_into_any)
+        ):
             return None
         flags = cmd.flags
         if self.flags_none and not self.flags_none.isdisjoint(flags):
@@ -621,13 +627,14 @@ class _Rule:
                 return path, f"targets {path} ({why})"
         return None
 
-    def _into_consumer(self, into: Sequence[str]) -> bool:
-        """Whether ``into`` (the next command of a pipeline) is one of ``piped_into_none``."""
+    @staticmethod
+    def _into(into: Sequence[str], consumers: _Consumers) -> bool:
+        """Whether ``into`` (the next command of a pipeline) is one of ``consumers``."""
         program = into[0].rpartition("/")[2]
         words = into[1:]
         return any(
             name.match(program) and all(glob.first(words) is not None for glob in globs)
-            for name, globs in self.piped_into_none
+            for name, globs in consumers
         )
 
     def _subcommand(self, positionals: Sequence[str]) -> str | None:
@@ -663,6 +670,16 @@ def _where_for(
         scratch = (*scratch, resolve_path(tmpdir, None, None))
     workspace = resolve_path(root, None, home) if root else None
     return _Where(workspace, home, scratch, Where(workspace, home, scratch))
+
+
+_Consumers = tuple[tuple[WordGlobs, tuple[WordGlobs, ...]], ...]
+
+
+def _consumers(items: Sequence[str]) -> _Consumers:
+    return tuple(
+        (WordGlobs(words[:1]), tuple(WordGlobs([w]) for w in words[1:]))
+        for words in (item.split() for item in items)
+    )
 
 
 def _sends(cmd: SimpleCommand) -> bool:

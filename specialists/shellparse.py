@@ -1024,12 +1024,18 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
             for word in () if patterns else args:
                 add("delete", word)
     elif program in _COPIERS and len(args) >= 2:
+        if program in _REMOTE_COPY_OPTIONS:  # -i KEY, -e "ssh -p 22": not files copied
+            args = _operands(command, _REMOTE_COPY_OPTIONS[program])
+            if len(args) < 2:
+                return effects
         *sources, dest = args
         if "t" in command.flags or "target-directory" in command.flags:
             dest, sources = sources[0], [*sources[1:], dest]
         for word in sources:
-            add("delete" if program == "mv" else "read", word)
-        add("write", dest)
+            if not _remote(word):
+                add("delete" if program == "mv" else "read", word)
+        if not _remote(dest):
+            add("write", dest)
         if program == "rsync" and any(f.startswith("delete") for f in command.flags):
             add("delete", dest)
     elif program in _ATTR_WRITERS:
@@ -1110,6 +1116,48 @@ def find_patterns(command: SimpleCommand) -> list[str]:
         if len(out) >= MAX_FIND_PATTERNS:
             break
     return list(dict.fromkeys(out))[:MAX_FIND_PATTERNS]
+
+
+# Options of the remote copiers that take a value (the identity file of ``scp -i`` is not a
+# file being copied).
+_REMOTE_COPY_OPTIONS: Final = {
+    "scp": frozenset({"-i", "-F", "-o", "-P", "-c", "-l", "-S", "-J", "-D", "-X"}),
+    "rsync": frozenset(
+        {
+            "-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--exclude-from",
+            "--include-from", "--files-from", "--password-file", "--log-file", "--partial-dir",
+            "-T", "--temp-dir", "--compare-dest", "--link-dest", "--copy-dest", "--backup-dir",
+            "--suffix", "--chmod", "--chown", "--usermap", "--groupmap", "--port",
+            "--out-format", "--timeout", "--rsync-path", "-M", "--remote-option",
+        }
+    ),
+}  # fmt: skip
+
+
+def _operands(command: SimpleCommand, value_options: frozenset[str]) -> tuple[str, ...]:
+    """The operands of ``command``: words that are neither options nor their values."""
+    out: list[str] = []
+    argv = command.argv
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            out.extend(argv[i + 1 :])
+            break
+        if word in value_options:
+            i += 2
+            continue
+        if word.startswith("-") and word != "-":
+            i += 1
+            continue
+        out.append(word)
+        i += 1
+    return tuple(out)
+
+
+def _remote(word: str) -> bool:
+    """``host:path`` or ``user@host:path``: a place on another machine."""
+    return ":" in word.split("/", 1)[0]
 
 
 def _is_mode(word: str) -> bool:

@@ -28,8 +28,9 @@ filesystem:
 - ``other_home``: another user's home (``/root`` when the home is ``/home/dev``,
   ``/home/alice``).
 - ``system``: the root, the system directories (``/etc``, ``/usr``, ``/bin``, ``/var``,
-  ``/boot``, ``/proc``, ``/sys``, ``/System``...), and ``C:\\Windows``-style paths.
-- ``outside``: any other absolute path outside the workspace (``/srv/app``, ``/data``).
+  ``/boot``, ``/proc``, ``/sys``, ``/srv``, ``/System``...), and ``C:\\Windows``-style paths.
+- ``outside``: any other absolute path outside the workspace (``/data``, a mounted disk
+  under ``/mnt`` or ``/Volumes``).
 
 The order above is the order of precedence: a credential file inside the workspace
 (``.env`` is judged by the secrets entries, not here) is still ``workspace``; only the
@@ -119,6 +120,8 @@ SINKS: Final = frozenset(
         "/dev/ptmx",
     }
 )
+# The shell's network pseudo-files are judged by the network entries, not as files.
+_SINK_PREFIXES: Final = ("/dev/fd/", "/proc/self/fd/", "/dev/pts/", "/dev/tcp/", "/dev/udp/")
 DEFAULT_SCRATCH: Final = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm")
 
 # Secrets and the account database, wherever the home is. "~/" globs are below the home
@@ -324,12 +327,12 @@ SYSTEM_ROOTS: Final = (
     "/Library",
     "/Applications",
     "/private",
-    "/Volumes",
-    "/mnt",
-    "/media",
     "/lost+found",
     "/nix",
 )
+# Mount points: another disk, not the system (``outside``); deleting one whole is still
+# catastrophic, which the recursive-delete entry judges on its own.
+MOUNT_ROOTS: Final = ("/mnt", "/media", "/Volumes")
 _HOME_PARENTS: Final = ("/home", "/Users", "/export/home", "/var/home")
 
 
@@ -377,7 +380,7 @@ def classify(path: str, where: Where) -> PathClass:
 def _classify(
     path: str, workspace: str | None, home: str | None, scratch: tuple[str, ...]
 ) -> PathClass:
-    if path in SINKS or path.startswith(("/dev/fd/", "/proc/self/fd/", "/dev/pts/")):
+    if path in SINKS or path.startswith(_SINK_PREFIXES):
         return PathClass.SINK
     if path == "~" or path.startswith("~/"):  # the home is not known
         if _CREDENTIAL_GLOBS.match(path, home) and not path.endswith(".pub"):
