@@ -52,6 +52,8 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import re2
 
+from specialists.winshell import WINDOWS_PROGRAMS, is_drive_path, windows_ops, windows_path
+
 if TYPE_CHECKING:
     from supervisor.models import Action, Context
 
@@ -325,6 +327,8 @@ def resolve_path(word: str, cwd: str | None, home: str | None) -> str:
     relative (normalised).
     """
     path = word
+    if is_drive_path(path):  # C:\x on a Windows host: /c:/x
+        path = windows_path(path, None)
     if path.startswith("~") and home and (len(path) == 1 or path[1] == "/"):
         path = home + path[1:]
     if not path.startswith("/") and cwd and not path.startswith("~"):
@@ -461,6 +465,12 @@ def parse(
     state = _State(variables, set(), cwd, home)
     try:
         parser.parse_text(text, state, _Scope(0, (), (), False))
+        windows = next(
+            (c for c in parser.commands if c.depth == 0 and c.program.lower() in WINDOWS_PROGRAMS),
+            None,
+        )
+        if windows is not None:  # a PowerShell or cmd line: read whole (pipes, iex (iwr ...))
+            parser.inline_windows(text, windows, state)
     except _Budget:
         parser.truncated = True
     except RecursionError:  # deep nesting in a library we call: keep what was found
@@ -3485,6 +3495,11 @@ class _Parser:
             if written is not None:  # ./x.sh, written earlier on the line
                 interpreter = _shebang_family(written)
                 nested.append((f"{interpreter}:{argv[0]}", written))
+        elif program.lower() in ("cmd", "cmd.exe"):
+            for i, word in enumerate(rest):
+                if word.lower() in ("/c", "/k", "/r"):
+                    nested.append((f"pwsh:{program} {word}", " ".join(rest[i + 1 :])))
+                    break
         elif program in ("su", "runuser"):
             for i, word in enumerate(rest):
                 if word in ("-c", "--command") and i + 1 < len(rest):
@@ -3562,6 +3577,9 @@ class _Parser:
                     state.dynamic.add(word)
         if cmd.program == "find":
             self._find_exec(cmd, child, scope)
+        if program.lower() in WINDOWS_PROGRAMS and not cmd.synthetic and cmd.depth > 0:
+            # PowerShell or cmd nested in something else (a top-level line is read whole)
+            self._inline("pwsh", cmd.source, cmd, child, scope.nest(program))
         function = state.functions.get(cmd.argv[0]) if cmd.argv else None
         if function is not None and scope.depth < self.max_depth:
             body, text = function
@@ -3579,6 +3597,10 @@ class _Parser:
                 self.parse_text(code, child.copy(), scope.nest(step))
             else:
                 self._inline(base, code, cmd, child, scope.nest(step))
+
+    def inline_windows(self, text: str, cmd: SimpleCommand, state: _State) -> None:
+        """Read a whole PowerShell or cmd line as the POSIX commands it amounts to."""
+        self._inline("pwsh", text, cmd, state, _Scope(1, ("powershell",), (), False))
 
     def _inline(
         self,
@@ -3599,7 +3621,7 @@ class _Parser:
             if ops is None:
                 ops = _scan_ops(code)
         elif family == "pwsh":
-            ops = []
+            ops = [_CodeOp(op.kind, op.words, op.source) for op in windows_ops(code, state.home)]
         else:
             ops = _scan_ops(code)
         for op in ops:

@@ -388,9 +388,7 @@ def _classify(
         if _STARTUP_GLOBS.match(path, home):
             return PathClass.STARTUP
         return PathClass.UNKNOWN
-    if not path.startswith("/") or "$" in path or "`" in path:
-        if path.startswith(("C:\\", "c:\\", "C:/", "c:/")):
-            return _windows(path)
+    if not path.startswith("/") or "$" in path or "`" in path or "<expr>" in path:
         return PathClass.UNKNOWN
     if workspace and is_within(path, workspace) and path != workspace:
         rest = path[len(workspace) :].split("/")
@@ -399,6 +397,8 @@ def _classify(
         ):
             return PathClass.BUILD_OUTPUT
         return PathClass.WORKSPACE
+    if len(path) >= 3 and path[2] == ":" and path[1].isalpha():  # /c:/... (a Windows drive)
+        return _windows(path, home)
     if _CREDENTIAL_GLOBS.match(path, home) and not path.endswith(".pub"):  # a public key
         return PathClass.CREDENTIAL
     if _STARTUP_GLOBS.match(path, home):
@@ -430,14 +430,20 @@ def _classify(
     return PathClass.OUTSIDE
 
 
-def _windows(path: str) -> PathClass:
-    lowered = path.replace("\\", "/").lower()
-    if lowered.startswith(("c:/windows", "c:/program files", "c:/programdata")):
+def _windows(path: str, home: str | None) -> PathClass:
+    """Classes on a Windows drive (``/c:/Windows/...`` as the readers write it)."""
+    lowered = path.lower()
+    rest = lowered[3:].strip("/")
+    if not rest or rest == "users":
         return PathClass.SYSTEM
-    if lowered.startswith("c:/users/") and lowered.count("/") >= 3:
+    if rest.startswith(("windows", "program files", "programdata", "system volume information")):
+        return PathClass.SYSTEM
+    if home and lowered.startswith(home.lower().rstrip("/") + "/"):
         return PathClass.HOME
-    if lowered.rstrip("/") in ("c:", "c:/users"):
-        return PathClass.SYSTEM
+    if home and lowered == home.lower().rstrip("/"):
+        return PathClass.HOME_ROOT
+    if rest.startswith("users/"):
+        return PathClass.OTHER_HOME if home else PathClass.UNKNOWN
     return PathClass.OUTSIDE
 
 

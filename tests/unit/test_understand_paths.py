@@ -49,7 +49,7 @@ WHERE = Where("/home/dev/project", "/home/dev")
         ("build/out", PathClass.UNKNOWN),
         ("/home/dev/project/$X", PathClass.UNKNOWN),  # $X may hold ../..
         ("/opt/$X", PathClass.UNKNOWN),
-        ("C:\\Windows\\System32\\drivers\\etc\\hosts", PathClass.SYSTEM),
+        ("/c:/Windows/System32/drivers/etc/hosts", PathClass.SYSTEM),  # as readers write C:\\
     ],
 )
 def test_classes(path: str, expected: PathClass):
