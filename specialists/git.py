@@ -523,9 +523,7 @@ class GitSpecialist:
         self._protected = tuple(config.protected)
         self._use_context = config.use_context
         self._unknown_objects = config.when_status_unknown != "ok"
-        self._unknown_verdict = (
-            Verdict.NUDGE if config.when_status_unknown == "nudge" else None
-        )
+        self._unknown_verdict = Verdict.NUDGE if config.when_status_unknown == "nudge" else None
         self._hook_vars = WordGlobs(config.hook_variables)
         self._max_chars = config.max_chars
 
