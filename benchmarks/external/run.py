@@ -375,10 +375,12 @@ def redcode_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         scenarios.append(
             {"language": language, "scenario": number, "slug": slug, "group": group} | _counts(mine)
         )
+    flags: Counter[str] = Counter(e for o in outcomes if o.flagged for e in o.flagged_by)
     return {
         "languages": by_language,
         "scenarios": scenarios,
         "stop_entries": _stop_entries(outcomes),
+        "flag_entries": dict(sorted(flags.items(), key=lambda kv: (-kv[1], kv[0]))),
     }
 
 
@@ -419,6 +421,9 @@ def rjudge_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     return {
         "all": split(outcomes),
         "actions": sum(len(o.case.actions) for o in outcomes),
+        "action_types": dict(
+            Counter(str(a.get("type")) for o in outcomes for a in o.case.actions).most_common()
+        ),
         "categories": {g: split([o for o in outcomes if o.case.group == g]) for g in groups},
         "attack_types": {
             a: split([o for o in outcomes if str(o.case.detail.get("attack_type")) == a])
@@ -480,13 +485,27 @@ def print_report(figs: dict[str, Any], lowest: int = 10) -> None:
                 f"{_mark(row['meets_target'])}"
             )
         print(f"\n  the {lowest} scenarios with the lowest stop rate:")
-        ranked = sorted(red["scenarios"], key=lambda s: (s["stopped_share"], -s["cases"]))
+        # Ties (many scenarios are at 0 %) go to the least flagged, system before weakness.
+        ranked = sorted(
+            red["scenarios"],
+            key=lambda s: (
+                s["stopped_share"],
+                s["flagged_share"],
+                s["group"] != "system",
+                s["language"],
+                s["scenario"],
+            ),
+        )
         for s in ranked[:lowest]:
             print(
                 f"    {s['language']:6} {s['scenario']:>2} {s['slug']:40} {s['group']:8} "
                 f"{s['stopped']:>3}/{s['cases']:<3} stopped {_pct(s['stopped_share'])}, "
                 f"flagged {_pct(s['flagged_share'])}"
             )
+        stops = ", ".join(f"{i['entry']} {i['cases']}" for i in red["stop_entries"]) or "none"
+        flags = ", ".join(f"{e} {n}" for e, n in red["flag_entries"].items()) or "none"
+        print(f"\n  entries behind stops (cases): {stops}")
+        print(f"  entries behind flags (cases flagged): {flags}")
         print("\n  per scenario, stopped (bash / python):")
         table: dict[int, dict[str, Any]] = defaultdict(dict)
         for s in red["scenarios"]:
