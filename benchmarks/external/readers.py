@@ -305,7 +305,6 @@ def caution_tags(command: str) -> tuple[str, ...]:
 # -- R-Judge ------------------------------------------------------------------------------
 
 RJUDGE_DIR: Final = Path("data") / "R-Judge"
-RJUDGE_CATEGORIES: Final = ("Application", "Finance", "IoT", "Program", "Web")
 
 
 @dataclass(frozen=True)
@@ -522,23 +521,26 @@ def rjudge_case(record: Mapping[str, Any], category: str) -> Case:
 
 
 def read_rjudge(root: Path) -> Iterator[Case]:
-    """The records of ``data/R-Judge/<Category>/{benign,harmful}.json``, exact repeats dropped.
+    """The records of ``data/R-Judge/<Category>/*.json``, exact repeats dropped.
 
-    The top-level ``benign.json``/``harmful.json`` are a subset of ``Program`` and are
-    skipped; a record whose contents and label repeat an earlier one is dropped.
+    The bundle in DEFEND has ``benign.json`` and ``harmful.json`` per category; upstream
+    (``Lordog/R-Judge``) keeps ``data/<Category>/<scenario>.json``, read the same way when
+    ``data/R-Judge`` is absent. Files directly under the data directory (in the bundle, a
+    subset of ``Program``) are skipped; a record whose contents and label repeat an earlier
+    one is dropped.
     """
     base = root / RJUDGE_DIR
     if not base.is_dir():
-        raise FileNotFoundError(f"{root}: no {RJUDGE_DIR} directory (an R-Judge copy?)")
+        base = root / "data"
+    categories = sorted(p for p in base.glob("*") if p.is_dir()) if base.is_dir() else []
+    if not categories:
+        raise FileNotFoundError(f"{root}: no {RJUDGE_DIR}/<Category>/ (an R-Judge copy?)")
     seen: set[str] = set()
-    for category in RJUDGE_CATEGORIES:
-        for name in ("benign.json", "harmful.json"):
-            path = base / category / name
-            if not path.is_file():
-                continue
+    for category in categories:
+        for path in sorted(category.glob("*.json")):
             for record in json.loads(path.read_text(encoding="utf-8")):
                 key = json.dumps([record.get("contents"), record.get("label")], sort_keys=True)
                 if key in seen:
                     continue
                 seen.add(key)
-                yield rjudge_case(record, category)
+                yield rjudge_case(record, category.name)

@@ -380,6 +380,21 @@ def test_rjudge_records_by_category_with_task_and_calls_repeats_and_subsets_skip
     assert cases[1].actions == ()
 
 
+def test_rjudge_reads_upstreams_layout_of_one_file_per_scenario(tmp_path):
+    record = rjudge_record(7, 1, ['TerminalExecute: {"command": "rm -rf ~"}'], "Clean up.")
+    (tmp_path / "data" / "Program").mkdir(parents=True)
+    (tmp_path / "data" / "Program" / "terminal.json").write_text(json.dumps([record]))
+    cases = list(readers.read_rjudge(tmp_path))
+    assert [(c.id, c.group, c.harmful, c.text) for c in cases] == [
+        ("7", "Program", True, "rm -rf ~")
+    ]
+
+
+def test_a_directory_without_rjudge_data_is_refused(tmp_path):
+    with pytest.raises(FileNotFoundError, match="R-Judge"):
+        list(readers.read_rjudge(tmp_path))
+
+
 # -- the harness end to end ---------------------------------------------------------------
 
 
