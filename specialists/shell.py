@@ -54,6 +54,7 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -738,6 +739,25 @@ def _consumers(items: Sequence[str]) -> _Consumers:
     )
 
 
+# A file tool's action as the command with the same effect, so that effect rules judge a
+# write through a file tool exactly as a write through the shell.
+_FILE_PROGRAMS: Final = {
+    "file_read": ("cat",),
+    "file_write": ("tee",),
+    "file_edit": ("sed", "-i", "-e", ""),
+    "file_delete": ("rm",),
+}
+
+
+def file_command_of(action: Action) -> str | None:
+    """``file_write {path: /etc/hosts}`` as ``tee /etc/hosts`` (None for other actions)."""
+    words = _FILE_PROGRAMS.get(action.type)
+    path = action.args.get("path") or action.args.get("file_path")
+    if words is None or not isinstance(path, str) or not path:
+        return None
+    return " ".join(shlex.quote(w) for w in (*words, "--", path))
+
+
 def _sends(cmd: SimpleCommand) -> bool:
     """Whether ``cmd`` sends data over the network, or its output goes into a sender."""
     if cmd.program in SENDERS:
@@ -808,6 +828,8 @@ class ShellSpecialist:
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal for an action without a command, or the strongest rule's verdict."""
         command = command_of(action)
+        if command is None:
+            command = file_command_of(action)
         if command is None:
             return SpecialistResult.refuse()
         parsed = parse_for(command, context, max_chars=self._max_chars)

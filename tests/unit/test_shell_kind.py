@@ -210,7 +210,7 @@ def test_registers_the_shell_kind():
 
 def test_refuses_actions_without_a_command():
     specialist = build(RECURSIVE_DELETE)
-    assert specialist.evaluate(Action(type="file_write", args={"path": "x"}), CTX).verdict is (
+    assert specialist.evaluate(Action(type="http", args={"url": "x"}), CTX).verdict is (
         Verdict.REFUSE
     )
     assert specialist.evaluate(Action(type="shell", args={"command": 3}), CTX) is (
@@ -894,7 +894,7 @@ INFRA: dict[str, Any] = {
             "AWS_ENDPOINT_URL=http://localhost:4566 terraform destroy",
             None,
             Verdict.FLAG,
-            "emulator",
+            "an emulator",
         ),
         ("docker compose -f docker-compose.test.yml down -v", None, Verdict.FLAG, "a test stack"),
         ("docker compose down -v", None, Verdict.BLOCK, None),
@@ -915,3 +915,26 @@ def test_an_excuse_must_say_when_it_holds():
         kind().config_model.model_validate(
             {"rules": [{"program": ["x"], "excused_by": [{"reason": "always"}]}]}
         )
+
+
+@pytest.mark.parametrize(
+    ("action", "verdict"),
+    [
+        (Action(type="file_write", args={"path": "/etc/hosts", "content": "x"}), Verdict.NUDGE),
+        (
+            Action(type="file_edit", args={"path": "/usr/lib/x.conf", "old": "a", "new": "b"}),
+            Verdict.NUDGE,
+        ),
+        (Action(type="file_delete", args={"path": "/etc/passwd"}), Verdict.BLOCK),
+        (Action(type="file_write", args={"path": "src/app.py", "content": "x"}), Verdict.OK),
+        (Action(type="file_read", args={"path": "/etc/passwd"}), Verdict.OK),
+    ],
+)
+def test_file_tools_are_judged_by_the_same_effects(action: Action, verdict: Verdict):
+    result = build(SYSTEM_CHANGE).evaluate(action, CTX)
+    assert result.verdict is verdict, result.reason
+
+
+def test_other_actions_without_a_command_are_refused():
+    result = build(SYSTEM_CHANGE).evaluate(Action(type="http", args={"url": "https://x"}), CTX)
+    assert result.verdict is Verdict.REFUSE
