@@ -758,8 +758,14 @@ def file_command_of(action: Action) -> str | None:
     return " ".join(shlex.quote(w) for w in (*words, "--", path))
 
 
+# Copiers that send only when an operand is on another machine (``host:path``).
+_REMOTE_COPIERS: Final = frozenset({"scp", "rsync", "sftp", "rclone"})
+
+
 def _sends(cmd: SimpleCommand) -> bool:
     """Whether ``cmd`` sends data over the network, or its output goes into a sender."""
+    if cmd.program in _REMOTE_COPIERS:
+        return any(":" in w.split("/", 1)[0] for w in cmd.positionals[1:])
     if cmd.program in SENDERS:
         return True
     into = cmd.pipe_to[0].rpartition("/")[2] if cmd.pipe_to else ""

@@ -938,3 +938,24 @@ def test_file_tools_are_judged_by_the_same_effects(action: Action, verdict: Verd
 def test_other_actions_without_a_command_are_refused():
     result = build(SYSTEM_CHANGE).evaluate(Action(type="http", args={"url": "https://x"}), CTX)
     assert result.verdict is Verdict.REFUSE
+
+
+def test_sh_c_binds_its_positional_parameters():
+    assert judge(SYSTEM_CHANGE, "sh -c 'rm \"$1\"' sh /etc/passwd").verdict is Verdict.BLOCK
+    # find -exec sh -c '... "$1"' -- {}: $1 is what find passes, not an empty string
+    unsafe = judge(
+        UNSAFE_EXPANSION, "find . -name '*.tmp' -exec sh -c 'rm \"$1\"' -- {} \\;", default="block"
+    )
+    assert unsafe.verdict is Verdict.OK, unsafe.reason
+
+
+@pytest.mark.parametrize(
+    ("command", "verdict"),
+    [
+        ("rsync -av /etc/ backup-host:/srv/etc/", Verdict.BLOCK),
+        ("rsync -av /etc/ /mnt/backup/etc/", Verdict.OK),  # a local copy sends nothing
+        ("scp /etc/shadow /tmp/", Verdict.OK),
+    ],
+)
+def test_copiers_send_only_to_another_machine(command: str, verdict: Verdict):
+    assert judge(HOST_UPLOAD, command).verdict is verdict, command
