@@ -55,6 +55,7 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
 from __future__ import annotations
 
 import shlex
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -65,6 +66,7 @@ from pydantic import AfterValidator, Field, JsonValue, model_validator
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
     ParsedShell,
+    PathEffect,
     PathGlobs,
     SimpleCommand,
     WordGlobs,
@@ -627,7 +629,7 @@ class _Rule:
         """The first path effect of ``cmd`` that the rule's effect conditions select."""
         if self.sends and not _sends(cmd):
             return None
-        for effect in path_effects(cmd, where.home):
+        for effect in _effects_of(cmd, where.home):
             if self.effects and effect.mode not in self.effects:
                 continue
             cls = classify(effect.path, where.classes)
@@ -756,6 +758,21 @@ def file_command_of(action: Action) -> str | None:
     if words is None or not isinstance(path, str) or not path:
         return None
     return " ".join(shlex.quote(w) for w in (*words, "--", path))
+
+
+_memo = threading.local()
+
+
+def _effects_of(cmd: SimpleCommand, home: str | None) -> list[PathEffect]:
+    """``path_effects`` of the command the rules are looking at, computed once for all of
+    them (every effect rule asks about the same command in turn)."""
+    last = getattr(_memo, "last", None)
+    if last is not None and last[0] is cmd and last[1] == home:
+        effects: list[PathEffect] = last[2]
+        return effects
+    effects = path_effects(cmd, home)
+    _memo.last = (cmd, home, effects)  # holds cmd, so its id cannot be reused meanwhile
+    return effects
 
 
 # Copiers that send only when an operand is on another machine (``host:path``).
