@@ -20,7 +20,9 @@ fact           how
 ``git_status``  detached); the status text itself, capped at ``MAX_STATUS_ENTRIES``
 =============  =========================================================================
 
-A fact the caller gave (any value but None) is never replaced. What is filled is named in
+A fact the caller gave (any value but None) is never replaced; ``env`` with ``HOME`` or
+``USER`` gives home and user, and a given ``repo_root`` that does not hold the host's
+directory keeps ``cwd`` unknown (the actions ran elsewhere). What is filled is named in
 ``Context.gathered``, which the decision record keeps with the rest of the context, so a
 reader tells given from inferred and a replay uses the recorded facts without looking at
 the machine again. ``git`` runs under a hard time bound (:data:`GIT_TIMEOUT_S`); when it
@@ -383,11 +385,15 @@ def gather(
     ctx = as_context(context)
     env = os.environ if environ is None else environ
     found: dict[str, JsonValue] = {}
-    if ctx.cwd is None and cwd:
+    if ctx.cwd is None and cwd and _may_be_cwd(cwd, ctx.repo_root):
         found["cwd"] = os.path.normpath(cwd) if os.path.isabs(cwd) else cwd
-    if ctx.home is None and (home := home_of(env)) is not None:
+    # ``env`` given with HOME (or USER) says it too: readers fall back on it.
+    given_env = ctx.env
+    home_given = "HOME" in given_env or "USERPROFILE" in given_env
+    if ctx.home is None and not home_given and (home := home_of(env)) is not None:
         found["home"] = home
-    if ctx.user is None and (user := user_of(env)) is not None:
+    user_given = any(k in given_env for k in ("USER", "LOGNAME", "USERNAME"))
+    if ctx.user is None and not user_given and (user := user_of(env)) is not None:
         found["user"] = user
     if ctx.platform is None:
         found["platform"] = platform_name()
@@ -416,6 +422,20 @@ def gather(
         return ctx
     gathered = tuple(sorted({*ctx.gathered, *found}))
     return ctx.model_copy(update={**found, "gathered": gathered})
+
+
+def _may_be_cwd(cwd: str, repo_root: str | None) -> bool:
+    """Whether the host's ``cwd`` agrees with a given ``repo_root`` (inside it, or none given).
+
+    A context that names a repository elsewhere describes actions that ran there: this
+    process's directory would be a wrong working directory for them, not a missing one.
+    """
+    if repo_root is None:
+        return True
+    if not (os.path.isabs(cwd) and os.path.isabs(repo_root)):
+        return False
+    here, root = os.path.normpath(cwd), os.path.normpath(repo_root)
+    return here == root or here.startswith(root.rstrip(os.sep) + os.sep)
 
 
 async def agather(

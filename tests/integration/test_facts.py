@@ -215,8 +215,18 @@ def test_a_given_fact_is_never_overwritten(repo):
     assert ctx is gather(ctx)  # nothing to fill: the very same context
 
 
+def test_given_env_home_and_a_repo_elsewhere_are_not_contradicted(repo, tmp_path):
+    ctx = gather({"env": {"HOME": "/home/given", "USER": "given"}}, cwd=str(repo))
+    assert ctx.home is None  # readers take env.HOME; a home from here would shadow it
+    assert ctx.user is None
+    elsewhere = gather({"repo_root": "/srv/app"}, cwd=str(repo))
+    assert elsewhere.cwd is None  # this directory is not where those actions ran
+    inside = gather({"repo_root": str(repo)}, cwd=str(repo / "src"))
+    assert inside.cwd == str(repo / "src")
+
+
 def test_git_runs_for_a_given_repo_root_when_only_the_status_is_missing(repo, tmp_path):
-    ctx = gather({"repo_root": str(repo), "branch": "given"}, cwd=str(tmp_path))
+    ctx = gather({"repo_root": str(repo), "branch": "given"}, cwd=str(repo))
     assert ctx.branch == "given"
     assert ctx.git_status is not None
     assert "git_status" in ctx.gathered
