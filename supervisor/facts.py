@@ -16,8 +16,8 @@ fact           how
 ``container``  ``/.dockerenv``, ``/run/.containerenv``, ``$container``, a
                ``KUBERNETES_SERVICE_HOST``, or a container runtime in ``/proc/1/cgroup``
 ``repo_root``  the nearest directory at or above ``cwd`` holding ``.git``
-``branch``     ``git status --porcelain=v2 --branch``: ``# branch.head`` (None when
-``git_status``  detached); the status text itself, capped at ``MAX_STATUS_ENTRIES``
+``branch``     ``# branch.head`` of ``git status --porcelain=v2 --branch``; None if detached
+``git_status`` that status text, at most ``MAX_STATUS_ENTRIES`` entries after its headers
 =============  =========================================================================
 
 A fact the caller gave (any value but None) is never replaced; ``env`` with ``HOME`` or

@@ -175,6 +175,14 @@ class Context(BaseModel):
     # The fields above that the host filled in (supervisor.facts); the rest were given.
     gathered: tuple[str, ...] = ()
 
+    @field_validator("gathered")
+    @classmethod
+    def _gathered_names_fields(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [name for name in value if name not in cls.model_fields or name == "gathered"]
+        if unknown:
+            raise ValueError(f"not fields of a context: {', '.join(unknown)}")
+        return value
+
     # Set by the engine for each specialist that runs off the caller's thread.
     _recorder: Recorder | None = PrivateAttr(default=None)
     _history: History | None = PrivateAttr(default=None)

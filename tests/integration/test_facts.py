@@ -241,6 +241,8 @@ def test_gathering_twice_changes_nothing(repo):
 def test_a_bad_context_is_an_invalid_action():
     with pytest.raises(InvalidActionError, match="not a valid context"):
         gather({"hom": "/x"})
+    with pytest.raises(InvalidActionError, match="not fields of a context: hom"):
+        gather({"gathered": ["home", "hom"]})
 
 
 def test_home_and_user_from_the_agent_environment():
