@@ -416,7 +416,9 @@ def test_the_library_default_gathers_nothing(repo, tmp_path, monkeypatch):
     home = tmp_path / "state"
     with _coding_supervisor(home) as sup:
         decision = sup.check({"type": "shell", "args": {"command": "rm -rf ~/"}})
-    assert decision.verdict is Verdict.OK  # no home given, none gathered (see docs/facts.md)
+    # no home given, none gathered (see docs/facts.md): a nudge that names the missing fact
+    assert decision.verdict is Verdict.NUDGE
+    assert "not known" in decision.results["fs_recursive_delete_outside_workspace"].reason
     (record,) = _records(home)
     assert record.body["context"] == {}
     with _coding_supervisor(tmp_path / "state2", facts="host") as sup:
