@@ -181,6 +181,13 @@ def _lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
 )
 @click.option("--no-record", is_flag=True, help="Do not append decisions to the state directory.")
 @click.option("--full", is_flag=True, help="Print whole decisions, not the summary.")
+@click.option(
+    "--tools",
+    "tools_file",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="Tool annotations (YAML) for reading tool_call arguments (docs/tool-annotations.md).",
+)
 @click.pass_context
 @handle_errors
 def check(
@@ -191,15 +198,22 @@ def check(
     context_json: str | None,
     no_record: bool,
     full: bool,
+    tools_file: str | None,
 ) -> None:
     """Decide on actions: one with --action, else JSON Lines on stdin.
 
     Each input line is an Action ({"type": "shell", "args": {"command": "..."}}) or
     {"action": ..., "context": ...}. Each output line is a decision, or {"error": ...} for a
-    malformed line; the stream goes on, and the exit status is 1 if any line failed.
+    malformed line; the stream goes on, and the exit status is 1 if any line failed. A
+    tool_call is also judged as the actions its arguments stand for (a "cmd" is a shell
+    command), in one decision.
     """
+    from supervisor.adapters.readings import load_tool_annotations
+    from supervisor.adapters.tools import check_tool_call, read_action
     from supervisor.facade import Supervisor
     from supervisor.redact import redact_json
+
+    annotations = load_tool_annotations(tools_file) if tools_file else None
 
     sup = Supervisor.from_taxonomy(
         *_taxonomy_sources(taxonomies), home=ctx.obj["home"], record=not no_record, store=store
@@ -211,7 +225,7 @@ def check(
 
     def decide(line: int | None, action: Any, context: Any) -> bool:
         try:
-            decision = sup.check(action, context)
+            decision = check_tool_call(sup, read_action(action, annotations), context)
         except InvalidActionError as exc:
             emit({"line": line, "error": {"code": "invalid-action", "message": str(exc)}})
             return False

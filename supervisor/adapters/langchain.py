@@ -9,8 +9,9 @@
     sup = Supervisor.from_taxonomy("coding")
     agent = create_agent(model, tools=[run_shell], middleware=[SupervisorMiddleware(sup)])
 
-Before each call, the middleware maps it to an :class:`~supervisor.models.Action`
-(:func:`~supervisor.adapters.tools.action_from_tool_call`) and asks the supervisor:
+Before each call, the middleware reads it as an :class:`~supervisor.models.Action` and the
+actions its arguments stand for (:func:`~supervisor.adapters.tools.read_tool_call`) and
+asks the supervisor (one decision, the union):
 
 - ``ok`` and ``flag``: the tool runs (a flag is recorded by the supervisor for review);
 - ``nudge``: the tool does not run; the model gets an error ``ToolMessage`` carrying the
@@ -43,14 +44,18 @@ except ImportError as exc:
     ) from exc
 
 from supervisor.adapters.tools import (
-    action_from_tool_call,
+    ToolAnnotations,
+    ToolCallReading,
+    acheck_tool_call,
     check_failed_message,
+    check_tool_call,
+    read_tool_call,
     refusal_message,
     revert_message,
 )
 from supervisor.errors import ActionBlocked
 from supervisor.facade import Supervisor
-from supervisor.models import Action, Context, Decision, Verdict
+from supervisor.models import Context, Decision, Verdict
 
 __all__ = ["ContextSource", "SessionSource", "SupervisorBlocked", "SupervisorMiddleware"]
 
@@ -86,7 +91,9 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     """Checks every tool call with ``sup`` before it runs, and reports its result after.
 
     ``mapping`` maps tool names to action types (``{"run": "shell"}``) where the name does
-    not say it. With ``after=False`` results are not reported (no post-action tier). If the
+    not say it; ``annotations`` say which parameters are shell commands, SQL, paths or URLs
+    (:func:`~supervisor.adapters.tools.read_tool_call`; unannotated tools get the default
+    reading). With ``after=False`` results are not reported (no post-action tier). If the
     supervisor itself fails, the call is refused with a message saying so and the run goes
     on: a broken gate neither crashes the agent nor waves calls through.
     """
@@ -96,6 +103,7 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         sup: Supervisor,
         *,
         mapping: Mapping[str, str] | None = None,
+        annotations: ToolAnnotations | None = None,
         session: SessionSource = None,
         context: ContextSource = None,
         after: bool = True,
@@ -103,6 +111,7 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         super().__init__()
         self.supervisor = sup
         self.mapping = dict(mapping or {})
+        self.annotations = annotations
         self.session = session
         self.context = context
         self.after = after
@@ -119,9 +128,11 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         handler: Callable[[ToolCallRequest], ToolResult],
     ) -> ToolResult:
         try:
-            action = self._action(request)
-            decision = self.supervisor.check(
-                action, self._context(request), call_id=self._call_id(request)
+            decision = check_tool_call(
+                self.supervisor,
+                self._reading(request),
+                self._context(request),
+                call_id=self._call_id(request),
             )
         except Exception as exc:  # noqa: BLE001 - the agent loop must never crash on the gate
             return self._failed(request, exc)
@@ -144,9 +155,11 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
     ) -> ToolResult:
         try:
-            action = self._action(request)
-            decision = await self.supervisor.acheck(
-                action, self._context(request), call_id=self._call_id(request)
+            decision = await acheck_tool_call(
+                self.supervisor,
+                self._reading(request),
+                self._context(request),
+                call_id=self._call_id(request),
             )
         except Exception as exc:  # noqa: BLE001 - the agent loop must never crash on the gate
             return self._failed(request, exc)
@@ -171,16 +184,17 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         call_id = request.tool_call.get("id")
         return call_id if isinstance(call_id, str) and call_id else None
 
-    def _action(self, request: ToolCallRequest) -> Action:
+    def _reading(self, request: ToolCallRequest) -> ToolCallReading:
         call = request.tool_call
         args = call.get("args")
         config = _config(request)
         metadata = config.get("metadata")
         agent = metadata.get("lc_agent_name") if isinstance(metadata, Mapping) else None
-        return action_from_tool_call(
+        return read_tool_call(
             call["name"],
             args if isinstance(args, Mapping) else {"arguments": args},
             mapping=self.mapping,
+            annotations=self.annotations,
             agent=agent if isinstance(agent, str) else None,
             session=self._session(request, config),
             metadata={"host": HOST},
