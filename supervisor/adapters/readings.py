@@ -77,7 +77,6 @@ _SHELL_NAMES: Final = frozenset(
         "bash",
         "bash_command",
         "sh",
-        "script",
         "shell_script",
     }
 )
@@ -85,13 +84,22 @@ _SQL_NAMES: Final = frozenset({"sql", "sql_query", "query_sql", "statement", "sq
 _PATH_NAMES: Final = frozenset(
     {"path", "file", "file_path", "filepath", "filename", "file_name", "target_file"}
 )
+# Names that hold a path only sometimes (a "target" may be a deploy target): read as a path
+# when the value looks like one. Where a move or copy comes from, and where it goes.
+_SOURCE_NAMES: Final = frozenset({"source", "src", "source_path", "from_path", "input_path"})
+_DESTINATION_NAMES: Final = frozenset(
+    {"destination", "dest", "dst", "target", "target_path", "to_path", "output_path", "out"}
+)
+_DIRECTORY_NAMES: Final = frozenset({"directory", "dir", "folder", "dirname", "root"})
 _CONTENT_NAMES: Final = frozenset({"content", "contents", "text", "data", "body", "file_text"})
 _URL_NAMES: Final = frozenset({"url", "uri", "link", "href", "endpoint", "webhook", "webhook_url"})
 _METHOD_NAMES: Final = frozenset({"method", "http_method"})
 _RECIPIENT_NAMES: Final = frozenset({"recipient", "recipients", "to", "email_to", "send_to"})
-_AMOUNT_NAMES: Final = frozenset({"amount", "sum", "value_usd", "amount_usd"})
+_AMOUNT_NAMES: Final = frozenset({"amount", "amount_usd", "amount_cents", "total_amount"})
 # Parameters whose value is a program in some language; the value decides which.
-_CODE_NAMES: Final = frozenset({"code", "source_code", "snippet", "program", "input", "expression"})
+_CODE_NAMES: Final = frozenset(
+    {"code", "source_code", "snippet", "program", "input", "expression", "script"}
+)
 _LANGUAGE_NAMES: Final = ("language", "lang", "runtime", "interpreter", "kernel")
 _LANGUAGES: Final[dict[str, Role]] = {
     "bash": "shell",
@@ -202,7 +210,6 @@ _PROGRAMS: Final = frozenset(
         "pnpm",
         "yarn",
         "cargo",
-        "go",
         "gem",
         "apt",
         "apt-get",
@@ -219,14 +226,12 @@ _PROGRAMS: Final = frozenset(
         "pulumi",
         "aws",
         "gcloud",
-        "az",
         "psql",
         "mysql",
         "sqlite3",
         "mongosh",
         "redis-cli",
         "systemctl",
-        "service",
         "launchctl",
         "crontab",
         "pkill",
@@ -252,7 +257,6 @@ _PROGRAMS: Final = frozenset(
         "awk",
         "tee",
         "chsh",
-        "history",
     }
 )
 # A search box's query is read as SQL only when it starts the way a statement does: its
@@ -410,6 +414,15 @@ def _default_role(
         return "sql", "name"
     if key in _PATH_NAMES and isinstance(value, str) and value:
         return _path_role(tool, arguments), "name"
+    if isinstance(value, str) and _looks_like_path(value):
+        if key in _DESTINATION_NAMES:
+            return "path_write", "name"
+        if key in _SOURCE_NAMES:
+            # A move takes the file away from where it was.
+            moves = any(verb in tool.lower() for verb in ("move", "rename", "mv"))
+            return ("path_delete" if moves else "path_read"), "name"
+        if key in _DIRECTORY_NAMES:
+            return _path_role(tool, arguments), "name"
     if key in _CONTENT_NAMES:
         return "content", "name"
     if key in _URL_NAMES and isinstance(value, str) and _is_url(value):
@@ -446,6 +459,15 @@ def _path_role(tool: str, arguments: Mapping[str, Any]) -> Role:
     if any(k.lower() in _CONTENT_NAMES for k in arguments):
         return "path_write"
     return "path_read"
+
+
+def _looks_like_path(value: str) -> bool:
+    """An absolute, home-relative or explicitly relative path, or a Windows one."""
+    if not value or len(value) > 4096 or "://" in value[:16]:
+        return False
+    if value.startswith(("/", "~", "./", "../", "$HOME", "${HOME}", "%USERPROFILE%", "\\\\")):
+        return True
+    return len(value) > 2 and value[1] == ":" and value[2] in "/\\" and value[0].isalpha()
 
 
 def _runs_things(tool: str) -> bool:
