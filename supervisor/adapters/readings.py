@@ -94,7 +94,9 @@ _DIRECTORY_NAMES: Final = frozenset({"directory", "dir", "folder", "dirname", "r
 _CONTENT_NAMES: Final = frozenset({"content", "contents", "text", "data", "body", "file_text"})
 _URL_NAMES: Final = frozenset({"url", "uri", "link", "href", "endpoint", "webhook", "webhook_url"})
 _METHOD_NAMES: Final = frozenset({"method", "http_method"})
-_RECIPIENT_NAMES: Final = frozenset({"recipient", "recipients", "to", "email_to", "send_to"})
+_RECIPIENT_NAMES: Final = frozenset(
+    {"recipient", "recipients", "to", "email_to", "send_to", "destination_address", "payee"}
+)
 _AMOUNT_NAMES: Final = frozenset({"amount", "amount_usd", "amount_cents", "total_amount"})
 # Parameters whose value is a program in some language; the value decides which.
 _CODE_NAMES: Final = frozenset(
@@ -415,30 +417,29 @@ def _default_role(
     if key in _PATH_NAMES and isinstance(value, str) and value:
         return _path_role(tool, arguments), "name"
     if isinstance(value, str) and _looks_like_path(value):
-        if key in _DESTINATION_NAMES:
-            return "path_write", "name"
-        if key in _SOURCE_NAMES:
-            # A move takes the file away from where it was.
-            moves = any(verb in tool.lower() for verb in ("move", "rename", "mv"))
-            return ("path_delete" if moves else "path_read"), "name"
-        if key in _DIRECTORY_NAMES:
-            return _path_role(tool, arguments), "name"
+        found = _path_name_role(tool, key, arguments)
+        if found is not None:
+            return found, "name"
     if key in _CONTENT_NAMES:
         return "content", "name"
     if key in _URL_NAMES and isinstance(value, str) and _is_url(value):
         return "url", "name"
     if key in _METHOD_NAMES and isinstance(value, str):
         return "method", "name"
-    if key in _RECIPIENT_NAMES and isinstance(value, str | list):
+    if _is_recipient_name(key) and isinstance(value, str | list):
         return "recipient", "name"
-    if key in _AMOUNT_NAMES and isinstance(value, int | float) and not isinstance(value, bool):
+    if (
+        _is_amount_name(key)
+        and isinstance(value, int | float | str)
+        and not isinstance(value, bool)
+    ):
         return "amount", "name"
     if not isinstance(value, str) or len(value) > MAX_VALUE_CHARS or key in _LANGUAGE_NAMES:
         return None
     if key == "query" and _looks_like_sql(value):
         return "sql", "value"
     if key in _CODE_NAMES:
-        language = _language(arguments)
+        language = _language(arguments) or _language_of_tool(tool)
         if language is not None:
             return language, "name"
         if _looks_like_command(value):
@@ -447,6 +448,48 @@ def _default_role(
     if _runs_things(tool) and key not in _CONTENT_NAMES and _looks_like_command(value):
         return "shell", "value"
     return None
+
+
+_PATH_SUFFIXES: Final = (
+    "_path",
+    "_file",
+    "_filepath",
+    "_filename",
+    "_dir",
+    "_directory",
+    "_folder",
+)
+_FROM_PREFIXES: Final = ("source", "src", "input", "from")
+_TO_PREFIXES: Final = ("destination", "dest", "dst", "output", "out", "to")
+
+
+def _path_name_role(tool: str, key: str, arguments: Mapping[str, Any]) -> Role | None:
+    """The role of a parameter whose value looks like a path, by its name; None if the name
+    is not a path's (``source``, ``destination``, ``directory``, ``*_path``, ``*_file``)."""
+    head = key.split("_", 1)[0]
+    if key in _DESTINATION_NAMES or (key.endswith(_PATH_SUFFIXES) and head in _TO_PREFIXES):
+        return "path_write"
+    if key in _SOURCE_NAMES or (key.endswith(_PATH_SUFFIXES) and head in _FROM_PREFIXES):
+        # A move takes the file away from where it was.
+        moves = any(verb in tool.lower() for verb in ("move", "rename", "mv"))
+        return "path_delete" if moves else "path_read"
+    if key in _DIRECTORY_NAMES or key.endswith(_PATH_SUFFIXES):
+        return _path_role(tool, arguments)
+    return None
+
+
+_PARTIES: Final = ("address", "account", "email", "phone", "user", "wallet", "iban", "contact")
+
+
+def _is_recipient_name(key: str) -> bool:
+    """``recipient*``, or ``to_<party>`` (``to_account_number``; not ``to_date``)."""
+    if key in _RECIPIENT_NAMES or key.startswith("recipient"):
+        return True
+    return key.startswith("to_") and any(party in key for party in _PARTIES)
+
+
+def _is_amount_name(key: str) -> bool:
+    return key in _AMOUNT_NAMES or key.startswith("amount_") or key.endswith("_amount")
 
 
 def _path_role(tool: str, arguments: Mapping[str, Any]) -> Role:
@@ -480,6 +523,20 @@ def _language(arguments: Mapping[str, Any]) -> Role | None:
         value = arguments.get(name)
         if isinstance(value, str):
             return _LANGUAGES.get(value.strip().lower())
+    return None
+
+
+def _language_of_tool(tool: str) -> Role | None:
+    """The language a code-running tool's name says it runs (``execute_python_code``)."""
+    words = tool.lower().replace("-", "_").replace(".", "_").split("_")
+    for word in words:
+        role = _LANGUAGES.get(word)
+        if role is not None:
+            return role
+    name = tool.lower()
+    for language in ("python", "javascript", "nodejs", "bash", "shell"):
+        if language in name:
+            return _LANGUAGES[language]
     return None
 
 
