@@ -51,11 +51,20 @@ __all__ = [
 # action, where it came from.
 READINGS_KEY: Final = "supervise_readings"
 DERIVED_KEY: Final = "supervise_derived_from"
-# The action types a derived reading produces; a tool already mapped to one of them is
-# judged as that type, and a reading equal to it adds nothing.
-_WELL_KNOWN: Final = frozenset(
-    {"shell", "sql", "file_write", "file_edit", "file_read", "file_delete", "http", "git"}
-)
+# The field that a well-known type's kinds read: a tool mapped to the type (by name or
+# ``mapping``) whose arguments fill it is judged as that type alone; one that does not (a
+# ``github_create_file`` guessed as ``git``, with no ``argv``) is read by its arguments too.
+_JUDGED_FIELD: Final[dict[str, tuple[str, ...]]] = {
+    "shell": ("command",),
+    "sql": ("query",),
+    "file_write": ("path",),
+    "file_edit": ("path",),
+    "file_read": ("path",),
+    "file_delete": ("path",),
+    "http": ("url",),
+    "click": ("url",),
+    "git": ("argv", "command"),
+}
 
 # Name fragments that say what a tool does, most specific first.
 _NAME_HINTS: Final[tuple[tuple[tuple[str, ...], str], ...]] = (
@@ -166,7 +175,8 @@ def read_tool_call(
 ) -> ToolCallReading:
     """The tool call and the actions its arguments stand for.
 
-    A tool whose name or ``mapping`` already makes it a well-known type is that action
+    A tool whose name or ``mapping`` already makes it a well-known type, with the field
+    that type's kinds read (``command``, ``query``, ``path``, ``url``), is that action
     alone, unless ``annotations`` name it. Otherwise each parameter is read by its
     annotation, else by the default reading (its name, and cautiously its value): a
     ``cmd`` is a shell command, a ``sql`` a query, a ``file_path`` a file read or (by the
@@ -176,7 +186,8 @@ def read_tool_call(
         tool_name, arguments, mapping=mapping, agent=agent, session=session, metadata=metadata
     )
     annotated = bool(annotations is not None and annotations.for_tool(tool_name))
-    if action.type in _WELL_KNOWN and not annotated:
+    fields = _JUDGED_FIELD.get(action.type, ())
+    if not annotated and any(action.args.get(f) is not None for f in fields):
         return ToolCallReading(action)
     return _with_readings(action, annotations)
 

@@ -186,6 +186,16 @@ def test_a_tool_already_mapped_by_its_name_is_that_action_alone() -> None:
 # -- annotations ---------------------------------------------------------------------------
 
 
+def test_a_tool_whose_name_misleads_is_read_by_its_arguments() -> None:
+    reading = read_tool_call(
+        "github_create_or_update_file", {"path": ".github/workflows/ci.yml", "content": "on: x"}
+    )
+    assert reading.action.type == "git"  # the name's guess, kept: no argv, so no git reading
+    assert [(a.type, a.args) for a in reading.derived] == [
+        ("file_write", {"path": ".github/workflows/ci.yml", "content": "on: x"})
+    ]
+
+
 def test_annotations_say_what_a_parameter_is() -> None:
     notes = ToolAnnotations(
         tools={
