@@ -403,13 +403,13 @@ def read_arguments(
             found = _default_role(tool, name, value, arguments)
             if found is not None:
                 roles[name] = found
-    return _readings(tool, arguments, roles)
+    return _readings(arguments, roles)
 
 
 def _default_role(
     tool: str, name: str, value: Any, arguments: Mapping[str, Any]
 ) -> tuple[Role, Literal["name", "value"]] | None:
-    key = name.lower().replace("-", "_")
+    key = _snake(name)
     if key in _SHELL_NAMES and _is_command(value):
         return "shell", "name"
     if key in _SQL_NAMES and isinstance(value, str):
@@ -492,6 +492,16 @@ def _is_amount_name(key: str) -> bool:
     return key in _AMOUNT_NAMES or key.startswith("amount_") or key.endswith("_amount")
 
 
+def _snake(name: str) -> str:
+    """``filePath``, ``File-Path`` and ``file_path`` alike: ``file_path``."""
+    out: list[str] = []
+    for index, char in enumerate(name[:200]):
+        if char.isupper() and index and name[index - 1].islower():
+            out.append("_")
+        out.append("_" if char in "- ." else char.lower())
+    return "".join(out)
+
+
 def _path_role(tool: str, arguments: Mapping[str, Any]) -> Role:
     """What a tool does with its path, from its name; a content parameter means a write."""
     name = tool.lower()
@@ -499,7 +509,7 @@ def _path_role(tool: str, arguments: Mapping[str, Any]) -> Role:
         return "path_delete"
     if any(verb in name for verb in _WRITE_VERBS):
         return "path_write"
-    if any(k.lower() in _CONTENT_NAMES for k in arguments):
+    if any(_snake(k) in _CONTENT_NAMES for k in arguments):
         return "path_write"
     return "path_read"
 
@@ -583,7 +593,6 @@ def _looks_like_sql(value: str) -> bool:
 
 
 def _readings(
-    tool: str,
     arguments: Mapping[str, Any],
     roles: Mapping[str, tuple[Role, Literal["annotation", "name", "value"]]],
 ) -> tuple[list[Reading], dict[str, JsonValue]]:

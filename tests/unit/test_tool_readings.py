@@ -33,6 +33,13 @@ def test_a_command_parameter_is_a_shell_command_whatever_the_tool(name: str) -> 
     assert derived("do_it", {name: "rm -rf ~"}) == [("shell", {"command": "rm -rf ~"})]
 
 
+def test_camel_case_names_are_read_like_snake_case() -> None:
+    assert derived("fs", {"filePath": "~/.bashrc", "fileText": "x"}) == [
+        ("file_write", {"path": "~/.bashrc", "content": "x"})
+    ]
+    assert derived("exec", {"commandLine": "rm -rf ~"}) == [("shell", {"command": "rm -rf ~"})]
+
+
 def test_an_argv_list_is_joined_with_shell_quoting() -> None:
     assert derived("run", {"cmd": ["rm", "-rf", "my dir"]}) == [
         ("shell", {"command": "rm -rf 'my dir'"})
