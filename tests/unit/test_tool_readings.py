@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from supervisor.adapters.readings import ToolAnnotations, load_tool_annotations, read_arguments
 from supervisor.adapters.tools import (
@@ -349,3 +351,44 @@ def test_read_arguments_reads_the_top_level_only() -> None:
     readings, extra = read_arguments("run", {"options": {"cmd": "rm -rf ~"}})
     assert readings == []
     assert extra == {}
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_NAMES = st.sampled_from(
+    [
+        "cmd",
+        "command",
+        "code",
+        "query",
+        "sql",
+        "path",
+        "file",
+        "url",
+        "to",
+        "amount",
+        "src",
+        "destination",
+        "item_path",
+        "language",
+        "text",
+        "x",
+    ]
+) | st.text(max_size=12)
+
+
+@given(
+    tool=st.sampled_from(["run", "execute_python_code", "fs.move", "q", "bash"])
+    | st.text(max_size=20),
+    args=st.dictionaries(_NAMES, _JSON | st.text(max_size=60), max_size=5),
+)
+def test_any_arguments_are_read_without_raising(tool: str, args: dict[str, Any]) -> None:
+    reading = read_tool_call(tool or "t", args)
+    for action in reading.derived:
+        assert Action.model_validate(action.model_dump()) == action
+        assert action.metadata[DERIVED_KEY]["tool"] == (tool or "t")
