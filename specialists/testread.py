@@ -42,6 +42,7 @@ table-driven test are not counted as cases; conditional skips (``if testing.Shor
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import itertools
 import threading
@@ -359,24 +360,74 @@ def _hash(text: str) -> str:
     ).hexdigest()[:16]
 
 
-def _enclosing(node: Node, keys: dict[tuple[int, int], str]) -> str | None:
-    parent = node.parent
-    while parent is not None:
-        scope = keys.get(_key(parent))
-        if scope is not None:
-            return scope
-        parent = parent.parent
-    return None
+class _Spans:
+    """Byte ranges of nodes (tests, helpers, suites), asked which ones hold a node.
+
+    Faster than walking a node's parents: each step up creates a Python object, and a reader
+    asks once per assertion and per call.
+    """
+
+    __slots__ = ("_ends", "_reach", "_sorted", "_starts", "_values")
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._values: list[str] = []
+        self._reach: list[int] = []  # the largest end among ranges 0..i
+        self._sorted = True
+
+    def add(self, node: Node, value: str) -> None:
+        start = node.start_byte
+        if self._starts and start < self._starts[-1]:
+            self._sorted = False
+        self._starts.append(start)
+        self._ends.append(node.end_byte)
+        self._values.append(value)
+
+    def _ready(self) -> None:
+        if not self._sorted:
+            order = sorted(
+                range(len(self._starts)), key=lambda i: (self._starts[i], -self._ends[i])
+            )
+            self._starts = [self._starts[i] for i in order]
+            self._ends = [self._ends[i] for i in order]
+            self._values = [self._values[i] for i in order]
+            self._sorted = True
+        if len(self._reach) != len(self._ends):
+            reach: list[int] = []
+            most = -1
+            for end in self._ends:
+                most = max(most, end)
+                reach.append(most)
+            self._reach = reach
+
+    def holding(self, node: Node, *, strict: bool = True) -> list[str]:
+        """The values of the ranges that hold ``node``, innermost first."""
+        self._ready()
+        start, end = node.start_byte, node.end_byte
+        found: list[str] = []
+        i = bisect.bisect_right(self._starts, start) - 1
+        while i >= 0 and self._reach[i] >= end:
+            if self._ends[i] >= end and not (
+                strict and self._starts[i] == start and self._ends[i] == end
+            ):
+                found.append(self._values[i])
+            i -= 1
+        return found
+
+    def innermost(self, node: Node) -> str | None:
+        found = self.holding(node)
+        return found[0] if found else None
 
 
 def _assemble(language: str, tree: _Tree, draft: _Draft) -> TestFacts:
     for wrapper in _WRAPPER_NAMES:
         draft.helpers.pop(wrapper, None)
-    scopes: dict[tuple[int, int], str] = {}
+    scopes = _Spans()
     for index, test in enumerate(draft.tests):
-        scopes[_key(test.node)] = f"t{index}"
+        scopes.add(test.node, f"t{index}")
     for name, node in draft.helpers.items():
-        scopes.setdefault(_key(node), f"h{name}")
+        scopes.add(node, f"h{name}")
     own: dict[str, list[int]] = {}
     other = [0, 0, 0]
     trivial = 0
@@ -384,7 +435,7 @@ def _assemble(language: str, tree: _Tree, draft: _Draft) -> TestFacts:
         if strength == "trivial":
             trivial += 1
             continue
-        scope = _enclosing(node, scopes) if node is not None else None
+        scope = scopes.innermost(node)
         if scope is None:
             if draft.count_other is not None and not draft.count_other(node):
                 continue
@@ -395,7 +446,7 @@ def _assemble(language: str, tree: _Tree, draft: _Draft) -> TestFacts:
         counts[1 if strength == "strong" else 2] += 1
     calls: dict[str, list[str]] = {}
     for node, name in draft.calls:
-        scope = _enclosing(node, scopes)
+        scope = scopes.innermost(node)
         if name in draft.helpers:
             if scope is not None:
                 calls.setdefault(scope, []).append(f"h{name}")
@@ -409,7 +460,7 @@ def _assemble(language: str, tree: _Tree, draft: _Draft) -> TestFacts:
     skips = draft.skips
     for node, what in draft.self_skips:
         skips += 1
-        scope = _enclosing(node, scopes)
+        scope = scopes.innermost(node)
         if scope is not None:
             skipped.setdefault(scope, what)
 
@@ -698,7 +749,8 @@ def _js_function(args: list[Node]) -> Node | None:
 def _read_js(language: str, tree: _Tree) -> TestFacts:
     caps = _captures(tree, language)
     draft = _Draft()
-    suites: dict[tuple[int, int], tuple[str, str, bool]] = {}  # key -> name, why, focus
+    suites = _Spans()  # -> index into suite_info
+    suite_info: list[tuple[str, str, bool]] = []  # name, why, focus
     for helper in caps.get("helper", []):
         name = _text(helper.child_by_field_name("name"))
         if name and name not in draft.helpers:
@@ -718,7 +770,7 @@ def _read_js(language: str, tree: _Tree) -> TestFacts:
             head = "call"
         root, props, mod_args = _js_chain(function)
         if head and (root in _JS_TESTS or root in _JS_SUITES) and set(props) <= _JS_MODIFIERS:
-            _js_test(call, root, props, mod_args, suites, draft)
+            _js_test(call, root, props, mod_args, suites, suite_info, draft)
             continue
         _js_assertion(call, function, root, props, draft)
     comments = caps.get("comment", [])
@@ -731,7 +783,8 @@ def _js_test(
     root: str,
     props: list[str],
     mod_args: dict[str, Node],
-    suites: dict[tuple[int, int], tuple[str, str, bool]],
+    suites: _Spans,
+    suite_info: list[tuple[str, str, bool]],
     draft: _Draft,
 ) -> None:
     args = _arguments(call)
@@ -757,19 +810,17 @@ def _js_test(
         focus = True
     names: list[str] = []
     inherited_why = ""
-    parent = call.parent
-    while parent is not None:
-        suite = suites.get(_key(parent))
-        if suite is not None:
-            names.append(suite[0])
-            inherited_why = inherited_why or suite[1]
-            focus = focus or suite[2]
-        parent = parent.parent
+    for index in suites.holding(call):
+        suite = suite_info[int(index)]
+        names.append(suite[0])
+        inherited_why = inherited_why or suite[1]
+        focus = focus or suite[2]
     names.reverse()
     name = " > ".join([*names, _js_name(args)])
     fn = _js_function(args)
     if root in _JS_SUITES:
-        suites[_key(call)] = (_js_name(args), why or inherited_why, focus)
+        suites.add(call, str(len(suite_info)))
+        suite_info.append((_js_name(args), why or inherited_why, focus))
         return
     body = fn.child_by_field_name("body") if fn is not None else None
     if not why:

@@ -434,6 +434,17 @@ def test_files_that_are_not_tests_are_not_judged(tmp_path):
     assert REMOVED.evaluate(action, Context()).verdict is Verdict.REFUSE
 
 
+def test_an_edit_that_replaces_every_occurrence_is_applied_everywhere(tmp_path):
+    path, _ = place(tmp_path, JAVA)
+    args = {"path": path, "old": "    @Test\n", "new": "    @Test\n    @Disabled\n"}
+    ctx = Context(cwd=str(tmp_path))
+    one = REMOVED.evaluate(Action(type="file_edit", args=args), ctx)
+    every = REMOVED.evaluate(Action(type="file_edit", args={**args, "replace_all": True}), ctx)
+    assert one.verdict is every.verdict is Verdict.NUDGE
+    assert every.evidence["count"] == 3  # the three @Test methods (the fourth is parameterised)
+    assert every.evidence["compared"] == "files"
+
+
 # -- diffs ------------------------------------------------------------------------------------
 
 
