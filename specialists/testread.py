@@ -552,6 +552,13 @@ def _under_false_if(node: Node) -> bool:
     return False
 
 
+def _same(value: str, *others: str) -> bool:
+    """Whether ``value`` is one of ``others`` and names one thing: the same text with no call
+    in it (``x``, ``a.b[0]``). ``f() == f()`` compares two results (a determinism check),
+    so it is not always true."""
+    return bool(value) and "(" not in value and value in others
+
+
 def _split_args(text: str) -> list[str]:
     """Top-level comma-separated parts of a macro's token text (brackets and strings kept)."""
     inner = text.strip()
@@ -906,11 +913,12 @@ def _js_expect(call: Node) -> Strength:
     elif props and props[-1] in _JS_CHAIN_WORDS:
         return "trivial"  # `expect(x).to.be` with nothing asserted
     if not props:
-        return "trivial"  # `expect(x)` alone asserts nothing
+        # `expect(x)` alone asserts nothing; `expect(x, "to equal", y)` (unexpected.js) does
+        return "strong" if len(args) >= 2 else "trivial"
     if _js_literal(subject):
         return "trivial"
     subject_text = _squash(_text(subject))
-    if any(_squash(_text(a)) == subject_text for a in matcher_args):
+    if _same(subject_text, *(_squash(_text(a)) for a in matcher_args)):
         return "trivial"
     matcher = props[-1]
     if "not" in props or matcher in _JS_WEAK_MATCHERS:
@@ -931,7 +939,7 @@ def _js_assert(call: Node, method: str) -> Strength:
         return "trivial" if method not in ("fail", "fails") else "strong"
     if method in ("ok", "assert", "isOk", "isTrue") and _js_literal(args[0]):
         return "trivial" if _text(args[0]) not in ("false", "0", "null", '""', "''") else "strong"
-    if len(args) >= 2 and _squash(_text(args[0])) == _squash(_text(args[1])):
+    if len(args) >= 2 and _same(_squash(_text(args[0])), _squash(_text(args[1]))):
         return "trivial"
     if (
         len(args) >= 2
@@ -1154,7 +1162,7 @@ def _testify(call: Node, method: str) -> Strength:
     if method in ("False", "Falsef") and values[:1] == ["false"]:
         return "trivial"
     if method.startswith(("Equal", "Exactly", "ElementsMatch", "JSONEq")) and (
-        len(values) >= 2 and values[0] == values[1]
+        len(values) >= 2 and _same(values[0], values[1])
     ):
         return "trivial"
     return "weak" if method in _TESTIFY_WEAK else "strong"
@@ -1298,11 +1306,11 @@ def _rust_assert(base: str, tokens: str) -> Strength:
         for op in ("==", "!="):
             if op in first:
                 left, _, right = first.partition(op)
-                if left == right and op == "==":
+                if op == "==" and _same(left, right):
                     return "trivial"
                 return "strong"
         return "strong" if first.startswith("matches!") else "weak"
-    if len(args) >= 2 and _squash(args[0]) == _squash(args[1]):
+    if len(args) >= 2 and _same(_squash(args[0]), _squash(args[1])):
         return "trivial" if base in ("assert_eq", "assert_matches") else "strong"
     return "strong"
 
@@ -1481,12 +1489,12 @@ def _java_assert(call: Node, name: str, args: list[Node]) -> Strength:
             return "trivial"
         matcher = _text(parent.child_by_field_name("name"))
         matcher_args = [_squash(_text(a)) for a in _arguments(parent)]
-        if args[0].type in _JAVA_LITERALS or texts[0] in matcher_args:
+        if args[0].type in _JAVA_LITERALS or _same(texts[0], *matcher_args):
             return "trivial"
         return "weak" if matcher in _JAVA_WEAK else "strong"
     if name == "assertThat":
         last = texts[-1]
-        if texts[-2] == last:
+        if _same(texts[-2], last):
             return "trivial"
         weak = last.startswith(("notNullValue", "anything", "any(", "instanceOf", "not("))
         return "weak" if weak else "strong"
@@ -1502,7 +1510,7 @@ def _java_assert(call: Node, name: str, args: list[Node]) -> Strength:
             return "strong"
         return "weak"
     if name.startswith(("assertEquals", "assertSame", "assertArrayEquals", "assertIterableEquals")):
-        if any(a == b for a, b in itertools.pairwise(texts)):
+        if any(_same(a, b) for a, b in itertools.pairwise(texts)):
             return "trivial"
         return "strong"
     if name in ("assertNotNull",) and args and args[-1].type in _JAVA_LITERALS:

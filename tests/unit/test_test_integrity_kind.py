@@ -649,3 +649,45 @@ def test_a_64_kb_test_file_rewrite_is_fast(tmp_path):
         WEAKENED.evaluate(rewrite, ctx)
         timings.append(time.perf_counter() - start)
     assert sorted(timings)[2] < 0.5
+
+
+# -- how assertions are read ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "body", "strength"),
+    [
+        ("typescript", "expect(total).toBe(3)", "strong"),
+        ("typescript", "expect(total).toBeTruthy()", "weak"),
+        ("typescript", "expect(total).not.toBe(3)", "weak"),
+        ("typescript", "expect(total).toBe(total)", "trivial"),
+        ("typescript", "expect(true).toBe(true)", "trivial"),
+        ("typescript", "expect(total)", "trivial"),
+        ("typescript", "expect(make()).toEqual(make())", "strong"),  # two results compared
+        ("javascript", "expect(total, 'to equal', 3)", "strong"),  # unexpected.js
+        ("javascript", "expect(total).to.equal(3)", "strong"),
+        ("javascript", "expect(total).to.exist", "weak"),
+        ("javascript", "assert.strictEqual(total, 3)", "strong"),
+        ("javascript", "assert.ok(true)", "trivial"),
+        ("go", "assert.Equal(t, 3, total)", "strong"),
+        ("go", "assert.NotNil(t, total)", "weak"),
+        ("go", "assert.Equal(t, total, total)", "trivial"),
+        ("go", 'if false { t.Errorf("never") }', "trivial"),
+        ("rust", "assert_eq!(total, 3);", "strong"),
+        ("rust", "assert!(total.is_some());", "weak"),
+        ("rust", "assert_eq!(total, total);", "trivial"),
+        ("rust", "assert_eq!(next(), next());", "strong"),
+        ("java", "assertEquals(3, total);", "strong"),
+        ("java", "assertNotNull(total);", "weak"),
+        ("java", 'assertTrue("always", true);', "trivial"),
+        ("java", "assertThat(total).isEqualTo(3);", "strong"),
+        ("java", "assertThat(total);", "trivial"),
+        ("java", "assertThat(total, is(3));", "strong"),
+    ],
+)
+def test_assertions_are_read_as_strong_weak_or_always_true(language, body, strength):
+    facts = testread.read_tests(language, body)
+    asserts, strong, weak = facts.other
+    got = "trivial" if facts.trivial else "strong" if strong else "weak" if weak else "none"
+    assert got == strength
+    assert asserts + facts.trivial == 1
