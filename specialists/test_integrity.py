@@ -283,7 +283,7 @@ class TestIntegritySpecialist:
 
     # -- which files -------------------------------------------------------------------------
 
-    def _language(self, path: str) -> Language | None:
+    def language_of(self, path: str) -> Language | None:
         """The language of a test file this entry judges; None otherwise."""
         if self._exclude(path):
             return None
@@ -322,7 +322,7 @@ class TestIntegritySpecialist:
         if not isinstance(raw_path, str) or not isinstance(content, str):
             return SpecialistResult.refuse()
         path = relative_path(raw_path, context)
-        language = self._language(path)
+        language = self.language_of(path)
         if language is None:
             return SpecialistResult.refuse()
         if len(content) > self._config.max_input_chars:
@@ -344,7 +344,7 @@ class TestIntegritySpecialist:
         if not isinstance(raw_path, str):
             return SpecialistResult.refuse()
         path = relative_path(raw_path, context)
-        language = self._language(path)
+        language = self.language_of(path)
         if language is None:
             return SpecialistResult.refuse()
         if len(old) + len(new) > self._config.max_input_chars:
@@ -373,7 +373,7 @@ class TestIntegritySpecialist:
             if name is None:
                 continue
             path = relative_path(name, context)
-            language = self._language(path)
+            language = self.language_of(path)
             if language is None:
                 continue
             hunks = [(h.old, h.new) for h in item.hunks if h.old != h.new]
@@ -415,7 +415,7 @@ class TestIntegritySpecialist:
         if not isinstance(raw_path, str) or _REMOVED not in self._checks:
             return SpecialistResult.refuse()
         path = relative_path(raw_path, context)
-        language = self._language(path)
+        language = self.language_of(path)
         if language is None:
             return SpecialistResult.refuse()
         observed = self._observe(raw_path, context, "delete", {}, None)
@@ -458,7 +458,7 @@ class TestIntegritySpecialist:
         if absolute is None:
             return None
         path = relative_path(raw_path, context)
-        language = self._language(path)
+        language = self.language_of(path)
         if language is None:
             return None
         limit = self._config.max_input_chars

@@ -60,6 +60,7 @@ __all__ = [
     "Case",
     "Language",
     "TestFacts",
+    "case_spans",
     "read_tests",
 ]
 
@@ -295,6 +296,7 @@ class _Tree:
     source: bytes
     line_offset: int  # lines added in front by a wrapper
     partial: bool
+    byte_offset: int = 0  # bytes added in front by a wrapper
 
 
 def _parse(language: str, text: str) -> _Tree:
@@ -307,7 +309,7 @@ def _parse(language: str, text: str) -> _Tree:
         wrapped = (prefix + text + suffix).encode("utf-8", "surrogatepass")
         other = _parser(language).parse(wrapped)
         if not other.root_node.has_error:
-            return _Tree(other.root_node, wrapped, prefix.count("\n"), False)
+            return _Tree(other.root_node, wrapped, prefix.count("\n"), False, len(prefix))
     return best
 
 
@@ -753,7 +755,7 @@ def _js_function(args: list[Node]) -> Node | None:
     return None
 
 
-def _read_js(language: str, tree: _Tree) -> TestFacts:
+def _read_js(language: str, tree: _Tree) -> _Draft:
     caps = _captures(tree, language)
     draft = _Draft()
     suites = _Spans()  # -> index into suite_info
@@ -782,7 +784,7 @@ def _read_js(language: str, tree: _Tree) -> TestFacts:
         _js_assertion(call, function, root, props, draft)
     comments = caps.get("comment", [])
     draft.commented = _comment_asserts(comments, ("expect(", "assert(", "assert.", ".should"))
-    return _assemble(language, tree, draft)
+    return draft
 
 
 def _js_test(
@@ -1065,7 +1067,7 @@ def _go_constraint(comments: Sequence[Node]) -> str:
     return ""
 
 
-def _read_go(tree: _Tree) -> TestFacts:
+def _read_go(tree: _Tree) -> _Draft:
     caps = _captures(tree, "go")
     draft = _Draft()
     receivers = set(_GO_RECEIVERS)
@@ -1122,7 +1124,7 @@ def _read_go(tree: _Tree) -> TestFacts:
     draft.commented = _comment_asserts(
         caps.get("comment", []), ("t.Error", "t.Fatal", "assert.", "require.")
     )
-    return _assemble("go", tree, draft)
+    return draft
 
 
 def _go_scope(call: Node, draft: _Draft) -> Node | None:
@@ -1210,7 +1212,7 @@ def _rust_cfg_off(attributes: Iterable[tuple[str, str]]) -> str:
     return ""
 
 
-def _read_rust(tree: _Tree, test_file: bool) -> TestFacts:
+def _read_rust(tree: _Tree, test_file: bool) -> _Draft:
     caps = _captures(tree, "rust")
     draft = _Draft()
     test_modules: list[tuple[int, int]] = []
@@ -1264,7 +1266,7 @@ def _read_rust(tree: _Tree, test_file: bool) -> TestFacts:
     draft.commented = _comment_asserts(
         caps.get("comment", []), ("assert!(", "assert_eq!(", "assert_ne!(")
     )
-    return _assemble("rust", tree, draft)
+    return draft
 
 
 def _rust_modules(item: Node) -> list[list[tuple[str, str]]]:
@@ -1388,7 +1390,7 @@ def _java_annotations(node: Node) -> list[tuple[str, str]]:
     return found
 
 
-def _read_java(tree: _Tree) -> TestFacts:
+def _read_java(tree: _Tree) -> _Draft:
     caps = _captures(tree, "java")
     draft = _Draft()
     disabled_classes: set[tuple[int, int]] = set()
@@ -1454,7 +1456,7 @@ def _read_java(tree: _Tree) -> TestFacts:
         )
         draft.asserts.append((statement, strength))
     draft.commented = _comment_asserts(caps.get("comment", []), ("assert", "verify("))
-    return _assemble("java", tree, draft)
+    return draft
 
 
 _JAVA_CONDITIONAL: Final = frozenset(
@@ -1562,18 +1564,21 @@ def read_tests(language: Language, text: str, *, test_file: bool = True) -> Test
     return facts
 
 
+def _draft(language: Language, tree: _Tree, test_file: bool) -> _Draft:
+    if language in ("javascript", "typescript", "tsx"):
+        return _read_js(language, tree)
+    if language == "go":
+        return _read_go(tree)
+    if language == "rust":
+        return _read_rust(tree, test_file)
+    return _read_java(tree)
+
+
 def _read(language: Language, text: str, test_file: bool) -> TestFacts:
     if not text.strip():
         return TestFacts(language=language, parser="empty")
     tree = _parse(language, text)
-    if language in ("javascript", "typescript", "tsx"):
-        facts = _read_js(language, tree)
-    elif language == "go":
-        facts = _read_go(tree)
-    elif language == "rust":
-        facts = _read_rust(tree, test_file)
-    else:
-        facts = _read_java(tree)
+    facts = _assemble(language, tree, _draft(language, tree, test_file))
     if not tree.partial:
         return facts
     headers, skips, focused = _token_markers(language, tree.root)
@@ -1668,3 +1673,19 @@ def _token_markers(language: str, root: Node) -> tuple[int, int, int]:
             elif after in _JAVA_DISABLED:
                 skips += 1
     return headers, skips, focused
+
+
+def case_spans(
+    language: Language, text: str, *, test_file: bool = True
+) -> list[tuple[int, int, str]]:
+    """The byte span and name of each test case of ``text``, in the order of
+    ``read_tests(...).cases`` (for tools that change tests on purpose, such as the mutation
+    benchmark)."""
+    if not text.strip():
+        return []
+    tree = _parse(language, text)
+    shift = tree.byte_offset
+    return [
+        (test.node.start_byte - shift, test.node.end_byte - shift, test.name)
+        for test in _draft(language, tree, test_file).tests
+    ]
