@@ -54,6 +54,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import stat
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -328,6 +329,9 @@ class TestIntegritySpecialist:
         if len(content) > self._config.max_input_chars:
             return self._oversize(path, len(content))
         observed = self._observe(raw_path, context, "write", {"content": _digest(content)}, None)
+        size = observed.get("unreadable") if observed is not None else None
+        if isinstance(size, int):
+            return self._oversize(path, size, "the file it replaces")
         if observed is None or "before" not in observed:
             return SpecialistResult.ok()  # a new file: nothing was removed from it
         before = TestFacts.from_json(observed["before"])
@@ -466,7 +470,12 @@ class TestIntegritySpecialist:
         def fetch() -> JsonValue:
             text = _read_regular(absolute, limit)
             if text is None:
-                return {}
+                try:
+                    info = os.stat(absolute)
+                except OSError:
+                    return {}  # not there
+                # there, but over the cap (or not text we can read): not a new file
+                return {"unreadable": info.st_size} if stat.S_ISREG(info.st_mode) else {}
             found: dict[str, JsonValue] = {"before": self._read(language, path, text).to_json()}
             if hunks is not None:
                 edited = _apply_hunks(text, hunks, every=every)
@@ -556,13 +565,15 @@ class TestIntegritySpecialist:
             },
         )
 
-    def _oversize(self, path: str, size: int) -> SpecialistResult:
+    def _oversize(self, path: str, size: int, what: str = "") -> SpecialistResult:
         limit = self._config.max_input_chars
         verdict = Verdict(self._config.oversize)
+        whose = f" ({what})" if what else ""
         return SpecialistResult(
             verdict=verdict,
             confidence=1.0,
-            reason=f"{path}: {size} characters is over the {limit}-character cap; not judged",
+            reason=f"{path}: {size} characters{whose} is over the {limit}-character cap; "
+            "not judged",
             correction=(
                 "Write large files in smaller pieces so that each change can be checked."
                 if verdict.refuses_action

@@ -630,6 +630,16 @@ def test_oversize_input_is_not_judged():
     assert result.evidence["too_large"] == 200
 
 
+def test_a_write_over_a_file_too_large_to_read_is_not_taken_for_a_new_file(tmp_path):
+    (tmp_path / "big_test.go").write_text("package x\n" + "// filler\n" * 200)
+    small = build(R, max_input_chars=1000, oversize="flag")
+    action = Action(type="file_write", args={"path": "big_test.go", "content": "package x\n"})
+    result = small.evaluate(action, Context(cwd=str(tmp_path)))
+    assert result.verdict is Verdict.FLAG
+    assert "the file it replaces" in (result.reason or "")
+    assert result.evidence["too_large"] > 1000
+
+
 def test_a_64_kb_test_file_rewrite_is_fast(tmp_path):
     block = (DATA / TS).read_text(encoding="utf-8")
     body = block.split('describe("Cart", () => {', 1)[1]
