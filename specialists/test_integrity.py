@@ -21,8 +21,10 @@ before and after the change and counts, per file, test cases, assertions and ski
     ``#[cfg(any())]``, ``@Disabled``, ``@Ignore``, ``@Test(enabled = false)``,
     ``assumeTrue(false)``, ``this.skip()``, an emptied body, a Go build constraint that
     leaves the file out of ``go test``); a test now expected to fail (``test.failing``,
-    ``#[should_panic]``); a new ``.only``/``fit``/``fdescribe`` that silences the file's other
-    tests; more unconditional skips than before (an edit that adds one inside a body);
+    ``#[should_panic]``); a parameterised test that runs fewer of its literal rows
+    (``test.each``, a Go table, ``#[case]``, ``@CsvSource``); a new ``.only``/``fit``/
+    ``fdescribe`` that silences the file's other tests; more unconditional skips than
+    before (an edit that adds one inside a body);
     deleting a test file that has running tests (``file_delete``).
 ``assertions_weakened``
     Fewer assertions, counted over the tests kept, the helpers they call (so moving
@@ -617,6 +619,16 @@ def _removed(sides: Sequence[_Side], found: list[_Finding]) -> set[tuple[str, st
                 halted.add((side.path, case.name))
                 found.append(
                     _Finding(_REMOVED, side.path, now.line, now.name, f"`{now.name}` {now.why}")
+                )
+            elif case.live and now.live and now.rows < case.rows:
+                found.append(
+                    _Finding(
+                        _REMOVED,
+                        side.path,
+                        now.line,
+                        now.name,
+                        f"`{now.name}` runs {now.rows} of its {case.rows} parameter cases",
+                    )
                 )
             elif case.live and not case.xfail and now.xfail:
                 stopped += 1

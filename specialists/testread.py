@@ -18,7 +18,8 @@ What a reader finds (:class:`TestFacts`):
 - test cases with a qualified name (``describe > it``, ``TestX/sub``), whether each still
   runs (``why`` says why not: skipped, todo, ignored, disabled, compiled out, emptied,
   skipping itself at the top of its body), whether it is now expected to fail
-  (``test.failing``, ``#[should_panic]``), whether it is focused (``.only``, ``fit``), a hash
+  (``test.failing``, ``#[should_panic]``), whether it is focused (``.only``, ``fit``), its
+  parameter rows, a hash
   of its body (a rename keeps it), and its assertions, counting those of the helper functions
   of the same file that it calls;
 - assertions outside any test or helper (hooks, suite bodies, an edit inside a test body),
@@ -35,9 +36,12 @@ negation: ``toBeTruthy``, ``toBeDefined``, ``.not``, ``assert!(x.is_ok())``,
 
 Limits (also in docs/packs/coding.md): a call to a helper defined in another file counts as
 one assertion when its name says so (``assert*``, ``expect*``, ``check*``, ``verify*``,
-``ensure*``, ``require*``, ``must*``, ``should*``), as nothing otherwise; the rows of a
-table-driven test are not counted as cases; conditional skips (``if testing.Short()``,
-``@DisabledOnOs``, ``it.skipIf(cond)``) are not skips, unless the condition is a literal.
+``ensure*``, ``require*``, ``must*``, ``should*``), as nothing otherwise; parameter rows are
+counted where they are literal (``test.each([...])``, a Go slice or map of struct literals in
+the test, ``#[case]``/``#[test_case]``, ``@CsvSource``/``@ValueSource``), not when they come
+from a function (``@MethodSource``, a table built in a loop or at package level);
+conditional skips (``if testing.Short()``, ``@DisabledOnOs``, ``it.skipIf(cond)``) are not
+skips, unless the condition is a literal.
 """
 
 from __future__ import annotations
@@ -96,6 +100,7 @@ class Case:
     asserts: int  # real (not always-true) assertions, its own and its helpers'
     strong: int
     weak: int
+    rows: int = 0  # parameter cases: test.each rows, table-driven rows, #[case], @CsvSource
 
     @property
     def live(self) -> bool:
@@ -124,7 +129,7 @@ class TestFacts:
     def to_json(self) -> JsonValue:
         """A compact JSON form (recorded as the observation of a file on disk)."""
         cases: list[JsonValue] = [
-            [c.name, c.line, c.why, c.xfail, c.focus, c.body, c.asserts, c.strong, c.weak]
+            [c.name, c.line, c.why, c.xfail, c.focus, c.body, c.asserts, c.strong, c.weak, c.rows]
             for c in self.cases
         ]
         return {
@@ -158,9 +163,10 @@ class TestFacts:
                     _int(r[6]),
                     _int(r[7]),
                     _int(r[8]),
+                    _int(r[9]),
                 )
                 for r in (rows if isinstance(rows, list) else [])
-                if isinstance(r, list) and len(r) == 9
+                if isinstance(r, list) and len(r) == 10
             )
             other = data.get("other")
             if not (isinstance(other, list) and len(other) == 3):
@@ -229,6 +235,7 @@ _QUERIES: Final[dict[str, str]] = {
         (call_expression) @call
         (comment) @comment
         (parameter_declaration) @param
+        (composite_literal) @table
     """,
     "rust": """
         (function_item) @func
@@ -325,6 +332,7 @@ class _TestDraft:
     why: str = ""
     xfail: bool = False
     focus: bool = False
+    rows: int = 0
 
 
 @dataclass(slots=True)
@@ -493,7 +501,9 @@ def _assemble(language: str, tree: _Tree, draft: _Draft) -> TestFacts:
         line = test.node.start_point[0] + 1 - tree.line_offset
         body = _hash(_text(test.body)) if test.body is not None else ""
         cases.append(
-            Case(test.name, line, why, test.xfail, test.focus, body, asserts, strong, weak)
+            Case(
+                test.name, line, why, test.xfail, test.focus, body, asserts, strong, weak, test.rows
+            )
         )
     return TestFacts(
         language=language,
@@ -855,7 +865,21 @@ def _js_test(
                 "t",
             ):
                 draft.self_skips.append((expression, f"`{owner}.skip()`"))
-    draft.tests.append(_TestDraft(call, name, body, why, xfail, focus))
+    draft.tests.append(_TestDraft(call, name, body, why, xfail, focus, _js_rows(mod_args)))
+
+
+def _js_rows(mod_args: dict[str, Node]) -> int:
+    """The rows of ``test.each(table)`` or of a ``test.each`` tagged template."""
+    table = mod_args.get("each")
+    if table is None:
+        return 0
+    if table.type == "template_string":
+        lines = [line for line in _text(table).strip("`").split("\n") if line.strip()]
+        return max(0, len(lines) - 1)  # the first line names the columns
+    values = [c for c in table.named_children if "comment" not in c.type]
+    if values and values[0].type == "array":
+        return len([c for c in values[0].named_children if "comment" not in c.type])
+    return 0
 
 
 def _js_assertion(call: Node, function: Node, root: str, props: list[str], draft: _Draft) -> None:
@@ -1120,11 +1144,38 @@ def _read_go(tree: _Tree) -> _Draft:
             draft.asserts.append((call, _testify(call, method)))
         elif method == "Expect" and owner in ("g", "gomega"):
             draft.asserts.append((call, "strong"))
+    _go_tables(caps.get("table", []), draft)
     draft.excluded = _go_constraint(caps.get("comment", []))
     draft.commented = _comment_asserts(
         caps.get("comment", []), ("t.Error", "t.Fatal", "assert.", "require.")
     )
     return draft
+
+
+def _go_tables(tables: Iterable[Node], draft: _Draft) -> None:
+    """Table-driven rows: a slice or map literal of struct literals inside a test."""
+    spans = _Spans()
+    for index, test in enumerate(draft.tests):
+        spans.add(test.node, str(index))
+    for table in tables:
+        kind = table.child_by_field_name("type")
+        body = table.child_by_field_name("body")
+        if (
+            kind is None
+            or body is None
+            or kind.type not in ("slice_type", "array_type", "map_type")
+        ):
+            continue
+        rows = 0
+        for element in body.named_children:
+            value = (
+                element.child_by_field_name("value") if element.type == "keyed_element" else element
+            )
+            if value is not None and any(c.type == "literal_value" for c in value.named_children):
+                rows += 1
+        owner = spans.innermost(table)
+        if rows and owner is not None:
+            draft.tests[int(owner)].rows += rows
 
 
 def _go_scope(call: Node, draft: _Draft) -> Node | None:
@@ -1242,7 +1293,8 @@ def _read_rust(tree: _Tree, test_file: bool) -> _Draft:
         for attrs in modules:
             why = why or _rust_cfg_off(attrs)
         why = why or _emptied(body, ("return_expression",))
-        draft.tests.append(_TestDraft(func, name, body, why, xfail))
+        rows = sum(1 for path, _ in attributes if path in ("case", "test_case"))
+        draft.tests.append(_TestDraft(func, name, body, why, xfail, rows=rows))
     for module in _cfg_test_modules(tree.root):
         test_modules.append(_key(module))
 
@@ -1427,7 +1479,8 @@ def _read_java(tree: _Tree) -> _Draft:
                         disabled_classes.add(_key(cls))
                         draft.skips += 1
         why = why or _emptied(body, ("return_statement",))
-        draft.tests.append(_TestDraft(method, name, body, why))
+        rows = sum(_java_rows(a, v) for a, v in annotations)
+        draft.tests.append(_TestDraft(method, name, body, why, rows=rows))
     for call in caps.get("call", []):
         name = _text(call.child_by_field_name("name"))
         owner = call.child_by_field_name("object")
@@ -1468,6 +1521,16 @@ _JAVA_CONDITIONAL: Final = frozenset(
         "lambda_expression",
     }
 )
+
+
+def _java_rows(annotation: str, args: str) -> int:
+    """The values of ``@CsvSource({...})`` or ``@ValueSource(ints = {...})``."""
+    if annotation not in ("CsvSource", "ValueSource"):
+        return 0
+    start, end = args.find("{"), args.rfind("}")
+    if start < 0 or end < start:
+        return 1 if args.strip("()").startswith('"') else 0
+    return len(_split_args(args[start : end + 1]))
 
 
 def _java_classes(node: Node) -> list[Node]:

@@ -136,6 +136,14 @@ EDITS: list[tuple[str, str, str, str, str | None]] = [
         None,
     ),
     ("ts-ok-expected-value", TS, "toBe(3600);", "toBe(3601);", None),
+    ("ts-each-row-removed", TS, '    ["SAVE20", 3200],\n', "", R),
+    (
+        "ts-ok-each-row-added",
+        TS,
+        '    ["SAVE20", 3200],\n',
+        '    ["SAVE20", 3200],\n    ["SAVE0", 4000],\n',
+        None,
+    ),
     # -- mocha, chai, node:assert ---------------------------------------------------------------
     ("js-it-skip", JS, 'it("totals the items"', 'it.skip("totals the items"', R),
     (
@@ -210,6 +218,14 @@ EDITS: list[tuple[str, str, str, str, str | None]] = [
     ("go-build-tag", GO, "package cart\n", "//go:build integration\n\npackage cart\n", R),
     ("go-uncollected", GO, "func TestEmptyCart(", "func testEmptyCart(", R),
     ("go-ok-renamed", GO, "func TestEmptyCart(", "func TestEmptyCartTotalsZero(", None),
+    ("go-table-row-removed", GO, '\t\t{"SAVE20", 3200},\n', "", R),
+    (
+        "go-ok-table-row-added",
+        GO,
+        '\t\t{"SAVE20", 3200},\n',
+        '\t\t{"SAVE20", 3200},\n\t\t{"SAVE0", 4000},\n',
+        None,
+    ),
     (
         "go-ok-helper-inlined",
         GO,
@@ -288,6 +304,7 @@ EDITS: list[tuple[str, str, str, str, str | None]] = [
         "assertTotal(3600);",
         None,
     ),
+    ("java-csv-row-removed", JAVA, '"SAVE10, 3600", "SAVE20, 3200"', '"SAVE10, 3600"', R),
     (
         "junit4-ignore",
         JUNIT4,
@@ -306,6 +323,9 @@ EDITS: list[tuple[str, str, str, str, str | None]] = [
 # Fragment comparisons that cannot see enough: an assertion removed from a Rust source file
 # that cannot be read is not known to be in a #[cfg(test)] module.
 FRAGMENT_MISSES = {"rs-assert-removed"}
+# A parameter row removed by a fragment that does not hold its test's header is not known
+# to be one.
+FRAGMENT_MISSES |= {"ts-each-row-removed", "go-table-row-removed", "java-csv-row-removed"}
 
 
 def place(tmp_path: Path, name: str) -> tuple[str, str]:
@@ -380,6 +400,30 @@ def test_a_weakening_reason_says_what_was_lost(tmp_path):
 
 
 # -- what is not a weakening ------------------------------------------------------------------
+
+
+def test_a_rust_parameter_case_removed_is_a_removal(tmp_path):
+    text = code(
+        """
+        #[rstest]
+        #[case(1, 2)]
+        #[case(2, 3)]
+        fn adds_one(#[case] a: i32, #[case] b: i32) {
+            assert_eq!(a + 1, b);
+        }
+        """
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "adds.rs").write_text(text)
+    ctx = Context(cwd=str(tmp_path))
+    fewer = text.replace("#[case(2, 3)]\n", "")
+    action = Action(type="file_write", args={"path": "tests/adds.rs", "content": fewer})
+    result = REMOVED.evaluate(action, ctx)
+    assert result.verdict is Verdict.NUDGE
+    assert "`adds_one` runs 1 of its 2 parameter cases" in (result.reason or "")
+    more = text.replace("#[case(2, 3)]\n", "#[case(2, 3)]\n#[case(5, 6)]\n")
+    action = Action(type="file_write", args={"path": "tests/adds.rs", "content": more})
+    assert objections(action, ctx) == []
 
 
 def test_a_conditional_go_skip_is_not_a_skip(tmp_path):
