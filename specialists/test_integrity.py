@@ -222,6 +222,13 @@ def _absolute(path: str, context: Context) -> str | None:
     return os.path.normpath(os.path.join(base, path)) if base else None
 
 
+def _may_hold_rust_tests(text: str) -> bool:
+    """Whether a Rust source can hold a test: every test attribute (``#[test]``,
+    ``#[tokio::test]``, ``#[cfg(test)]``, ``#[rstest]``, ``#[test_case]``,
+    ``#[wasm_bindgen_test]``, ``#[quickcheck]``) has one of these words."""
+    return "#[" in text and ("test" in text or "quickcheck" in text)
+
+
 def _apply_hunks(text: str, hunks: Sequence[tuple[str, str]], *, every: bool = False) -> str | None:
     """``text`` with each hunk's old side replaced by its new side, in order (``every``: one
     edit, at every place its old text occurs); None when a hunk's old side is not found
@@ -300,8 +307,11 @@ class TestIntegritySpecialist:
             return None
         return language
 
-    def _read(self, language: Language, path: str, text: str) -> TestFacts:
+    def _read(self, language: Language, path: str, text: str, *, whole: bool = True) -> TestFacts:
         test_file = language != "rust" or _RUST_TEST_DIRS(path)
+        if whole and language == "rust" and not test_file and not _may_hold_rust_tests(text):
+            # every Rust source is a candidate; a whole one with no test attribute is not parsed
+            return TestFacts(language=language, parser="empty")
         return read_tests(language, text, test_file=test_file)
 
     # -- actions -----------------------------------------------------------------------------
@@ -365,7 +375,10 @@ class TestIntegritySpecialist:
             if before is not None and after is not None:
                 return self._judge([_Side(path, before, after, whole=True)])
         side = _Side(
-            path, self._read(language, path, old), self._read(language, path, new), whole=False
+            path,
+            self._read(language, path, old, whole=False),
+            self._read(language, path, new, whole=False),
+            whole=False,
         )
         return self._judge([side])
 
@@ -408,8 +421,8 @@ class TestIntegritySpecialist:
                 sides.append(
                     _Side(
                         path,
-                        self._read(language, path, old),
-                        self._read(language, path, new),
+                        self._read(language, path, old, whole=False),
+                        self._read(language, path, new, whole=False),
                         whole=False,
                     )
                 )

@@ -426,6 +426,20 @@ def test_a_rust_parameter_case_removed_is_a_removal(tmp_path):
     assert objections(action, ctx) == []
 
 
+def test_a_rust_source_without_tests_is_not_parsed(tmp_path):
+    (tmp_path / "src").mkdir()
+    source = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n"
+    (tmp_path / "src" / "add.rs").write_text(source)
+    ctx = Context(cwd=str(tmp_path))
+    recorder = Recorder()
+    ctx._recorder = recorder
+    action = Action(type="file_edit", args={"path": "src/add.rs", "old": "a + b", "new": "b + a"})
+    assert REMOVED.evaluate(action, ctx).verdict is Verdict.OK
+    (observation,) = recorder.observations
+    assert isinstance(observation.value, dict)
+    assert observation.value["before"]["parser"] == "empty"
+
+
 def test_a_conditional_go_skip_is_not_a_skip(tmp_path):
     path, _ = place(tmp_path, GO)
     action = Action(
