@@ -54,8 +54,10 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
 
 from __future__ import annotations
 
+import shlex
+import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 
@@ -64,6 +66,7 @@ from pydantic import AfterValidator, Field, JsonValue, model_validator
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
     ParsedShell,
+    PathEffect,
     PathGlobs,
     SimpleCommand,
     WordGlobs,
@@ -71,9 +74,12 @@ from specialists.shellparse import (
     find_filtered,
     is_within,
     parse_for,
+    path_effects,
     preload,
     resolve_path,
 )
+from specialists.understand import PathClass, PathClassName, Where, classify, describe
+from specialists.understand.paths import DEFAULT_SCRATCH, MOUNT_ROOTS, SINKS, SYSTEM_ROOTS
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -86,39 +92,25 @@ __all__ = ["ShellConfig", "ShellRule", "ShellSpecialist", "supervisor_register_k
 KIND_NAME: Final = "shell"
 KIND_VERSION: Final = "1"
 MAX_CHARS_LIMIT: Final = 1_048_576
-DEFAULT_SCRATCH: Final = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm")
 # Paths that are fine to name anywhere: sinks and the terminal.
-_SINKS: Final = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
-_SYSTEM_ROOTS: Final = (
-    "/bin",
-    "/boot",
-    "/dev",
-    "/etc",
-    "/lib",
-    "/lib32",
-    "/lib64",
-    "/opt",
-    "/proc",
-    "/root",
-    "/sbin",
-    "/srv",
-    "/sys",
-    "/usr",
-    "/var",
-    "/System",
-    "/Library",
-    "/Applications",
-    "/Users",
-    "/home",
-    "/private",
-    "/Volumes",
-    "/mnt",
-    "/media",
-)
+_SINKS: Final = SINKS
+# Where a recursive delete is catastrophic: the system, and every user's home.
+_SYSTEM_ROOTS: Final = (*SYSTEM_ROOTS, *MOUNT_ROOTS, "/root", "/home", "/Users")
 TEXT_CAP: Final = 200
 REASON_CAP: Final = 120
 
 Target = Literal["outside_workspace", "root_or_home", "unsafe_expansion", "unknown"]
+Effect = Literal["read", "write", "delete"]
+# Programs that send what they read over the network (a file given to them, or their stdin).
+SENDERS: Final = frozenset(
+    {
+        "curl", "wget", "http", "https", "xh", "httpie", "nc", "ncat", "netcat", "socat",
+        "telnet", "scp", "sftp", "rsync", "ftp", "tftp", "rclone", "s3cmd", "openssl",
+        "Invoke-WebRequest", "Invoke-RestMethod", "iwr", "irm", "smbclient", "sendmail", "mail",
+        "mutt", "swaks",
+    }
+)  # fmt: skip
+_VERBS: Final = {"read": "reads", "write": "writes", "delete": "deletes"}
 Strength = Literal["flag", "nudge", "block"]
 
 
@@ -179,6 +171,33 @@ Subcommand = Annotated[str, AfterValidator(_check_subcommand)]
 Consumer = Annotated[str, AfterValidator(_check_consumer)]
 
 
+class Excuse(KindConfig):
+    """A fact that makes a matched command fine: its objection becomes a flag that says why.
+
+    Every condition given must hold. ``environments``: ``context.environment`` is one of
+    these (case-insensitive: ``test``, ``development``, ``ci``); ``args_any``: a word of the
+    command matches (``--endpoint-url=http://localhost*``, ``kind-*``); ``assignments_any``: a
+    variable set on the line (``AWS_ENDPOINT_URL=http://localhost*``); ``reason``: the words
+    for the reason (``a local emulator``).
+    """
+
+    environments: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(
+        default_factory=list
+    )
+    container: bool | None = None
+    args_any: list[WordGlob] = Field(default_factory=list)
+    assignments_any: list[WordGlob] = Field(default_factory=list)
+    reason: str = Field(min_length=1, max_length=200)
+
+    @model_validator(mode="after")
+    def _says_something(self) -> Excuse:
+        if not (
+            self.environments or self.args_any or self.assignments_any or self.container is not None
+        ):
+            raise ValueError("an excuse needs environments, container, args_any or assignments_any")
+        return self
+
+
 class ShellRule(KindConfig):
     """One rule: every condition given must hold for one command.
 
@@ -196,10 +215,21 @@ class ShellRule(KindConfig):
         assignments_any: ``NAME`` / ``NAME=value`` globs over variables set on the line.
         variables_any: globs over the names of variables the command's words reference
             (``*_KEY``, ``*TOKEN*``): their values are not known, their names are.
+        piped_into_any: ``PROGRAM [WORD-GLOB...]``: only when the output is piped into such a
+            command (``env | grep *TOKEN*``).
         piped_into_none: ``PROGRAM [WORD-GLOB...]``: not when the output is piped into such
             a command (one that reads a secret from stdin).
         pipe_into_shell: the command runs code it reads from another command.
         code_from: program globs that code must come from (with ``pipe_into_shell``).
+        effects_any: what the command does to a path (``read``, ``write``, ``delete``), by
+            any program the parser knows (redirections, ``rm``, ``cp``, ``tee``, ``curl -d
+            @f``, Python's ``open``...), whatever its spelling.
+        classes_any: the class of that path (:class:`~specialists.understand.PathClass`:
+            ``system``, ``credential``, ``startup``, ``unknown``...).
+        sends: the command sends what it reads over the network (``curl -T f``, ``nc host
+            < f``), or its output is piped into a program that does (``cat f | nc h p``).
+        excused_by: facts that make a match fine (:class:`Excuse`): a test environment, a
+            local emulator's endpoint; the objection becomes a flag that names the excuse.
         verdict: this rule's verdict; the config's ``verdict``, else the entry default.
         correction: what the agent should do instead (overrides the generated one).
     """
@@ -220,8 +250,13 @@ class ShellRule(KindConfig):
     assignments_any: list[WordGlob] = Field(default_factory=list)
     variables_any: list[WordGlob] = Field(default_factory=list)
     piped_into_none: list[Consumer] = Field(default_factory=list, max_length=100)
+    piped_into_any: list[Consumer] = Field(default_factory=list, max_length=100)
     pipe_into_shell: bool = False
     code_from: list[WordGlob] = Field(default_factory=list)
+    effects_any: list[Effect] = Field(default_factory=list)
+    classes_any: list[PathClassName] = Field(default_factory=list)
+    sends: bool = False
+    excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
     verdict: Strength | None = None
     correction: str | None = Field(default=None, min_length=1, max_length=1000)
 
@@ -235,17 +270,21 @@ class ShellRule(KindConfig):
             or self.redirects_any
             or self.paths_any
             or self.pipe_into_shell
+            or self.effects_any
+            or self.classes_any
         ):
             raise ValueError(
                 "a rule needs program, prefixes_any, assignments_any, variables_any, "
-                "redirects_any, paths_any or pipe_into_shell: otherwise it is about every "
-                "command"
+                "redirects_any, paths_any, pipe_into_shell, effects_any or classes_any: "
+                "otherwise it is about every command"
             )
+        if self.sends and not (self.effects_any or self.classes_any):
+            raise ValueError("sends is about what is sent: give effects_any or classes_any")
         if self.subcommand and not self.program:
             raise ValueError("subcommand needs program: a subcommand of which program?")
         if self.code_from and not self.pipe_into_shell:
             raise ValueError("code_from only applies with pipe_into_shell: true")
-        if self.paths_none and not (self.paths_any or self.target):
+        if self.paths_none and not (self.paths_any or self.target or self.effects_any):
             raise ValueError("paths_none exempts paths: give paths_any or target as well")
         return self
 
@@ -259,6 +298,7 @@ class ShellConfig(KindConfig):
             fine (below them, not the directories themselves). ``$TMPDIR`` from the
             context's ``env`` is added when ``use_tmpdir`` is set.
         use_tmpdir: add ``context.env["TMPDIR"]`` to ``scratch``.
+        excused_by: excuses that hold for every rule (see :class:`Excuse`).
         verdict: verdict of rules without their own; the entry default when unset.
         verdict_when_fallback: verdict of a match found in a command that did not parse
             (tokenized conservatively); unset keeps the rule's verdict.
@@ -272,6 +312,7 @@ class ShellConfig(KindConfig):
         default_factory=lambda: list(DEFAULT_SCRATCH)
     )
     use_tmpdir: bool = True
+    excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
     verdict: Strength | None = None
     verdict_when_fallback: Strength | None = None
     verdict_when_truncated: Strength | None = None
@@ -289,6 +330,7 @@ class _Where:
     workspace: str | None
     home: str | None
     scratch: tuple[str, ...]
+    classes: Where
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,8 +415,11 @@ class _Rule:
         "args_any",
         "args_none",
         "assignments_any",
+        "classes",
         "code_from",
         "correction",
+        "effects",
+        "excuses",
         "flags_all",
         "flags_any",
         "flags_none",
@@ -383,18 +428,22 @@ class _Rule:
         "paths_any",
         "paths_none",
         "pipe",
+        "piped_into_any",
         "piped_into_none",
         "prefixes_any",
         "program_globs",
         "programs",
         "redirects_any",
+        "sends",
         "subcommands",
         "target",
         "variables_any",
         "verdict",
     )
 
-    def __init__(self, index: int, rule: ShellRule, default: Verdict) -> None:
+    def __init__(
+        self, index: int, rule: ShellRule, default: Verdict, shared: Sequence[Excuse] = ()
+    ) -> None:
         self.index = index
         self.label = rule.name or (
             " ".join(rule.program[:3]) if rule.program else f"rule {index + 1}"
@@ -416,11 +465,22 @@ class _Rule:
         self.assignments_any = WordGlobs(rule.assignments_any)
         self.variables_any = WordGlobs(rule.variables_any)
         self.pipe = rule.pipe_into_shell
-        self.piped_into_none = tuple(
-            (WordGlobs(words[:1]), tuple(WordGlobs([w]) for w in words[1:]))
-            for words in (item.split() for item in rule.piped_into_none)
-        )
+        self.piped_into_none = _consumers(rule.piped_into_none)
+        self.piped_into_any = _consumers(rule.piped_into_any)
         self.code_from = WordGlobs(rule.code_from)
+        self.effects = frozenset(rule.effects_any)
+        self.classes = frozenset(PathClass(c) for c in rule.classes_any)
+        self.sends = rule.sends
+        self.excuses = tuple(
+            (
+                frozenset(e.lower() for e in excuse.environments),
+                excuse.container,
+                WordGlobs(excuse.args_any),
+                WordGlobs(excuse.assignments_any),
+                excuse.reason,
+            )
+            for excuse in (*rule.excused_by, *shared)
+        )
         self.verdict = Verdict(rule.verdict) if rule.verdict else default
         self.correction = rule.correction
 
@@ -437,7 +497,11 @@ class _Rule:
         """The hit when ``cmd`` satisfies every condition of the rule."""
         if not self.any_program and not self.wants(cmd.program):
             return None
-        if self.piped_into_none and cmd.pipe_to and self._into_consumer(cmd.pipe_to):
+        if self.piped_into_none and cmd.pipe_to and self._into(cmd.pipe_to, self.piped_into_none):
+            return None
+        if self.piped_into_any and not (
+            cmd.pipe_to and self._into(cmd.pipe_to, self.piped_into_any)
+        ):
             return None
         flags = cmd.flags
         if self.flags_none and not self.flags_none.isdisjoint(flags):
@@ -492,6 +556,12 @@ class _Rule:
             obj = f"{source}|{cmd.program}"
             detail = f"{cmd.program} runs code it reads from {source}"
             return self._paths_then(cmd, where, obj, detail, matched)
+        if self.effects or self.classes:
+            found = self._effect(cmd, where)
+            if found is None:
+                return None
+            obj, detail = found
+            return self._paths_then(cmd, where, obj, detail, matched)
         head = " ".join([cmd.program or "a redirection", *matched[:2]])
         if not (self.target or self.paths_any or self.redirects_any):
             shown = _cut(" ".join(cmd.argv), 80) or "a redirection"
@@ -544,6 +614,42 @@ class _Rule:
             detail = f"{head} {why}"
         return _Hit(self, cmd, obj, detail, matched[0] if matched else cmd.program)
 
+    def excuse(self, cmd: SimpleCommand, parsed: ParsedShell, context: Context) -> str | None:
+        """The reason a matched command is fine here, when one of the excuses holds."""
+        environment = (context.environment or "").lower()
+        for environments, container, args, assignments, reason in self.excuses:
+            if environments and environment not in environments:
+                continue
+            if container is not None and context.container is not container:
+                continue
+            if args and args.first(cmd.argv[1:]) is None:
+                continue
+            if assignments and not any(
+                assignments.match(f"{n}={v}") for n, v in (*cmd.assignments, *parsed.assigned)
+            ):
+                continue
+            return reason
+        return None
+
+    def _effect(self, cmd: SimpleCommand, where: _Where) -> tuple[str, str] | None:
+        """The first path effect of ``cmd`` that the rule's effect conditions select."""
+        if self.sends and not _sends(cmd):
+            return None
+        for effect in _effects_of(cmd, where.home):
+            if self.effects and effect.mode not in self.effects:
+                continue
+            cls = classify(effect.path, where.classes)
+            if self.classes and cls not in self.classes:
+                continue
+            if self.paths_none and self.paths_none.match(effect.path, where.home):
+                continue
+            shown = cmd.program or "a redirection"
+            detail = f"{shown} {_VERBS[effect.mode]} {effect.path} ({describe(cls)})"
+            if self.sends:
+                detail += " and sends it over the network"
+            return effect.path, detail
+        return None
+
     def _target(
         self, cmd: SimpleCommand, paths: Sequence[str], where: _Where
     ) -> tuple[str, str] | None:
@@ -586,13 +692,14 @@ class _Rule:
                 return path, f"targets {path} ({why})"
         return None
 
-    def _into_consumer(self, into: Sequence[str]) -> bool:
-        """Whether ``into`` (the next command of a pipeline) is one of ``piped_into_none``."""
+    @staticmethod
+    def _into(into: Sequence[str], consumers: _Consumers) -> bool:
+        """Whether ``into`` (the next command of a pipeline) is one of ``consumers``."""
         program = into[0].rpartition("/")[2]
         words = into[1:]
         return any(
             name.match(program) and all(glob.first(words) is not None for glob in globs)
-            for name, globs in self.piped_into_none
+            for name, globs in consumers
         )
 
     def _subcommand(self, positionals: Sequence[str]) -> str | None:
@@ -627,7 +734,65 @@ def _where_for(
     if tmpdir and tmpdir.startswith("/") and tmpdir != "/":
         scratch = (*scratch, resolve_path(tmpdir, None, None))
     workspace = resolve_path(root, None, home) if root else None
-    return _Where(workspace, home, scratch)
+    return _Where(workspace, home, scratch, Where(workspace, home, scratch))
+
+
+_Consumers = tuple[tuple[WordGlobs, tuple[WordGlobs, ...]], ...]
+
+
+def _consumers(items: Sequence[str]) -> _Consumers:
+    return tuple(
+        (WordGlobs(words[:1]), tuple(WordGlobs([w]) for w in words[1:]))
+        for words in (item.split() for item in items)
+    )
+
+
+# A file tool's action as the command with the same effect, so that effect rules judge a
+# write through a file tool exactly as a write through the shell.
+_FILE_PROGRAMS: Final = {
+    "file_read": ("cat",),
+    "file_write": ("tee",),
+    "file_edit": ("sed", "-i", "-e", ""),
+    "file_delete": ("rm",),
+}
+
+
+def file_command_of(action: Action) -> str | None:
+    """``file_write {path: /etc/hosts}`` as ``tee /etc/hosts`` (None for other actions)."""
+    words = _FILE_PROGRAMS.get(action.type)
+    path = action.args.get("path") or action.args.get("file_path")
+    if words is None or not isinstance(path, str) or not path:
+        return None
+    return " ".join(shlex.quote(w) for w in (*words, "--", path))
+
+
+_memo = threading.local()
+
+
+def _effects_of(cmd: SimpleCommand, home: str | None) -> list[PathEffect]:
+    """``path_effects`` of the command the rules are looking at, computed once for all of
+    them (every effect rule asks about the same command in turn)."""
+    last = getattr(_memo, "last", None)
+    if last is not None and last[0] is cmd and last[1] == home:
+        effects: list[PathEffect] = last[2]
+        return effects
+    effects = path_effects(cmd, home)
+    _memo.last = (cmd, home, effects)  # holds cmd, so its id cannot be reused meanwhile
+    return effects
+
+
+# Copiers that send only when an operand is on another machine (``host:path``).
+_REMOTE_COPIERS: Final = frozenset({"scp", "rsync", "sftp", "rclone"})
+
+
+def _sends(cmd: SimpleCommand) -> bool:
+    """Whether ``cmd`` sends data over the network, or its output goes into a sender."""
+    if cmd.program in _REMOTE_COPIERS:
+        return any(":" in w.split("/", 1)[0] for w in cmd.positionals[1:])
+    if cmd.program in SENDERS:
+        return True
+    into = cmd.pipe_to[0].rpartition("/")[2] if cmd.pipe_to else ""
+    return into in SENDERS
 
 
 def _show_flag(flag: str, program: str) -> str:
@@ -669,7 +834,7 @@ class ShellSpecialist:
     def __init__(self, config: ShellConfig, default: Verdict) -> None:
         self.execution = Execution.INLINE
         base = Verdict(config.verdict) if config.verdict else default
-        rules = [_Rule(i, rule, base) for i, rule in enumerate(config.rules)]
+        rules = [_Rule(i, rule, base, config.excused_by) for i, rule in enumerate(config.rules)]
         by_program: dict[str, list[_Rule]] = {}
         universal: list[_Rule] = []
         for rule in rules:
@@ -693,6 +858,8 @@ class ShellSpecialist:
         """Ok, a refusal for an action without a command, or the strongest rule's verdict."""
         command = command_of(action)
         if command is None:
+            command = file_command_of(action)
+        if command is None:
             return SpecialistResult.refuse()
         parsed = parse_for(command, context, max_chars=self._max_chars)
         where = self._where(parsed, context)
@@ -704,6 +871,10 @@ class ShellSpecialist:
                 if hit is None:
                     continue
                 verdict = self._fallback if cmd.fallback and self._fallback else rule.verdict
+                excuse = rule.excuse(cmd, parsed, context) if rule.excuses else None
+                if excuse is not None:  # fine here: recorded for a person, not refused
+                    hit = replace(hit, detail=f"{hit.detail}, which is fine here: {excuse}")
+                    verdict = Verdict.FLAG
                 if best is None or _STRENGTH[verdict] > _STRENGTH[best_verdict]:
                     best, best_verdict = hit, verdict
         if best is not None:
