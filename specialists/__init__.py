@@ -27,6 +27,10 @@ entry-point group, exactly as a third-party package would:
 - ``python_ast`` (:mod:`specialists.python_ast`): what a Python write or edit changes: tests
   removed or skipped, assertions weakened, special-cased test inputs, eval/exec on input,
   shell injection, TLS verification turned off, secrets in literals.
+- ``test_integrity`` (:mod:`specialists.test_integrity`): tests removed, skipped, focused
+  away or weakened by a write, edit, diff or delete, in Python (the ``python_ast`` logic),
+  JavaScript/TypeScript, Go, Rust and Java (tree-sitter readers in
+  :mod:`specialists.testread`).
 - ``package_install`` (:mod:`specialists.package_install`): installs from untrusted sources,
   unpinned URLs, and names a short edit distance from a popular package (offline lists).
 - ``secrets`` (:mod:`specialists.secrets`): known key formats and high-entropy tokens in
