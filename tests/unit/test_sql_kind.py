@@ -320,7 +320,7 @@ def test_production_environment_blocks_writes_not_reads():
     result = specialist.evaluate(query("INSERT INTO audit VALUES (1)"), prod)
     assert result.verdict is Verdict.BLOCK
     assert result.evidence["object"] == "table:audit"
-    assert result.reason == "INSERT on audit runs in the 'Production' environment"
+    assert result.reason == "INSERT on audit: it runs in the 'Production' environment"
     assert judge(specialist, query("SELECT * FROM audit"), prod) is Verdict.OK
     assert judge(specialist, query("INSERT INTO audit VALUES (1)"), Context()) is Verdict.OK
     staging = Context(environment="staging")
