@@ -359,6 +359,10 @@ class Target:
         container: the container the client runs in (``docker exec``, ``compose exec``).
         remote: the machine it runs on when that is another one (``ssh HOST``, a pod).
         embedded: the client opens a file itself (SQLite, DuckDB): there is no server.
+        unresolved: variables (or ``$(...)``) in the client's words whose value is not
+            known, so the real target may be another one.
+        default_local: without a host the client connects to this machine (a shell
+            client); False for a ``sql`` action, whose server is not known.
     """
 
     host: str | None = None
@@ -368,6 +372,8 @@ class Target:
     container: str | None = None
     remote: str | None = None
     embedded: bool = False
+    unresolved: tuple[str, ...] = ()
+    default_local: bool = True
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -816,9 +822,17 @@ class _Reader:
             if "exec" not in words[:3] or "--" not in words:
                 return
             split = words.index("--")
+            head = words[: words.index("exec")] + words[words.index("exec") + 1 : split]
             pod = _after_options(words[words.index("exec") + 1 : split], _KUBECTL_VALUES)
+            label = f"pod {pod[0]}" if pod else "a Kubernetes pod"
+            for index, word in enumerate(head[:-1]):
+                if word in ("-n", "--namespace"):
+                    label += f" in namespace {head[index + 1]}"
+            for word in head:
+                if word.startswith("--namespace="):
+                    label += f" in namespace {word.split('=', 1)[1]}"
             inner = words[split + 1 :]
-            where = replace(place, remote=f"pod {pod[0]}" if pod else "a Kubernetes pod")
+            where = replace(place, remote=label)
         elif program == "ssh":
             rest = _after_options(words, _SSH_VALUES, letters=True)
             if len(rest) < 2:
@@ -913,6 +927,10 @@ class _Reader:
         place: Target,
     ) -> Target:
         found: dict[str, str] = {}
+        unresolved = tuple(f"${name}" for name in cmd.unset_vars)
+        if cmd.dynamic:
+            unresolved += ("$(...)",)
+        place = replace(place, unresolved=unresolved)
         url = _env(client.env_url, assigned, env)
         if url:
             found.update(connection(url))
@@ -1939,6 +1957,12 @@ class SqlSpecialist:
             return None, "no database is named"
         if target.remote:
             return "remote", f"it runs on {target.remote}"
+        host = (target.host or "").strip()
+        if host and not _is_local_host(host) and not _is_bare_name(host):
+            return "remote", f"host {host} is not this machine"
+        if target.unresolved:
+            names = ", ".join(target.unresolved[:3])
+            return None, f"the connection depends on {names}, whose value is not known"
         if target.embedded:
             path = target.path
             if not path:
@@ -1955,11 +1979,10 @@ class SqlSpecialist:
                 None,
                 f"the database file {path} is outside the workspace and scratch directories",
             )
-        host = (target.host or "").strip()
-        if host and not _is_local_host(host) and not _is_bare_name(host):
-            return "remote", f"host {host} is not this machine"
         if target.container:
             return "local", f"{target.describe()} on this machine"
+        if not host and not target.default_local:
+            return None, f"{target.describe()} on a server that is not named"
         if not host:
             return "local", f"{target.describe()} through the client's default local socket"
         if _is_bare_name(host) and not _is_local_host(host):
@@ -2094,13 +2117,18 @@ def _arg_target(args: Mapping[str, JsonValue], dialect: str | None) -> Target | 
             and (value.lower().endswith(_FILE_SUFFIXES) or dialect in ("sqlite", "duckdb"))
         ):
             path = "" if value == ":memory:" else value
-            return Target(database=value, path=path, embedded=True)
+            return Target(database=value, path=path, embedded=True, default_local=False)
         found.update(connection(value))
     if isinstance(host, str) and host.strip():
         found["host"] = host.strip()
     if not found:
         return None
-    return Target(host=found.get("host"), port=found.get("port"), database=found.get("database"))
+    return Target(
+        host=found.get("host"),
+        port=found.get("port"),
+        database=found.get("database"),
+        default_local=False,
+    )
 
 
 def _build(entry: Entry, config: KindConfig) -> SqlSpecialist:
