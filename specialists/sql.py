@@ -490,6 +490,9 @@ class ShellSql:
         via: the wrappers it was found through (``sh -c → eval``), or ``""``.
         ops: for a client that does not speak SQL, what its command does, as findings.
         assignments: variables set for it on the line (they may name its environment).
+        unread: SQL the client runs that the command line does not show (a file not
+            written on the line, the output of another program): where it comes from.
+            Only its target is judged (``production_target``).
     """
 
     sql: str
@@ -499,6 +502,7 @@ class ShellSql:
     via: str = ""
     ops: tuple[_Finding, ...] = ()
     assignments: tuple[tuple[str, str], ...] = ()
+    unread: str | None = None
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -892,29 +896,42 @@ class _Reader:
         target = self.target(cmd, client, positional, values, assigned, env, place)
         if client.positional_sql:
             sql.extend(arg for arg in positional[1:] if not arg.startswith("."))
+        unknown: list[str] = []  # SQL the client runs that the command line does not show
         for name in read_files:
             if name in ("-", "/dev/stdin"):
                 if stdin is not None:
                     sql.append(stdin)
+                else:
+                    unknown.append("stdin")
                 continue
             text = files.get(resolve_path(name, cmd.cwd, self.context.home))
             if text is not None:
                 sql.append(text)
+            else:
+                unknown.append(name)
         given = sql or read_files or (client.positional_sql and len(positional) > 1)
-        if not given and client.stdin and stdin is not None:
-            sql.append(stdin)
+        if not given and client.stdin:
+            if stdin is not None:
+                sql.append(stdin)
+            else:
+                fed = [r.target for r in cmd.redirects if r.reads]
+                if fed:
+                    unknown.append(fed[0])
+                elif cmd.pipe_from:
+                    unknown.append(f"the output of {cmd.pipe_from[-1]}")
         via = cmd.reached_through
         program = cmd.program
         if client.dialect is None:
             self.ops(cmd, client, positional, sql, target, via, assigned)
             return
+        context = tuple(assigned.items())
         for text in sql:
             if text.strip():
-                self.found.append(
-                    ShellSql(
-                        text, client.dialect, program, target, via, (), tuple(assigned.items())
-                    )
-                )
+                self.found.append(ShellSql(text, client.dialect, program, target, via, (), context))
+        for what in unknown[:1]:
+            self.found.append(
+                ShellSql("", client.dialect, program, target, via, (), context, unread=what)
+            )
 
     def target(
         self,
@@ -1656,6 +1673,7 @@ class _Source:
     via: str = ""
     ops: tuple[_Finding, ...] = ()  # findings of a client that does not speak SQL
     assignments: tuple[tuple[str, str], ...] = ()
+    unread: str | None = None  # SQL not shown on the command line: where it comes from
 
 
 @dataclass(frozen=True, slots=True)
@@ -1766,6 +1784,7 @@ class SqlSpecialist:
                         found.via,
                         found.ops,
                         found.assignments,
+                        found.unread,
                     )
                 )
         return sources or None
@@ -1791,6 +1810,9 @@ class SqlSpecialist:
         dialects: list[str] = []
         read_any = False
         for source in sources:
+            if source.unread is not None:
+                judged.extend(self._unread(source, context))
+                continue
             if source.ops:
                 found = [f for f in source.ops if f.check in self._checks]
                 judged.extend(self._place(found, (), source, context))
@@ -1820,7 +1842,7 @@ class SqlSpecialist:
             if self._unparsed is Verdict.REFUSE:
                 return SpecialistResult.ok() if read_any else SpecialistResult.refuse()
             return self._unparsed_result(*unparsed)
-        return SpecialistResult.ok()
+        return SpecialistResult.ok() if read_any else SpecialistResult.refuse()
 
     def _parse(self, source: _Source) -> _Parsed:
         if len(source.sql) > self._config.max_input_chars:
@@ -1864,6 +1886,20 @@ class SqlSpecialist:
                     )
                 )
         return self._place(findings, statements, source, context, placement)
+
+    def _unread(self, source: _Source, context: Context) -> list[_Judged]:
+        """SQL the command line does not show: only where it goes can be judged."""
+        if "production_target" not in self._checks:
+            return []
+        placement = self._placement(source, (), context)
+        if placement.place != "production":
+            return []
+        finding = _Finding(
+            "production_target",
+            f"SQL from {source.unread}",
+            f"{source.origin} runs SQL from {source.unread}, which is not shown",
+        )
+        return self._place([finding], (), source, context, placement)
 
     def _place(
         self,

@@ -781,8 +781,9 @@ def test_clients_are_read(
     command: str, client: str, sql_text: str | None, target: tuple[str | None, ...] | None
 ):
     found = sql.extract_shell_sql(command, HERE)
-    if sql_text is None:
-        assert found == []
+    if sql_text is None:  # nothing to read: at most a note of SQL the line does not show
+        assert [f.sql for f in found] == [""] * len(found)
+        assert len(found) == (1 if "-f" in command else 0)
         return
     assert found, command
     first = found[0]
@@ -847,3 +848,25 @@ def test_clients_without_sql(command: str, check: str, statement: str):
 )
 def test_benign_non_sql_clients_pass(command: str):
     assert build().evaluate(shell(command), HERE).verdict in (Verdict.OK, Verdict.REFUSE)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "psql -h prod-db.internal -f migrate.sql",
+        "psql -h prod-db.internal shop < dump.sql",
+        "gunzip -c dump.sql.gz | psql -h prod-db.internal shop",
+        "mysql -h db.prod.example.com shop < schema.sql",
+    ],
+)
+def test_sql_the_command_does_not_show_is_judged_by_its_target(command: str):
+    specialist = build(checks=["production_target"], production_reads=True)
+    result = specialist.evaluate(shell(command), HERE)
+    assert result.verdict is Verdict.BLOCK, command
+    assert "which is not shown" in (result.reason or "")
+    # Elsewhere nothing is known about it: no vote.
+    local = command.replace("prod-db.internal", "localhost").replace("db.prod.example.com", "h")
+    assert specialist.evaluate(shell(local), HERE).verdict is Verdict.REFUSE
+    assert build(checks=["ddl_destructive"]).evaluate(shell(command), HERE).verdict is (
+        Verdict.REFUSE
+    )
