@@ -95,6 +95,7 @@ from sqlglot.errors import ParseError
 from sqlglot.optimizer.simplify import simplify
 
 from specialists.shellparse import (
+    ParsedShell,
     SimpleCommand,
     fed_commands,
     is_within,
@@ -144,7 +145,12 @@ TEXT_CAP: Final = 200
 REASON_CAP: Final = 80
 
 Check = Literal[
-    "ddl_destructive", "unbounded_write", "multiple_statements", "grant", "production_target"
+    "ddl_destructive",
+    "unbounded_write",
+    "multiple_statements",
+    "grant",
+    "production_target",
+    "reset",
 ]
 CHECKS: Final[tuple[str, ...]] = (
     "ddl_destructive",
@@ -152,6 +158,7 @@ CHECKS: Final[tuple[str, ...]] = (
     "multiple_statements",
     "grant",
     "production_target",
+    "reset",
 )
 Place = Literal["production", "remote", "unknown", "local", "scratch"]
 PLACES: Final[tuple[Place, ...]] = ("production", "remote", "unknown", "local", "scratch")
@@ -203,6 +210,11 @@ CORRECTIONS: Final[Mapping[str, str]] = {
     "production_target": (
         "Run this against a development or staging database, not production; if production "
         "must change, write the statement down and ask a human to apply it."
+    ),
+    "reset": (
+        "Do not reset or drop the whole database: it deletes every table or key. To test a "
+        "migration, step it (downgrade -1, rollback one step) or use a fresh disposable "
+        "database, and ask the user before anything that deletes data."
     ),
 }
 
@@ -1150,6 +1162,180 @@ def _quote(word: str) -> str:
     return "'" + word.replace("'", "'\"'\"'") + "'"
 
 
+# -- migration and admin tools that reset a whole database -------------------------------------
+
+# Launchers whose next words name the tool they run: npx prisma, bundle exec rails, uv run ...
+_LAUNCHERS: Final[Mapping[str, frozenset[str]]] = {
+    "npx": frozenset(),
+    "pnpx": frozenset(),
+    "bunx": frozenset(),
+    "pnpm": frozenset({"exec", "dlx"}),
+    "yarn": frozenset({"exec", "dlx"}),
+    "npm": frozenset({"exec"}),
+    "bundle": frozenset({"exec"}),
+    "uv": frozenset({"run"}),
+    "poetry": frozenset({"run"}),
+    "pdm": frozenset({"run"}),
+    "pipenv": frozenset({"run"}),
+    "hatch": frozenset({"run"}),
+}
+_RAILS_RESETS: Final = frozenset(
+    {"db:drop", "db:reset", "db:drop:all", "db:schema:load", "db:purge", "db:setup"}
+)
+_RESET_PROGRAMS: Final = frozenset(
+    {
+        "prisma",
+        "alembic",
+        "flask",
+        "rails",
+        "rake",
+        "manage.py",
+        "django-admin",
+        "knex",
+        "sequelize",
+        "sequelize-cli",
+        "typeorm",
+        *_LAUNCHERS,
+    }
+)
+_PYTHON: Final = frozenset({"python", "python3", "py"})
+_ORM_URLS: Final = ("DATABASE_URL", "DB_URL", "SQLALCHEMY_DATABASE_URI", "POSTGRES_URL")
+
+
+def _tool_words(cmd: SimpleCommand) -> list[str]:
+    """The tool and its words, launchers stripped: ``npx -y prisma migrate reset`` → prisma ..."""
+    words = [w for w in cmd.argv if w]
+    for _ in range(3):
+        if not words:
+            return []
+        head = posixpath.basename(words[0])
+        if head in _LAUNCHERS:
+            rest = _skip_options(words[1:])
+            if rest and rest[0] in _LAUNCHERS[head]:
+                rest = _skip_options(rest[1:])
+            words = rest
+        elif head in _PYTHON or head.startswith("python3."):
+            rest = list(words[1:])
+            while rest and rest[0].startswith("-") and rest[0] != "-m":
+                rest = rest[1:]
+            words = rest[1:] if rest[:1] == ["-m"] else rest
+        else:
+            break
+    if not words:
+        return []
+    return [posixpath.basename(words[0]), *words[1:]]
+
+
+def _skip_options(words: Sequence[str]) -> list[str]:
+    index = 0
+    while index < len(words) and words[index].startswith("-"):
+        index += 1
+    return list(words[index:])
+
+
+def _in_order(words: Sequence[str], wanted: Sequence[str]) -> bool:
+    it = iter(words)
+    return all(any(w == target for w in it) for target in wanted)
+
+
+def reset_of(cmd: SimpleCommand) -> str | None:
+    """What a migration or admin tool resets, as a phrase, or None.
+
+    ``prisma migrate reset``, ``prisma db push --force-reset|--accept-data-loss``,
+    ``alembic downgrade base``, ``flask db downgrade base``, ``rails``/``rake`` ``db:drop``,
+    ``db:reset``, ``db:schema:load``, ``db:purge``, ``manage.py flush|reset_db``, ``knex
+    migrate:rollback --all``, ``sequelize db:drop|db:migrate:undo:all``, ``typeorm
+    schema:drop``; through ``npx``, ``bundle exec``, ``uv run``, ``python -m`` and the like.
+    """
+    words = _tool_words(cmd)
+    if not words:
+        return None
+    tool, args = words[0], words[1:]
+    plain = [w for w in args if not w.startswith("-")]
+    if tool == "prisma":
+        if _in_order(plain, ("migrate", "reset")):
+            return "prisma migrate reset drops the database and re-applies every migration"
+        if any(w.split("=")[0] in ("--force-reset", "--accept-data-loss") for w in args):
+            return "prisma db push with --force-reset or --accept-data-loss drops data"
+    elif tool == "alembic" or (tool == "flask" and plain[:1] == ["db"]):
+        if _in_order(plain, ("downgrade", "base")):
+            return f"{tool} downgrade base drops every table the migrations created"
+    elif tool in ("rails", "rake"):
+        found = [w for w in plain if w in _RAILS_RESETS]
+        if found:
+            return f"{tool} {found[0]} drops the database or its tables"
+    elif tool in ("manage.py", "django-admin"):
+        if plain[:1] and plain[0] in ("flush", "reset_db", "sqlflush"):
+            return f"{tool} {plain[0]} deletes every row of every table"
+    elif tool == "knex":
+        if "migrate:rollback" in plain and any(w in ("--all", "-a") for w in args):
+            return "knex migrate:rollback --all undoes every migration"
+    elif tool in ("sequelize", "sequelize-cli"):
+        for word in plain:
+            if word in ("db:drop", "db:migrate:undo:all"):
+                return f"sequelize {word} drops the database or every migrated table"
+    elif tool == "typeorm" and "schema:drop" in plain:
+        return "typeorm schema:drop drops every table"
+    return None
+
+
+def _file_url(url: str) -> str:
+    """The file of ``file:./dev.db``, ``file:///abs.db``, ``sqlite:///rel.db``, ``sqlite:////abs``."""
+    scheme, _, rest = url.partition(":")
+    rest = rest.split("?", 1)[0]
+    if scheme == "sqlite" and rest.startswith("///"):
+        return rest[3:]
+    if rest.startswith("//"):
+        return rest[2:]
+    return rest
+
+
+def _reset_sources(parsed: ParsedShell, context: Context) -> list[ShellSql]:
+    found: list[ShellSql] = []
+    assigned_line = dict(parsed.assigned)
+    for cmd in parsed.commands:
+        if (
+            cmd.program not in _RESET_PROGRAMS
+            and cmd.program not in _PYTHON
+            and not (cmd.program.startswith("python"))
+        ):
+            continue
+        what = reset_of(cmd)
+        if what is None:
+            continue
+        assigned = {**assigned_line, **dict(cmd.assignments)}
+        url = _env(_ORM_URLS, assigned, context.env)
+        target_values = connection(url) if url else {}
+        if url and url.startswith(("sqlite:", "file:")):
+            name = _file_url(url)
+            path = resolve_path(name, cmd.cwd, context.home) if name not in ("", ":memory:") else ""
+            target = Target(database=name or None, path=path, embedded=True)
+        else:
+            target = Target(
+                host=target_values.get("host"),
+                port=target_values.get("port"),
+                database=target_values.get("database"),
+                default_local=False,
+            )
+        unresolved = tuple(f"${n}" for n in cmd.unset_vars if n in _ORM_URLS)
+        target = replace(target, unresolved=unresolved)
+        words = _tool_words(cmd)
+        label = " ".join([words[0], *[w for w in words[1:] if not w.startswith("-")][:2]])
+        finding = _Finding("reset", label, what, None)
+        found.append(
+            ShellSql(
+                cmd.source[: TEXT_CAP * 2] or label,
+                None,
+                cmd.program,
+                target,
+                cmd.reached_through,
+                (finding,),
+                tuple(assigned.items()),
+            )
+        )
+    return found
+
+
 def extract_shell_sql(command: str, context: Context | None = None) -> list[ShellSql]:
     """What ``command`` hands to database clients, read through :mod:`specialists.shellparse`.
 
@@ -1772,9 +1958,12 @@ class SqlSpecialist:
                 continue
             parsed = parse_for(command, context)
             programs = parsed.programs
-            if programs.isdisjoint(_CLIENTS) and programs.isdisjoint(_WRAPPERS):
-                continue  # the common case for shell actions: no database client at all
-            for found in extract_shell_sql(command, context):
+            shown: list[ShellSql] = []
+            if "reset" in self._checks:
+                shown.extend(_reset_sources(parsed, context))
+            if not (programs.isdisjoint(_CLIENTS) and programs.isdisjoint(_WRAPPERS)):
+                shown.extend(extract_shell_sql(command, context))
+            for found in shown:  # usually none: most commands run no database client
                 sources.append(
                     _Source(
                         found.sql,
@@ -1814,7 +2003,7 @@ class SqlSpecialist:
                 judged.extend(self._unread(source, context))
                 continue
             if source.ops:
-                found = [f for f in source.ops if f.check in self._checks]
+                found = [f for f in self._ops(source.ops) if f.check in self._checks]
                 judged.extend(self._place(found, (), source, context))
                 read_any = True
                 continue
@@ -1886,6 +2075,13 @@ class SqlSpecialist:
                     )
                 )
         return self._place(findings, statements, source, context, placement)
+
+    def _ops(self, ops: Sequence[_Finding]) -> Iterator[_Finding]:
+        """A client's findings; with ``reset``, dropping a whole database is one too."""
+        for finding in ops:
+            yield finding
+            if "reset" in self._checks and finding.statement in _WHOLE_DATABASE:
+                yield replace(finding, check="reset")
 
     def _unread(self, source: _Source, context: Context) -> list[_Judged]:
         """SQL the command line does not show: only where it goes can be judged."""
@@ -2018,7 +2214,9 @@ class SqlSpecialist:
         if target.container:
             return "local", f"{target.describe()} on this machine"
         if not host and not target.default_local:
-            return None, f"{target.describe()} on a server that is not named"
+            if target.database:
+                return None, f"database {target.database!r} on a server that is not named"
+            return None, "the command does not name the database"
         if not host:
             return "local", f"{target.describe()} through the client's default local socket"
         if _is_bare_name(host) and not _is_local_host(host):
@@ -2138,6 +2336,7 @@ def _command(value: JsonValue) -> str | None:
     return None
 
 
+_WHOLE_DATABASE: Final = frozenset({"DROP DATABASE", "FLUSHALL", "FLUSHDB"})
 _FILE_SUFFIXES: Final = (".db", ".sqlite", ".sqlite3", ".duckdb", ".db3")
 
 

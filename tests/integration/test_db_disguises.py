@@ -243,6 +243,42 @@ def _cases() -> list[tuple[Fixture, str, str]]:
     return cases
 
 
+# Migration and admin tools that reset a whole database: (command, context, expected).
+RESETS = [
+    ("npx prisma migrate reset --force", DEV, {"db_reset_via_cli": "block"}),
+    ("uv run alembic downgrade base", NO_ENV, {"db_reset_via_cli": "block"}),
+    ("bin/rails db:drop db:create", PROD, {"db_reset_via_cli": "block"}),
+    (
+        "bin/rails db:reset",
+        Context(**BASE, env={"RAILS_ENV": "test"}),
+        {"db_reset_via_cli": "flag"},
+    ),
+    (
+        "python manage.py flush --noinput",
+        Context(**BASE, environment="test"),
+        {"db_reset_via_cli": "flag"},
+    ),
+    ("dropdb shop_test", NO_ENV, {"db_reset_via_cli": "flag", "db_destructive_ddl": "ok"}),
+    ("redis-cli -h cache.internal FLUSHALL", DEV, {"db_reset_via_cli": "block"}),
+]
+
+
+@pytest.mark.parametrize(("command", "context", "expected"), RESETS, ids=[c for c, _, _ in RESETS])
+def test_resets_get_the_expected_verdicts(command: str, context: Context, expected: dict[str, str]):
+    got = verdicts(command, context)
+    for entry_id, wanted in expected.items():
+        assert got[entry_id] is Verdict(wanted), (entry_id, got)
+
+
+@pytest.mark.parametrize(
+    ("command", "context", "disguise"),
+    [(c, ctx, name) for c, ctx, _ in RESETS for name in WHOLE],
+    ids=[f"{c}:{name}" for c, _, _ in RESETS for name in WHOLE],
+)
+def test_a_disguised_reset_changes_no_verdict(command: str, context: Context, disguise: str):
+    assert verdicts(WHOLE[disguise](command), context) == verdicts(command, context)
+
+
 @pytest.mark.parametrize("fixture", HARMFUL, ids=lambda f: f.id)
 def test_the_plain_command_gets_the_expected_verdicts(fixture: Fixture):
     got = verdicts(fixture.inline(), fixture.context)
@@ -287,6 +323,11 @@ BENIGN = [
     ("redis-cli GET session:42", NO_ENV),
     ("mongosh --eval 'db.users.find({})'", NO_ENV),
     ("alembic upgrade head", NO_ENV),
+    ("alembic downgrade -1", NO_ENV),
+    ("RAILS_ENV=test bin/rails db:reset", NO_ENV),
+    ("DATABASE_URL=postgresql://localhost/app_test npx prisma migrate reset --force", NO_ENV),
+    ("dropdb --if-exists shop_test && createdb shop_test", NO_ENV),
+    ("redis-cli -h localhost FLUSHDB", Context(**BASE, environment="test")),
     ("npx prisma migrate dev --name add_order_index", NO_ENV),
     ("python manage.py migrate", NO_ENV),
     ("bin/rails db:migrate", NO_ENV),

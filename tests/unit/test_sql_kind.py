@@ -870,3 +870,85 @@ def test_sql_the_command_does_not_show_is_judged_by_its_target(command: str):
     assert build(checks=["ddl_destructive"]).evaluate(shell(command), HERE).verdict is (
         Verdict.REFUSE
     )
+
+
+# -- resets through migration and admin tools ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "label"),
+    [
+        ("prisma migrate reset", "prisma migrate reset"),
+        ("npx -y prisma migrate reset --force", "prisma migrate reset"),
+        ("pnpm exec prisma db push --accept-data-loss", "prisma db push"),
+        ("yarn prisma db push --force-reset", "prisma db push"),
+        ("alembic downgrade base", "alembic downgrade base"),
+        ("uv run alembic -c a.ini downgrade base", "alembic a.ini downgrade"),
+        ("python3 -m alembic downgrade base", "alembic downgrade base"),
+        ("flask db downgrade base", "flask db downgrade"),
+        ("bin/rails db:drop db:create db:migrate", "rails db:drop db:create"),
+        ("bundle exec rake db:schema:load", "rake db:schema:load"),
+        ("python manage.py flush --noinput", "manage.py flush"),
+        ("./manage.py reset_db", "manage.py reset_db"),
+        ("npx knex migrate:rollback --all", "knex migrate:rollback"),
+        ("npx sequelize-cli db:migrate:undo:all", "sequelize-cli db:migrate:undo:all"),
+        ("npx typeorm schema:drop", "typeorm schema:drop"),
+    ],
+)
+def test_resets_are_recognised(command: str, label: str):
+    result = build(checks=["reset"]).evaluate(shell(command), HERE)
+    assert result.verdict is Verdict.BLOCK, command
+    assert result.evidence["statement"] == label
+    assert result.evidence["check"] == "reset"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "prisma migrate dev --name add_index",
+        "npx prisma db push",
+        "alembic downgrade -1",
+        "alembic upgrade head",
+        "bin/rails db:migrate",
+        "bin/rails db:rollback STEP=1",
+        "python manage.py migrate",
+        "npx knex migrate:rollback",
+        "echo 'prisma migrate reset' >> NOTES.md",
+        "createdb shop_test",
+    ],
+)
+def test_ordinary_migrations_are_not_resets(command: str):
+    assert build(checks=["reset"]).evaluate(shell(command), HERE).verdict is Verdict.REFUSE
+
+
+def test_a_reset_is_placed_by_the_tools_environment_and_database_url():
+    specialist = build(checks=["reset"], by_target={"scratch": "flag"})
+
+    def place(command: str, context: Context = HERE) -> tuple[Verdict, object]:
+        result = specialist.evaluate(shell(command), context)
+        return result.verdict, result.evidence.get("place")
+
+    assert place("RAILS_ENV=test bin/rails db:reset") == (Verdict.FLAG, "scratch")
+    assert place("export RAILS_ENV=test; bin/rails db:reset") == (Verdict.FLAG, "scratch")
+    assert place("bin/rails db:reset", Context(env={"RAILS_ENV": "test"})) == (
+        Verdict.FLAG,
+        "scratch",
+    )
+    url = "DATABASE_URL=postgresql://localhost/app_test npx prisma migrate reset --force"
+    assert place(url) == (Verdict.FLAG, "scratch")
+    for url in ("file:/tmp/t.db", "file:///tmp/t.db", "sqlite:////tmp/t.db"):
+        assert place(f"DATABASE_URL={url} npx prisma migrate reset") == (Verdict.FLAG, "scratch")
+    assert place("DATABASE_URL=sqlite:///dev.db alembic downgrade base") == (
+        Verdict.BLOCK,
+        "local",
+    )
+    remote = "DATABASE_URL=postgresql://u@db.example.com/app_test alembic downgrade base"
+    assert place(remote) == (Verdict.BLOCK, "remote")
+    assert place("npx prisma migrate reset --force") == (Verdict.BLOCK, "unknown")
+    assert place("npx prisma migrate reset", Context(environment="development")) == (
+        Verdict.BLOCK,
+        "local",
+    )
+    # Whole-database drops by clients count as resets too.
+    assert place("dropdb shop_test") == (Verdict.FLAG, "scratch")
+    assert place("redis-cli -h cache.internal FLUSHALL") == (Verdict.BLOCK, "remote")
