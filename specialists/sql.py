@@ -1871,26 +1871,22 @@ class _Judged:
 
 
 _PLACE_HINTS: Final[Mapping[str, str]] = {
-    "production": (
-        "This is a production database: write the change down (a reversible migration) and "
-        "ask a human to apply it; try it first on a development or test database."
-    ),
+    "production": "The target is a production database; try it on a development or test one first.",
     "remote": (
-        "The server is not on this machine and nothing says it is a development or test "
-        "database. It would be fine against a local or test database (localhost, a container "
-        "of the test stack, a SQLite file in the workspace or /tmp); otherwise ask a human."
+        "The server is not this machine and nothing says it is a development or test "
+        "database; on a local or test one (localhost, a container of the test stack, a SQLite "
+        "file in the workspace or /tmp) this would be fine."
     ),
     "unknown": (
-        "Nothing says which database this reaches ({missing}). It would be fine against a "
-        "local development or test database: connect to one explicitly (localhost or a "
-        "SQLite file in the workspace or /tmp, a database named *_dev or *_test) or have the "
-        "host set the context's environment to development or test; for any other database, "
-        "ask a human."
+        "Nothing says which database this reaches ({missing}); on a local development or "
+        "test database it would be fine: name one explicitly (localhost, a SQLite file in the "
+        "workspace or /tmp, a *_dev or *_test database) or have the host set the context's "
+        "environment."
     ),
     "local": (
-        "This is a local development database that may hold data someone relies on; it "
-        "would be fine on a throw-away test database (environment test or ci, a database "
-        "named *_test, a SQLite file in /tmp)."
+        "This local development database may hold data someone relies on; on a throw-away "
+        "test database (environment test or ci, a *_test database, a SQLite file in /tmp) "
+        "this would be fine."
     ),
     "scratch": "",
 }
