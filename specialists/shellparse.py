@@ -62,7 +62,6 @@ __all__ = [
     "INTERPRETERS",
     "SHELLS",
     "WRITE_REDIRECTS",
-    "FedCommand",
     "ParsedShell",
     "PathEffect",
     "PathGlobs",
@@ -70,7 +69,6 @@ __all__ = [
     "SimpleCommand",
     "WordGlobs",
     "command_of",
-    "fed_commands",
     "find_filtered",
     "find_patterns",
     "is_within",
@@ -3542,6 +3540,8 @@ def _raw_from_node(node: Any, text: str) -> _RawCmd:
 
 # --------------------------------------------------------------------------------------
 # What each command reads: stdin and files written earlier on the line
+
+__all__ += ["FedCommand", "fed_commands"]  # kept apart from the list above: added later
 
 
 @dataclass(frozen=True, slots=True)
