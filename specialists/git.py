@@ -93,8 +93,9 @@ class GitConfig(KindConfig):
         checks: which checks the entry runs (each entry usually names one).
         protected: branch-name globs that must not be force-pushed (``release/*``).
         use_context: also protect ``context.protected_branches``.
-        when_status_unknown: ``discard_work`` with no ``context.git_status``: ``ok`` (the
-            default: only object when the status shows work to lose) or ``object``.
+        when_status_unknown: ``discard_work`` with no ``context.git_status``: ``ok`` (only
+            object when the status shows work to lose), ``object`` (the entry's verdict) or
+            ``nudge`` (refuse this once and name the missing fact: unknown is not safe).
         hook_variables: ``NAME=value`` globs that switch hooks off when set on the line.
         verdict: the verdict on an objection; the entry's ``default_verdict`` when unset.
         max_chars: a shell command is cut here before parsing.
@@ -105,7 +106,7 @@ class GitConfig(KindConfig):
         default_factory=lambda: list(DEFAULT_PROTECTED)
     )
     use_context: bool = True
-    when_status_unknown: Literal["ok", "object"] = "ok"
+    when_status_unknown: Literal["ok", "object", "nudge"] = "ok"
     hook_variables: list[Annotated[str, AfterValidator(_check_glob)]] = Field(
         default_factory=lambda: list(DEFAULT_HOOK_VARIABLES)
     )
@@ -496,6 +497,7 @@ class _Objection(NamedTuple):
     reason: str
     correction: str
     git: _Git
+    verdict: Verdict | None = None  # instead of the entry's (a nudge for a missing fact)
 
 
 @final
@@ -508,6 +510,7 @@ class GitSpecialist:
         "_max_chars",
         "_protected",
         "_unknown_objects",
+        "_unknown_verdict",
         "_use_context",
         "_verdict",
         "execution",
@@ -519,7 +522,8 @@ class GitSpecialist:
         self._checks = tuple(config.checks)
         self._protected = tuple(config.protected)
         self._use_context = config.use_context
-        self._unknown_objects = config.when_status_unknown == "object"
+        self._unknown_objects = config.when_status_unknown != "ok"
+        self._unknown_verdict = Verdict.NUDGE if config.when_status_unknown == "nudge" else None
         self._hook_vars = WordGlobs(config.hook_variables)
         self._max_chars = config.max_chars
 
@@ -722,6 +726,17 @@ class GitSpecialist:
             return None
         if lost is None:
             return None
+        if not status.known and self._unknown_verdict is not None:
+            return _Objection(
+                "discard_work",
+                f"worktree:{root}",
+                f"{what} would throw away any uncommitted work, and the work-tree status is "
+                "not known (the host sent no git_status)",
+                "Run `git status --porcelain` first; if it shows nothing to lose, run the "
+                "command again, otherwise commit or `git stash` the work first.",
+                git,
+                self._unknown_verdict,
+            )
         return _Objection(
             "discard_work",
             f"worktree:{root}",
@@ -875,8 +890,12 @@ class GitSpecialist:
         }
         if context.branch:
             evidence["current_branch"] = context.branch
+        verdict = self._verdict
+        if objection.verdict is not None and objection.verdict.rank < verdict.rank:
+            verdict = objection.verdict
+            evidence["missing_fact"] = "git_status"
         return SpecialistResult(
-            verdict=self._verdict,
+            verdict=verdict,
             confidence=0.8 if cmd is not None and cmd.fallback else 1.0,
             reason=reason,
             correction=objection.correction,

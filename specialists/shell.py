@@ -71,9 +71,12 @@ from specialists.shellparse import (
     find_filtered,
     is_within,
     parse_for,
+    path_effects,
     preload,
     resolve_path,
 )
+from specialists.understand import PathClass, PathClassName, Where, classify, describe
+from specialists.understand.paths import DEFAULT_SCRATCH, MOUNT_ROOTS, SINKS, SYSTEM_ROOTS
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -86,39 +89,25 @@ __all__ = ["ShellConfig", "ShellRule", "ShellSpecialist", "supervisor_register_k
 KIND_NAME: Final = "shell"
 KIND_VERSION: Final = "1"
 MAX_CHARS_LIMIT: Final = 1_048_576
-DEFAULT_SCRATCH: Final = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm")
 # Paths that are fine to name anywhere: sinks and the terminal.
-_SINKS: Final = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
-_SYSTEM_ROOTS: Final = (
-    "/bin",
-    "/boot",
-    "/dev",
-    "/etc",
-    "/lib",
-    "/lib32",
-    "/lib64",
-    "/opt",
-    "/proc",
-    "/root",
-    "/sbin",
-    "/srv",
-    "/sys",
-    "/usr",
-    "/var",
-    "/System",
-    "/Library",
-    "/Applications",
-    "/Users",
-    "/home",
-    "/private",
-    "/Volumes",
-    "/mnt",
-    "/media",
-)
+_SINKS: Final = SINKS
+# Where a recursive delete is catastrophic: the system, and every user's home.
+_SYSTEM_ROOTS: Final = (*SYSTEM_ROOTS, *MOUNT_ROOTS, "/root", "/home", "/Users")
 TEXT_CAP: Final = 200
 REASON_CAP: Final = 120
 
 Target = Literal["outside_workspace", "root_or_home", "unsafe_expansion", "unknown"]
+Effect = Literal["read", "write", "delete"]
+# Programs that send what they read over the network (a file given to them, or their stdin).
+SENDERS: Final = frozenset(
+    {
+        "curl", "wget", "http", "https", "xh", "httpie", "nc", "ncat", "netcat", "socat",
+        "telnet", "scp", "sftp", "rsync", "ftp", "tftp", "rclone", "s3cmd", "openssl",
+        "Invoke-WebRequest", "Invoke-RestMethod", "iwr", "irm", "smbclient", "sendmail", "mail",
+        "mutt", "swaks",
+    }
+)  # fmt: skip
+_VERBS: Final = {"read": "reads", "write": "writes", "delete": "deletes"}
 Strength = Literal["flag", "nudge", "block"]
 
 
@@ -196,10 +185,19 @@ class ShellRule(KindConfig):
         assignments_any: ``NAME`` / ``NAME=value`` globs over variables set on the line.
         variables_any: globs over the names of variables the command's words reference
             (``*_KEY``, ``*TOKEN*``): their values are not known, their names are.
+        piped_into_any: ``PROGRAM [WORD-GLOB...]``: only when the output is piped into such a
+            command (``env | grep *TOKEN*``).
         piped_into_none: ``PROGRAM [WORD-GLOB...]``: not when the output is piped into such
             a command (one that reads a secret from stdin).
         pipe_into_shell: the command runs code it reads from another command.
         code_from: program globs that code must come from (with ``pipe_into_shell``).
+        effects_any: what the command does to a path (``read``, ``write``, ``delete``), by
+            any program the parser knows (redirections, ``rm``, ``cp``, ``tee``, ``curl -d
+            @f``, Python's ``open``...), whatever its spelling.
+        classes_any: the class of that path (:class:`~specialists.understand.PathClass`:
+            ``system``, ``credential``, ``startup``, ``unknown``...).
+        sends: the command sends what it reads over the network (``curl -T f``, ``nc host
+            < f``), or its output is piped into a program that does (``cat f | nc h p``).
         verdict: this rule's verdict; the config's ``verdict``, else the entry default.
         correction: what the agent should do instead (overrides the generated one).
     """
@@ -220,8 +218,12 @@ class ShellRule(KindConfig):
     assignments_any: list[WordGlob] = Field(default_factory=list)
     variables_any: list[WordGlob] = Field(default_factory=list)
     piped_into_none: list[Consumer] = Field(default_factory=list, max_length=100)
+    piped_into_any: list[Consumer] = Field(default_factory=list, max_length=100)
     pipe_into_shell: bool = False
     code_from: list[WordGlob] = Field(default_factory=list)
+    effects_any: list[Effect] = Field(default_factory=list)
+    classes_any: list[PathClassName] = Field(default_factory=list)
+    sends: bool = False
     verdict: Strength | None = None
     correction: str | None = Field(default=None, min_length=1, max_length=1000)
 
@@ -235,17 +237,21 @@ class ShellRule(KindConfig):
             or self.redirects_any
             or self.paths_any
             or self.pipe_into_shell
+            or self.effects_any
+            or self.classes_any
         ):
             raise ValueError(
                 "a rule needs program, prefixes_any, assignments_any, variables_any, "
-                "redirects_any, paths_any or pipe_into_shell: otherwise it is about every "
-                "command"
+                "redirects_any, paths_any, pipe_into_shell, effects_any or classes_any: "
+                "otherwise it is about every command"
             )
+        if self.sends and not (self.effects_any or self.classes_any):
+            raise ValueError("sends is about what is sent: give effects_any or classes_any")
         if self.subcommand and not self.program:
             raise ValueError("subcommand needs program: a subcommand of which program?")
         if self.code_from and not self.pipe_into_shell:
             raise ValueError("code_from only applies with pipe_into_shell: true")
-        if self.paths_none and not (self.paths_any or self.target):
+        if self.paths_none and not (self.paths_any or self.target or self.effects_any):
             raise ValueError("paths_none exempts paths: give paths_any or target as well")
         return self
 
@@ -289,6 +295,7 @@ class _Where:
     workspace: str | None
     home: str | None
     scratch: tuple[str, ...]
+    classes: Where
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,8 +380,10 @@ class _Rule:
         "args_any",
         "args_none",
         "assignments_any",
+        "classes",
         "code_from",
         "correction",
+        "effects",
         "flags_all",
         "flags_any",
         "flags_none",
@@ -383,11 +392,13 @@ class _Rule:
         "paths_any",
         "paths_none",
         "pipe",
+        "piped_into_any",
         "piped_into_none",
         "prefixes_any",
         "program_globs",
         "programs",
         "redirects_any",
+        "sends",
         "subcommands",
         "target",
         "variables_any",
@@ -416,11 +427,12 @@ class _Rule:
         self.assignments_any = WordGlobs(rule.assignments_any)
         self.variables_any = WordGlobs(rule.variables_any)
         self.pipe = rule.pipe_into_shell
-        self.piped_into_none = tuple(
-            (WordGlobs(words[:1]), tuple(WordGlobs([w]) for w in words[1:]))
-            for words in (item.split() for item in rule.piped_into_none)
-        )
+        self.piped_into_none = _consumers(rule.piped_into_none)
+        self.piped_into_any = _consumers(rule.piped_into_any)
         self.code_from = WordGlobs(rule.code_from)
+        self.effects = frozenset(rule.effects_any)
+        self.classes = frozenset(PathClass(c) for c in rule.classes_any)
+        self.sends = rule.sends
         self.verdict = Verdict(rule.verdict) if rule.verdict else default
         self.correction = rule.correction
 
@@ -437,7 +449,11 @@ class _Rule:
         """The hit when ``cmd`` satisfies every condition of the rule."""
         if not self.any_program and not self.wants(cmd.program):
             return None
-        if self.piped_into_none and cmd.pipe_to and self._into_consumer(cmd.pipe_to):
+        if self.piped_into_none and cmd.pipe_to and self._into(cmd.pipe_to, self.piped_into_none):
+            return None
+        if self.piped_into_any and not (
+            cmd.pipe_to and self._into(cmd.pipe_to, self.piped_into_any)
+        ):
             return None
         flags = cmd.flags
         if self.flags_none and not self.flags_none.isdisjoint(flags):
@@ -492,6 +508,12 @@ class _Rule:
             obj = f"{source}|{cmd.program}"
             detail = f"{cmd.program} runs code it reads from {source}"
             return self._paths_then(cmd, where, obj, detail, matched)
+        if self.effects or self.classes:
+            found = self._effect(cmd, where)
+            if found is None:
+                return None
+            obj, detail = found
+            return self._paths_then(cmd, where, obj, detail, matched)
         head = " ".join([cmd.program or "a redirection", *matched[:2]])
         if not (self.target or self.paths_any or self.redirects_any):
             shown = _cut(" ".join(cmd.argv), 80) or "a redirection"
@@ -544,6 +566,25 @@ class _Rule:
             detail = f"{head} {why}"
         return _Hit(self, cmd, obj, detail, matched[0] if matched else cmd.program)
 
+    def _effect(self, cmd: SimpleCommand, where: _Where) -> tuple[str, str] | None:
+        """The first path effect of ``cmd`` that the rule's effect conditions select."""
+        if self.sends and not _sends(cmd):
+            return None
+        for effect in path_effects(cmd, where.home):
+            if self.effects and effect.mode not in self.effects:
+                continue
+            cls = classify(effect.path, where.classes)
+            if self.classes and cls not in self.classes:
+                continue
+            if self.paths_none and self.paths_none.match(effect.path, where.home):
+                continue
+            shown = cmd.program or "a redirection"
+            detail = f"{shown} {_VERBS[effect.mode]} {effect.path} ({describe(cls)})"
+            if self.sends:
+                detail += " and sends it over the network"
+            return effect.path, detail
+        return None
+
     def _target(
         self, cmd: SimpleCommand, paths: Sequence[str], where: _Where
     ) -> tuple[str, str] | None:
@@ -586,13 +627,14 @@ class _Rule:
                 return path, f"targets {path} ({why})"
         return None
 
-    def _into_consumer(self, into: Sequence[str]) -> bool:
-        """Whether ``into`` (the next command of a pipeline) is one of ``piped_into_none``."""
+    @staticmethod
+    def _into(into: Sequence[str], consumers: _Consumers) -> bool:
+        """Whether ``into`` (the next command of a pipeline) is one of ``consumers``."""
         program = into[0].rpartition("/")[2]
         words = into[1:]
         return any(
             name.match(program) and all(glob.first(words) is not None for glob in globs)
-            for name, globs in self.piped_into_none
+            for name, globs in consumers
         )
 
     def _subcommand(self, positionals: Sequence[str]) -> str | None:
@@ -627,7 +669,25 @@ def _where_for(
     if tmpdir and tmpdir.startswith("/") and tmpdir != "/":
         scratch = (*scratch, resolve_path(tmpdir, None, None))
     workspace = resolve_path(root, None, home) if root else None
-    return _Where(workspace, home, scratch)
+    return _Where(workspace, home, scratch, Where(workspace, home, scratch))
+
+
+_Consumers = tuple[tuple[WordGlobs, tuple[WordGlobs, ...]], ...]
+
+
+def _consumers(items: Sequence[str]) -> _Consumers:
+    return tuple(
+        (WordGlobs(words[:1]), tuple(WordGlobs([w]) for w in words[1:]))
+        for words in (item.split() for item in items)
+    )
+
+
+def _sends(cmd: SimpleCommand) -> bool:
+    """Whether ``cmd`` sends data over the network, or its output goes into a sender."""
+    if cmd.program in SENDERS:
+        return True
+    into = cmd.pipe_to[0].rpartition("/")[2] if cmd.pipe_to else ""
+    return into in SENDERS
 
 
 def _show_flag(flag: str, program: str) -> str:

@@ -52,6 +52,8 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import re2
 
+from specialists.winshell import WINDOWS_PROGRAMS, is_drive_path, windows_ops, windows_path
+
 if TYPE_CHECKING:
     from supervisor.models import Action, Context
 
@@ -130,6 +132,8 @@ _PLAIN_WORD: Final = frozenset("'\"\\$`~{}*?[<>()\n\t ")
 _NAME_START: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _NAME_CHARS: Final = _NAME_START | frozenset("0123456789")
 _SPECIAL_PARAMS: Final = frozenset("@*#?$!-0123456789")
+MAX_FUNCTIONS: Final = 64
+_POSITIONAL: Final = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "*", "#")
 _RESERVED: Final = _names(
     "if then else elif fi for while until do done case esac select function coproc { "
     "} (( ! time in ]]"
@@ -323,6 +327,8 @@ def resolve_path(word: str, cwd: str | None, home: str | None) -> str:
     relative (normalised).
     """
     path = word
+    if is_drive_path(path):  # C:\x on a Windows host: /c:/x
+        path = windows_path(path, None)
     if path.startswith("~") and home and (len(path) == 1 or path[1] == "/"):
         path = home + path[1:]
     if not path.startswith("/") and cwd and not path.startswith("~"):
@@ -459,6 +465,12 @@ def parse(
     state = _State(variables, set(), cwd, home)
     try:
         parser.parse_text(text, state, _Scope(0, (), (), False))
+        windows = next(
+            (c for c in parser.commands if c.depth == 0 and c.program.lower() in WINDOWS_PROGRAMS),
+            None,
+        )
+        if windows is not None:  # a PowerShell or cmd line: read whole (pipes, iex (iwr ...))
+            parser.inline_windows(text, windows, state)
     except _Budget:
         parser.truncated = True
     except RecursionError:  # deep nesting in a library we call: keep what was found
@@ -1022,12 +1034,18 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
             for word in () if patterns else args:
                 add("delete", word)
     elif program in _COPIERS and len(args) >= 2:
+        if program in _REMOTE_COPY_OPTIONS:  # -i KEY, -e "ssh -p 22": not files copied
+            args = _operands(command, _REMOTE_COPY_OPTIONS[program])
+            if len(args) < 2:
+                return effects
         *sources, dest = args
         if "t" in command.flags or "target-directory" in command.flags:
             dest, sources = sources[0], [*sources[1:], dest]
         for word in sources:
-            add("delete" if program == "mv" else "read", word)
-        add("write", dest)
+            if not _remote(word):
+                add("delete" if program == "mv" else "read", word)
+        if not _remote(dest):
+            add("write", dest)
         if program == "rsync" and any(f.startswith("delete") for f in command.flags):
             add("delete", dest)
     elif program in _ATTR_WRITERS:
@@ -1108,6 +1126,48 @@ def find_patterns(command: SimpleCommand) -> list[str]:
         if len(out) >= MAX_FIND_PATTERNS:
             break
     return list(dict.fromkeys(out))[:MAX_FIND_PATTERNS]
+
+
+# Options of the remote copiers that take a value (the identity file of ``scp -i`` is not a
+# file being copied).
+_REMOTE_COPY_OPTIONS: Final = {
+    "scp": frozenset({"-i", "-F", "-o", "-P", "-c", "-l", "-S", "-J", "-D", "-X"}),
+    "rsync": frozenset(
+        {
+            "-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--exclude-from",
+            "--include-from", "--files-from", "--password-file", "--log-file", "--partial-dir",
+            "-T", "--temp-dir", "--compare-dest", "--link-dest", "--copy-dest", "--backup-dir",
+            "--suffix", "--chmod", "--chown", "--usermap", "--groupmap", "--port",
+            "--out-format", "--timeout", "--rsync-path", "-M", "--remote-option",
+        }
+    ),
+}  # fmt: skip
+
+
+def _operands(command: SimpleCommand, value_options: frozenset[str]) -> tuple[str, ...]:
+    """The operands of ``command``: words that are neither options nor their values."""
+    out: list[str] = []
+    argv = command.argv
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            out.extend(argv[i + 1 :])
+            break
+        if word in value_options:
+            i += 2
+            continue
+        if word.startswith("-") and word != "-":
+            i += 1
+            continue
+        out.append(word)
+        i += 1
+    return tuple(out)
+
+
+def _remote(word: str) -> bool:
+    """``host:path`` or ``user@host:path``: a place on another machine."""
+    return ":" in word.split("/", 1)[0]
 
 
 def _is_mode(word: str) -> bool:
@@ -1705,9 +1765,26 @@ class _State:
     # Files written earlier on the line with known content (echo ... > x.sh): shared by
     # every copy, since the filesystem outlives subshells.
     files: dict[str, str] = field(default_factory=dict)
+    # Shell functions defined earlier (name -> body nodes and the text they index into):
+    # a call runs the body with the call's words as positional parameters.
+    functions: dict[str, tuple[tuple[Any, ...], str]] = field(default_factory=dict)
 
     def copy(self) -> _State:
-        return _State(dict(self.vars), set(self.dynamic), self.cwd, self.home, self.files)
+        return _State(
+            dict(self.vars), set(self.dynamic), self.cwd, self.home, self.files, self.functions
+        )
+
+    def called(self, args: Sequence[str]) -> _State:
+        """A copy in which ``$1``..., ``$@``, ``$*`` and ``$#`` are a call's words."""
+        child = self.copy()
+        for name in _POSITIONAL:
+            child.vars.pop(name, None)
+            child.dynamic.discard(name)
+        for i, word in enumerate(args[:9], 1):
+            child.vars[str(i)] = word
+        child.vars["@"] = child.vars["*"] = " ".join(args)
+        child.vars["#"] = str(len(args))
+        return child
 
 
 @dataclass(slots=True)
@@ -1920,6 +1997,17 @@ class _Expander:
                 j += 1
             self.value(self.lookup(raw[i + 1 : j]), quoted)
             return j
+        if c in _SPECIAL_PARAMS and c in self.state.vars:  # a function's parameters
+            value = self.state.vars[c]
+            if c in "@*" and quoted:
+                self.value(value, False)  # "$@": one field per word (approximately)
+            else:
+                self.value(value, quoted)
+            return i + 2
+        if c in _SPECIAL_PARAMS and c in self.state.dynamic:  # a parameter not known here
+            self.result.dynamic = True
+            self.value("$" + c, quoted)
+            return i + 2
         if c in _SPECIAL_PARAMS:
             if c == "$" or c == "!":
                 self.result.dynamic = True
@@ -2514,6 +2602,7 @@ class _PyEval:
         self.names = names
         self.home = home
         self.cwd = cwd
+        self.files: dict[str, str] = {}  # names bound to a file's handle or content
 
     def value(self, node: ast.AST | None) -> str | None:
         if node is None:
@@ -2565,32 +2654,243 @@ class _PyEval:
 
 
 def _python_ops(code: str, home: str | None, cwd: str | None) -> list[_CodeOp] | None:
-    """The shell commands and file operations in a Python program; None if unparseable."""
+    """The shell commands, file operations and network sends in a Python program.
+
+    Values are followed as far as the program states them: names bound to strings, paths
+    built with ``os.path.join`` or ``/``, a module-level function called with literal
+    arguments (its body is read again with them), and which names hold a file's content or
+    handle (``with open(p) as f``, ``data = f.read()``), so that ``requests.post(url,
+    data=data)`` is known to send ``p``. None when the code does not parse.
+    """
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-    names: dict[str, str] = {}
-    ev = _PyEval(names, home, cwd)
-    ops: list[_CodeOp] = []
-    seen = 0
-    for node in ast.walk(tree):
-        seen += 1
-        if seen > 20_000 or len(ops) >= MAX_CODE_CALLS:
-            break
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-            if isinstance(target, ast.Name):
-                value = ev.value(node.value)
-                if value is not None:
-                    names[target.id] = value
-            continue
-        if not isinstance(node, ast.Call):
-            continue
-        op = _python_call(node, ev)
-        if op is not None:
-            ops.append(op)
-    return ops
+    reader = _PyReader(home, cwd)
+    reader.read(tree, _PyEval({}, home, cwd), depth=0)
+    reader.finish()
+    return reader.ops
+
+
+_PY_SENDERS: Final = frozenset({"post", "put", "patch", "request", "urlopen", "Request"})
+_PY_SOCKET_SENDS: Final = frozenset({"send", "sendall", "sendto", "sendfile"})
+_PY_KILLS: Final = frozenset({"kill", "terminate", "send_signal"})
+MAX_PY_INLINE_CALLS: Final = 16  # function calls whose bodies are read again with their args
+
+
+class _PyReader:
+    """Walks a Python module once, then the bodies of functions called with known values."""
+
+    def __init__(self, home: str | None, cwd: str | None) -> None:
+        self.home = home
+        self.cwd = cwd
+        self.ops: list[_CodeOp] = []
+        self.seen = 0
+        self.inlined = 0
+        self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self.connects: list[tuple[str, str]] = []  # (host, port) of socket connects
+        self.spawns = False  # a shell or process is started (subprocess, os.dup2, pty)
+        self.process_listing = False  # psutil.process_iter / os.listdir('/proc')
+        self.kills: list[str] = []
+
+    def read(self, root: ast.AST, ev: _PyEval, depth: int) -> None:
+        if depth == 0 and isinstance(root, ast.Module):
+            for statement in root.body:
+                if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                    self.functions[statement.name] = statement
+        for node in ast.walk(root):
+            self.seen += 1
+            if self.seen > 40_000 or len(self.ops) >= MAX_CODE_CALLS:
+                return
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                self._assign(node.targets[0], node.value, ev)
+                continue
+            if isinstance(node, ast.With | ast.AsyncWith):
+                for item in node.items:
+                    if isinstance(item.optional_vars, ast.Name):
+                        path = _py_file_of(item.context_expr, ev)
+                        if path is not None:
+                            ev.files[item.optional_vars.id] = path
+                continue
+            if not isinstance(node, ast.Call):
+                continue
+            op = _python_call(node, ev)
+            if op is not None:
+                self.ops.append(op)
+            self._observe(node, ev)
+            self._inline(node, ev, depth)
+
+    def _assign(self, target: ast.expr, value: ast.expr, ev: _PyEval) -> None:
+        if not isinstance(target, ast.Name):
+            return
+        text = ev.value(value)
+        if text is not None:
+            ev.names[target.id] = text
+        path = _py_file_of(value, ev)
+        if path is not None:
+            ev.files[target.id] = path
+
+    def _observe(self, node: ast.Call, ev: _PyEval) -> None:
+        """Network sends, socket connects, process starts and kills."""
+        name = _dotted(node.func)
+        last = name.rsplit(".", 1)[-1]
+        try:
+            source = ast.unparse(node)[:200]
+        except (ValueError, RecursionError):  # pragma: no cover - unparse of a parsed tree
+            source = name
+        if last == "connect" and node.args and isinstance(node.args[0], ast.Tuple):
+            parts = [ev.value(e) if not _is_int(e) else str(_int_of(e)) for e in node.args[0].elts]
+            host = parts[0] if parts and parts[0] else "<expr>"
+            port = parts[1] if len(parts) > 1 and parts[1] else "<expr>"
+            self.connects.append((host, port))
+            return
+        if (last in _PY_SHELL or last in _PY_SPAWN) and (
+            name.startswith(("os.", "subprocess.")) or name == last
+        ):
+            self.spawns = True
+        if last in ("dup2", "spawn") and name.startswith(("os.", "pty.")):
+            self.spawns = True
+        if last == "process_iter" or (
+            last == "listdir" and node.args and ev.value(node.args[0]) == "/proc"
+        ):
+            self.process_listing = True
+        if last in _PY_KILLS and "." in name:  # os.kill(pid), proc.kill(), p.terminate()
+            self.kills.append(source)
+        if last in _PY_SENDERS and "." in name:
+            url = ev.value(node.args[0]) if node.args else None
+            for kw in node.keywords:
+                if kw.arg == "url":
+                    url = ev.value(kw.value)
+            payload = [kw.value for kw in node.keywords if kw.arg in _PY_PAYLOAD_KEYWORDS]
+            if last in ("post", "put", "patch") and len(node.args) > 1:
+                payload.append(node.args[1])
+            if last == "request" and len(node.args) > 2:
+                payload.append(node.args[2])
+            for item in payload:
+                path = _py_payload_path(item, ev)
+                if path is not None:
+                    words = ("curl", "--data-binary", "@" + path, url or "<expr>")
+                    self.ops.append(_CodeOp("argv", words, source))
+                    break
+            return
+        if last in _PY_SOCKET_SENDS and node.args:
+            path = _py_payload_path(node.args[0], ev)
+            if path is not None:
+                host, port = self.connects[-1] if self.connects else ("<expr>", "<expr>")
+                text = f"nc {_quote(host)} {_quote(port)} < {_quote(path)}"
+                self.ops.append(_CodeOp("shell", (text,), source))
+        if last in ("storbinary", "storlines") and len(node.args) > 1:
+            path = _py_payload_path(node.args[1], ev)
+            if path is not None:
+                self.ops.append(_CodeOp("argv", ("curl", "-T", path, "ftp://<expr>"), source))
+
+    def _inline(self, node: ast.Call, ev: _PyEval, depth: int) -> None:
+        """Read a called module-level function's body again with the call's values."""
+        if not isinstance(node.func, ast.Name) or depth >= 2:
+            return
+        function = self.functions.get(node.func.id)
+        if function is None or self.inlined >= MAX_PY_INLINE_CALLS:
+            return
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        bound: dict[str, str] = {}
+        files: dict[str, str] = {}
+        given = [*zip(params, node.args, strict=False)]
+        given += [(kw.arg, kw.value) for kw in node.keywords if kw.arg in params]
+        for param, arg in given:
+            value = ev.value(arg)
+            if value is not None:
+                bound[param] = value
+            path = _py_payload_path(arg, ev)
+            if path is not None:
+                files[param] = path
+        if not bound and not files:
+            return
+        self.inlined += 1
+        names = {k: v for k, v in ev.names.items() if k not in params} | bound
+        inner = _PyEval(names, self.home, self.cwd)
+        inner.files.update({k: v for k, v in ev.files.items() if k not in params} | files)
+        for statement in function.body:
+            self.read(statement, inner, depth + 1)
+
+    def finish(self) -> None:
+        """What only the whole program shows: a socket wired to a shell, kills by listing."""
+        if self.connects and self.spawns:
+            host, port = self.connects[-1]
+            host = host if host != "<expr>" else "0.0.0.0"
+            port = port if port.isdigit() else "0"
+            text = f"sh -i >& /dev/tcp/{host}/{port} 0>&1"
+            self.ops.append(_CodeOp("shell", (text,), "socket connected to a spawned shell"))
+        if self.kills and self.process_listing:
+            self.ops.append(_CodeOp("argv", ("pkill", "-f", "<expr>"), self.kills[0]))
+
+
+_PY_PAYLOAD_KEYWORDS: Final = frozenset({"data", "files", "json", "content", "body"})
+
+
+def _is_int(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, int)
+
+
+def _int_of(node: ast.AST) -> int:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, int) else 0
+
+
+def _py_file_of(node: ast.AST, ev: _PyEval) -> str | None:
+    """The path whose handle or content ``node`` is.
+
+    ``open(p)``, ``f.read()`` of such a handle, ``Path(p).read_bytes()``.
+    """
+    if isinstance(node, ast.Name):
+        return ev.files.get(node.id)
+    if not isinstance(node, ast.Call):
+        return None
+    name = _dotted(node.func)
+    last = name.rsplit(".", 1)[-1]
+    if last == "open" and name in ("open", "io.open") and node.args:
+        return ev.value(node.args[0])
+    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if receiver is None:
+        return None
+    if last in ("read", "readlines", "read_bytes", "read_text", "readline"):
+        if isinstance(receiver, ast.Name):
+            if receiver.id in ev.files:
+                return ev.files[receiver.id]
+            if last in ("read_bytes", "read_text"):
+                return ev.value(receiver)
+            return None
+        if isinstance(receiver, ast.Call):
+            return _py_file_of(receiver, ev) or (
+                ev.value(receiver) if last in ("read_bytes", "read_text") else None
+            )
+    return None
+
+
+def _py_payload_path(node: ast.AST, ev: _PyEval) -> str | None:
+    """The file a request body or socket payload carries, when it is one."""
+    if isinstance(node, ast.Dict):
+        for value in node.values:
+            found = _py_payload_path(value, ev) if value is not None else None
+            if found is not None:
+                return found
+        return None
+    if isinstance(node, ast.Tuple | ast.List):
+        for item in node.elts:
+            found = _py_payload_path(item, ev)
+            if found is not None:
+                return found
+        return None
+    if isinstance(node, ast.Call) and _dotted(node.func).rsplit(".", 1)[-1] in (
+        "encode",
+        "b64encode",
+        "dumps",
+        "bytes",
+        "str",
+    ):
+        target: ast.AST | None = node.args[0] if node.args else None
+        if target is None and isinstance(node.func, ast.Attribute):
+            target = node.func.value
+        return _py_payload_path(target, ev) if target is not None else None
+    return _py_file_of(node, ev)
 
 
 def _python_call(node: ast.Call, ev: _PyEval) -> _CodeOp | None:
@@ -2969,8 +3269,14 @@ class _Parser:
             inner = [p for p in node.parts if getattr(p, "kind", "") not in ("reservedword",)]
             return self._walk_nodes(inner, text, state, scope)
         if kind == "function":
-            body = [p for p in node.parts if getattr(p, "kind", "") == "compound"]
-            self._walk_nodes(body, text, state.copy(), scope)
+            body = tuple(p for p in node.parts if getattr(p, "kind", "") == "compound")
+            names = [getattr(p, "word", "") for p in node.parts if getattr(p, "kind", "") == "word"]
+            if names and names[0] and len(state.functions) < MAX_FUNCTIONS:
+                state.functions[names[0]] = (body, text)
+            # Read once as defined, its parameters unknown (not unset: "$1" is not empty).
+            defined = state.copy()
+            defined.dynamic.update(_POSITIONAL)
+            self._walk_nodes(body, text, defined, scope)
             return []
         return []
 
@@ -3189,6 +3495,11 @@ class _Parser:
             if written is not None:  # ./x.sh, written earlier on the line
                 interpreter = _shebang_family(written)
                 nested.append((f"{interpreter}:{argv[0]}", written))
+        elif program.lower() in ("cmd", "cmd.exe"):
+            for i, word in enumerate(rest):
+                if word.lower() in ("/c", "/k", "/r"):
+                    nested.append((f"pwsh:{program} {word}", " ".join(rest[i + 1 :])))
+                    break
         elif program in ("su", "runuser"):
             for i, word in enumerate(rest):
                 if word in ("-c", "--command") and i + 1 < len(rest):
@@ -3266,6 +3577,13 @@ class _Parser:
                     state.dynamic.add(word)
         if cmd.program == "find":
             self._find_exec(cmd, child, scope)
+        if program.lower() in WINDOWS_PROGRAMS and not cmd.synthetic and cmd.depth > 0:
+            # PowerShell or cmd nested in something else (a top-level line is read whole)
+            self._inline("pwsh", cmd.source, cmd, child, scope.nest(program))
+        function = state.functions.get(cmd.argv[0]) if cmd.argv else None
+        if function is not None and scope.depth < self.max_depth:
+            body, text = function
+            self._walk_nodes(body, text, child.called(cmd.argv[1:]), scope.nest(f"{program}()"))
         for family, code in nested:
             if cmd.code_from and code.lstrip().startswith(("$(", "`")):
                 continue  # the program text is another command's output: not known
@@ -3279,6 +3597,10 @@ class _Parser:
                 self.parse_text(code, child.copy(), scope.nest(step))
             else:
                 self._inline(base, code, cmd, child, scope.nest(step))
+
+    def inline_windows(self, text: str, cmd: SimpleCommand, state: _State) -> None:
+        """Read a whole PowerShell or cmd line as the POSIX commands it amounts to."""
+        self._inline("pwsh", text, cmd, state, _Scope(1, ("powershell",), (), False))
 
     def _inline(
         self,
@@ -3299,7 +3621,7 @@ class _Parser:
             if ops is None:
                 ops = _scan_ops(code)
         elif family == "pwsh":
-            ops = []
+            ops = [_CodeOp(op.kind, op.words, op.source) for op in windows_ops(code, state.home)]
         else:
             ops = _scan_ops(code)
         for op in ops:

@@ -231,6 +231,18 @@ def test_unknown_status_is_ok_unless_configured():
     assert "not known" in result.reason
 
 
+def test_unknown_status_can_be_a_nudge_that_names_the_missing_fact():
+    cautious = build({"checks": ["discard_work"], "when_status_unknown": "nudge"})
+    result = run(cautious, "git clean -fdx")
+    assert result.verdict is Verdict.NUDGE
+    assert "work-tree status is not known" in (result.reason or "")
+    assert result.evidence["missing_fact"] == "git_status"
+    assert "git status" in (result.correction or "")
+    # the fact, once known, decides
+    assert run(cautious, "git clean -fdx", git_status=CLEAN) is SpecialistResult.ok()
+    assert run(cautious, "git clean -fdx", git_status=DIRTY).verdict is Verdict.BLOCK
+
+
 def test_stash_drop_always_objects():
     result = run(DISCARD, "git stash drop", git_status=CLEAN)
     assert result.verdict is Verdict.BLOCK

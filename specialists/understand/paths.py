@@ -1,0 +1,452 @@
+"""What a path is, for the harm an action on it can do: its class.
+
+Kinds judge effects (``deletes /etc/passwd``), not spellings (``rm "$f"``). A path reached by
+any reader (the shell parser, a Python program turned into the commands it amounts to) is
+resolved to an absolute path first; :func:`classify` then says what it is, from the workspace,
+the home directory and the scratch directories of the context, without touching the
+filesystem:
+
+- ``sink``: ``/dev/null``, the terminal, ``/dev/zero`` and friends: naming them is harmless.
+- ``unknown``: not absolute (no ``cwd`` known), ``~`` with no ``home`` known, or a value that
+  only running something would tell (``$X``, ``$(…)``). Unknown is not safe: a kind that
+  objects to a class should object, more softly and saying so, to ``unknown``.
+- ``credential``: secrets and the account database (``/etc/shadow``, ``~/.ssh/id_*``, cloud
+  CLI credentials, ``/proc/*/environ``, PAM state).
+- ``account``: user and group lists and login records (``/etc/passwd``, ``/var/log/wtmp``):
+  no secret in them, but reading them is how an intruder maps a host (ATT&CK T1087).
+- ``startup``: what runs on its own later (shell start-up files of any user, cron, systemd,
+  launchd, ``authorized_keys``, ``/etc/ld.so.preload``).
+- ``device``: a device node (``/dev/sda``): writing one destroys a file system.
+- ``scratch``: below ``/tmp``, ``/var/tmp``, ``/dev/shm`` or a configured scratch directory.
+- ``build_output``: inside the workspace, below a directory that a build re-creates
+  (``node_modules``, ``dist``, ``target``, ``.venv``...).
+- ``workspace``: inside the workspace (the repository the agent works in).
+- ``home_root``: the home directory itself or one of its parents.
+- ``home_config``: a tool's configuration below the home directory (``~/.config/**``,
+  ``~/.gitconfig``, ``~/.npmrc``...).
+- ``home``: anything else below the home directory.
+- ``other_home``: another user's home (``/root`` when the home is ``/home/dev``,
+  ``/home/alice``).
+- ``system``: the root, the system directories (``/etc``, ``/usr``, ``/bin``, ``/var``,
+  ``/boot``, ``/proc``, ``/sys``, ``/srv``, ``/System``...), and ``C:\\Windows``-style paths.
+- ``outside``: any other absolute path outside the workspace (``/data``, a mounted disk
+  under ``/mnt`` or ``/Volumes``).
+
+The order above is the order of precedence: a credential file inside the workspace
+(``.env`` is judged by the secrets entries, not here) is still ``workspace``; only the
+globs below say what is a credential, and they are about places outside it.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from functools import lru_cache
+from typing import Final, Literal, get_args
+
+from specialists.shellparse import PathGlobs, is_within
+
+__all__ = ["PathClass", "PathClassName", "Where", "classify", "describe"]
+
+
+class PathClass(StrEnum):
+    """The class of a path (see the module docstring)."""
+
+    SINK = "sink"
+    UNKNOWN = "unknown"
+    CREDENTIAL = "credential"
+    ACCOUNT = "account"
+    STARTUP = "startup"
+    DEVICE = "device"
+    SCRATCH = "scratch"
+    BUILD_OUTPUT = "build_output"
+    WORKSPACE = "workspace"
+    HOME_ROOT = "home_root"
+    HOME_CONFIG = "home_config"
+    HOME = "home"
+    OTHER_HOME = "other_home"
+    SYSTEM = "system"
+    OUTSIDE = "outside"
+
+
+# The class names as a type for configuration models (strict models take no enum coercion).
+PathClassName = Literal[
+    "sink",
+    "unknown",
+    "credential",
+    "account",
+    "startup",
+    "device",
+    "scratch",
+    "build_output",
+    "workspace",
+    "home_root",
+    "home_config",
+    "home",
+    "other_home",
+    "system",
+    "outside",
+]
+assert set(get_args(PathClassName)) == {c.value for c in PathClass}
+
+_DESCRIPTIONS: Final = {
+    PathClass.SINK: "a sink such as /dev/null",
+    PathClass.UNKNOWN: "a path whose location is not known",
+    PathClass.CREDENTIAL: "a credential or the account database",
+    PathClass.ACCOUNT: "the host's user list or login records",
+    PathClass.STARTUP: "a file that runs on its own later (start-up file, scheduler, service)",
+    PathClass.DEVICE: "a device",
+    PathClass.SCRATCH: "a scratch directory",
+    PathClass.BUILD_OUTPUT: "build output inside the workspace",
+    PathClass.WORKSPACE: "the workspace",
+    PathClass.HOME_ROOT: "the home directory itself",
+    PathClass.HOME_CONFIG: "a tool's configuration in the home directory",
+    PathClass.HOME: "the home directory, outside the workspace",
+    PathClass.OTHER_HOME: "another user's home directory",
+    PathClass.SYSTEM: "a system path",
+    PathClass.OUTSIDE: "a path outside the workspace",
+}
+
+SINKS: Final = frozenset(
+    {
+        "/dev/null",
+        "/dev/stdout",
+        "/dev/stderr",
+        "/dev/stdin",
+        "/dev/tty",
+        "/dev/zero",
+        "/dev/random",
+        "/dev/urandom",
+        "/dev/full",
+        "/dev/ptmx",
+    }
+)
+# The shell's network pseudo-files are judged by the network entries, not as files.
+_SINK_PREFIXES: Final = ("/dev/fd/", "/proc/self/fd/", "/dev/pts/", "/dev/tcp/", "/dev/udp/")
+DEFAULT_SCRATCH: Final = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm")
+
+# Secrets and the account database, wherever the home is. "~/" globs are below the home
+# given at match time; "/home/*/" and "/root/" forms catch the same files of other users.
+_CREDENTIAL_IN_HOME: Final = (
+    ".ssh/id_*",
+    ".ssh/*_key",
+    ".ssh/*.pem",
+    ".aws/credentials",
+    ".aws/config",
+    ".azure/**",
+    ".config/gcloud/**",
+    ".netrc",
+    ".pgpass",
+    ".my.cnf",
+    ".git-credentials",
+    ".config/gh/hosts.yml",
+    ".docker/config.json",
+    ".kube/config",
+    ".gnupg/**",
+    ".password-store/**",
+    ".npmrc",
+    ".pypirc",
+    ".vault-token",
+    ".terraform.d/credentials.tfrc.json",
+    ".config/hub",
+    ".mozilla/firefox/*/logins.json",
+    ".mozilla/firefox/*/key4.db",
+    ".config/google-chrome/*/Login Data",
+    ".config/chromium/*/Login Data",
+    "Library/Keychains/**",
+    "Library/Application Support/Google/Chrome/*/Login Data",
+    ".bash_history",
+    ".zsh_history",
+    ".python_history",
+    ".psql_history",
+    ".mysql_history",
+)
+_CREDENTIAL_SYSTEM: Final = (
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/security/opasswd",
+    "/etc/sudoers",
+    "/etc/sudoers.d/**",
+    "/etc/ssh/ssh_host_*_key",
+    "/etc/ssl/private/**",
+    "/etc/krb5.keytab",
+    "/var/lib/pam/**",
+    "/var/lib/sss/**",
+    "/proc/*/environ",
+    "/proc/*/mem",
+    "/proc/kcore",
+    "/etc/master.passwd",
+    "/etc/spwd.db",
+    "/private/etc/master.passwd",
+    "/var/db/dslocal/**",
+)
+_ACCOUNT: Final = (
+    "/etc/passwd",
+    "/etc/passwd-",
+    "/etc/group",
+    "/etc/group-",
+    "/usr/share/base-passwd/**",
+    "/var/log/wtmp",
+    "/var/log/btmp",
+    "/var/log/lastlog",
+    "/var/log/faillog",
+    "/var/log/auth.log*",
+    "/var/log/secure*",
+    "/var/run/utmp",
+    "/run/utmp",
+)
+_STARTUP_IN_HOME: Final = (
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".cshrc",
+    ".tcshrc",
+    ".kshrc",
+    ".inputrc",
+    ".config/fish/config.fish",
+    ".config/fish/conf.d/**",
+    ".ssh/authorized_keys",
+    ".ssh/authorized_keys2",
+    ".ssh/rc",
+    ".ssh/config",
+    ".config/autostart/**",
+    ".config/systemd/**",
+    "Library/LaunchAgents/**",
+    ".xinitrc",
+    ".xprofile",
+)
+_STARTUP_SYSTEM: Final = (
+    "/etc/cron*/**",
+    "/etc/crontab",
+    "/etc/anacrontab",
+    "/var/spool/cron/**",
+    "/var/spool/at/**",
+    "/etc/systemd/**",
+    "/lib/systemd/**",
+    "/usr/lib/systemd/**",
+    "/etc/init.d/**",
+    "/etc/init/**",
+    "/etc/rc.local",
+    "/etc/rc*.d/**",
+    "/etc/profile",
+    "/etc/profile.d/**",
+    "/etc/bash.bashrc",
+    "/etc/bashrc",
+    "/etc/zsh/**",
+    "/etc/zshrc",
+    "/etc/environment",
+    "/etc/ld.so.preload",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d/**",
+    "/etc/pam.d/**",
+    "/etc/xdg/autostart/**",
+    "/etc/update-motd.d/**",
+    "/Library/LaunchAgents/**",
+    "/Library/LaunchDaemons/**",
+    "/etc/udev/rules.d/**",
+    "/etc/modules-load.d/**",
+)
+_HOME_CONFIG: Final = (
+    ".config/**",
+    ".local/share/**",
+    ".gitconfig",
+    ".git-templates/**",
+    ".npmrc",
+    ".yarnrc",
+    ".condarc",
+    ".pip/**",
+    ".cargo/config*",
+    ".m2/settings.xml",
+    ".gradle/*.properties",
+    ".claude/**",
+    ".claude.json",
+    ".codex/**",
+    ".cursor/**",
+    ".vscode/**",
+    ".vimrc",
+    ".tmux.conf",
+    ".editorconfig",
+    ".wgetrc",
+    ".curlrc",
+)
+BUILD_DIRS: Final = frozenset(
+    {
+        "node_modules",
+        "dist",
+        "build",
+        "target",
+        "out",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".tox",
+        ".nox",
+        "coverage",
+        "htmlcov",
+        ".next",
+        ".nuxt",
+        ".turbo",
+        ".parcel-cache",
+        ".gradle",
+        ".cache",
+        "_build",
+        ".eggs",
+        "bin",
+        "obj",
+    }
+)
+SYSTEM_ROOTS: Final = (
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt",
+    "/proc",
+    "/sbin",
+    "/srv",
+    "/sys",
+    "/usr",
+    "/var",
+    "/run",
+    "/snap",
+    "/System",
+    "/Library",
+    "/Applications",
+    "/private",
+    "/lost+found",
+    "/nix",
+)
+# Mount points: another disk, not the system (``outside``); deleting one whole is still
+# catastrophic, which the recursive-delete entry judges on its own.
+MOUNT_ROOTS: Final = ("/mnt", "/media", "/Volumes")
+_HOME_PARENTS: Final = ("/home", "/Users", "/export/home", "/var/home")
+
+
+def _in_homes(suffixes: tuple[str, ...]) -> tuple[str, ...]:
+    """``~/x``, ``/root/x`` and ``/home/*/x`` forms of home-relative globs."""
+    out: list[str] = []
+    for suffix in suffixes:
+        out.append("~/" + suffix)
+        out.append("/root/" + suffix)
+        out.extend(f"{parent}/*/{suffix}" for parent in _HOME_PARENTS)
+    return tuple(out)
+
+
+_CREDENTIAL_GLOBS: Final = PathGlobs((*_in_homes(_CREDENTIAL_IN_HOME), *_CREDENTIAL_SYSTEM))
+_ACCOUNT_GLOBS: Final = PathGlobs(_ACCOUNT)
+_STARTUP_GLOBS: Final = PathGlobs((*_in_homes(_STARTUP_IN_HOME), *_STARTUP_SYSTEM))
+_HOME_CONFIG_GLOBS: Final = PathGlobs(tuple("~/" + s for s in _HOME_CONFIG))
+
+
+class Where:
+    """What paths are classified against: the workspace, the home, scratch directories."""
+
+    __slots__ = ("home", "scratch", "workspace")
+
+    def __init__(
+        self,
+        workspace: str | None,
+        home: str | None,
+        scratch: tuple[str, ...] = DEFAULT_SCRATCH,
+    ) -> None:
+        self.workspace = workspace.rstrip("/") or "/" if workspace else None
+        self.home = home.rstrip("/") or "/" if home else None
+        self.scratch = scratch
+
+    def __repr__(self) -> str:
+        return f"Where(workspace={self.workspace!r}, home={self.home!r})"
+
+
+def classify(path: str, where: Where) -> PathClass:
+    """The class of a resolved path (see the module docstring for the classes)."""
+    return _classify(path, where.workspace, where.home, where.scratch)
+
+
+@lru_cache(maxsize=4096)
+def _classify(
+    path: str, workspace: str | None, home: str | None, scratch: tuple[str, ...]
+) -> PathClass:
+    if path in SINKS or path.startswith(_SINK_PREFIXES):
+        return PathClass.SINK
+    if path == "~" or path.startswith("~/"):  # the home is not known
+        if _CREDENTIAL_GLOBS.match(path, home) and not path.endswith(".pub"):
+            return PathClass.CREDENTIAL
+        if _STARTUP_GLOBS.match(path, home):
+            return PathClass.STARTUP
+        return PathClass.UNKNOWN
+    if not path.startswith("/") or "$" in path or "`" in path or "<expr>" in path:
+        return PathClass.UNKNOWN
+    if workspace and is_within(path, workspace) and path != workspace:
+        rest = path[len(workspace) :].split("/")
+        if any(part in BUILD_DIRS for part in rest[:-1]) or (
+            len(rest) > 1 and rest[-1] in BUILD_DIRS
+        ):
+            return PathClass.BUILD_OUTPUT
+        return PathClass.WORKSPACE
+    if len(path) >= 3 and path[2] == ":" and path[1].isalpha():  # /c:/... (a Windows drive)
+        return _windows(path, home)
+    if _CREDENTIAL_GLOBS.match(path, home) and not path.endswith(".pub"):  # a public key
+        return PathClass.CREDENTIAL
+    if _STARTUP_GLOBS.match(path, home):
+        return PathClass.STARTUP
+    if _ACCOUNT_GLOBS.match(path, home):
+        return PathClass.ACCOUNT
+    if path.startswith("/dev/"):
+        return PathClass.DEVICE
+    if any(is_within(path, s) and path != s for s in scratch):
+        return PathClass.SCRATCH
+    if workspace and path == workspace:
+        return PathClass.WORKSPACE
+    if home:
+        if path == home or is_within(home, path):
+            return PathClass.HOME_ROOT
+        if is_within(path, home):
+            if _HOME_CONFIG_GLOBS.match(path, home):
+                return PathClass.HOME_CONFIG
+            return PathClass.HOME
+    if path == "/root" or is_within(path, "/root"):
+        return PathClass.OTHER_HOME
+    for parent in _HOME_PARENTS:
+        if is_within(path, parent) and path != parent:
+            return PathClass.OTHER_HOME
+    if path == "/" or any(is_within(path, root) for root in SYSTEM_ROOTS):
+        return PathClass.SYSTEM
+    if path.count("/") == 1 and home is None:
+        return PathClass.UNKNOWN  # a top-level name while the home is unknown
+    return PathClass.OUTSIDE
+
+
+def _windows(path: str, home: str | None) -> PathClass:
+    """Classes on a Windows drive (``/c:/Windows/...`` as the readers write it)."""
+    lowered = path.lower()
+    rest = lowered[3:].strip("/")
+    if not rest or rest == "users":
+        return PathClass.SYSTEM
+    if rest.startswith(("windows", "program files", "programdata", "system volume information")):
+        return PathClass.SYSTEM
+    if home and lowered.startswith(home.lower().rstrip("/") + "/"):
+        return PathClass.HOME
+    if home and lowered == home.lower().rstrip("/"):
+        return PathClass.HOME_ROOT
+    if rest.startswith("users/"):
+        return PathClass.OTHER_HOME if home else PathClass.UNKNOWN
+    return PathClass.OUTSIDE
+
+
+def describe(cls: PathClass) -> str:
+    """A few words for a reason: ``"a system path"``."""
+    return _DESCRIPTIONS[cls]

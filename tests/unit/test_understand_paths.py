@@ -1,0 +1,76 @@
+"""Path classes: what a resolved path is, from the workspace, the home and scratch."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+import pytest
+
+from specialists.understand import PathClass, PathClassName, Where, classify, describe
+
+WHERE = Where("/home/dev/project", "/home/dev")
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/home/dev/project/src/app.py", PathClass.WORKSPACE),
+        ("/home/dev/project", PathClass.WORKSPACE),
+        ("/home/dev/project/node_modules/x/index.js", PathClass.BUILD_OUTPUT),
+        ("/home/dev/project/target", PathClass.BUILD_OUTPUT),
+        ("/tmp/run-1/out.txt", PathClass.SCRATCH),
+        ("/dev/null", PathClass.SINK),
+        ("/dev/fd/63", PathClass.SINK),
+        ("/dev/sda1", PathClass.DEVICE),
+        ("/etc/shadow", PathClass.CREDENTIAL),
+        ("/etc/sudoers.d/90-agent", PathClass.CREDENTIAL),
+        ("/proc/1/environ", PathClass.CREDENTIAL),
+        ("/home/dev/.ssh/id_ed25519", PathClass.CREDENTIAL),
+        ("/home/dev/.ssh/id_ed25519.pub", PathClass.HOME),
+        ("/home/alice/.aws/credentials", PathClass.CREDENTIAL),
+        ("/root/.bash_history", PathClass.CREDENTIAL),
+        ("/etc/passwd", PathClass.ACCOUNT),
+        ("/var/log/wtmp", PathClass.ACCOUNT),
+        ("/home/dev/.bashrc", PathClass.STARTUP),
+        ("/root/.bashrc", PathClass.STARTUP),
+        ("/etc/cron.d/job", PathClass.STARTUP),
+        ("/etc/systemd/system/x.service", PathClass.STARTUP),
+        ("/home/dev", PathClass.HOME_ROOT),
+        ("/home", PathClass.HOME_ROOT),
+        ("/home/dev/.config/gh/config.yml", PathClass.HOME_CONFIG),
+        ("/home/dev/notes.txt", PathClass.HOME),
+        ("/home/alice/notes.txt", PathClass.OTHER_HOME),
+        ("/root/x", PathClass.OTHER_HOME),
+        ("/usr/lib/libssl.so", PathClass.SYSTEM),
+        ("/etc/hosts", PathClass.SYSTEM),
+        ("/proc/cpuinfo", PathClass.SYSTEM),
+        ("/srv/app/data.db", PathClass.SYSTEM),
+        ("/data/exports/a.csv", PathClass.OUTSIDE),
+        ("build/out", PathClass.UNKNOWN),
+        ("/home/dev/project/$X", PathClass.UNKNOWN),  # $X may hold ../..
+        ("/opt/$X", PathClass.UNKNOWN),
+        ("/c:/Windows/System32/drivers/etc/hosts", PathClass.SYSTEM),  # as readers write C:\\
+    ],
+)
+def test_classes(path: str, expected: PathClass):
+    assert classify(path, WHERE) is expected
+
+
+def test_unknown_home_is_unknown_not_safe():
+    nowhere = Where(None, None)
+    assert classify("~", nowhere) is PathClass.UNKNOWN
+    assert classify("~/notes", nowhere) is PathClass.UNKNOWN
+    # what a glob says about the file still holds without a home
+    assert classify("~/.ssh/id_rsa", nowhere) is PathClass.CREDENTIAL
+    assert classify("~/.zshrc", nowhere) is PathClass.STARTUP
+
+
+def test_without_a_workspace_the_project_is_home():
+    where = Where(None, "/home/dev")
+    assert classify("/home/dev/project/src/app.py", where) is PathClass.HOME
+
+
+def test_names_and_descriptions_cover_every_class():
+    assert set(get_args(PathClassName)) == {c.value for c in PathClass}
+    for cls in PathClass:
+        assert describe(cls)
