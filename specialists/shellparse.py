@@ -3949,7 +3949,8 @@ def _fed_cached(
     env: tuple[tuple[str, str], ...],
     max_chars: int,
 ) -> tuple[ParsedShell, tuple[FedCommand, ...]]:
-    # The same set-up as parse(), with a parser that keeps what each command reads.
+    # The same set-up as parse(), with a parser that keeps what each command reads; a test
+    # (tests/integration/test_db_disguises.py) checks both give the same ParsedShell.
     text = command[:max_chars]
     truncated = len(command) > max_chars
     variables = {name: value[:MAX_WORD_CHARS] for name, value in env if value != "<unset>"}
@@ -3961,8 +3962,15 @@ def _fed_cached(
         max_commands=DEFAULT_MAX_COMMANDS,
         budget=2 * len(text) + NESTED_EXTRA_CHARS,
     )
+    state = _State(variables, set(), cwd, home)
     try:
-        parser.parse_text(text, _State(variables, set(), cwd, home), _Scope(0, (), (), False))
+        parser.parse_text(text, state, _Scope(0, (), (), False))
+        windows = next(
+            (c for c in parser.commands if c.depth == 0 and c.program.lower() in WINDOWS_PROGRAMS),
+            None,
+        )
+        if windows is not None:
+            parser.inline_windows(text, windows, state)
     except _Budget:
         parser.truncated = True
     except RecursionError:

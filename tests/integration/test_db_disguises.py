@@ -398,3 +398,28 @@ def test_a_sqlite_file_is_placed_by_where_it_is(tmp_path: Path):
     )
     assert "outside the workspace" in (result.reason or "")
     assert "environment unknown" in (result.reason or "")
+
+
+# -- the reader ------------------------------------------------------------------------------
+
+
+def test_fed_commands_parses_as_parse_for_does():
+    """``fed_commands`` repeats ``parse``'s set-up: the two must not drift apart."""
+    import json
+
+    from specialists.shellparse import fed_commands, parse_for
+
+    dev_set = Path(__file__).resolve().parent.parent / "data" / "coding_dev.jsonl"
+    compared = 0
+    with dev_set.open(encoding="utf-8") as lines:
+        for line in lines:
+            case = json.loads(line)
+            command = case["action"]["args"].get("command")
+            if case["action"]["type"] != "shell" or not isinstance(command, str):
+                continue
+            context = Context.model_validate(case["context"])
+            parsed, fed = fed_commands(command, context)
+            assert parsed == parse_for(command, context), command
+            assert tuple(f.command for f in fed) == parsed.commands
+            compared += 1
+    assert compared > 300
