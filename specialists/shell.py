@@ -55,7 +55,7 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 
@@ -168,6 +168,30 @@ Subcommand = Annotated[str, AfterValidator(_check_subcommand)]
 Consumer = Annotated[str, AfterValidator(_check_consumer)]
 
 
+class Excuse(KindConfig):
+    """A fact that makes a matched command fine: its objection becomes a flag that says why.
+
+    Every condition given must hold. ``environments``: ``context.environment`` is one of
+    these (case-insensitive: ``test``, ``development``, ``ci``); ``args_any``: a word of the
+    command matches (``--endpoint-url=http://localhost*``, ``kind-*``); ``assignments_any``: a
+    variable set on the line (``AWS_ENDPOINT_URL=http://localhost*``); ``reason``: the words
+    for the reason (``a local emulator``).
+    """
+
+    environments: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(
+        default_factory=list
+    )
+    args_any: list[WordGlob] = Field(default_factory=list)
+    assignments_any: list[WordGlob] = Field(default_factory=list)
+    reason: str = Field(min_length=1, max_length=200)
+
+    @model_validator(mode="after")
+    def _says_something(self) -> Excuse:
+        if not (self.environments or self.args_any or self.assignments_any):
+            raise ValueError("an excuse needs environments, args_any or assignments_any")
+        return self
+
+
 class ShellRule(KindConfig):
     """One rule: every condition given must hold for one command.
 
@@ -198,6 +222,8 @@ class ShellRule(KindConfig):
             ``system``, ``credential``, ``startup``, ``unknown``...).
         sends: the command sends what it reads over the network (``curl -T f``, ``nc host
             < f``), or its output is piped into a program that does (``cat f | nc h p``).
+        excused_by: facts that make a match fine (:class:`Excuse`): a test environment, a
+            local emulator's endpoint; the objection becomes a flag that names the excuse.
         verdict: this rule's verdict; the config's ``verdict``, else the entry default.
         correction: what the agent should do instead (overrides the generated one).
     """
@@ -224,6 +250,7 @@ class ShellRule(KindConfig):
     effects_any: list[Effect] = Field(default_factory=list)
     classes_any: list[PathClassName] = Field(default_factory=list)
     sends: bool = False
+    excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
     verdict: Strength | None = None
     correction: str | None = Field(default=None, min_length=1, max_length=1000)
 
@@ -265,6 +292,7 @@ class ShellConfig(KindConfig):
             fine (below them, not the directories themselves). ``$TMPDIR`` from the
             context's ``env`` is added when ``use_tmpdir`` is set.
         use_tmpdir: add ``context.env["TMPDIR"]`` to ``scratch``.
+        excused_by: excuses that hold for every rule (see :class:`Excuse`).
         verdict: verdict of rules without their own; the entry default when unset.
         verdict_when_fallback: verdict of a match found in a command that did not parse
             (tokenized conservatively); unset keeps the rule's verdict.
@@ -278,6 +306,7 @@ class ShellConfig(KindConfig):
         default_factory=lambda: list(DEFAULT_SCRATCH)
     )
     use_tmpdir: bool = True
+    excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
     verdict: Strength | None = None
     verdict_when_fallback: Strength | None = None
     verdict_when_truncated: Strength | None = None
@@ -384,6 +413,7 @@ class _Rule:
         "code_from",
         "correction",
         "effects",
+        "excuses",
         "flags_all",
         "flags_any",
         "flags_none",
@@ -405,7 +435,9 @@ class _Rule:
         "verdict",
     )
 
-    def __init__(self, index: int, rule: ShellRule, default: Verdict) -> None:
+    def __init__(
+        self, index: int, rule: ShellRule, default: Verdict, shared: Sequence[Excuse] = ()
+    ) -> None:
         self.index = index
         self.label = rule.name or (
             " ".join(rule.program[:3]) if rule.program else f"rule {index + 1}"
@@ -433,6 +465,15 @@ class _Rule:
         self.effects = frozenset(rule.effects_any)
         self.classes = frozenset(PathClass(c) for c in rule.classes_any)
         self.sends = rule.sends
+        self.excuses = tuple(
+            (
+                frozenset(e.lower() for e in excuse.environments),
+                WordGlobs(excuse.args_any),
+                WordGlobs(excuse.assignments_any),
+                excuse.reason,
+            )
+            for excuse in (*rule.excused_by, *shared)
+        )
         self.verdict = Verdict(rule.verdict) if rule.verdict else default
         self.correction = rule.correction
 
@@ -565,6 +606,21 @@ class _Rule:
             obj, why = seen
             detail = f"{head} {why}"
         return _Hit(self, cmd, obj, detail, matched[0] if matched else cmd.program)
+
+    def excuse(self, cmd: SimpleCommand, parsed: ParsedShell, context: Context) -> str | None:
+        """The reason a matched command is fine here, when one of the excuses holds."""
+        environment = (context.environment or "").lower()
+        for environments, args, assignments, reason in self.excuses:
+            if environments and environment not in environments:
+                continue
+            if args and args.first(cmd.argv[1:]) is None:
+                continue
+            if assignments and not any(
+                assignments.match(f"{n}={v}") for n, v in (*cmd.assignments, *parsed.assigned)
+            ):
+                continue
+            return reason
+        return None
 
     def _effect(self, cmd: SimpleCommand, where: _Where) -> tuple[str, str] | None:
         """The first path effect of ``cmd`` that the rule's effect conditions select."""
@@ -729,7 +785,7 @@ class ShellSpecialist:
     def __init__(self, config: ShellConfig, default: Verdict) -> None:
         self.execution = Execution.INLINE
         base = Verdict(config.verdict) if config.verdict else default
-        rules = [_Rule(i, rule, base) for i, rule in enumerate(config.rules)]
+        rules = [_Rule(i, rule, base, config.excused_by) for i, rule in enumerate(config.rules)]
         by_program: dict[str, list[_Rule]] = {}
         universal: list[_Rule] = []
         for rule in rules:
@@ -764,6 +820,10 @@ class ShellSpecialist:
                 if hit is None:
                     continue
                 verdict = self._fallback if cmd.fallback and self._fallback else rule.verdict
+                excuse = rule.excuse(cmd, parsed, context) if rule.excuses else None
+                if excuse is not None:  # fine here: recorded for a person, not refused
+                    hit = replace(hit, detail=f"{hit.detail}, which is fine here: {excuse}")
+                    verdict = Verdict.FLAG
                 if best is None or _STRENGTH[verdict] > _STRENGTH[best_verdict]:
                     best, best_verdict = hit, verdict
         if best is not None:
