@@ -54,6 +54,8 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
 
 from __future__ import annotations
 
+import shlex
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -64,6 +66,7 @@ from pydantic import AfterValidator, Field, JsonValue, model_validator
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
     ParsedShell,
+    PathEffect,
     PathGlobs,
     SimpleCommand,
     WordGlobs,
@@ -626,7 +629,7 @@ class _Rule:
         """The first path effect of ``cmd`` that the rule's effect conditions select."""
         if self.sends and not _sends(cmd):
             return None
-        for effect in path_effects(cmd, where.home):
+        for effect in _effects_of(cmd, where.home):
             if self.effects and effect.mode not in self.effects:
                 continue
             cls = classify(effect.path, where.classes)
@@ -738,8 +741,48 @@ def _consumers(items: Sequence[str]) -> _Consumers:
     )
 
 
+# A file tool's action as the command with the same effect, so that effect rules judge a
+# write through a file tool exactly as a write through the shell.
+_FILE_PROGRAMS: Final = {
+    "file_read": ("cat",),
+    "file_write": ("tee",),
+    "file_edit": ("sed", "-i", "-e", ""),
+    "file_delete": ("rm",),
+}
+
+
+def file_command_of(action: Action) -> str | None:
+    """``file_write {path: /etc/hosts}`` as ``tee /etc/hosts`` (None for other actions)."""
+    words = _FILE_PROGRAMS.get(action.type)
+    path = action.args.get("path") or action.args.get("file_path")
+    if words is None or not isinstance(path, str) or not path:
+        return None
+    return " ".join(shlex.quote(w) for w in (*words, "--", path))
+
+
+_memo = threading.local()
+
+
+def _effects_of(cmd: SimpleCommand, home: str | None) -> list[PathEffect]:
+    """``path_effects`` of the command the rules are looking at, computed once for all of
+    them (every effect rule asks about the same command in turn)."""
+    last = getattr(_memo, "last", None)
+    if last is not None and last[0] is cmd and last[1] == home:
+        effects: list[PathEffect] = last[2]
+        return effects
+    effects = path_effects(cmd, home)
+    _memo.last = (cmd, home, effects)  # holds cmd, so its id cannot be reused meanwhile
+    return effects
+
+
+# Copiers that send only when an operand is on another machine (``host:path``).
+_REMOTE_COPIERS: Final = frozenset({"scp", "rsync", "sftp", "rclone"})
+
+
 def _sends(cmd: SimpleCommand) -> bool:
     """Whether ``cmd`` sends data over the network, or its output goes into a sender."""
+    if cmd.program in _REMOTE_COPIERS:
+        return any(":" in w.split("/", 1)[0] for w in cmd.positionals[1:])
     if cmd.program in SENDERS:
         return True
     into = cmd.pipe_to[0].rpartition("/")[2] if cmd.pipe_to else ""
@@ -808,6 +851,8 @@ class ShellSpecialist:
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal for an action without a command, or the strongest rule's verdict."""
         command = command_of(action)
+        if command is None:
+            command = file_command_of(action)
         if command is None:
             return SpecialistResult.refuse()
         parsed = parse_for(command, context, max_chars=self._max_chars)

@@ -2412,6 +2412,7 @@ class _Interp(NamedTuple):
     script: str | None  # the script operand (file), when there is one
     stdin: bool  # reads the program from stdin
     encoded: bool  # pwsh -EncodedCommand
+    params: tuple[str, ...] = ()  # sh -c CODE NAME ARGS...: $0 and the positional parameters
 
 
 def _interpreter_args(program: str, args: Sequence[str]) -> _Interp:
@@ -2473,7 +2474,7 @@ def _interpreter_args(program: str, args: Sequence[str]) -> _Interp:
             continue
         break
     if wants_code:
-        return _Interp(args[i] if i < n else "", None, False, False)
+        return _Interp(args[i] if i < n else "", None, False, False, tuple(args[i + 1 :]))
     if module:
         return _Interp(None, "-m", False, False)
     if i < n and not stdin_flag:
@@ -3594,7 +3595,12 @@ class _Parser:
             elif base != "shell" and not label:
                 step = f"{program} {'-c' if base == 'python' else '-e'}"
             if base == "shell":
-                self.parse_text(code, child.copy(), scope.nest(step))
+                inner = child.copy()
+                if program in SHELLS and not label:  # sh -c CODE NAME ARGS: $0, $1...
+                    params = _interpreter_args(program, cmd.argv[1:]).params
+                    if params:
+                        inner = child.called(params[1:])
+                self.parse_text(code, inner, scope.nest(step))
             else:
                 self._inline(base, code, cmd, child, scope.nest(step))
 

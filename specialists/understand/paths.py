@@ -121,7 +121,15 @@ SINKS: Final = frozenset(
     }
 )
 # The shell's network pseudo-files are judged by the network entries, not as files.
-_SINK_PREFIXES: Final = ("/dev/fd/", "/proc/self/fd/", "/dev/pts/", "/dev/tcp/", "/dev/udp/")
+_SINK_PREFIXES: Final = (
+    "/dev/fd/",
+    "/proc/self/fd/",
+    "/dev/pts/",
+    "/dev/tcp/",
+    "/dev/udp/",
+    "/dev/tty",  # terminals: /dev/tty, /dev/tty12, /dev/ttyS0
+    "/dev/console",
+)
 DEFAULT_SCRATCH: Final = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm")
 
 # Secrets and the account database, wherever the home is. "~/" globs are below the home

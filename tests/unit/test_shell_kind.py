@@ -210,7 +210,7 @@ def test_registers_the_shell_kind():
 
 def test_refuses_actions_without_a_command():
     specialist = build(RECURSIVE_DELETE)
-    assert specialist.evaluate(Action(type="file_write", args={"path": "x"}), CTX).verdict is (
+    assert specialist.evaluate(Action(type="http", args={"url": "x"}), CTX).verdict is (
         Verdict.REFUSE
     )
     assert specialist.evaluate(Action(type="shell", args={"command": 3}), CTX) is (
@@ -894,7 +894,7 @@ INFRA: dict[str, Any] = {
             "AWS_ENDPOINT_URL=http://localhost:4566 terraform destroy",
             None,
             Verdict.FLAG,
-            "emulator",
+            "an emulator",
         ),
         ("docker compose -f docker-compose.test.yml down -v", None, Verdict.FLAG, "a test stack"),
         ("docker compose down -v", None, Verdict.BLOCK, None),
@@ -915,3 +915,47 @@ def test_an_excuse_must_say_when_it_holds():
         kind().config_model.model_validate(
             {"rules": [{"program": ["x"], "excused_by": [{"reason": "always"}]}]}
         )
+
+
+@pytest.mark.parametrize(
+    ("action", "verdict"),
+    [
+        (Action(type="file_write", args={"path": "/etc/hosts", "content": "x"}), Verdict.NUDGE),
+        (
+            Action(type="file_edit", args={"path": "/usr/lib/x.conf", "old": "a", "new": "b"}),
+            Verdict.NUDGE,
+        ),
+        (Action(type="file_delete", args={"path": "/etc/passwd"}), Verdict.BLOCK),
+        (Action(type="file_write", args={"path": "src/app.py", "content": "x"}), Verdict.OK),
+        (Action(type="file_read", args={"path": "/etc/passwd"}), Verdict.OK),
+    ],
+)
+def test_file_tools_are_judged_by_the_same_effects(action: Action, verdict: Verdict):
+    result = build(SYSTEM_CHANGE).evaluate(action, CTX)
+    assert result.verdict is verdict, result.reason
+
+
+def test_other_actions_without_a_command_are_refused():
+    result = build(SYSTEM_CHANGE).evaluate(Action(type="http", args={"url": "https://x"}), CTX)
+    assert result.verdict is Verdict.REFUSE
+
+
+def test_sh_c_binds_its_positional_parameters():
+    assert judge(SYSTEM_CHANGE, "sh -c 'rm \"$1\"' sh /etc/passwd").verdict is Verdict.BLOCK
+    # find -exec sh -c '... "$1"' -- {}: $1 is what find passes, not an empty string
+    unsafe = judge(
+        UNSAFE_EXPANSION, "find . -name '*.tmp' -exec sh -c 'rm \"$1\"' -- {} \\;", default="block"
+    )
+    assert unsafe.verdict is Verdict.OK, unsafe.reason
+
+
+@pytest.mark.parametrize(
+    ("command", "verdict"),
+    [
+        ("rsync -av /etc/ backup-host:/srv/etc/", Verdict.BLOCK),
+        ("rsync -av /etc/ /mnt/backup/etc/", Verdict.OK),  # a local copy sends nothing
+        ("scp /etc/shadow /tmp/", Verdict.OK),
+    ],
+)
+def test_copiers_send_only_to_another_machine(command: str, verdict: Verdict):
+    assert judge(HOST_UPLOAD, command).verdict is verdict, command
