@@ -1180,7 +1180,7 @@ _LAUNCHERS: Final[Mapping[str, frozenset[str]]] = {
     "hatch": frozenset({"run"}),
 }
 _RAILS_RESETS: Final = frozenset(
-    {"db:drop", "db:reset", "db:drop:all", "db:schema:load", "db:purge", "db:setup"}
+    {"db:drop", "db:reset", "db:drop:all", "db:schema:load", "db:purge"}
 )
 _RESET_PROGRAMS: Final = frozenset(
     {

@@ -952,3 +952,8 @@ def test_a_reset_is_placed_by_the_tools_environment_and_database_url():
     # Whole-database drops by clients count as resets too.
     assert place("dropdb shop_test") == (Verdict.FLAG, "scratch")
     assert place("redis-cli -h cache.internal FLUSHALL") == (Verdict.BLOCK, "remote")
+
+
+def test_setting_up_a_database_is_not_a_reset():
+    for command in ("bin/rails db:setup", "bin/rails db:create db:migrate", "rake db:seed"):
+        assert build(checks=["reset"]).evaluate(shell(command), HERE).verdict is Verdict.REFUSE
