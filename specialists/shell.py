@@ -184,14 +184,17 @@ class Excuse(KindConfig):
     environments: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(
         default_factory=list
     )
+    container: bool | None = None
     args_any: list[WordGlob] = Field(default_factory=list)
     assignments_any: list[WordGlob] = Field(default_factory=list)
     reason: str = Field(min_length=1, max_length=200)
 
     @model_validator(mode="after")
     def _says_something(self) -> Excuse:
-        if not (self.environments or self.args_any or self.assignments_any):
-            raise ValueError("an excuse needs environments, args_any or assignments_any")
+        if not (
+            self.environments or self.args_any or self.assignments_any or self.container is not None
+        ):
+            raise ValueError("an excuse needs environments, container, args_any or assignments_any")
         return self
 
 
@@ -471,6 +474,7 @@ class _Rule:
         self.excuses = tuple(
             (
                 frozenset(e.lower() for e in excuse.environments),
+                excuse.container,
                 WordGlobs(excuse.args_any),
                 WordGlobs(excuse.assignments_any),
                 excuse.reason,
@@ -613,8 +617,10 @@ class _Rule:
     def excuse(self, cmd: SimpleCommand, parsed: ParsedShell, context: Context) -> str | None:
         """The reason a matched command is fine here, when one of the excuses holds."""
         environment = (context.environment or "").lower()
-        for environments, args, assignments, reason in self.excuses:
+        for environments, container, args, assignments, reason in self.excuses:
             if environments and environment not in environments:
+                continue
+            if container is not None and context.container is not container:
                 continue
             if args and args.first(cmd.argv[1:]) is None:
                 continue

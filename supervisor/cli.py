@@ -181,6 +181,14 @@ def _lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
 )
 @click.option("--no-record", is_flag=True, help="Do not append decisions to the state directory.")
 @click.option("--full", is_flag=True, help="Print whole decisions, not the summary.")
+@click.option(
+    "--facts/--no-facts",
+    default=True,
+    show_default=True,
+    help="Fill in the facts of this machine that a context does not give (home, user, "
+    "platform, container, cwd, repository, branch, work-tree status); --no-facts when the "
+    "actions ran elsewhere. See docs/facts.md.",
+)
 @click.pass_context
 @handle_errors
 def check(
@@ -191,15 +199,21 @@ def check(
     context_json: str | None,
     no_record: bool,
     full: bool,
+    facts: bool,
 ) -> None:
     """Decide on actions: one with --action, else JSON Lines on stdin.
 
     Each input line is an Action ({"type": "shell", "args": {"command": "..."}}) or
     {"action": ..., "context": ...}. Each output line is a decision, or {"error": ...} for a
     malformed line; the stream goes on, and the exit status is 1 if any line failed.
+    Facts a context lacks are taken from this machine, cwd from this directory (--no-facts
+    to leave them unknown); the record names them in the context's "gathered".
     """
     from supervisor.facade import Supervisor
+    from supervisor.facts import FactsCache, gather
     from supervisor.redact import redact_json
+
+    known = FactsCache() if facts else None
 
     sup = Supervisor.from_taxonomy(
         *_taxonomy_sources(taxonomies), home=ctx.obj["home"], record=not no_record, store=store
@@ -211,6 +225,8 @@ def check(
 
     def decide(line: int | None, action: Any, context: Any) -> bool:
         try:
+            if known is not None:
+                context = gather(context, cwd=os.getcwd(), cache=known)
             decision = sup.check(action, context)
         except InvalidActionError as exc:
             emit({"line": line, "error": {"code": "invalid-action", "message": str(exc)}})

@@ -14,7 +14,8 @@ from pydantic import JsonValue, ValidationError
 
 from supervisor.artifacts import ArtifactLog
 from supervisor.engine import Engine, as_context
-from supervisor.errors import StateDirError, StoreError
+from supervisor.errors import ConfigError, StateDirError, StoreError
+from supervisor.facts import FactsCache, agather, gather
 from supervisor.memory import InProcessMemory, NudgeMemory, StoreMemory
 from supervisor.models import Action, Context, Decision, Effect
 from supervisor.plugins import KindRegistry, load_kinds
@@ -63,6 +64,14 @@ class Supervisor:
     be used, decisions go on with in-process memory and say ``degraded``; if a record cannot
     be written, the decision is still returned, the failure is logged and counted in
     ``record_failures`` (``on_record_error="raise"`` raises :class:`StateDirError`).
+
+    ``facts="host"`` fills in, before each check, the facts of this machine that the context
+    does not give (home, user, platform, container, cwd, repository, branch and work-tree
+    status; see :mod:`supervisor.facts` and ``docs/facts.md``). It is off by default
+    because a supervisor cannot know that the actions it judges run in its own process:
+    a service judging actions of agents elsewhere would state another machine's home and
+    tree as theirs. Turn it on when the agent's tools run here (the hooks, the CLI and the
+    adapters do it themselves).
     """
 
     def __init__(
@@ -77,8 +86,12 @@ class Supervisor:
         memory: NudgeMemory | None = None,
         sensitive_fields: Sequence[str] = (),
         on_record_error: Literal["log", "raise"] = "log",
+        facts: Literal["host"] | None = None,
     ) -> None:
+        if facts not in (None, "host"):
+            raise ConfigError(f"facts must be None or 'host', not {facts!r}")
         self.taxonomy = taxonomy
+        self.facts: FactsCache | None = FactsCache() if facts == "host" else None
         self.home: Path = resolve_home(home)
         kinds = kinds if kinds is not None else load_kinds()
         self.log: ArtifactLog | None = None
@@ -217,6 +230,7 @@ class Supervisor:
         memory: NudgeMemory | None = None,
         sensitive_fields: Sequence[str] = (),
         on_record_error: Literal["log", "raise"] = "log",
+        facts: Literal["host"] | None = None,
     ) -> Supervisor:
         """Load pack names and/or YAML files (pack first, overlays after) and build one.
 
@@ -235,6 +249,7 @@ class Supervisor:
             memory=memory,
             sensitive_fields=sensitive_fields,
             on_record_error=on_record_error,
+            facts=facts,
         )
 
     def check(
@@ -253,6 +268,8 @@ class Supervisor:
         Raises:
             InvalidActionError: ``action`` or ``context`` does not validate.
         """
+        if self.facts is not None:
+            context = gather(context, cwd=os.getcwd(), cache=self.facts)
         if call_id is None and not self._engine.post:
             return self._engine.check(action, context)  # the hot path: nothing to keep
         ctx = as_context(context)
@@ -268,6 +285,8 @@ class Supervisor:
         call_id: str | None = None,
     ) -> Decision:
         """Decide on one action without blocking the running event loop."""
+        if self.facts is not None:
+            context = await agather(context, cwd=os.getcwd(), cache=self.facts)
         if call_id is None and not self._engine.post:
             return await self._engine.acheck(action, context)
         ctx = as_context(context)

@@ -145,6 +145,10 @@ class Context(BaseModel):
     Well-known fields are typed. Anything specific to a deployment goes in ``extras``:
     unknown top-level fields are rejected so that a misspelt ``allowed_domain`` cannot
     silently switch a check off.
+
+    Facts about the machine (``cwd``, ``home``, ``user``, ``platform``, ``container``,
+    ``repo_root``, ``branch``, ``git_status``) are None when unknown; hosts that know them
+    fill them in (see :mod:`supervisor.facts`) and name what they filled in ``gathered``.
     """
 
     model_config = _FROZEN
@@ -152,10 +156,13 @@ class Context(BaseModel):
     cwd: str | None = None
     repo_root: str | None = None
     home: str | None = None
+    user: str | None = None  # the OS user the agent's actions run as
+    platform: str | None = None  # "linux", "darwin", "windows" (else sys.platform)
+    container: bool | None = None  # True: runs in a container; False: no sign of one
     task: str | None = None
     branch: str | None = None
     protected_branches: tuple[str, ...] = ()
-    git_status: str | None = None
+    git_status: str | None = None  # `git status` output (porcelain v2 when gathered)
     environment: str | None = None  # e.g. "production", "staging"
     env: dict[str, str] = Field(default_factory=dict)
     allowed_domains: tuple[str, ...] = ()
@@ -165,6 +172,16 @@ class Context(BaseModel):
     package_metadata: dict[str, JsonValue] = Field(default_factory=dict)
     tool_descriptions: dict[str, str] = Field(default_factory=dict)
     extras: dict[str, JsonValue] = Field(default_factory=dict)
+    # The fields above that the host filled in (supervisor.facts); the rest were given.
+    gathered: tuple[str, ...] = ()
+
+    @field_validator("gathered")
+    @classmethod
+    def _gathered_names_fields(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [name for name in value if name not in cls.model_fields or name == "gathered"]
+        if unknown:
+            raise ValueError(f"not fields of a context: {', '.join(unknown)}")
+        return value
 
     # Set by the engine for each specialist that runs off the caller's thread.
     _recorder: Recorder | None = PrivateAttr(default=None)

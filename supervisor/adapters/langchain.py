@@ -27,6 +27,7 @@ outermost wrapper and sees every call before the others do.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeAlias
 
@@ -50,6 +51,7 @@ from supervisor.adapters.tools import (
 )
 from supervisor.errors import ActionBlocked
 from supervisor.facade import Supervisor
+from supervisor.facts import FactsCache, agather, gather
 from supervisor.models import Action, Context, Decision, Verdict
 
 __all__ = ["ContextSource", "SessionSource", "SupervisorBlocked", "SupervisorMiddleware"]
@@ -88,7 +90,10 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     ``mapping`` maps tool names to action types (``{"run": "shell"}``) where the name does
     not say it. With ``after=False`` results are not reported (no post-action tier). If the
     supervisor itself fails, the call is refused with a message saying so and the run goes
-    on: a broken gate neither crashes the agent nor waves calls through.
+    on: a broken gate neither crashes the agent nor waves calls through. The tools run in
+    this process, so the facts the context lacks (home, user, cwd, repository, branch,
+    work-tree status...) are taken from it (``facts=False`` leaves them unknown; see
+    :mod:`supervisor.facts`).
     """
 
     def __init__(
@@ -99,6 +104,7 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         session: SessionSource = None,
         context: ContextSource = None,
         after: bool = True,
+        facts: bool = True,
     ) -> None:
         super().__init__()
         self.supervisor = sup
@@ -106,6 +112,10 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         self.session = session
         self.context = context
         self.after = after
+        # The supervisor's own facts (facts="host") already cover this; else ours.
+        self.facts: FactsCache | None = (
+            FactsCache() if facts and getattr(sup, "facts", None) is None else None
+        )
 
     @property
     def name(self) -> str:
@@ -120,15 +130,18 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     ) -> ToolResult:
         try:
             action = self._action(request)
-            decision = self.supervisor.check(
-                action, self._context(request), call_id=self._call_id(request)
-            )
+            context = self._context(request)
+            if self.facts is not None:
+                context = gather(context, cwd=os.getcwd(), cache=self.facts)
+            decision = self.supervisor.check(action, context, call_id=self._call_id(request))
         except Exception as exc:  # noqa: BLE001 - the agent loop must never crash on the gate
             return self._failed(request, exc)
         refused = self._refusal(request, decision)
         if refused is not None:
             return refused
         result = handler(request)
+        if self.facts is not None:
+            self.facts.forget()  # the tool may have changed the work tree
         if not self.after:
             return result
         try:
@@ -145,15 +158,18 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     ) -> ToolResult:
         try:
             action = self._action(request)
-            decision = await self.supervisor.acheck(
-                action, self._context(request), call_id=self._call_id(request)
-            )
+            context = self._context(request)
+            if self.facts is not None:
+                context = await agather(context, cwd=os.getcwd(), cache=self.facts)
+            decision = await self.supervisor.acheck(action, context, call_id=self._call_id(request))
         except Exception as exc:  # noqa: BLE001 - the agent loop must never crash on the gate
             return self._failed(request, exc)
         refused = self._refusal(request, decision)
         if refused is not None:
             return refused
         result = await handler(request)
+        if self.facts is not None:
+            self.facts.forget()  # the tool may have changed the work tree
         if not self.after:
             return result
         try:

@@ -49,7 +49,8 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from pydantic import JsonValue
 
 from supervisor.adapters.tools import action_from_tool_call
-from supervisor.models import Context, Decision, Verdict
+from supervisor.facts import FactsCache, gather
+from supervisor.models import Action, Context, Decision, Verdict
 
 if TYPE_CHECKING:
     from supervisor.facade import Supervisor
@@ -284,6 +285,9 @@ class McpProxy:
     types (see :func:`~supervisor.adapters.tools.action_from_tool_call`); ``context`` is the
     base context of every check (the called tool's description from ``tools/list`` is added).
     A check that takes longer than ``check_timeout`` seconds counts as a supervisor failure.
+    The server runs on this machine in ``cwd`` (default: this process's), so the facts the
+    context lacks (home, user, cwd, repository, branch, work-tree status...) are taken from
+    there; ``facts=False`` leaves them unknown (see :mod:`supervisor.facts`).
     """
 
     def __init__(
@@ -300,6 +304,7 @@ class McpProxy:
         cwd: str | None = None,
         max_result_bytes: int = MAX_RESULT_BYTES,
         check_timeout: float = CHECK_TIMEOUT_S,
+        facts: bool = True,
     ) -> None:
         if not command:
             raise ValueError("no server command given")
@@ -315,9 +320,14 @@ class McpProxy:
         self._client_name: str | None = None
         self._server_name: str | None = None
         self._mapping = dict(mapping or {})
-        self._context = context if context is not None else Context(cwd=cwd or os.getcwd())
+        self._context = context if context is not None else Context()
         self._env = dict(env) if env is not None else None
         self._cwd = cwd
+        # The supervisor's own facts (facts="host") already cover this; else ours.
+        self._facts: FactsCache | None = (
+            FactsCache() if facts and getattr(supervisor, "facts", None) is None else None
+        )
+        self._facts_cwd = os.path.abspath(cwd) if cwd else os.getcwd()
         self._max_result_bytes = max_result_bytes
         self._check_timeout = check_timeout
         self._descriptions: dict[str, str] = {}
@@ -702,7 +712,7 @@ class McpProxy:
                 context = context.model_copy(
                     update={"tool_descriptions": {**context.tool_descriptions, name: description}}
                 )
-            check = functools.partial(self.supervisor.check, action, context, call_id=call_id)
+            check = functools.partial(self._check_with_facts, action, context, call_id)
             future = asyncio.get_running_loop().run_in_executor(self._executor, check)
             return await asyncio.wait_for(future, self._check_timeout)
         except TimeoutError:
@@ -750,10 +760,17 @@ class McpProxy:
             if isinstance(item, dict) and "method" not in item and "id" in item:
                 self._on_response(item, len(raw))
 
+    def _check_with_facts(self, action: Action, context: Context, call_id: str) -> Decision:
+        if self._facts is not None:
+            context = gather(context, cwd=self._facts_cwd, cache=self._facts)
+        return self.supervisor.check(action, context, call_id=call_id)
+
     def _on_response(self, message: dict[str, Any], size: int) -> None:
         key = _id_key(message["id"])
         call_id = self._calls.pop(key, None)
         if call_id is not None:
+            if self._facts is not None:
+                self._facts.forget()  # the call may have changed the work tree
             executed, result = self._outcome(message, size)
             self._spawn(self._after(call_id, result, executed), self._tasks)
         elif key in self._lists:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeAlias
 
@@ -64,6 +65,7 @@ from supervisor.adapters.tools import (
 )
 from supervisor.errors import ActionBlocked, ConfigError
 from supervisor.facade import Supervisor
+from supervisor.facts import FactsCache, agather
 from supervisor.models import Context, Decision, Verdict
 
 __all__ = [
@@ -123,6 +125,7 @@ def supervised_tool_guardrail(
     session: SessionSource = None,
     context: ContextSource = None,
     name: str = "supervisor",
+    facts: bool = True,
 ) -> SupervisorInputGuardrail:
     """A tool input guardrail that asks ``sup`` about each call before the tool runs.
 
@@ -130,8 +133,13 @@ def supervised_tool_guardrail(
     not say it. Each call is checked with the SDK's tool call id as ``call_id``, so the
     output guardrail (and any other process sharing the store) finds the decision after.
     If the supervisor itself fails, the call is refused with a message saying so and the
-    run goes on: a broken gate neither crashes the agent nor waves calls through.
+    run goes on: a broken gate neither crashes the agent nor waves calls through. Function
+    tools run in this process, so the facts the context lacks (home, user, cwd, repository,
+    branch, work-tree status...) are taken from it (``facts=False`` leaves them unknown;
+    see :mod:`supervisor.facts`).
     """
+    # The supervisor's own facts (facts="host") already cover this; else ours.
+    known = FactsCache() if facts and getattr(sup, "facts", None) is None else None
 
     async def supervisor_check(data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
         ctx = data.context
@@ -144,7 +152,10 @@ def supervised_tool_guardrail(
                 session=_session_of(ctx, session),
                 metadata={"host": HOST},
             )
-            decision = await sup.acheck(action, _context_of(ctx, context), call_id=ctx.tool_call_id)
+            given = _context_of(ctx, context)
+            if known is not None:
+                given = await agather(given, cwd=os.getcwd(), cache=known)
+            decision = await sup.acheck(action, given, call_id=ctx.tool_call_id)
         except Exception as exc:  # the agent loop must never crash on the gate
             log.exception("the supervisor could not check tool call %s", ctx.tool_call_id)
             return ToolGuardrailFunctionOutput.reject_content(check_failed_message(exc))
@@ -218,6 +229,7 @@ def supervise_tools(
     session: SessionSource = None,
     context: ContextSource = None,
     after: bool = True,
+    facts: bool = True,
 ) -> list[Tool]:
     """Copies of ``tools`` with the supervisor's guardrails in front of their own.
 
@@ -227,7 +239,9 @@ def supervise_tools(
     Raises:
         ConfigError: a tool is not a function tool; the SDK would never run its guardrails.
     """
-    pre = supervised_tool_guardrail(sup, mapping=mapping, session=session, context=context)
+    pre = supervised_tool_guardrail(
+        sup, mapping=mapping, session=session, context=context, facts=facts
+    )
     post = supervised_output_guardrail(sup) if after else None
     supervised: list[Tool] = []
     for tool in tools:

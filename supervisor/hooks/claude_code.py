@@ -70,6 +70,7 @@ def parse(payload: object) -> HookCall:
     tool_name = require_str(payload, "tool_name", _WHERE)
     call_id = optional_str(payload, "tool_use_id")
     context = hook_context(payload, HOST)
+    cwd = optional_str(payload, "cwd")
     if event == "PreToolUse":
         tool_input = require_object(payload, "tool_input", _WHERE)
         actions = actions_for_tool(
@@ -78,13 +79,13 @@ def parse(payload: object) -> HookCall:
             session=optional_str(payload, "session_id"),
             metadata=_metadata(payload, event),
         )
-        return HookCall("pre", event, actions, context, call_id)
+        return HookCall("pre", event, actions, context, call_id, cwd=cwd)
     result: JsonValue
     if event == "PostToolUse":
         result = payload.get("tool_response")
     else:
         result = {"error": payload.get("error"), "is_interrupt": payload.get("is_interrupt")}
-    return HookCall("post", event, (), context, call_id, result, executed=True)
+    return HookCall("post", event, (), context, call_id, result, executed=True, cwd=cwd)
 
 
 def _metadata(payload: Mapping[str, Any], event: str) -> dict[str, JsonValue]:

@@ -31,6 +31,8 @@ __all__ = ["DaemonUnavailable", "ask_daemon", "build_parser", "main"]
 TAXONOMY_ENV: Final = "SUPERVISE_TAXONOMY"
 DEFAULT_TAXONOMY: Final = ("coding",)
 SOCKET_NAME: Final = "hook.sock"  # supervisor.hooks.daemon.SOCKET_NAME, without its imports
+# supervisor.hooks.runner.AGENT_ENV: the agent's variables the daemon reads facts from.
+AGENT_ENV: Final = ("HOME", "USERPROFILE", "USER", "LOGNAME", "USERNAME")
 HOME_ENV: Final = "SUPERVISE_HOME"  # as supervisor.state, which imports dataclasses (slow)
 PROTOCOL: Final = 1
 # Time for the daemon's answer to travel back after its own budget ran out.
@@ -151,6 +153,7 @@ def answer(args: argparse.Namespace, text: str, started: float) -> tuple[HookAns
             "on_error": args.on_error,
             "flag_as": args.flag_as,
             "budget_ms": max(0, remaining_ms),
+            "env": {k: v for k in AGENT_ENV if (v := os.environ.get(k))},
         },
         ensure_ascii=False,
     ).encode()

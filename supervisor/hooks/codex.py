@@ -87,6 +87,7 @@ def parse(payload: object) -> HookCall:
     tool_name = require_str(payload, "tool_name", _WHERE)
     call_id = optional_str(payload, "tool_use_id")
     context = hook_context(payload, HOST)
+    cwd = optional_str(payload, "cwd")
     if event == "PreToolUse":
         tool_input = require_object(payload, "tool_input", _WHERE)
         meta: dict[str, JsonValue] = {"host": HOST, "hook_event": event}
@@ -98,11 +99,11 @@ def parse(payload: object) -> HookCall:
             tool_name,
             tool_input,
             session=optional_str(payload, "session_id"),
-            cwd=context.cwd,
+            cwd=cwd,
             metadata=meta,
         )
-        return HookCall("pre", event, actions, context, call_id)
-    return HookCall("post", event, (), context, call_id, payload.get("tool_response"))
+        return HookCall("pre", event, actions, context, call_id, cwd=cwd)
+    return HookCall("post", event, (), context, call_id, payload.get("tool_response"), cwd=cwd)
 
 
 def actions_for_tool(

@@ -8,15 +8,14 @@ be refused again and the agent must replan, not retry.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 from pydantic import JsonValue
 
 from supervisor.errors import InvalidActionError
+from supervisor.facts import find_repo_root
 from supervisor.hooks.answer import truncate
 from supervisor.models import Action, Context, Decision, Verdict
 from supervisor.redact import redact_text
@@ -36,10 +35,6 @@ __all__ = [
 
 Event = Literal["pre", "post", "ignored"]
 
-# How far up from the working directory to look for ``.git``: enough for any real tree,
-# and it bounds the stat calls on the hot path.
-_MAX_REPO_DEPTH: Final = 40
-
 
 @dataclass(frozen=True)
 class HookCall:
@@ -47,6 +42,8 @@ class HookCall:
 
     ``actions`` holds one action per thing the tool call does (a MultiEdit's edits, the
     files of a Codex patch); they are judged in order and the first refusal answers.
+    ``cwd`` is the working directory the host reports; the runner fills the context's
+    facts for it (:func:`supervisor.facts.gather`), so the record names them gathered.
     """
 
     event: Event
@@ -56,6 +53,7 @@ class HookCall:
     call_id: str | None = None
     result: JsonValue = None
     executed: bool = True
+    cwd: str | None = None
 
 
 def require_object(payload: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:
@@ -81,29 +79,18 @@ def _kind(value: object) -> str:
     return "nothing" if value is None else type(value).__name__
 
 
-def find_repo_root(cwd: str | None) -> str | None:
-    """The nearest directory at or above ``cwd`` holding ``.git`` (a dir or a worktree file)."""
-    if not cwd or not os.path.isabs(cwd):
-        return None
-    path = Path(cwd)
-    for _ in range(_MAX_REPO_DEPTH):
-        if (path / ".git").exists():
-            return str(path)
-        if path.parent == path:
-            return None
-        path = path.parent
-    return None
-
-
 def hook_context(payload: Mapping[str, Any], host: str) -> Context:
-    """The Context for a hook event: the working directory, the repository, the host's mode."""
-    cwd = optional_str(payload, "cwd")
+    """The Context a hook event gives: the host and its mode.
+
+    The working directory (``HookCall.cwd``) and what follows from it (repository, branch,
+    work-tree status, home...) are facts the runner gathers, so they are recorded as such.
+    """
     extras: dict[str, JsonValue] = {"host": host}
     for key in ("permission_mode", "model", "agent_type"):
         value = optional_str(payload, key)
         if value is not None:
             extras[key] = value
-    return Context(cwd=cwd, repo_root=find_repo_root(cwd), extras=extras)
+    return Context(extras=extras)
 
 
 def strictest_decision(decisions: Sequence[Decision]) -> Decision:

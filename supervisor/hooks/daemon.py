@@ -10,8 +10,8 @@ supervisor's answers, stay with the user who runs it.
 
 Protocol, one request per connection: the client sends a JSON object and closes its side
 (``{"v": 1, "host", "payload": <the hook's stdin text>, "taxonomy": [...], "store",
-"on_error", "flag_as", "budget_ms"}``); the daemon answers ``{"stdout", "stderr",
-"exit_code"}`` and closes.
+"on_error", "flag_as", "budget_ms", "env"}``, ``env`` being the agent's ``HOME``/``USER``...
+for the facts); the daemon answers ``{"stdout", "stderr", "exit_code"}`` and closes.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any, Final
 
 from supervisor.errors import ConfigError
 from supervisor.hooks.answer import DEFAULT_BUDGET_MS, error_answer
-from supervisor.hooks.runner import HookSettings, SupervisorCache, run_hook
+from supervisor.hooks.runner import AGENT_ENV, HookSettings, SupervisorCache, run_hook
 from supervisor.state import ensure_home
 
 __all__ = ["MAX_REQUEST_BYTES", "PROTOCOL", "SOCKET_NAME", "serve", "socket_path"]
@@ -128,6 +128,12 @@ def _settings(request: object, home: Path) -> tuple[HookSettings, str]:
     budget = request.get("budget_ms", DEFAULT_BUDGET_MS)
     if not isinstance(budget, int) or isinstance(budget, bool):
         raise TypeError("'budget_ms' must be an integer")
+    env = request.get("env") or {}
+    if not isinstance(env, dict):
+        raise TypeError("'env' must be an object of strings")
+    agent_env = tuple(
+        (key, value) for key in AGENT_ENV if isinstance(value := env.get(key), str) and value
+    )
     settings = HookSettings(
         host=str(request.get("host")),
         taxonomy=tuple(taxonomy),
@@ -136,6 +142,7 @@ def _settings(request: object, home: Path) -> tuple[HookSettings, str]:
         on_error=request.get("on_error", "deny"),
         flag_as=request.get("flag_as", "allow"),
         budget_ms=max(0, budget),
+        agent_env=agent_env,
     )
     return settings, text
 

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from supervisor.errors import ConfigError, InvalidActionError, PluginError, SupervisorError
 from supervisor.facade import Supervisor
+from supervisor.facts import FactsCache, gather
 from supervisor.hooks import claude_code, codex
 from supervisor.hooks.answer import (
     DEFAULT_BUDGET_MS,
@@ -38,18 +39,25 @@ from supervisor.hooks.common import HookCall
 from supervisor.models import Decision
 from supervisor.redact import redact_text
 
-__all__ = ["HOST_MODULES", "HookSettings", "Outcome", "SupervisorCache", "run_hook"]
+__all__ = ["AGENT_ENV", "HOST_MODULES", "HookSettings", "Outcome", "SupervisorCache", "run_hook"]
 
 log = logging.getLogger(__name__)
 
 HOST_MODULES: Final[dict[str, ModuleType]] = {"claude-code": claude_code, "codex": codex}
 # Supervisors a daemon keeps ready, one per (taxonomy, store); older ones are dropped.
 _CACHE_SIZE: Final = 4
+# The agent's environment variables that facts are read from (home, user). The hook process
+# has the agent's environment; the daemon is told them with each request.
+AGENT_ENV: Final = ("HOME", "USERPROFILE", "USER", "LOGNAME", "USERNAME")
 
 
 @dataclass(frozen=True, slots=True)
 class HookSettings:
-    """How to answer: the host, the taxonomy and state, and the failure policy."""
+    """How to answer: the host, the taxonomy and state, and the failure policy.
+
+    ``agent_env`` holds the :data:`AGENT_ENV` variables of the agent's environment when
+    this process does not run with it (the daemon); empty means this process's own.
+    """
 
     host: str
     taxonomy: tuple[str, ...]
@@ -58,6 +66,7 @@ class HookSettings:
     on_error: OnError = "deny"
     flag_as: FlagAs = "allow"
     budget_ms: int = DEFAULT_BUDGET_MS
+    agent_env: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.host not in HOST_MODULES:
@@ -99,6 +108,8 @@ class SupervisorCache:
         self._items: OrderedDict[tuple[object, ...], Supervisor] = OrderedDict()
         # Dropped ones may still be answering a call: closed at the end, not when dropped.
         self._retired: list[Supervisor] = []
+        # Git facts per repository, kept briefly: a burst of calls runs git once.
+        self.facts = FactsCache()
 
     def get(self, taxonomy: Sequence[str], home: str | None, store: str | None) -> Supervisor:
         key = (tuple(_source_key(s) for s in taxonomy), home, store)
@@ -189,6 +200,8 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
     host = HOST_MODULES[settings.host]
     sup = cache.get(settings.taxonomy, settings.home, settings.store)
     if call.event == "post":
+        if call.cwd:
+            cache.facts.forget(call.cwd)  # the call may have changed the work tree
         if call.call_id is None:
             return EMPTY  # nothing links this result to a decision
         post = sup.after(call_id=call.call_id, result=call.result, executed=call.executed)
@@ -196,11 +209,17 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
         return answer
     decisions: list[Decision] = []
     last = len(call.actions) - 1
+    context = gather(
+        call.context,
+        cwd=call.cwd,
+        environ=dict(settings.agent_env) if settings.agent_env else None,
+        cache=cache.facts,
+    )
     for index, action in enumerate(call.actions):
         # The call id goes with the last action: after() then finds the decision that let
         # the whole call run. An earlier refusal means the call does not run at all.
         call_id = call.call_id if index == last else None
-        decision = sup.check(action, call.context, call_id=call_id)
+        decision = sup.check(action, context, call_id=call_id)
         decisions.append(decision)
         if not decision.allowed:
             break

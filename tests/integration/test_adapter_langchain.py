@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import json
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -29,6 +30,7 @@ from supervisor import Supervisor
 from supervisor.adapters.langchain import SupervisorBlocked, SupervisorMiddleware
 from supervisor.errors import ActionBlocked
 from supervisor.models import Verdict
+from tests.conftest import artifact_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -221,6 +223,25 @@ def test_harmless_call_runs(sup: Supervisor, run: Run) -> None:
     shown = model.tool_messages()["call-1"]
     assert shown.status == "success"
     assert shown.content == "ran: ls -la"
+
+
+def test_the_facts_of_this_process_reach_the_record(
+    sup: Supervisor, run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the tools run here
+    for facts, call_id in ((True, "call-1"), (False, "call-2")):
+        model = scripted(shell("ls", call_id), AIMessage(content="listed"))
+        middleware = SupervisorMiddleware(sup, facts=facts, context={"task": "list"})
+        agent = create_agent(model, tools=Tools().all, middleware=[middleware])
+        run(agent, ask("List the files."), THREAD)
+    with_facts, without = (
+        json.loads(line)["context"] for line in artifact_text(tmp_path / "home").splitlines()
+    )
+    assert with_facts["cwd"] == str(tmp_path)
+    assert with_facts["task"] == "list"  # given, kept, and not named as gathered
+    assert "task" not in with_facts["gathered"]
+    assert {"cwd", "home", "platform"} <= set(with_facts["gathered"])
+    assert without == {"task": "list"}
 
 
 def test_flagged_call_runs_and_is_recorded(sup: Supervisor, run: Run) -> None:

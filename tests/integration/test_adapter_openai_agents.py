@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import json
 import re
 import sys
 from collections.abc import Iterator
@@ -36,6 +37,7 @@ from supervisor.adapters.openai_agents import (
 )
 from supervisor.errors import ActionBlocked, ConfigError
 from supervisor.models import Decision, Verdict
+from tests.conftest import artifact_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -203,6 +205,25 @@ def test_harmless_call_runs(sup: Supervisor) -> None:
     [checked] = result.tool_input_guardrail_results
     assert isinstance(checked.output.output_info, Decision)
     assert checked.output.output_info.verdict is Verdict.OK
+
+
+def test_the_facts_of_this_process_reach_the_record(
+    sup: Supervisor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the function tools run here
+    for facts, call_id in ((True, "call-1"), (False, "call-2")):
+        tools = Tools()
+        model = ScriptedModel([shell("ls", call_id), [assistant_message("listed")]])
+        supervised = supervise_tools(sup, [tools.run_shell], facts=facts, context={"task": "ls"})
+        agent = Agent(name="coder", model=model, tools=supervised)
+        asyncio.run(Runner.run(agent, "List the files.", run_config=NO_TRACING))
+    with_facts, without = (
+        json.loads(line)["context"] for line in artifact_text(tmp_path / "home").splitlines()
+    )
+    assert with_facts["cwd"] == str(tmp_path)
+    assert with_facts["task"] == "ls"
+    assert {"cwd", "home", "platform"} <= set(with_facts["gathered"])
+    assert without == {"task": "ls"}
 
 
 def test_flagged_call_runs_and_is_recorded(sup: Supervisor) -> None:

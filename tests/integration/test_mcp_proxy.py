@@ -232,6 +232,10 @@ def test_calls_pass_nudge_and_block_through_a_real_client_and_server(tmp_path: P
     ]
     assert {d["session"] for d in decisions} == {session_id}
     assert "echoes it, runs nothing" in artifact_text(home)
+    # The server runs where the proxy runs (ROOT): the facts of that directory were gathered.
+    contexts = [json.loads(line)["context"] for line in artifact_text(home).splitlines()]
+    assert {c["cwd"] for c in contexts} == {str(ROOT)}
+    assert all({"cwd", "home", "platform"} <= set(c["gathered"]) for c in contexts)
     _check_outcomes(home, decisions)
 
 

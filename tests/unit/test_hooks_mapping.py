@@ -53,7 +53,8 @@ def test_bash_is_a_shell_action_with_ids_and_context():
     )
     assert call.event == "pre"
     assert call.call_id == "toolu_01"
-    assert call.context.cwd == "/work/repo"
+    assert call.cwd == "/work/repo"
+    assert call.context.cwd is None  # a fact the runner gathers, recorded as gathered
     assert call.context.extras == {"host": "claude-code", "permission_mode": "default"}
     (action,) = call.actions
     assert action.type == "shell"

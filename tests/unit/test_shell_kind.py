@@ -959,3 +959,17 @@ def test_sh_c_binds_its_positional_parameters():
 )
 def test_copiers_send_only_to_another_machine(command: str, verdict: Verdict):
     assert judge(HOST_UPLOAD, command).verdict is verdict, command
+
+
+def test_a_container_excuses_only_when_it_is_known():
+    config = {
+        "rules": [{"prefixes_any": ["sudo"]}],
+        "excused_by": [{"container": True, "reason": "inside a container"}],
+    }
+    command = "sudo apt-get install -y libpq-dev"
+    inside = judge(config, command, CTX.model_copy(update={"container": True}), "nudge")
+    assert inside.verdict is Verdict.FLAG
+    assert "inside a container" in (inside.reason or "")
+    for unknown_or_host in (None, False):
+        context = CTX.model_copy(update={"container": unknown_or_host})
+        assert judge(config, command, context, "nudge").verdict is Verdict.NUDGE
