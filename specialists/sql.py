@@ -2003,6 +2003,8 @@ class SqlSpecialist:
                 judged.extend(self._place(found, (), source, context))
                 read_any = True
                 continue
+            if self._checks == ("reset",):
+                continue  # resets come from tools and clients, never from SQL text
             try:
                 parsed = self._parse(source)
                 dialects.append(parsed.dialect or "generic")

@@ -957,3 +957,17 @@ def test_a_reset_is_placed_by_the_tools_environment_and_database_url():
 def test_setting_up_a_database_is_not_a_reset():
     for command in ("bin/rails db:setup", "bin/rails db:create db:migrate", "rake db:seed"):
         assert build(checks=["reset"]).evaluate(shell(command), HERE).verdict is Verdict.REFUSE
+
+
+def test_the_reset_check_does_not_parse_sql():
+    # SQL that fails to parse would be "unparsed" (here a flag) if the reset check read it.
+    specialist = build(checks=["reset"], on_unparsed="flag")
+    assert specialist.evaluate(shell("psql -c 'select garbage from'"), HERE).verdict is (
+        Verdict.REFUSE
+    )
+    assert (
+        build(checks=["grant"], on_unparsed="flag")
+        .evaluate(shell("psql -c 'select garbage from'"), HERE)
+        .verdict
+        is Verdict.FLAG
+    )
