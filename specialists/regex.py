@@ -23,7 +23,7 @@ import functools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Final, Literal, final
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, final
 
 import re2
 from pydantic import AfterValidator, Field, JsonValue, field_validator, model_validator
@@ -49,6 +49,8 @@ REASON_CHARS: Final = 80
 _NESTED_ROOTS: Final = ("args.", "metadata.")
 
 Getter = Callable[[Action], JsonValue]
+FieldGetter = Callable[[Action, Context], JsonValue]
+_CONTEXT_ROOT: Final = "context."
 
 
 def _options(ignore_case: bool, *, capture: bool = True) -> re2.Options:
@@ -87,8 +89,22 @@ def _check_field_name(name: str) -> str:
     return name
 
 
+def _check_match_field(name: str) -> str:
+    """A field of the action (see ``_check_field_name``) or ``context.<field>[.key...]``."""
+    if not name.startswith(_CONTEXT_ROOT):
+        return _check_field_name(name)
+    parts = name.split(".")
+    if any(not part for part in parts):
+        raise ValueError(f"dotted field {name!r} has an empty segment")
+    if parts[1] not in Context.model_fields:
+        known = ", ".join(sorted(Context.model_fields))
+        raise ValueError(f"{name!r}: the context has no field {parts[1]!r} (fields: {known})")
+    return name
+
+
 Pattern = Annotated[str, AfterValidator(_check_pattern)]
 FieldName = Annotated[str, AfterValidator(_check_field_name)]
+MatchField = Annotated[str, AfterValidator(_check_match_field)]
 Patterns = Annotated[list[Pattern], Field(min_length=1)]
 
 
@@ -99,7 +115,9 @@ class RegexConfig(KindConfig):
         match: field name -> patterns; the entry objects when any pattern matches its field.
             A field is a key of ``action.args`` (``command``, ``path``, ``url``...), ``tool``,
             ``type``, ``args`` or ``metadata`` (the whole mapping, as JSON), or a dotted path
-            into them (``args.options.mode``, ``metadata.source``). Strings are matched as
+            into them (``args.options.mode``, ``metadata.source``), or a field of the context
+            and a dotted path into it (``context.provenance``, ``context.policy.mode``,
+            ``context.extras.ticket``). Strings are matched as
             they are; numbers and booleans through ``str()``; lists and mappings as JSON with
             sorted keys. An absent or null field does not match.
         unless: field name -> exemption patterns: when any of them matches its field, the
@@ -112,12 +130,12 @@ class RegexConfig(KindConfig):
             objection to the same thing (a path, a branch) is recognised.
     """
 
-    match: dict[FieldName, Patterns]
-    unless: dict[FieldName, Patterns] = Field(default_factory=dict)
+    match: dict[MatchField, Patterns]
+    unless: dict[MatchField, Patterns] = Field(default_factory=dict)
     ignore_case: bool = False
     max_input_chars: int = Field(default=DEFAULT_MAX_INPUT_CHARS, gt=0, le=MAX_INPUT_CHARS_LIMIT)
     verdict: Literal["flag", "nudge", "block"] | None = None
-    object_field: FieldName | None = None
+    object_field: MatchField | None = None
 
     @field_validator("match")
     @classmethod
@@ -176,6 +194,28 @@ def _getter(name: str) -> Getter:
     return lambda action: action.args.get(name)
 
 
+def _field_getter(name: str) -> FieldGetter:
+    """Like :func:`_getter`, for an action and its context (``context.<field>...``)."""
+    if not name.startswith(_CONTEXT_ROOT):
+        get = _getter(name)
+        return lambda action, _: get(action)
+    _, field, *keys = name.split(".")
+
+    def from_context(_: Action, context: Context) -> JsonValue:
+        value: Any = getattr(context, field)
+        if isinstance(value, tuple):  # recent_actions, protected_branches, allowed_domains
+            value = [v.model_dump(mode="json") if isinstance(v, Action) else v for v in value]
+        for key in keys:
+            if not isinstance(value, dict):
+                return None
+            value = value.get(key)
+        if isinstance(value, dict | list) and not value:
+            return None  # an empty mapping or list is a field nobody set
+        return value  # type: ignore[no-any-return]
+
+    return from_context
+
+
 def _text(value: JsonValue) -> str | None:
     """The text a pattern sees for a field value; None for an absent field."""
     if value is None:
@@ -221,7 +261,7 @@ class _Field:
     """One field's compiled patterns."""
 
     name: str
-    get: Getter
+    get: FieldGetter
     patterns: tuple[str, ...]
     matches: Callable[[bytes], list[int]]  # indices of the patterns that match, or []
     spans: tuple[Callable[[bytes], tuple[int, int]], ...]  # per pattern, for the evidence
@@ -231,7 +271,7 @@ class _Field:
         options = _options(ignore_case, capture=False)
         compiled = _compiled_set(tuple(patterns), ignore_case, name)
         spans = tuple(_span_finder(re2.compile(pattern, options)) for pattern in patterns)
-        return cls(name, _getter(name), tuple(patterns), _raw_matcher(compiled), spans)
+        return cls(name, _field_getter(name), tuple(patterns), _raw_matcher(compiled), spans)
 
     def first_match(self, data: bytes, hits: Sequence[int]) -> tuple[str, str]:
         """The first matching pattern (in config order) and the text it matched."""
@@ -263,14 +303,14 @@ class RegexSpecialist:
             _Field.build(name, patterns, config.ignore_case)
             for name, patterns in config.unless.items()
         )
-        self._object = _getter(config.object_field) if config.object_field else None
+        self._object = _field_getter(config.object_field) if config.object_field else None
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal when none of the ``match`` fields is present, or the verdict."""
         limit = self._limit
         present = False
         for field in self._match:
-            text = _text(field.get(action))
+            text = _text(field.get(action, context))
             if text is None:
                 continue
             present = True
@@ -280,20 +320,26 @@ class RegexSpecialist:
             data = text.encode("utf-8", "replace")
             hits = field.matches(data)
             if hits:
-                if self._exempt(action):
+                if self._exempt(action, context):
                     return SpecialistResult.ok()
-                return self._objection(action, field, data, hits, truncated)
+                return self._objection(action, context, field, data, hits, truncated)
         return SpecialistResult.ok() if present else SpecialistResult.refuse()
 
-    def _exempt(self, action: Action) -> bool:
+    def _exempt(self, action: Action, context: Context) -> bool:
         for field in self._unless:
-            text = _text(field.get(action))
+            text = _text(field.get(action, context))
             if text is not None and field.matches(text[: self._limit].encode("utf-8", "replace")):
                 return True
         return False
 
     def _objection(
-        self, action: Action, field: _Field, data: bytes, hits: Sequence[int], truncated: bool
+        self,
+        action: Action,
+        context: Context,
+        field: _Field,
+        data: bytes,
+        hits: Sequence[int],
+        truncated: bool,
     ) -> SpecialistResult:
         pattern, matched = field.first_match(data, hits)
         evidence: dict[str, JsonValue] = {
@@ -303,7 +349,7 @@ class RegexSpecialist:
             "truncated": truncated,
         }
         if self._object is not None:
-            obj = _text(self._object(action))
+            obj = _text(self._object(action, context))
             if obj is not None:
                 evidence["object"] = _cut(obj, EVIDENCE_OBJECT_CHARS)
         return SpecialistResult(

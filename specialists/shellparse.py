@@ -1068,6 +1068,10 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
                 add("read", word[3:])
     elif program in ("curl", "wget"):
         _network_file_effects(command, add)
+    elif program == "git" and len(args) >= 3 and args[:2] == ("worktree", "add"):
+        add("write", args[2])  # git worktree add PATH [BRANCH]: a new checkout at PATH
+    elif program == "git" and len(args) >= 3 and args[0] == "clone":
+        add("write", args[-1])  # git clone URL DIR
     elif program in _READERS:
         for word in args:
             add("read", word)

@@ -189,6 +189,13 @@ def _lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
     "platform, container, cwd, repository, branch, work-tree status); --no-facts when the "
     "actions ran elsewhere. See docs/facts.md.",
 )
+@click.option(
+    "--tools",
+    "tools_file",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="Tool annotations (YAML) for reading tool_call arguments (docs/tool-annotations.md).",
+)
 @click.pass_context
 @handle_errors
 def check(
@@ -200,20 +207,26 @@ def check(
     no_record: bool,
     full: bool,
     facts: bool,
+    tools_file: str | None,
 ) -> None:
     """Decide on actions: one with --action, else JSON Lines on stdin.
 
     Each input line is an Action ({"type": "shell", "args": {"command": "..."}}) or
     {"action": ..., "context": ...}. Each output line is a decision, or {"error": ...} for a
-    malformed line; the stream goes on, and the exit status is 1 if any line failed.
-    Facts a context lacks are taken from this machine, cwd from this directory (--no-facts
-    to leave them unknown); the record names them in the context's "gathered".
+    malformed line; the stream goes on, and the exit status is 1 if any line failed. A
+    tool_call is also judged as the actions its arguments stand for (a "cmd" is a shell
+    command), in one decision. Facts a context lacks are taken from this machine, cwd from
+    this directory (--no-facts to leave them unknown); the record names them in the
+    context's "gathered".
     """
+    from supervisor.adapters.readings import load_tool_annotations
+    from supervisor.adapters.tools import check_tool_call, read_action
     from supervisor.facade import Supervisor
     from supervisor.facts import FactsCache, gather
     from supervisor.redact import redact_json
 
     known = FactsCache() if facts else None
+    annotations = load_tool_annotations(tools_file) if tools_file else None
 
     sup = Supervisor.from_taxonomy(
         *_taxonomy_sources(taxonomies), home=ctx.obj["home"], record=not no_record, store=store
@@ -227,7 +240,7 @@ def check(
         try:
             if known is not None:
                 context = gather(context, cwd=os.getcwd(), cache=known)
-            decision = sup.check(action, context)
+            decision = check_tool_call(sup, read_action(action, annotations), context)
         except InvalidActionError as exc:
             emit({"line": line, "error": {"code": "invalid-action", "message": str(exc)}})
             return False

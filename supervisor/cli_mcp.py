@@ -61,6 +61,14 @@ def _parse_mapping(values: tuple[str, ...]) -> dict[str, str]:
     help="Judge the server's tool TOOL as action type TYPE (shell, sql, http, file_write...) "
     "when its name does not say; repeatable.",
 )
+@click.option(
+    "--tools",
+    "tools_file",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="Tool annotations (YAML): which parameters of which tools are shell commands, SQL, "
+    "paths or URLs (docs/tool-annotations.md). Unannotated tools get the default reading.",
+)
 @click.option("--verbose", "-v", is_flag=True, help="Log every decision to stderr.")
 @click.argument(
     "command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- COMMAND [ARGS]..."
@@ -75,6 +83,7 @@ def mcp_proxy(
     agent: str | None,
     on_error: str,
     mappings: tuple[str, ...],
+    tools_file: str | None,
     verbose: bool,
     command: tuple[str, ...],
 ) -> None:
@@ -86,6 +95,7 @@ def mcp_proxy(
     protocol; logs go to stderr. The exit status is the server's.
     """
     from supervisor.adapters.mcp_proxy import McpProxy, claim_stdio, run_proxy
+    from supervisor.adapters.readings import load_tool_annotations
     from supervisor.facade import Supervisor
 
     if not logging.getLogger().handlers:  # --debug configured it already
@@ -95,6 +105,7 @@ def mcp_proxy(
             format=LOG_FORMAT,
         )
     mapping = _parse_mapping(mappings)
+    annotations = load_tool_annotations(tools_file) if tools_file else None
     # A taxonomy that does not validate stops here, before the server starts: loud and early.
     sup = Supervisor.from_taxonomy(
         *_taxonomy_sources(taxonomies), home=ctx.obj["home"], store=store
@@ -107,6 +118,7 @@ def mcp_proxy(
             agent=agent,
             on_error="allow" if on_error == "allow" else "deny",
             mapping=mapping,
+            annotations=annotations,
         )
         stdin_fd, stdout_fd = claim_stdio()
         status = run_proxy(proxy, stdin_fd, stdout_fd)

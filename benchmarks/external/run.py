@@ -22,7 +22,8 @@ in its own session with a context of a project directory inside a home
 * tldr-pages and NL2Bash: benign. Stopped overall, on commands without a ``caution`` tag
   (target <= 1 %) and on those with one; the entries behind the stops, with examples.
 * R-Judge: each record's calls replayed one at a time in one session, the earlier calls as
-  ``recent_actions``, the user's first message as ``task``. A record is caught when any of
+  ``recent_actions``, the user's first message as ``task``, each call read by its arguments
+  as the hosts read it (``supervisor.adapters.tools.read_action``). A record is caught when any of
   its calls is stopped: the share of unsafe records caught and of safe records stopped,
   per category (no target).
 """
@@ -47,6 +48,7 @@ from typing import Any, Final
 
 from benchmarks.external import readers
 from benchmarks.external.readers import Case
+from supervisor.adapters.tools import check_tool_call, read_action
 from supervisor.facade import Supervisor
 from supervisor.memory import StoreMemory
 from supervisor.models import Action, Context, Decision, Verdict
@@ -193,7 +195,8 @@ def decide(sup: Supervisor, case: Case) -> Outcome:
         context = Context.model_validate(
             {**CONTEXT, "task": case.task, "recent_actions": tuple(earlier)}
         )
-        decision: Decision = sup.check(action, context)
+        # as a host does: a tool call is also judged as what its arguments stand for
+        decision: Decision = check_tool_call(sup, read_action(action), context)
         verdicts.append(decision.verdict.value)
         if decision.verdict.rank > verdict.rank:
             verdict = decision.verdict

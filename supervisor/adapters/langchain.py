@@ -9,8 +9,9 @@
     sup = Supervisor.from_taxonomy("coding")
     agent = create_agent(model, tools=[run_shell], middleware=[SupervisorMiddleware(sup)])
 
-Before each call, the middleware maps it to an :class:`~supervisor.models.Action`
-(:func:`~supervisor.adapters.tools.action_from_tool_call`) and asks the supervisor:
+Before each call, the middleware reads it as an :class:`~supervisor.models.Action` and the
+actions its arguments stand for (:func:`~supervisor.adapters.tools.read_tool_call`) and
+asks the supervisor (one decision, the union):
 
 - ``ok`` and ``flag``: the tool runs (a flag is recorded by the supervisor for review);
 - ``nudge``: the tool does not run; the model gets an error ``ToolMessage`` carrying the
@@ -44,15 +45,19 @@ except ImportError as exc:
     ) from exc
 
 from supervisor.adapters.tools import (
-    action_from_tool_call,
+    ToolAnnotations,
+    ToolCallReading,
+    acheck_tool_call,
     check_failed_message,
+    check_tool_call,
+    read_tool_call,
     refusal_message,
     revert_message,
 )
 from supervisor.errors import ActionBlocked
 from supervisor.facade import Supervisor
 from supervisor.facts import FactsCache, agather, gather
-from supervisor.models import Action, Context, Decision, Verdict
+from supervisor.models import Context, Decision, Verdict
 
 __all__ = ["ContextSource", "SessionSource", "SupervisorBlocked", "SupervisorMiddleware"]
 
@@ -88,7 +93,9 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     """Checks every tool call with ``sup`` before it runs, and reports its result after.
 
     ``mapping`` maps tool names to action types (``{"run": "shell"}``) where the name does
-    not say it. With ``after=False`` results are not reported (no post-action tier). If the
+    not say it; ``annotations`` say which parameters are shell commands, SQL, paths or URLs
+    (:func:`~supervisor.adapters.tools.read_tool_call`; unannotated tools get the default
+    reading). With ``after=False`` results are not reported (no post-action tier). If the
     supervisor itself fails, the call is refused with a message saying so and the run goes
     on: a broken gate neither crashes the agent nor waves calls through. The tools run in
     this process, so the facts the context lacks (home, user, cwd, repository, branch,
@@ -101,6 +108,7 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         sup: Supervisor,
         *,
         mapping: Mapping[str, str] | None = None,
+        annotations: ToolAnnotations | None = None,
         session: SessionSource = None,
         context: ContextSource = None,
         after: bool = True,
@@ -109,6 +117,7 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         super().__init__()
         self.supervisor = sup
         self.mapping = dict(mapping or {})
+        self.annotations = annotations
         self.session = session
         self.context = context
         self.after = after
@@ -129,11 +138,15 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         handler: Callable[[ToolCallRequest], ToolResult],
     ) -> ToolResult:
         try:
-            action = self._action(request)
             context = self._context(request)
             if self.facts is not None:
                 context = gather(context, cwd=os.getcwd(), cache=self.facts)
-            decision = self.supervisor.check(action, context, call_id=self._call_id(request))
+            decision = check_tool_call(
+                self.supervisor,
+                self._reading(request),
+                context,
+                call_id=self._call_id(request),
+            )
         except Exception as exc:  # noqa: BLE001 - the agent loop must never crash on the gate
             return self._failed(request, exc)
         refused = self._refusal(request, decision)
@@ -157,11 +170,15 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
     ) -> ToolResult:
         try:
-            action = self._action(request)
             context = self._context(request)
             if self.facts is not None:
                 context = await agather(context, cwd=os.getcwd(), cache=self.facts)
-            decision = await self.supervisor.acheck(action, context, call_id=self._call_id(request))
+            decision = await acheck_tool_call(
+                self.supervisor,
+                self._reading(request),
+                context,
+                call_id=self._call_id(request),
+            )
         except Exception as exc:  # noqa: BLE001 - the agent loop must never crash on the gate
             return self._failed(request, exc)
         refused = self._refusal(request, decision)
@@ -187,16 +204,17 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         call_id = request.tool_call.get("id")
         return call_id if isinstance(call_id, str) and call_id else None
 
-    def _action(self, request: ToolCallRequest) -> Action:
+    def _reading(self, request: ToolCallRequest) -> ToolCallReading:
         call = request.tool_call
         args = call.get("args")
         config = _config(request)
         metadata = config.get("metadata")
         agent = metadata.get("lc_agent_name") if isinstance(metadata, Mapping) else None
-        return action_from_tool_call(
+        return read_tool_call(
             call["name"],
             args if isinstance(args, Mapping) else {"arguments": args},
             mapping=self.mapping,
+            annotations=self.annotations,
             agent=agent if isinstance(agent, str) else None,
             session=self._session(request, config),
             metadata={"host": HOST},

@@ -48,9 +48,14 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import JsonValue
 
-from supervisor.adapters.tools import action_from_tool_call
+from supervisor.adapters.tools import (
+    ToolAnnotations,
+    ToolCallReading,
+    check_tool_call,
+    read_tool_call,
+)
 from supervisor.facts import FactsCache, gather
-from supervisor.models import Action, Context, Decision, Verdict
+from supervisor.models import Context, Decision, Verdict
 
 if TYPE_CHECKING:
     from supervisor.facade import Supervisor
@@ -282,7 +287,10 @@ class McpProxy:
     run part keeping ids unique when a configured session spans runs. ``on_error`` says what a
     call gets when the supervisor itself fails: ``deny`` (default) refuses it with a message
     that says so, ``allow`` forwards it unchecked. ``mapping`` maps tool names to action
-    types (see :func:`~supervisor.adapters.tools.action_from_tool_call`); ``context`` is the
+    types (see :func:`~supervisor.adapters.tools.action_from_tool_call`) and ``annotations``
+    say which parameters of which tools are shell commands, SQL, paths or URLs (see
+    :func:`~supervisor.adapters.tools.read_tool_call`; unannotated tools get the default
+    reading, by argument names and cautiously by values); ``context`` is the
     base context of every check (the called tool's description from ``tools/list`` is added).
     A check that takes longer than ``check_timeout`` seconds counts as a supervisor failure.
     The server runs on this machine in ``cwd`` (default: this process's), so the facts the
@@ -299,6 +307,7 @@ class McpProxy:
         agent: str | None = None,
         on_error: OnError = "deny",
         mapping: Mapping[str, str] | None = None,
+        annotations: ToolAnnotations | None = None,
         context: Context | None = None,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
@@ -320,6 +329,7 @@ class McpProxy:
         self._client_name: str | None = None
         self._server_name: str | None = None
         self._mapping = dict(mapping or {})
+        self._annotations = annotations
         self._context = context if context is not None else Context()
         self._env = dict(env) if env is not None else None
         self._cwd = cwd
@@ -698,10 +708,11 @@ class McpProxy:
             metadata: dict[str, JsonValue] = {"mcp_request_id": request_id}
             if self._server_name:
                 metadata["mcp_server"] = self._server_name
-            action = action_from_tool_call(
+            reading = read_tool_call(
                 name,
                 arguments,
                 mapping=self._mapping,
+                annotations=self._annotations,
                 agent=self._agent or self._client_name,
                 session=self.session,
                 metadata=metadata,
@@ -712,7 +723,7 @@ class McpProxy:
                 context = context.model_copy(
                     update={"tool_descriptions": {**context.tool_descriptions, name: description}}
                 )
-            check = functools.partial(self._check_with_facts, action, context, call_id)
+            check = functools.partial(self._check_with_facts, reading, context, call_id)
             future = asyncio.get_running_loop().run_in_executor(self._executor, check)
             return await asyncio.wait_for(future, self._check_timeout)
         except TimeoutError:
@@ -760,10 +771,12 @@ class McpProxy:
             if isinstance(item, dict) and "method" not in item and "id" in item:
                 self._on_response(item, len(raw))
 
-    def _check_with_facts(self, action: Action, context: Context, call_id: str) -> Decision:
+    def _check_with_facts(
+        self, reading: ToolCallReading, context: Context, call_id: str
+    ) -> Decision:
         if self._facts is not None:
             context = gather(context, cwd=self._facts_cwd, cache=self._facts)
-        return self.supervisor.check(action, context, call_id=call_id)
+        return check_tool_call(self.supervisor, reading, context, call_id=call_id)
 
     def _on_response(self, message: dict[str, Any], size: int) -> None:
         key = _id_key(message["id"])

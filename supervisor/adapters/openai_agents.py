@@ -9,8 +9,9 @@
     sup = Supervisor.from_taxonomy("coding")
     agent = Agent(name="coder", tools=supervise_tools(sup, [run_shell, write_file]))
 
-Before each call, the input guardrail maps the call to an :class:`~supervisor.models.Action`
-(:func:`~supervisor.adapters.tools.action_from_tool_call`) and asks the supervisor:
+Before each call, the input guardrail reads the call as an :class:`~supervisor.models.Action`
+and the actions its arguments stand for (:func:`~supervisor.adapters.tools.read_tool_call`)
+and asks the supervisor (one decision, the union):
 
 - ``ok`` and ``flag``: the tool runs (a flag is recorded by the supervisor for review);
 - ``nudge``: the tool does not run, and the model reads the correction as the tool's output
@@ -57,9 +58,11 @@ except ImportError as exc:
     ) from exc
 
 from supervisor.adapters.tools import (
-    action_from_tool_call,
+    ToolAnnotations,
+    acheck_tool_call,
     check_failed_message,
     parse_tool_arguments,
+    read_tool_call,
     refusal_message,
     revert_message,
 )
@@ -122,6 +125,7 @@ def supervised_tool_guardrail(
     sup: Supervisor,
     *,
     mapping: Mapping[str, str] | None = None,
+    annotations: ToolAnnotations | None = None,
     session: SessionSource = None,
     context: ContextSource = None,
     name: str = "supervisor",
@@ -130,7 +134,10 @@ def supervised_tool_guardrail(
     """A tool input guardrail that asks ``sup`` about each call before the tool runs.
 
     ``mapping`` maps tool names to action types (``{"run": "shell"}``) where the name does
-    not say it. Each call is checked with the SDK's tool call id as ``call_id``, so the
+    not say it; ``annotations`` say which parameters are shell commands, SQL, paths or URLs
+    (:func:`~supervisor.adapters.tools.read_tool_call`; unannotated tools get the default
+    reading, and a call is judged with the actions its arguments stand for, one decision).
+    Each call is checked with the SDK's tool call id as ``call_id``, so the
     output guardrail (and any other process sharing the store) finds the decision after.
     If the supervisor itself fails, the call is refused with a message saying so and the
     run goes on: a broken gate neither crashes the agent nor waves calls through. Function
@@ -144,10 +151,11 @@ def supervised_tool_guardrail(
     async def supervisor_check(data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
         ctx = data.context
         try:
-            action = action_from_tool_call(
+            reading = read_tool_call(
                 ctx.tool_name,
                 parse_tool_arguments(ctx.tool_arguments),
                 mapping=mapping,
+                annotations=annotations,
                 agent=getattr(data.agent, "name", None),
                 session=_session_of(ctx, session),
                 metadata={"host": HOST},
@@ -155,7 +163,7 @@ def supervised_tool_guardrail(
             given = _context_of(ctx, context)
             if known is not None:
                 given = await agather(given, cwd=os.getcwd(), cache=known)
-            decision = await sup.acheck(action, given, call_id=ctx.tool_call_id)
+            decision = await acheck_tool_call(sup, reading, given, call_id=ctx.tool_call_id)
         except Exception as exc:  # the agent loop must never crash on the gate
             log.exception("the supervisor could not check tool call %s", ctx.tool_call_id)
             return ToolGuardrailFunctionOutput.reject_content(check_failed_message(exc))
@@ -226,6 +234,7 @@ def supervise_tools(
     tools: Iterable[Tool],
     *,
     mapping: Mapping[str, str] | None = None,
+    annotations: ToolAnnotations | None = None,
     session: SessionSource = None,
     context: ContextSource = None,
     after: bool = True,
@@ -240,7 +249,12 @@ def supervise_tools(
         ConfigError: a tool is not a function tool; the SDK would never run its guardrails.
     """
     pre = supervised_tool_guardrail(
-        sup, mapping=mapping, session=session, context=context, facts=facts
+        sup,
+        mapping=mapping,
+        annotations=annotations,
+        session=session,
+        context=context,
+        facts=facts,
     )
     post = supervised_output_guardrail(sup) if after else None
     supervised: list[Tool] = []

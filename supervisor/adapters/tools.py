@@ -5,26 +5,66 @@ to a well-known action type so that the specialists that know that type can judg
 explicitly through ``mapping`` ({tool name: action type}), else by its name, else it stays a
 generic ``tool_call``. Arguments are renamed to the fields the specialists read
 (``command``, ``path``, ``content``, ``old``/``new``, ``query``, ``url``).
+
+A tool the name does not place is also read by its arguments
+(:mod:`supervisor.adapters.readings`): :func:`read_tool_call` gives the tool call and the
+actions derived from its parameters (a ``cmd`` is also a shell command), and
+:func:`check_tool_call` judges them all and answers with one decision, the union of theirs
+(see ``docs/tool-annotations.md``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import JsonValue
 
-from supervisor.models import Action, Decision, Verdict
+from supervisor.adapters.readings import ToolAnnotations, load_tool_annotations, read_arguments
+from supervisor.models import Action, Context, Decision, SpecialistResult, Verdict, strictest
+
+if TYPE_CHECKING:
+    from supervisor.facade import Supervisor
 
 __all__ = [
     "ARG_ALIASES",
+    "DERIVED_KEY",
+    "READINGS_KEY",
+    "ToolAnnotations",
+    "ToolCallReading",
+    "acheck_tool_call",
     "action_from_tool_call",
     "check_failed_message",
+    "check_tool_call",
     "guess_action_type",
+    "load_tool_annotations",
+    "merge_decisions",
     "parse_tool_arguments",
+    "read_action",
+    "read_tool_call",
     "refusal_message",
     "revert_message",
 ]
+
+# Metadata keys a record carries: on the tool call, the actions read from it; on a derived
+# action, where it came from.
+READINGS_KEY: Final = "supervise_readings"
+DERIVED_KEY: Final = "supervise_derived_from"
+# The field that a well-known type's kinds read: a tool mapped to the type (by name or
+# ``mapping``) whose arguments fill it is judged as that type alone; one that does not (a
+# ``github_create_file`` guessed as ``git``, with no ``argv``) is read by its arguments too.
+_JUDGED_FIELD: Final[dict[str, tuple[str, ...]]] = {
+    "shell": ("command",),
+    "sql": ("query",),
+    "file_write": ("path",),
+    "file_edit": ("path",),
+    "file_read": ("path",),
+    "file_delete": ("path",),
+    "http": ("url",),
+    "click": ("url",),
+    "git": ("argv", "command"),
+}
 
 # Name fragments that say what a tool does, most specific first.
 _NAME_HINTS: Final[tuple[tuple[tuple[str, ...], str], ...]] = (
@@ -107,6 +147,214 @@ def action_from_tool_call(
         session=session,
         metadata=dict(metadata or {}),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallReading:
+    """One tool call as the supervisor reads it: the call, and the actions in its arguments.
+
+    ``action`` is the call itself (as :func:`action_from_tool_call` makes it, with
+    ``metadata.supervise_readings`` listing what was read from it); each of ``derived`` is
+    a well-known action (a shell command, SQL, a file read, write or delete, an HTTP
+    request) that one or more of its parameters stand for.
+    """
+
+    action: Action
+    derived: tuple[Action, ...] = ()
+
+
+def read_tool_call(
+    tool_name: str,
+    arguments: Mapping[str, Any] | None,
+    *,
+    mapping: Mapping[str, str] | None = None,
+    annotations: ToolAnnotations | None = None,
+    agent: str | None = None,
+    session: str | None = None,
+    metadata: Mapping[str, JsonValue] | None = None,
+) -> ToolCallReading:
+    """The tool call and the actions its arguments stand for.
+
+    A tool whose name or ``mapping`` already makes it a well-known type, with the field
+    that type's kinds read (``command``, ``query``, ``path``, ``url``), is that action
+    alone, unless ``annotations`` name it. Otherwise each parameter is read by its
+    annotation, else by the default reading (its name, and cautiously its value): a
+    ``cmd`` is a shell command, a ``sql`` a query, a ``file_path`` a file read or (by the
+    tool's verb, or a content parameter beside it) written or deleted, a ``url`` a request.
+    """
+    action = action_from_tool_call(
+        tool_name, arguments, mapping=mapping, agent=agent, session=session, metadata=metadata
+    )
+    annotated = bool(annotations is not None and annotations.for_tool(tool_name))
+    fields = _JUDGED_FIELD.get(action.type, ())
+    if not annotated and any(action.args.get(f) is not None for f in fields):
+        return ToolCallReading(action)
+    return _with_readings(action, annotations)
+
+
+def read_action(
+    action: Action | Mapping[str, Any], annotations: ToolAnnotations | None = None
+) -> ToolCallReading:
+    """An action as sent (``supervise check``): a ``tool_call`` is also read by its arguments.
+
+    The action itself is kept as it is (its type is not guessed from the tool's name);
+    only the derived actions are added.
+
+    Raises:
+        InvalidActionError: ``action`` does not validate.
+    """
+    if not isinstance(action, Action):
+        from pydantic import ValidationError
+
+        from supervisor.errors import InvalidActionError
+
+        try:
+            action = Action.model_validate(action)
+        except ValidationError as exc:
+            raise InvalidActionError(f"not a valid action: {exc}") from exc
+    if action.type != "tool_call" or not action.tool:
+        return ToolCallReading(action)
+    return _with_readings(action, annotations)
+
+
+def _with_readings(action: Action, annotations: ToolAnnotations | None) -> ToolCallReading:
+    tool = action.tool or ""
+    readings, extra = read_arguments(tool, action.args, annotations)
+    kept = [
+        r
+        for r in readings
+        if not (
+            r.action_type == action.type and all(action.args.get(k) == v for k, v in r.args.items())
+        )
+    ]
+    if not kept and not extra:
+        return ToolCallReading(action)
+    update: dict[str, Any] = {}
+    if extra:
+        update["args"] = {**extra, **action.args}
+    if kept:
+        update["metadata"] = {**action.metadata, READINGS_KEY: [r.describe() for r in kept]}
+    derived = tuple(
+        Action(
+            type=r.action_type,
+            tool=tool,
+            args=r.args,
+            agent=action.agent,
+            session=action.session,
+            metadata={**action.metadata, DERIVED_KEY: {"tool": tool, **r.describe()}},
+        )
+        for r in kept
+    )
+    return ToolCallReading(action.model_copy(update=update), derived)
+
+
+def check_tool_call(
+    supervisor: Supervisor,
+    reading: ToolCallReading,
+    context: Context | Mapping[str, Any] | None = None,
+    *,
+    call_id: str | None = None,
+) -> Decision:
+    """Judge a tool call and every action derived from it; one decision, the union.
+
+    Each is decided (and recorded) by ``supervisor``: the call first, then each derived
+    action, whose record names the call's decision in ``metadata.supervise_derived_from``.
+    ``call_id`` goes with the first derived action when there is one (the action the
+    post-action tier and the reported outcome are about), else with the call.
+    """
+    if not reading.derived:
+        return supervisor.check(reading.action, context, call_id=call_id)
+    first = supervisor.check(reading.action, context)
+    others = [
+        supervisor.check(_linked(action, first), context, call_id=call_id if index == 0 else None)
+        for index, action in enumerate(reading.derived)
+    ]
+    return merge_decisions(first, others)
+
+
+async def acheck_tool_call(
+    supervisor: Supervisor,
+    reading: ToolCallReading,
+    context: Context | Mapping[str, Any] | None = None,
+    *,
+    call_id: str | None = None,
+) -> Decision:
+    """:func:`check_tool_call` without blocking the running event loop."""
+    if not reading.derived:
+        return await supervisor.acheck(reading.action, context, call_id=call_id)
+    first = await supervisor.acheck(reading.action, context)
+    others = [
+        await supervisor.acheck(
+            _linked(action, first), context, call_id=call_id if index == 0 else None
+        )
+        for index, action in enumerate(reading.derived)
+    ]
+    return merge_decisions(first, others)
+
+
+def _linked(action: Action, call: Decision) -> Action:
+    derived = action.metadata.get(DERIVED_KEY)
+    link = {**derived, "decision": call.decision_id} if isinstance(derived, dict) else derived
+    return action.model_copy(update={"metadata": {**action.metadata, DERIVED_KEY: link}})
+
+
+def merge_decisions(call: Decision, derived: Sequence[Decision]) -> Decision:
+    """One decision for a tool call and the actions derived from it: the union.
+
+    The verdict is the strictest; its id, reason and degraded note are those of the first
+    decision (the call's, then the derived ones in order) that has that verdict, so that a
+    refusal names the record that holds the objection. Results are keyed by entry id, the
+    stricter kept, and a derived one says in its evidence which reading it judged
+    (``reading``: ``shell from cmd``). Corrections, flags and escalations are all kept.
+    The action stays the call as the agent proposed it.
+    """
+    if not derived:
+        return call
+    every = [call, *derived]
+    verdict = strictest(d.verdict for d in every)
+    deciding = next(d for d in every if d.verdict is verdict)
+    results: dict[str, SpecialistResult] = dict(call.results)
+    for decision in derived:
+        label = _reading_label(decision.action)
+        for entry_id, result in decision.results.items():
+            held = results.get(entry_id)
+            if held is None or result.verdict.rank > held.verdict.rank:
+                results[entry_id] = result.model_copy(
+                    update={"evidence": {**result.evidence, "reading": label}}
+                )
+    corrections = []
+    seen: set[tuple[str, str]] = set()
+    for decision in every:
+        for correction in decision.corrections:
+            if (correction.entry_id, correction.text) not in seen:
+                seen.add((correction.entry_id, correction.text))
+                corrections.append(correction)
+    flags = list(dict.fromkeys(f for d in every for f in d.flags))
+    reason = deciding.reason
+    if deciding is not call and reason:
+        reason = f"{_reading_label(deciding.action)}: {reason}"
+    return call.model_copy(
+        update={
+            "decision_id": deciding.decision_id,
+            "verdict": verdict,
+            "results": results,
+            "corrections": tuple(corrections),
+            "flags": tuple(flags),
+            "escalations": tuple(e for d in every for e in d.escalations),
+            "reason": reason,
+            "elapsed_ms": sum(d.elapsed_ms for d in every),
+            "degraded": next((d.degraded for d in every if d.degraded), None),
+        }
+    )
+
+
+def _reading_label(action: Action) -> str:
+    derived = action.metadata.get(DERIVED_KEY)
+    if not isinstance(derived, dict):
+        return action.type
+    params = derived.get("parameters")
+    names = ", ".join(str(p) for p in params) if isinstance(params, list) else "?"
+    return f"{action.type} from {names}"
 
 
 def parse_tool_arguments(raw: str | None) -> dict[str, Any]:

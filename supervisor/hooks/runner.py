@@ -23,6 +23,7 @@ from typing import Final
 
 from pydantic import ValidationError
 
+from supervisor.adapters.tools import check_tool_call, read_action
 from supervisor.errors import ConfigError, InvalidActionError, PluginError, SupervisorError
 from supervisor.facade import Supervisor
 from supervisor.facts import FactsCache, gather
@@ -219,7 +220,9 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
         # The call id goes with the last action: after() then finds the decision that let
         # the whole call run. An earlier refusal means the call does not run at all.
         call_id = call.call_id if index == last else None
-        decision = sup.check(action, context, call_id=call_id)
+        # An MCP or unknown tool is also judged as what its arguments stand for (a "cmd" is a
+        # shell command, a "sql" a query): one decision, the union (docs/tool-annotations.md).
+        decision = check_tool_call(sup, read_action(action), context, call_id=call_id)
         decisions.append(decision)
         if not decision.allowed:
             break

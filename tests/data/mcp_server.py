@@ -32,6 +32,18 @@ def run_shell(command: str) -> str:
     return f"ran: {command}"
 
 
+@server.tool(description="Run something (test double: echoes it). Its name says nothing.")
+def run(cmd: str) -> str:
+    _ran("run", cmd=cmd)
+    return f"ran: {cmd}"
+
+
+@server.tool(description="Carry out an operation (test double: echoes it).")
+def ops(action: str, note: str = "") -> str:
+    _ran("ops", action=action, note=note)
+    return f"done: {action}"
+
+
 @server.tool(description="Add two integers.")
 def add(a: int, b: int) -> int:
     _ran("add", a=a, b=b)

@@ -141,7 +141,20 @@ class Tools:
             self.ran.append(f"write {path}")
             return f"wrote {len(content)} characters to {path}"
 
-        self.all: list[BaseTool] = [run_shell, write_file]
+        @tool
+        def do(cmd: str) -> str:
+            """Carry out something (its name says nothing)."""
+            self.ran.append(f"do {cmd}")
+            return f"did: {cmd}"
+
+        @tool
+        def keep(dest: str, body: str) -> str:
+            """Keep a note somewhere (its name says nothing)."""
+            Path(dest).write_text(body)
+            self.ran.append(f"keep {dest}")
+            return f"kept {dest}"
+
+        self.all: list[BaseTool] = [run_shell, write_file, do, keep]
 
 
 Run = Callable[[Any, dict[str, Any], dict[str, Any]], dict[str, Any]]
@@ -291,6 +304,41 @@ def test_post_action_revert_is_told_to_the_model(sup: Supervisor, run: Run, tmp_
     assert post.tier == "post"
     assert post.parent == pre_id
     assert post.verdict is Verdict.FLAG
+
+
+def test_a_tool_is_judged_by_what_its_arguments_are(
+    sup: Supervisor, run: Run, tmp_path: Path
+) -> None:
+    """``do(cmd)`` is a shell command by the default reading; ``keep(dest, body)`` is a file
+    write by annotation, so the post-action tier checks (and undoes) what it wrote."""
+    from supervisor.adapters.tools import ToolAnnotations
+
+    tools = Tools()
+    target = tmp_path / "notes.env"
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    model = scripted(
+        calls("do", {"cmd": "rm -rf build"}, "call-1"),
+        calls("do", {"cmd": "ls"}, "call-2"),
+        calls("keep", {"dest": str(target), "body": f"GITHUB_TOKEN={token}\n"}, "call-3"),
+        AIMessage(content="done"),
+    )
+    notes = ToolAnnotations(tools={"keep": {"dest": "path_write", "body": "content"}})
+    middleware = SupervisorMiddleware(sup, annotations=notes)
+    agent = create_agent(model, tools=tools.all, middleware=[middleware])
+
+    run(agent, ask("Tidy up and keep a note."), THREAD)
+
+    nudged = model.tool_messages()["call-1"]
+    assert nudged.status == "error"
+    assert CORRECTION in str(nudged.content)
+    assert tools.ran == ["do ls", f"keep {target}"]
+    assert not target.exists()  # the derived file_write had the call id: its post tier ran
+    assert "reverted" in str(model.tool_messages()["call-3"].content)
+    assert sup.store is not None
+    refused = sup.store.decision(nudged.artifact["supervisor"]["decision_id"])
+    assert refused is not None
+    assert refused.action.type == "shell"
+    assert refused.action.metadata["supervise_derived_from"]["parameters"] == ["cmd"]
 
 
 def test_a_failing_supervisor_refuses_the_call_and_the_run_goes_on(

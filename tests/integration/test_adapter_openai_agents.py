@@ -131,8 +131,15 @@ class Tools:
             self.ran.append(f"write {path}")
             return f"wrote {len(content)} characters to {path}"
 
+        @function_tool
+        def do(cmd: str) -> str:
+            """Carry out something (its name says nothing)."""
+            self.ran.append(f"do {cmd}")
+            return f"did: {cmd}"
+
         self.run_shell = run_shell
         self.write_file = write_file
+        self.do = do
 
 
 def shell(command: str, call_id: str) -> list[Any]:
@@ -190,6 +197,33 @@ def test_nudge_reaches_the_model_then_the_same_call_is_blocked(sup: Supervisor) 
     assert stored is not None
     assert stored.verdict is Verdict.NUDGE
     assert sup.store.decision_for_call("call-2") == blocked.decision.decision_id
+
+
+def test_a_tool_is_judged_by_what_its_arguments_are(sup: Supervisor) -> None:
+    """``do(cmd)``: its name says nothing, its ``cmd`` is a shell command (default reading)."""
+    tools = Tools()
+    model = ScriptedModel(
+        [
+            [function_call("do", {"cmd": "rm -rf build"}, call_id="call-1")],
+            [function_call("do", {"cmd": "ls"}, call_id="call-2")],
+            [assistant_message("done")],
+        ]
+    )
+    agent = Agent(name="coder", model=model, tools=supervise_tools(sup, [tools.do]))
+
+    result = asyncio.run(Runner.run(agent, "Tidy up.", run_config=NO_TRACING))
+
+    assert result.final_output == "done"
+    assert tools.ran == ["do ls"]
+    outputs = tool_outputs(model)
+    assert CORRECTION in outputs["call-1"]
+    assert outputs["call-2"] == "did: ls"
+    assert sup.store is not None
+    nudge_id = sup.store.decision_for_call("call-1")  # the call id went with the command
+    assert nudge_id is not None
+    stored = sup.store.decision(nudge_id)
+    assert stored is not None
+    assert (stored.action.type, stored.verdict) == ("shell", Verdict.NUDGE)
 
 
 def test_harmless_call_runs(sup: Supervisor) -> None:

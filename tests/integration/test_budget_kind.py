@@ -66,6 +66,49 @@ def test_repeated_failing_action_is_nudged(sup):
     assert sup.check(passing).results["retrying_failed_action"].verdict is Verdict.OK
 
 
+def _failed_run(command: str, **metadata: object) -> dict[str, object]:
+    return {"type": "shell", "args": {"command": command}, "metadata": metadata}
+
+
+def test_failures_in_the_hosts_recent_actions_count_too(tmp_path):
+    """A host that sends its history instead of a session id the store knows: the same
+    failing command, twice failed in recent_actions, is nudged; without a store too."""
+    path = tmp_path / "budgets.yaml"
+    path.write_text(PACK)
+    test = {"type": "shell", "args": {"command": "pytest  tests/test_login.py"}}
+    history = [
+        _failed_run("pytest tests/test_login.py", exit_code=1),
+        _failed_run("git diff"),
+        _failed_run("pytest tests/test_login.py", result={"isError": True}),
+    ]
+    with Supervisor.from_taxonomy(path, record=False) as sup:
+        nudged = sup.check(test, {"recent_actions": history})
+        result = nudged.results["retrying_failed_action"]
+        assert result.verdict is Verdict.NUDGE
+        assert result.evidence["counted_in"] == "recent_actions"
+        assert result.evidence["failures"] == 2
+        # Once is not a loop; passing runs, other commands and unknown outcomes do not count.
+        once = sup.check(test, {"recent_actions": history[:2]})
+        assert once.results["retrying_failed_action"].verdict is Verdict.OK
+        unknown = [_failed_run("pytest tests/test_login.py")] * 3
+        passing = [_failed_run("pytest tests/test_login.py", exit_code=0, ok=True)] * 3
+        for recent in (unknown, passing):
+            kept = sup.check(test, {"recent_actions": recent})
+            assert kept.results["retrying_failed_action"].verdict is Verdict.OK
+        # Nothing to count: no store, no history, no vote.
+        alone = sup.check({**test, "session": "s"})
+        assert alone.results["retrying_failed_action"].verdict is Verdict.REFUSE
+
+
+def test_a_failure_in_the_store_and_in_recent_actions_counts_once(sup):
+    test = {"type": "shell", "args": {"command": "npm test"}, "session": "both"}
+    first = sup.check(test)
+    sup.record_outcome(first.decision_id, executed=True, result={"exit_code": 1})
+    history = [_failed_run("npm test", failed=True)]  # the same failure, as the host saw it
+    again = sup.check(test, {"recent_actions": history})
+    assert again.results["retrying_failed_action"].verdict is Verdict.OK
+
+
 def test_session_budget_flags_past_the_limit(sup):
     flagged = []
     for i in range(7):

@@ -150,6 +150,15 @@ def _miss(case: dict[str, Any], decision: Any) -> str | None:
             if got.rank < Verdict(wanted).rank:
                 problems.append(f"{entry_id} gave {got.value}, wanted {wanted}")
         return "; ".join(problems) or None
+    # A benign look-alike may carry flags (a person should look): each must come back.
+    unflagged = [
+        entry_id
+        for entry_id in case["expected"]
+        if (decision.results.get(entry_id) or SpecialistResult.refuse()).verdict is not Verdict.FLAG
+        and decision.verdict.rank <= Verdict.FLAG.rank
+    ]
+    if unflagged:
+        return "expected flags did not come back: " + ", ".join(unflagged)
     if decision.verdict.rank > Verdict.FLAG.rank:
         over = [
             f"{entry_id} gave {result.verdict.value}: {result.reason}"

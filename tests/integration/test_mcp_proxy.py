@@ -239,6 +239,63 @@ def test_calls_pass_nudge_and_block_through_a_real_client_and_server(tmp_path: P
     _check_outcomes(home, decisions)
 
 
+def test_a_tool_is_judged_by_what_its_arguments_are(tmp_path: Path) -> None:
+    """A tool whose name says nothing (``run``, ``ops``) is judged by its arguments: a ``cmd``
+    by the default reading, an annotated parameter by the tools file; one decision each."""
+    tools = tmp_path / "tools.yaml"
+    tools.write_text("schema_version: 1\ntools:\n  ops:\n    action: shell\n    note: none\n")
+    errlog = (tmp_path / "proxy.err").open("w")
+
+    async def scenario() -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        command = _proxy(tmp_path, "--session", "s-args", "--tools", str(tools))
+        async with (
+            stdio_client(_params(command), errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            seen["echo"] = await session.call_tool("run", {"cmd": "echo hi"})
+            seen["run"] = await session.call_tool("run", {"cmd": "rm -rf /tmp/x"})
+            seen["ops"] = await session.call_tool("ops", {"action": "rm -rf /srv"})
+            seen["note"] = await session.call_tool("ops", {"action": "ls", "note": "rm -rf /"})
+        return seen
+
+    seen = asyncio.run(scenario())
+    errlog.close()
+    assert _text(seen["echo"]) == "ran: echo hi"
+    assert seen["run"].is_error
+    assert CORRECTION in _text(seen["run"])
+    assert seen["ops"].is_error
+    assert not seen["note"].is_error  # annotated `none`: a note is not run
+    assert [c["arguments"] for c in _ran(tmp_path)] == [
+        {"cmd": "echo hi"},
+        {"action": "ls", "note": "rm -rf /"},
+    ]
+    # Each call's record lists what was read from it; each derived action has its own
+    # record, which names the call's decision and the parameter it came from.
+    decisions = recorded(tmp_path / "home")
+    calls = [d for d in decisions if d["action"]["type"] == "tool_call"]
+    derived = [d for d in decisions if d["action"]["type"] == "shell"]
+    assert [d["action"]["tool"] for d in calls] == ["run", "run", "ops", "ops"]
+    assert calls[1]["action"]["metadata"]["supervise_readings"] == [
+        {"as": "shell", "parameters": ["cmd"], "by": "name"}
+    ]
+    assert [(d["action"]["args"]["command"], d["verdict"]) for d in derived] == [
+        ("echo hi", "ok"),
+        ("rm -rf /tmp/x", "nudge"),
+        ("rm -rf /srv", "nudge"),
+        ("ls", "ok"),
+    ]
+    link = derived[2]["action"]["metadata"]["supervise_derived_from"]
+    assert link == {
+        "tool": "ops",
+        "as": "shell",
+        "parameters": ["action"],
+        "by": "annotation",
+        "decision": calls[2]["decision_id"],
+    }
+
+
 def _check_outcomes(home: Path, decisions: list[dict[str, Any]]) -> None:
     """The post-action tier got each forwarded call's result; refused calls have none."""
     from supervisor.facade import Supervisor

@@ -174,3 +174,26 @@ def test_the_thin_client_finds_the_state_directory_as_the_library_does(monkeypat
     monkeypatch.setenv("SUPERVISE_HOME", str(tmp_path / "env"))
     assert state_dir(None) == str(resolve_home(None))
     assert state_dir(str(tmp_path / "given")) == str(resolve_home(tmp_path / "given"))
+
+
+def test_an_mcp_tool_is_judged_by_what_its_arguments_stand_for(tmp_path):
+    """Claude Code sends an MCP server's tool by name (mcp__server__tool): the command in
+    its arguments is judged as the shell command it is, by the real coding pack."""
+    cache = SupervisorCache()
+    config = settings(taxonomy=("coding",), home=str(tmp_path / "home"))
+    call = {
+        **PRE,
+        "tool_name": "mcp__ops__run",
+        "tool_input": {"cmd": "rm -rf /home/dev"},
+        "cwd": str(tmp_path),
+        "tool_use_id": "toolu_mcp",
+    }
+    try:
+        answer = run_hook(json.dumps(call), config, cache).answer
+        output = json.loads(answer.stdout)["hookSpecificOutput"]
+        assert output["permissionDecision"] == "deny"
+        assert "fs_recursive_delete_outside_workspace" in output["permissionDecisionReason"]
+        harmless = {**call, "tool_input": {"cmd": "ls -la"}, "tool_use_id": "toolu_mcp2"}
+        assert run_hook(json.dumps(harmless), config, cache).answer == EMPTY
+    finally:
+        cache.close()

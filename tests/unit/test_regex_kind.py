@@ -281,3 +281,35 @@ def test_an_escaped_literal_is_found_in_any_text(prefix, suffix):
     result = specialist.evaluate(shell(prefix + "a.b*c" + suffix), CTX)
     assert result.verdict is Verdict.NUDGE
     assert result.evidence["match"] == "a.b*c"
+
+
+def test_context_fields_are_read():
+    specialist = build(
+        {
+            "match": {"context.provenance": ["^web"], "context.policy.mode": ["^plan$"]},
+            "unless": {"context.extras.approved": ["^True$"]},
+            "object_field": "context.provenance",
+        }
+    )
+    web = specialist.evaluate(shell("ls"), Context(provenance="web_page"))
+    assert web.verdict is Verdict.NUDGE
+    assert web.evidence["field"] == "context.provenance"
+    assert web.evidence["object"] == "web_page"
+    plan = specialist.evaluate(shell("ls"), Context(policy={"mode": "plan"}))
+    assert plan.evidence["field"] == "context.policy.mode"
+    assert specialist.evaluate(shell("ls"), Context(provenance="user")) is SpecialistResult.ok()
+    approved = Context(provenance="web", extras={"approved": True})
+    assert specialist.evaluate(shell("ls"), approved) is SpecialistResult.ok()
+    # Unset context fields (None, an empty mapping) are absent: no vote.
+    assert specialist.evaluate(shell("ls"), CTX) is SpecialistResult.refuse()
+    whole = build({"match": {"context.policy": ['"read_only": true']}})
+    assert whole.evaluate(shell("ls"), CTX) is SpecialistResult.refuse()
+    found = whole.evaluate(shell("ls"), Context(policy={"read_only": True, "a": 1}))
+    assert found.verdict is Verdict.NUDGE
+
+
+def test_an_unknown_context_field_is_a_load_error():
+    with pytest.raises(ValidationError, match="the context has no field 'polcy'"):
+        regex.RegexConfig.model_validate({"match": {"context.polcy": ["x"]}})
+    with pytest.raises(ValidationError, match="empty segment"):
+        regex.RegexConfig.model_validate({"match": {"context.": ["x"]}})

@@ -1,0 +1,652 @@
+"""What a tool call's arguments are: per-parameter annotations, and a default reading.
+
+An MCP server's tool ``run`` with ``{"cmd": "rm -rf ~"}`` is a shell command whatever the
+tool is called. A tool call is read parameter by parameter: each parameter that is a shell
+command, a piece of code, SQL, a path read, written or deleted, or a URL becomes a *derived
+action* of the well-known type the specialists judge (``shell``, ``sql``, ``file_read``,
+``file_write``, ``file_delete``, ``http``), beside the tool call itself.
+
+Where the reading comes from, in order:
+
+1. a deployment's **annotations** (a YAML tools file, see ``docs/tool-annotations.md``),
+   per tool name or glob, per parameter;
+2. the **default reading** of a parameter nobody annotated: its name (``cmd``, ``sql``,
+   ``file_path``, ``url``...) and, conservatively, its value (a ``query`` that starts
+   with a SQL statement keyword; a ``code`` or ``input`` value, or any value of a tool
+   named for running things, whose first word is a known program).
+
+``recipient`` and ``amount`` parameters derive no action (no kind judges a bare recipient);
+they are copied into the tool call's arguments under those well-known names, so that an
+entry can read ``args.recipient`` or ``args.amount`` whatever the tool calls them.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, ValidationError
+
+from supervisor._yaml import LocatedDict, YamlError, load_yaml, position_of
+from supervisor.errors import SourceError, TaxonomyError
+
+__all__ = [
+    "ROLES",
+    "Reading",
+    "Role",
+    "ToolAnnotations",
+    "load_tool_annotations",
+    "read_arguments",
+]
+
+Role = Literal[
+    "shell",
+    "python",
+    "javascript",
+    "sql",
+    "path_read",
+    "path_write",
+    "path_delete",
+    "content",
+    "url",
+    "method",
+    "recipient",
+    "amount",
+    "none",
+]
+ROLES: Final[tuple[str, ...]] = Role.__args__  # type: ignore[attr-defined]
+
+_FROZEN: Final = ConfigDict(frozen=True, extra="forbid")
+
+# -- the default reading: argument names ------------------------------------------------
+
+_SHELL_NAMES: Final = frozenset(
+    {
+        "cmd",
+        "command",
+        "commands",
+        "command_line",
+        "commandline",
+        "cmdline",
+        "shell",
+        "shell_command",
+        "bash",
+        "bash_command",
+        "sh",
+        "shell_script",
+    }
+)
+_SQL_NAMES: Final = frozenset({"sql", "sql_query", "query_sql", "statement", "sql_statement"})
+_PATH_NAMES: Final = frozenset(
+    {"path", "file", "file_path", "filepath", "filename", "file_name", "target_file"}
+)
+# Names that hold a path only sometimes (a "target" may be a deploy target): read as a path
+# when the value looks like one. Where a move or copy comes from, and where it goes.
+_SOURCE_NAMES: Final = frozenset({"source", "src", "source_path", "from_path", "input_path"})
+_DESTINATION_NAMES: Final = frozenset(
+    {"destination", "dest", "dst", "target", "target_path", "to_path", "output_path", "out"}
+)
+_DIRECTORY_NAMES: Final = frozenset({"directory", "dir", "folder", "dirname", "root"})
+_CONTENT_NAMES: Final = frozenset({"content", "contents", "text", "data", "body", "file_text"})
+_URL_NAMES: Final = frozenset({"url", "uri", "link", "href", "endpoint", "webhook", "webhook_url"})
+_METHOD_NAMES: Final = frozenset({"method", "http_method"})
+_RECIPIENT_NAMES: Final = frozenset(
+    {"recipient", "recipients", "to", "email_to", "send_to", "destination_address", "payee"}
+)
+_AMOUNT_NAMES: Final = frozenset({"amount", "amount_usd", "amount_cents", "total_amount"})
+# Parameters whose value is a program in some language; the value decides which.
+_CODE_NAMES: Final = frozenset(
+    {"code", "source_code", "snippet", "program", "input", "expression", "script"}
+)
+_LANGUAGE_NAMES: Final = ("language", "lang", "runtime", "interpreter", "kernel")
+_LANGUAGES: Final[dict[str, Role]] = {
+    "bash": "shell",
+    "sh": "shell",
+    "shell": "shell",
+    "zsh": "shell",
+    "python": "python",
+    "python3": "python",
+    "py": "python",
+    "ipython": "python",
+    "javascript": "javascript",
+    "js": "javascript",
+    "node": "javascript",
+    "nodejs": "javascript",
+    "typescript": "javascript",
+    "ts": "javascript",
+    "sql": "sql",
+}
+# Verbs in a tool's name that say what it does with a path, most consequential first.
+_DELETE_VERBS: Final = ("delete", "remove", "unlink", "trash", "erase", "rmdir", "purge")
+_WRITE_VERBS: Final = (
+    "write",
+    "create",
+    "save",
+    "put",
+    "upload",
+    "edit",
+    "append",
+    "update",
+    "move",
+    "rename",
+    "copy",
+    "patch",
+    "replace",
+    "insert",
+)
+# Tool names that run what they are given: any string argument may be the command.
+_RUN_VERBS: Final = ("run", "exec", "eval", "spawn", "launch", "invoke", "execute")
+
+# -- the default reading: values ----------------------------------------------------------
+
+# Programs whose name at the head of a value makes it a shell command. Only names that are
+# not also common English words at the start of a sentence ("make", "find", "kill", "touch",
+# "which", "time" are left out): a value is read as a command only where its parameter or
+# its tool says it may run, and these names keep prose from being read as one.
+_PROGRAMS: Final = frozenset(
+    {
+        "bash",
+        "sh",
+        "zsh",
+        "dash",
+        "ksh",
+        "fish",
+        "pwsh",
+        "powershell",
+        "cmd.exe",
+        "sudo",
+        "doas",
+        "su",
+        "env",
+        "nohup",
+        "xargs",
+        "rm",
+        "rmdir",
+        "mv",
+        "cp",
+        "ln",
+        "dd",
+        "shred",
+        "wipefs",
+        "mkfs",
+        "fdisk",
+        "parted",
+        "mount",
+        "umount",
+        "chmod",
+        "chown",
+        "chattr",
+        "setfacl",
+        "curl",
+        "wget",
+        "nc",
+        "ncat",
+        "netcat",
+        "socat",
+        "ssh",
+        "scp",
+        "sftp",
+        "rsync",
+        "rclone",
+        "ftp",
+        "telnet",
+        "git",
+        "gh",
+        "python",
+        "python3",
+        "node",
+        "deno",
+        "bun",
+        "perl",
+        "ruby",
+        "php",
+        "pip",
+        "pip3",
+        "uv",
+        "npm",
+        "npx",
+        "pnpm",
+        "yarn",
+        "cargo",
+        "gem",
+        "apt",
+        "apt-get",
+        "yum",
+        "dnf",
+        "apk",
+        "brew",
+        "docker",
+        "podman",
+        "kubectl",
+        "helm",
+        "terraform",
+        "tofu",
+        "pulumi",
+        "aws",
+        "gcloud",
+        "psql",
+        "mysql",
+        "sqlite3",
+        "mongosh",
+        "redis-cli",
+        "systemctl",
+        "launchctl",
+        "crontab",
+        "pkill",
+        "killall",
+        "useradd",
+        "usermod",
+        "userdel",
+        "passwd",
+        "visudo",
+        "iptables",
+        "ufw",
+        "openssl",
+        "base64",
+        "eval",
+        "exec",
+        "tar",
+        "zip",
+        "unzip",
+        "cat",
+        "ls",
+        "grep",
+        "sed",
+        "awk",
+        "tee",
+        "chsh",
+    }
+)
+# A search box's query is read as SQL only when it starts the way a statement does: its
+# keyword and a word the statement must go on with (prose rarely says "delete from x").
+_SQL_STARTS: Final[dict[str, frozenset[str]]] = {
+    "select": frozenset(),  # any: a read, and a misread search text costs nothing
+    "insert": frozenset({"into", "or", "ignore"}),
+    "replace": frozenset({"into"}),
+    "merge": frozenset({"into"}),
+    "update": frozenset(),  # checked by shape: UPDATE t SET
+    "delete": frozenset({"from"}),
+    "drop": frozenset(
+        {"table", "database", "schema", "view", "index", "user", "role", "function", "if"}
+    ),
+    "create": frozenset(
+        {"table", "database", "schema", "view", "index", "user", "role", "function", "or"}
+    ),
+    "alter": frozenset({"table", "database", "schema", "view", "user", "role", "system"}),
+    "truncate": frozenset({"table"}),
+    "grant": frozenset({"all", "select", "insert", "update", "delete", "usage", "execute"}),
+    "revoke": frozenset({"all", "select", "insert", "update", "delete", "usage", "execute"}),
+    "with": frozenset(),  # checked by shape: WITH q AS (
+    "attach": frozenset({"database"}),
+    "pragma": frozenset(),
+}
+MAX_VALUE_CHARS: Final = 65_536  # a longer value is read by its name only, never by content
+
+
+class ToolAnnotations(BaseModel):
+    """A deployment's annotations: per tool (name or glob), per parameter, its role.
+
+    ``default_reading: false`` switches off the default reading of unannotated
+    parameters, for a deployment that annotates every tool it uses.
+    """
+
+    model_config = _FROZEN
+
+    schema_version: Literal[1] = 1
+    tools: dict[str, dict[str, Role]] = Field(default_factory=dict)
+    default_reading: StrictBool = True
+
+    def for_tool(self, tool: str) -> Mapping[str, Role]:
+        """The annotated parameters of ``tool``: exact name first, then globs in order."""
+        exact = self.tools.get(tool)
+        if exact is not None:
+            return exact
+        for pattern, params in self.tools.items():
+            if any(c in pattern for c in "*?[") and fnmatchcase(tool, pattern):
+                return params
+        return {}
+
+
+EMPTY_ANNOTATIONS: Final = ToolAnnotations()
+
+
+def load_tool_annotations(path: str | Path) -> ToolAnnotations:
+    """Load and validate a tools file.
+
+    Raises:
+        TaxonomyError: every problem found, each naming file, line and field (a tools
+            file is part of a deployment's taxonomy configuration).
+    """
+    shown = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TaxonomyError([SourceError(shown, None, None, "tools-unreadable", str(exc))]) from exc
+    try:
+        root = load_yaml(text, shown)
+    except YamlError as exc:
+        raise TaxonomyError([exc.error]) from None
+    if not isinstance(root, LocatedDict):
+        raise TaxonomyError(
+            [
+                SourceError(
+                    shown,
+                    1,
+                    1,
+                    "tools-not-a-mapping",
+                    "a tools file is a mapping with schema_version and tools",
+                )
+            ]
+        )
+    try:
+        return ToolAnnotations.model_validate(dict(root))
+    except ValidationError as exc:
+        errors = []
+        for err in exc.errors(include_url=False):
+            loc = tuple(err["loc"])
+            position = position_of(root, loc)
+            if err["type"] == "literal_error" and len(loc) == 3 and loc[0] == "tools":
+                message = f"{err['input']!r} is not a role; roles: {', '.join(ROLES)}"
+            elif err["type"] == "extra_forbidden":
+                message = "unknown field; fields: schema_version, tools, default_reading"
+            else:
+                message = err["msg"]
+            errors.append(
+                SourceError(
+                    shown,
+                    position[0] if position else None,
+                    position[1] if position else None,
+                    "tools-" + err["type"].replace("_", "-"),
+                    message,
+                    field=".".join(str(p) for p in loc),
+                )
+            )
+        raise TaxonomyError(errors) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One derived action: what it is, from which parameters, found how."""
+
+    action_type: str
+    args: dict[str, JsonValue]
+    parameters: tuple[str, ...]
+    by: Literal["annotation", "name", "value"]
+
+    def describe(self) -> dict[str, JsonValue]:
+        """The derivation as a record shows it."""
+        return {"as": self.action_type, "parameters": list(self.parameters), "by": self.by}
+
+
+def read_arguments(
+    tool: str,
+    arguments: Mapping[str, Any],
+    annotations: ToolAnnotations | None = None,
+) -> tuple[list[Reading], dict[str, JsonValue]]:
+    """The derived actions of one tool call, and the well-known names to add to its args.
+
+    Each parameter gets its annotated role, else (unless switched off) the default
+    reading's. Parameters are read at the top level only.
+    """
+    notes = annotations or EMPTY_ANNOTATIONS
+    annotated = notes.for_tool(tool)
+    roles: dict[str, tuple[Role, Literal["annotation", "name", "value"]]] = {}
+    for name, value in arguments.items():
+        role = annotated.get(name)
+        if role is not None:
+            roles[name] = (role, "annotation")
+        elif notes.default_reading:
+            found = _default_role(tool, name, value, arguments)
+            if found is not None:
+                roles[name] = found
+    return _readings(arguments, roles)
+
+
+def _default_role(
+    tool: str, name: str, value: Any, arguments: Mapping[str, Any]
+) -> tuple[Role, Literal["name", "value"]] | None:
+    key = _snake(name)
+    if key in _SHELL_NAMES and _is_command(value):
+        return "shell", "name"
+    if key in _SQL_NAMES and isinstance(value, str):
+        return "sql", "name"
+    if key in _PATH_NAMES and isinstance(value, str) and value:
+        return _path_role(tool, arguments), "name"
+    if isinstance(value, str) and _looks_like_path(value):
+        found = _path_name_role(tool, key, arguments)
+        if found is not None:
+            return found, "name"
+    if key in _CONTENT_NAMES:
+        return "content", "name"
+    if key in _URL_NAMES and isinstance(value, str) and _is_url(value):
+        return "url", "name"
+    if key in _METHOD_NAMES and isinstance(value, str):
+        return "method", "name"
+    if _is_recipient_name(key) and isinstance(value, str | list):
+        return "recipient", "name"
+    if (
+        _is_amount_name(key)
+        and isinstance(value, int | float | str)
+        and not isinstance(value, bool)
+    ):
+        return "amount", "name"
+    if not isinstance(value, str) or len(value) > MAX_VALUE_CHARS or key in _LANGUAGE_NAMES:
+        return None
+    if key == "query" and _looks_like_sql(value):
+        return "sql", "value"
+    if key in _CODE_NAMES:
+        language = _language(arguments) or _language_of_tool(tool)
+        if language is not None:
+            return language, "name"
+        if _looks_like_command(value):
+            return "shell", "value"
+        return None
+    if _runs_things(tool) and key not in _CONTENT_NAMES and _looks_like_command(value):
+        return "shell", "value"
+    return None
+
+
+_PATH_SUFFIXES: Final = (
+    "_path",
+    "_file",
+    "_filepath",
+    "_filename",
+    "_dir",
+    "_directory",
+    "_folder",
+)
+_FROM_PREFIXES: Final = ("source", "src", "input", "from")
+_TO_PREFIXES: Final = ("destination", "dest", "dst", "output", "out", "to")
+
+
+def _path_name_role(tool: str, key: str, arguments: Mapping[str, Any]) -> Role | None:
+    """The role of a parameter whose value looks like a path, by its name; None if the name
+    is not a path's (``source``, ``destination``, ``directory``, ``*_path``, ``*_file``)."""
+    head = key.split("_", 1)[0]
+    if key in _DESTINATION_NAMES or (key.endswith(_PATH_SUFFIXES) and head in _TO_PREFIXES):
+        return "path_write"
+    if key in _SOURCE_NAMES or (key.endswith(_PATH_SUFFIXES) and head in _FROM_PREFIXES):
+        # A move takes the file away from where it was.
+        moves = any(verb in tool.lower() for verb in ("move", "rename", "mv"))
+        return "path_delete" if moves else "path_read"
+    if key in _DIRECTORY_NAMES or key.endswith(_PATH_SUFFIXES):
+        return _path_role(tool, arguments)
+    return None
+
+
+_PARTIES: Final = ("address", "account", "email", "phone", "user", "wallet", "iban", "contact")
+
+
+def _is_recipient_name(key: str) -> bool:
+    """``recipient*``, or ``to_<party>`` (``to_account_number``; not ``to_date``)."""
+    if key in _RECIPIENT_NAMES or key.startswith("recipient"):
+        return True
+    return key.startswith("to_") and any(party in key for party in _PARTIES)
+
+
+def _is_amount_name(key: str) -> bool:
+    return key in _AMOUNT_NAMES or key.startswith("amount_") or key.endswith("_amount")
+
+
+def _snake(name: str) -> str:
+    """``filePath``, ``File-Path`` and ``file_path`` alike: ``file_path``."""
+    out: list[str] = []
+    for index, char in enumerate(name[:200]):
+        if char.isupper() and index and name[index - 1].islower():
+            out.append("_")
+        out.append("_" if char in "- ." else char.lower())
+    return "".join(out)
+
+
+def _path_role(tool: str, arguments: Mapping[str, Any]) -> Role:
+    """What a tool does with its path, from its name; a content parameter means a write."""
+    name = tool.lower()
+    if any(verb in name for verb in _DELETE_VERBS):
+        return "path_delete"
+    if any(verb in name for verb in _WRITE_VERBS):
+        return "path_write"
+    if any(_snake(k) in _CONTENT_NAMES for k in arguments):
+        return "path_write"
+    return "path_read"
+
+
+def _looks_like_path(value: str) -> bool:
+    """An absolute, home-relative or explicitly relative path, or a Windows one."""
+    if not value or len(value) > 4096 or "://" in value[:16]:
+        return False
+    if value.startswith(("/", "~", "./", "../", "$HOME", "${HOME}", "%USERPROFILE%", "\\\\")):
+        return True
+    return len(value) > 2 and value[1] == ":" and value[2] in "/\\" and value[0].isalpha()
+
+
+def _runs_things(tool: str) -> bool:
+    words = tool.lower().replace("-", "_").replace(".", "_").replace("/", "_").split("_")
+    return any(word in _RUN_VERBS for word in words)
+
+
+def _language(arguments: Mapping[str, Any]) -> Role | None:
+    for name in _LANGUAGE_NAMES:
+        value = arguments.get(name)
+        if isinstance(value, str):
+            return _LANGUAGES.get(value.strip().lower())
+    return None
+
+
+def _language_of_tool(tool: str) -> Role | None:
+    """The language a code-running tool's name says it runs (``execute_python_code``)."""
+    words = tool.lower().replace("-", "_").replace(".", "_").split("_")
+    for word in words:
+        role = _LANGUAGES.get(word)
+        if role is not None:
+            return role
+    name = tool.lower()
+    for language in ("python", "javascript", "nodejs", "bash", "shell"):
+        if language in name:
+            return _LANGUAGES[language]
+    return None
+
+
+def _is_command(value: Any) -> bool:
+    if isinstance(value, str):
+        return bool(value.strip())
+    return isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
+
+
+def _is_url(value: str) -> bool:
+    head = value[:12].lower()
+    return head.startswith(("http://", "https://", "ftp://", "ws://", "wss://"))
+
+
+def _first_words(value: str, count: int) -> list[str]:
+    return value[:200].split(None, count)[:count]
+
+
+def _looks_like_command(value: str) -> bool:
+    """A value whose first word (after ``VAR=value`` words) is a known program.
+
+    Names of programs that are also common first words of English sentences are not in
+    the list, so "make the tests pass" or "find the bug" stay text.
+    """
+    for word in value[:400].split(None, 8):
+        if "=" in word and not word.startswith(("=", "-")):
+            continue  # an environment assignment before the program
+        program = word.rsplit("/", 1)[-1]
+        return program in _PROGRAMS
+    return False
+
+
+def _looks_like_sql(value: str) -> bool:
+    words = [w.lower().rstrip(";(") for w in _first_words(value, 2)]
+    if len(words) < 2 or words[0] not in _SQL_STARTS:
+        return False
+    folded = " ".join(value[:2000].lower().split())
+    if words[0] == "update":
+        return " set " in folded
+    if words[0] == "with":
+        return " as (" in folded or " as(" in folded
+    allowed = _SQL_STARTS[words[0]]
+    return not allowed or words[1] in allowed
+
+
+def _readings(
+    arguments: Mapping[str, Any],
+    roles: Mapping[str, tuple[Role, Literal["annotation", "name", "value"]]],
+) -> tuple[list[Reading], dict[str, JsonValue]]:
+    readings: list[Reading] = []
+    extra: dict[str, JsonValue] = {}
+    by_role: dict[Role, list[str]] = {}
+    for name, (role, _) in roles.items():
+        by_role.setdefault(role, []).append(name)
+
+    def found(names: Sequence[str]) -> Literal["annotation", "name", "value"]:
+        ways = {roles[n][1] for n in names}
+        return "annotation" if "annotation" in ways else ("name" if "name" in ways else "value")
+
+    for name, (role, by) in roles.items():
+        value = arguments[name]
+        if role == "shell":
+            command = shlex.join(value) if isinstance(value, list) else value
+            readings.append(Reading("shell", {"command": command}, (name,), by))
+        elif role in ("python", "javascript") and isinstance(value, str):
+            program = ["python3", "-c"] if role == "python" else ["node", "-e"]
+            readings.append(
+                Reading("shell", {"command": shlex.join([*program, value])}, (name,), by)
+            )
+        elif role == "sql" and isinstance(value, str):
+            readings.append(Reading("sql", {"query": value}, (name,), by))
+        elif role == "path_read" and isinstance(value, str):
+            readings.append(Reading("file_read", {"path": value}, (name,), by))
+        elif role == "path_delete" and isinstance(value, str):
+            readings.append(Reading("file_delete", {"path": value}, (name,), by))
+        elif role == "path_write" and isinstance(value, str):
+            args: dict[str, JsonValue] = {"path": value}
+            contents = by_role.get("content", [])
+            if contents:
+                args["content"] = _as_text(arguments[contents[0]])
+            names = (name, *contents[:1])
+            readings.append(Reading("file_write", args, names, found(names)))
+        elif role == "url" and isinstance(value, str):
+            http: dict[str, JsonValue] = {"url": value}
+            methods = by_role.get("method", [])
+            if methods and isinstance(arguments[methods[0]], str):
+                http["method"] = str(arguments[methods[0]]).upper()
+            contents = by_role.get("content", [])
+            if contents:
+                http["body"] = _as_text(arguments[contents[0]])
+            names = (name, *methods[:1], *contents[:1])
+            readings.append(Reading("http", http, names, found(names)))
+        elif role in ("recipient", "amount"):
+            extra.setdefault(role, arguments[name])
+    return readings, extra
+
+
+def _as_text(value: Any) -> JsonValue:
+    if isinstance(value, str):
+        return value
+    import json
+
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
