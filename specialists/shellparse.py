@@ -3868,3 +3868,142 @@ def _raw_from_node(node: Any, text: str) -> _RawCmd:
             if redirect is not None:
                 redirects.append(redirect)
     return _RawCmd(words, redirects, _slice(text, node))
+
+
+# --------------------------------------------------------------------------------------
+# What each command reads: stdin and files written earlier on the line
+
+__all__ += ["FedCommand", "fed_commands"]  # kept apart from the list above: added later
+
+
+@dataclass(frozen=True, slots=True)
+class FedCommand:
+    """A command with the data it reads that the command line itself supplies.
+
+    Attributes:
+        command: the command, as in :attr:`ParsedShell.commands`.
+        stdin: what it reads on stdin when that is known without running anything: a
+            here-document or here-string, the output of ``echo``/``printf``/``base64 -d``...
+            piped into it, ``cat FILE |`` or ``< FILE`` of a file written earlier on the line.
+        files: files written earlier on the line with known content (``echo x > f``,
+            ``cat > f <<EOF``, ``tee f``), as ``(absolute path, text)`` pairs, as they stand
+            when the command runs.
+    """
+
+    command: SimpleCommand
+    stdin: str | None = None
+    files: tuple[tuple[str, str], ...] = ()
+
+
+class _FeedParser(_Parser):
+    """A parser that also notes, per command, its known stdin and the files written so far."""
+
+    def __init__(self, *, max_depth: int, max_commands: int, budget: int) -> None:
+        super().__init__(max_depth=max_depth, max_commands=max_commands, budget=budget)
+        self.fed: dict[int, tuple[str | None, tuple[tuple[str, str], ...]]] = {}
+
+    def _command(
+        self,
+        raw: _RawCmd,
+        state: _State,
+        scope: _Scope,
+        upstream: list[SimpleCommand],
+        static: str | None,
+        alone: bool,
+    ) -> SimpleCommand | None:
+        start = len(self.commands)
+        files = tuple(state.files.items())
+        cmd = super()._command(raw, state, scope, upstream, static, alone)
+        if cmd is None:
+            return None
+        stdin = cmd.stdin_text
+        if stdin is None and upstream:
+            stdin = static
+            last = upstream[-1]
+            if stdin is None and last.program == "cat" and last.positionals:
+                parts = [state.files.get(p) for p in last.paths(state.home)]
+                if all(part is not None for part in parts):
+                    stdin = "".join(part or "" for part in parts)
+        if stdin is None:
+            for redirect in cmd.redirects:
+                if redirect.reads and redirect.path in state.files:
+                    stdin = state.files[redirect.path]
+        for index in range(start, len(self.commands)):
+            if self.commands[index] is cmd:
+                self.fed[index] = (stdin, files)
+                break
+        return cmd
+
+
+def fed_commands(
+    command: str, context: Context, *, max_chars: int = DEFAULT_MAX_CHARS
+) -> tuple[ParsedShell, tuple[FedCommand, ...]]:
+    """:func:`parse_for`, plus what each command reads from stdin and earlier writes.
+
+    For kinds that judge the data a program reads rather than the program (the SQL a
+    ``psql`` reads from a pipe, a here-document or ``-f FILE`` written earlier on the line).
+    Cached like :func:`parse_for`.
+    """
+    env = context.env
+    key_env = tuple(sorted(env.items())) if env else ()
+    return _fed_cached(
+        command, context.cwd or context.repo_root, _home_of(context), key_env, max_chars
+    )
+
+
+@lru_cache(maxsize=128)
+def _fed_cached(
+    command: str,
+    cwd: str | None,
+    home: str | None,
+    env: tuple[tuple[str, str], ...],
+    max_chars: int,
+) -> tuple[ParsedShell, tuple[FedCommand, ...]]:
+    # The same set-up as parse(), with a parser that keeps what each command reads; a test
+    # (tests/integration/test_db_disguises.py) checks both give the same ParsedShell.
+    text = command[:max_chars]
+    truncated = len(command) > max_chars
+    variables = {name: value[:MAX_WORD_CHARS] for name, value in env if value != "<unset>"}
+    home = home or variables.get("HOME") or None
+    home = resolve_path(home, None, None) if home else None
+    cwd = resolve_path(cwd, None, home) if cwd else None
+    parser = _FeedParser(
+        max_depth=DEFAULT_MAX_DEPTH,
+        max_commands=DEFAULT_MAX_COMMANDS,
+        budget=2 * len(text) + NESTED_EXTRA_CHARS,
+    )
+    state = _State(variables, set(), cwd, home)
+    try:
+        parser.parse_text(text, state, _Scope(0, (), (), False))
+        windows = next(
+            (c for c in parser.commands if c.depth == 0 and c.program.lower() in WINDOWS_PROGRAMS),
+            None,
+        )
+        if windows is not None:
+            parser.inline_windows(text, windows, state)
+    except _Budget:
+        parser.truncated = True
+    except RecursionError:
+        parser.truncated = True
+        parser.errors.append("nesting too deep")
+    except Exception as exc:  # noqa: BLE001 - a parser bug must not lose what was found
+        parser.truncated = True
+        parser.fallback = True
+        parser.errors.append(f"internal: {type(exc).__name__}: {str(exc)[:120]}")
+    if truncated:
+        parser.errors.append(f"input longer than {max_chars} characters")
+    parsed = ParsedShell(
+        source=text,
+        commands=tuple(parser.commands),
+        fallback=parser.fallback,
+        truncated=truncated or parser.truncated,
+        errors=tuple(dict.fromkeys(parser.errors)),
+        assigned=tuple(parser.assigned),
+        cwd=cwd,
+        home=home,
+    )
+    fed = tuple(
+        FedCommand(cmd, *parser.fed.get(index, (None, ())))
+        for index, cmd in enumerate(parser.commands)
+    )
+    return parsed, fed

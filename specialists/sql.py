@@ -1,33 +1,63 @@
-"""The ``sql`` kind: what a SQL statement would do, read by sqlglot, in any of its dialects.
+"""The ``sql`` kind: what a SQL statement would do, read by sqlglot, and where it goes.
 
 The specialist judges SQL in two places:
 
 - ``sql`` actions (and any action with one of the config's ``query_fields``): the query in
   ``args.query``, an optional ``args.dialect`` and an optional ``args.database`` (a name,
-  host, file or URL the deployment may list as production);
-- shell commands that run a SQL client: ``psql -c``/``--command``, ``mysql -e``/
-  ``--execute``, ``sqlite3 FILE "SQL"`` (and ``-cmd``), an ``echo``/``printf`` piped into one
-  of them, or a here-document fed to one; ``sh -c``/``bash -c`` scripts are read the same way.
-  The command is split with :mod:`shlex`, not run, and the client's own options give the
-  database, the host and the dialect (``psql`` is PostgreSQL, ``mysql`` MySQL, ``sqlite3``
-  SQLite).
+  URL, conninfo or database file) and ``args.host``;
+- shell commands that run a database client. The command is read by
+  :mod:`specialists.shellparse`, the reader the ``shell`` kind uses, so every wrapper it sees
+  through hides nothing here either: ``sh -c``, ``eval``, variables, quoting, ``base64 -d |
+  sh``, ``xargs``, here-documents, a script or SQL file written earlier on the line, ``python
+  -c`` calling ``subprocess``. The clients: ``psql``/``pgcli`` (``-c``, ``-f FILE``, stdin),
+  ``mysql``/``mariadb`` (``-e``, stdin), ``sqlite3`` and ``duckdb`` (``FILE "SQL"``,
+  ``-cmd``, ``-c``, stdin), ``clickhouse-client``/``clickhouse client`` (``-q``),
+  ``cockroach sql`` (``-e``), and, for clients that do not speak SQL, ``mongosh``/``mongo``
+  (``--eval``: ``dropDatabase()``, ``drop()``, ``deleteMany({})``), ``redis-cli``/
+  ``valkey-cli`` (``FLUSHALL``, ``FLUSHDB``), ``dropdb`` and ``mysqladmin drop``. A client
+  run through ``docker exec``, ``docker compose exec|run``, ``kubectl exec`` or ``ssh`` is
+  read too, and the wrapper says where it runs.
+
+Each source of SQL has a **target**, from the client's options (``-h``, ``-p``, ``-d``, a
+URL or conninfo, the database file), the variables set on the line or in
+``context.env`` (``PGHOST``, ``PGDATABASE``, ``MYSQL_HOST``, ``COCKROACH_URL``...), and the
+wrapper. The target gets a **place**:
+
+- ``production``: ``context.environment`` (else ``APP_ENV``, ``RAILS_ENV``, ``NODE_ENV``...
+  in the environment) is one of ``production_names``, the target is listed in
+  ``context.extras["production_databases"]``, or a name of it has a word of
+  ``production_words`` (``prod-db.internal``, ``shop_prod``, ``db-primary``);
+- ``remote``: a host that is not this machine (not localhost, a loopback address, a socket
+  directory or a one-word compose/LAN name), a pod, an ``ssh`` host;
+- ``scratch``: a throw-away database: in-memory, a database file in a scratch directory
+  (``/tmp``), or a local one in a ``test``/``ci`` environment or whose name says test;
+- ``local``: a local server (localhost, a socket, a container on this machine) in a
+  development environment or whose name says dev, or a database file in the workspace;
+- ``unknown``: none of the above is known; the reason names the missing fact
+  ("environment unknown").
+
+``by_target`` maps places to verdicts (a missing place gets the entry's verdict), so that
+``DROP TABLE`` on a SQLite file in ``/tmp`` is fine, on a local development database is
+flagged, where nothing is known is a nudge and on production a block. Every objection's
+correction says what would make the action fine.
 
 Each entry names one or more ``checks``:
 
 - ``ddl_destructive``: ``DROP`` (tables, schemas, databases, views, indexes...), ``TRUNCATE``,
-  ``ALTER ... DROP`` and ``CREATE OR REPLACE TABLE``; ``ddl_operations`` adds ``create``,
-  ``alter`` or ``rename`` when an entry wants those too.
+  ``ALTER ... DROP`` and ``CREATE OR REPLACE TABLE`` (and ``dropdb``, ``FLUSHALL``,
+  ``dropDatabase()``...); ``ddl_operations`` adds ``create``, ``alter`` or ``rename`` when an
+  entry wants those too.
 - ``unbounded_write``: ``DELETE``/``UPDATE`` (also inside a CTE) with no ``WHERE``, or with one
   that is always true (``1=1``, ``TRUE``, ``'a'='a'``, ``id = id``, ``x = 5 OR 1=1``); constant
-  parts are folded by sqlglot's simplifier first. ``MERGE ... ON 1=1`` counts too.
+  parts are folded by sqlglot's simplifier first. ``MERGE ... ON 1=1`` and mongo's
+  ``deleteMany({})`` count too.
 - ``multiple_statements``: more than one statement in one query (transaction control such as
   ``BEGIN``/``COMMIT`` is not counted).
 - ``grant``: ``GRANT``/``REVOKE``, ``CREATE``/``ALTER``/``DROP ROLE|USER|GROUP``, ``ALTER
   DEFAULT PRIVILEGES``, ``SET PASSWORD``, ``CREATE POLICY`` and disabling row-level security.
 - ``production_target``: any write (any statement but reads, ``SHOW``, ``EXPLAIN``, session
-  ``SET`` and transaction control) when ``context.environment`` is one of
-  ``production_names``, or when the target database or host is listed in
-  ``context.extras["production_databases"]``.
+  ``SET`` and transaction control; reads too with ``production_reads``) whose place is
+  ``production``.
 
 SQL that does not parse in any dialect tried is judged by ``on_unparsed`` (``refuse`` by
 default: no vote). So is SQL longer than ``max_input_chars`` or with more than
@@ -36,32 +66,44 @@ default: no vote). So is SQL longer than ``max_input_chars`` or with more than
 sqlglot parses a short statement in about 0.1 ms, but its cost grows with the input (about
 0.2 s for 60 KB of ``INSERT ... VALUES``), so the specialist runs on a worker thread under
 its entry's timeout unless the config says ``execution: inline``, and judges at most
-``max_input_chars`` (64 KiB by default). A shell command that names no SQL client is refused
-after a substring test, without splitting it (about 1 µs).
+``max_input_chars`` (64 KiB by default). A shell command whose parse (shared with the other
+kinds) runs no database client and no container or remote wrapper is refused at once.
 
 Example entry config::
 
-    checks: [unbounded_write]
+    checks: [ddl_destructive]
+    by_target: {production: block, remote: block, unknown: nudge, local: flag, scratch: ok}
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import posixpath
 import re
-import shlex
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final, Literal, final
 from urllib.parse import unquote, urlsplit
 
+import re2
 import sqlglot
-from pydantic import Field, JsonValue, field_validator
+from pydantic import Field, JsonValue, field_validator, model_validator
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError
 from sqlglot.optimizer.simplify import simplify
 
+from specialists.shellparse import (
+    ParsedShell,
+    SimpleCommand,
+    fed_commands,
+    is_within,
+    parse_for,
+    preload,
+    resolve_path,
+    workspace_of,
+)
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.redact import redact_text
@@ -74,10 +116,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHECKS",
+    "PLACES",
+    "Placement",
     "ShellSql",
     "SqlConfig",
     "SqlSpecialist",
+    "Target",
     "canonical_dialect",
+    "connection",
     "extract_shell_sql",
     "supervisor_register_kinds",
     "target_names",
@@ -86,7 +132,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 KIND_NAME: Final = "sql"
-KIND_VERSION: Final = "1"
+KIND_VERSION: Final = "2"
 DEFAULT_MAX_INPUT_CHARS: Final = 65_536  # sqlglot reads ~0.3 MB/s: at most ~0.25 s
 MAX_INPUT_CHARS_LIMIT: Final = 10_000_000
 DEFAULT_MAX_STATEMENTS: Final = 1000
@@ -94,13 +140,17 @@ DEFAULT_MAX_STATEMENTS: Final = 1000
 # as long as it is short enough that several parses stay cheap.
 FALLBACK_DIALECTS: Final = ("postgres", "mysql", "sqlite", "tsql", "bigquery", "snowflake")
 FALLBACK_MAX_CHARS: Final = 16_384
-MAX_SHELL_DEPTH: Final = 3  # sh -c "bash -c '...'" nesting followed
 MAX_FINDINGS: Final = 10
 TEXT_CAP: Final = 200
 REASON_CAP: Final = 80
 
 Check = Literal[
-    "ddl_destructive", "unbounded_write", "multiple_statements", "grant", "production_target"
+    "ddl_destructive",
+    "unbounded_write",
+    "multiple_statements",
+    "grant",
+    "production_target",
+    "reset",
 ]
 CHECKS: Final[tuple[str, ...]] = (
     "ddl_destructive",
@@ -108,6 +158,22 @@ CHECKS: Final[tuple[str, ...]] = (
     "multiple_statements",
     "grant",
     "production_target",
+    "reset",
+)
+Place = Literal["production", "remote", "unknown", "local", "scratch"]
+PLACES: Final[tuple[Place, ...]] = ("production", "remote", "unknown", "local", "scratch")
+DEFAULT_SCRATCH: Final = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm")
+# Variables that name the environment when the context does not (Context.environment wins).
+ENVIRONMENT_VARIABLES: Final = (
+    "APP_ENV",
+    "ENVIRONMENT",
+    "RAILS_ENV",
+    "RACK_ENV",
+    "DJANGO_ENV",
+    "FLASK_ENV",
+    "MIX_ENV",
+    "ASPNETCORE_ENVIRONMENT",
+    "NODE_ENV",
 )
 DdlOperation = Literal["drop", "truncate", "alter_drop", "replace", "create", "alter", "rename"]
 DEFAULT_DDL: Final[tuple[DdlOperation, ...]] = ("drop", "truncate", "alter_drop", "replace")
@@ -144,6 +210,11 @@ CORRECTIONS: Final[Mapping[str, str]] = {
     "production_target": (
         "Run this against a development or staging database, not production; if production "
         "must change, write the statement down and ask a human to apply it."
+    ),
+    "reset": (
+        "Do not reset or drop the whole database: it deletes every table or key. To test a "
+        "migration, step it (downgrade -1, rollback one step) or use a fresh disposable "
+        "database, and ask the user before anything that deletes data."
     ),
 }
 
@@ -187,9 +258,18 @@ class SqlConfig(KindConfig):
         production_names: values of ``context.environment`` that mean production (compared
             without regard to case).
         production_reads: ``production_target`` objects to reads as well as writes.
-        production_only: every check objects only when the target is production (as
-            ``production_target`` decides it), e.g. ``DROP TABLE`` on a scratch database is
-            fine but not on the live one.
+        production_only: every check objects only when the target's place is
+            ``production``; the same as ``by_target`` giving ``ok`` to every other place.
+        by_target: the verdict per place of the target (``production``, ``remote``,
+            ``unknown``, ``local``, ``scratch``; see the module docstring); a place not
+            listed gets ``verdict``. Empty (the default): every place gets ``verdict``.
+        test_names: values of the environment that mean a throw-away test database.
+        development_names: values of the environment that mean a local development one.
+        production_words: words that make a host, database or container name production
+            (``prod-db.internal``, ``shop_prod``).
+        test_words: words that make a local database's name a test one (``shop_test``).
+        development_words: words that make a local database's name a development one.
+        scratch: absolute directories whose database files are throw-away.
         on_unparsed: the verdict for SQL that cannot be parsed, is longer than
             ``max_input_chars`` or has more than ``max_statements`` statements; ``refuse``
             is no vote.
@@ -209,6 +289,17 @@ class SqlConfig(KindConfig):
     production_names: list[str] = Field(default_factory=lambda: ["production", "prod"])
     production_reads: bool = False
     production_only: bool = False
+    by_target: dict[Place, Literal["ok", "flag", "nudge", "block"]] = Field(default_factory=dict)
+    test_names: list[str] = Field(default_factory=lambda: ["test", "testing", "ci"])
+    development_names: list[str] = Field(default_factory=lambda: ["development", "dev", "local"])
+    production_words: list[str] = Field(
+        default_factory=lambda: ["prod", "production", "live", "primary"]
+    )
+    test_words: list[str] = Field(
+        default_factory=lambda: ["test", "tests", "testing", "ci", "tmp", "temp", "scratch"]
+    )
+    development_words: list[str] = Field(default_factory=lambda: ["dev", "development", "local"])
+    scratch: list[str] = Field(default_factory=lambda: list(DEFAULT_SCRATCH))
     on_unparsed: Literal["refuse", "flag", "nudge", "block"] = "refuse"
     verdict: Literal["flag", "nudge", "block"] | None = None
     query_fields: list[str] = Field(default_factory=lambda: ["query"], min_length=0)
@@ -233,10 +324,166 @@ class SqlConfig(KindConfig):
         canonical_dialect(dialect)
         return dialect
 
-    @field_validator("production_names")
+    @field_validator(
+        "production_names",
+        "test_names",
+        "development_names",
+        "production_words",
+        "test_words",
+        "development_words",
+    )
     @classmethod
     def _lowercase(cls, names: list[str]) -> list[str]:
         return [name.strip().lower() for name in names]
+
+    @field_validator("scratch")
+    @classmethod
+    def _absolute(cls, paths: list[str]) -> list[str]:
+        for path in paths:
+            if not path.startswith("/"):
+                raise ValueError(f"scratch directory {path!r} must be an absolute path")
+        return [resolve_path(path, None, None) for path in paths]
+
+    @model_validator(mode="after")
+    def _one_way_to_say_production_only(self) -> SqlConfig:
+        if self.production_only and self.by_target:
+            raise ValueError("give production_only or by_target, not both")
+        return self
+
+
+# -- where SQL goes: targets and what they are -------------------------------------------------
+
+_LOCAL_HOSTS: Final = frozenset(
+    {"localhost", "localhost.localdomain", "::1", "0.0.0.0", "host.docker.internal", ""}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where a database client connects, as its command line and environment say.
+
+    Attributes:
+        host: the server (a name, an address or a socket directory); None when nothing
+            names one and the client uses its default, a local socket or localhost.
+        port: the port, when given.
+        database: the database name, or the file an embedded database opens as written.
+        path: an embedded database's file made absolute; ``""`` for an in-memory one.
+        container: the container the client runs in (``docker exec``, ``compose exec``).
+        remote: the machine it runs on when that is another one (``ssh HOST``, a pod).
+        embedded: the client opens a file itself (SQLite, DuckDB): there is no server.
+        unresolved: variables (or ``$(...)``) in the client's words whose value is not
+            known, so the real target may be another one.
+        default_local: without a host the client connects to this machine (a shell
+            client); False for a ``sql`` action, whose server is not known.
+    """
+
+    host: str | None = None
+    port: str | None = None
+    database: str | None = None
+    path: str | None = None
+    container: str | None = None
+    remote: str | None = None
+    embedded: bool = False
+    unresolved: tuple[str, ...] = ()
+    default_local: bool = True
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name the target goes by, to compare with lists of production databases."""
+        names = [n for n in (self.host, self.database, self.path, self.container, self.remote)]
+        return tuple(dict.fromkeys(n for n in names if n))
+
+    def describe(self) -> str:
+        """A short phrase for reasons: ``database 'shop' on db.internal``."""
+        if self.embedded:
+            where = self.path if self.path else "an in-memory database"
+            return f"{where!r}" if self.path else where
+        parts = [f"database {self.database!r}" if self.database else "a database"]
+        if self.host:
+            parts.append(f"on {self.host}")
+        if self.container:
+            parts.append(f"in container {self.container}")
+        if self.remote:
+            parts.append(f"on {self.remote}")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """What kind of database a target is, and why; ``missing`` names an unknown fact."""
+
+    place: Place
+    why: str
+    missing: str | None = None
+
+
+def connection(value: str) -> dict[str, str]:
+    """``host``, ``port`` and ``database`` from a URL, a libpq conninfo or a plain name.
+
+    A password in the value never comes out.
+    """
+    value = value.strip()
+    if not value:
+        return {}
+    out: dict[str, str] = {}
+    if "://" in value:
+        try:
+            parts = urlsplit(value)
+            host, port = parts.hostname, parts.port
+        except ValueError:
+            return {}
+        if host:
+            out["host"] = host
+        if port:
+            out["port"] = str(port)
+        database = unquote(parts.path.lstrip("/"))
+        if database:
+            out["database"] = database
+        for pair in parts.query.split("&"):
+            key, _, item = pair.partition("=")
+            if key == "host" and item:  # postgresql:///db?host=/var/run/postgresql
+                out["host"] = unquote(item)
+        return out
+    if "=" in value:  # libpq conninfo: "host=db.internal dbname=shop user=app"
+        for pair in value.split():
+            key, _, item = pair.partition("=")
+            item = item.strip("'\"")
+            if key in ("host", "hostaddr") and item:
+                out["host"] = item
+            elif key == "port" and item:
+                out["port"] = item
+            elif key in ("dbname", "service") and item:
+                out["database"] = item
+        return out
+    return {"database": value}
+
+
+def target_names(value: str) -> list[str]:
+    """What a database argument names: itself, or a URL's or conninfo's host and database."""
+    found = connection(value)
+    return [found[key] for key in ("host", "database") if key in found]
+
+
+def _words(name: str) -> frozenset[str]:
+    """The alphanumeric words of a name, lower case: ``prod-db.internal`` → prod, db, internal."""
+    cleaned = "".join(c if c.isalnum() else " " for c in name.lower())
+    return frozenset(cleaned.split())
+
+
+def _is_local_host(host: str) -> bool:
+    host = host.strip().strip("[]").lower()
+    if host in _LOCAL_HOSTS or host.startswith("/") or host.startswith("127."):
+        return True
+    return host.endswith(".localhost")
+
+
+def _base(word: str) -> str:
+    return word.rsplit("/", 1)[-1]
+
+
+def _is_bare_name(host: str) -> bool:
+    """A one-label host name (``db``, ``postgres``): a compose service or a LAN name."""
+    return bool(host) and "." not in host and ":" not in host and not host[0].isdigit()
 
 
 # -- finding SQL in shell commands -------------------------------------------------------------
@@ -244,307 +491,222 @@ class SqlConfig(KindConfig):
 
 @dataclass(frozen=True, slots=True)
 class ShellSql:
-    """SQL that a shell command hands to a client: the text, its dialect, what it targets."""
+    """What a shell command hands to a database client.
+
+    Attributes:
+        sql: the SQL text (for a client that speaks something else, the command as given:
+            ``FLUSHALL``, ``db.dropDatabase()``).
+        dialect: the sqlglot dialect; None for a client that does not speak SQL.
+        client: the program (``psql``, ``redis-cli``...).
+        target: where it connects.
+        via: the wrappers it was found through (``sh -c → eval``), or ``""``.
+        ops: for a client that does not speak SQL, what its command does, as findings.
+        assignments: variables set for it on the line (they may name its environment).
+        unread: SQL the client runs that the command line does not show (a file not
+            written on the line, the output of another program): where it comes from.
+            Only its target is judged (``production_target``).
+    """
 
     sql: str
-    dialect: str
+    dialect: str | None
     client: str
-    targets: tuple[str, ...] = ()
+    target: Target = field(default_factory=Target)
+    via: str = ""
+    ops: tuple[_Finding, ...] = ()
+    assignments: tuple[tuple[str, str], ...] = ()
+    unread: str | None = None
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The target's names."""
+        return self.target.names
 
 
 @dataclass(frozen=True, slots=True)
 class _Client:
-    dialect: str
-    short_values: str  # short options that take a value (attached or next word)
-    long_values: frozenset[str]
-    sql_options: frozenset[str]  # options whose value is SQL
-    database_options: frozenset[str]
-    host_options: frozenset[str]
+    """How one client's command line reads: which options carry SQL and the target."""
+
+    dialect: str | None  # None: not SQL; ``ops`` reads it
+    values: frozenset[str]  # options that take a value (letters and long names)
+    sql: frozenset[str] = frozenset()  # options whose value is SQL
+    files: frozenset[str] = frozenset()  # options whose value is a file of SQL
+    database: frozenset[str] = frozenset()
+    host: frozenset[str] = frozenset()
+    port: frozenset[str] = frozenset()
+    url: frozenset[str] = frozenset()
     attached_only: str = ""  # short options whose value may only be attached (mysql -pPASS)
     single_dash_long: bool = False  # sqlite3 spells its options -cmd, -init...
+    first_positional: Literal["database", "file", "none"] = "database"
+    positional_sql: bool = False  # later positionals are SQL (sqlite3, duckdb)
+    env_host: tuple[str, ...] = ()
+    env_port: tuple[str, ...] = ()
+    env_database: tuple[str, ...] = ()
+    env_url: tuple[str, ...] = ()
+    stdin: bool = True  # reads SQL from stdin when given none on the command line
+    subcommand: str | None = None  # ``cockroach sql``, ``clickhouse client``
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
 
 
 _PSQL: Final = _Client(
     dialect="postgres",
-    short_values="cdfhpUvoLPTFR",
-    long_values=frozenset(
-        {
-            "command",
-            "dbname",
-            "file",
-            "host",
-            "port",
-            "username",
-            "variable",
-            "set",
-            "output",
-            "log-file",
-            "pset",
-            "table-attr",
-            "field-separator",
-            "record-separator",
-        }
+    values=_set(
+        "c d f h p U v o L P T F R command dbname file host port username variable set "
+        "output log-file pset table-attr field-separator record-separator"
     ),
-    sql_options=frozenset({"c", "command"}),
-    database_options=frozenset({"d", "dbname"}),
-    host_options=frozenset({"h", "host"}),
+    sql=_set("c command"),
+    files=_set("f file"),
+    database=_set("d dbname"),
+    host=_set("h host"),
+    port=_set("p port"),
+    env_host=("PGHOST", "PGHOSTADDR"),
+    env_port=("PGPORT",),
+    env_database=("PGDATABASE", "PGSERVICE"),
 )
 _MYSQL: Final = _Client(
     dialect="mysql",
-    short_values="ehuPDSO",
-    long_values=frozenset(
-        {"execute", "host", "user", "port", "database", "socket", "default-character-set"}
+    values=_set(
+        "e h u P D S O execute host user port database socket default-character-set "
+        "init-command login-path"
     ),
-    sql_options=frozenset({"e", "execute"}),
-    database_options=frozenset({"D", "database"}),
-    host_options=frozenset({"h", "host"}),
+    sql=_set("e execute"),
+    database=_set("D database"),
+    host=_set("h host S socket"),
+    port=_set("P port"),
     attached_only="p",
+    env_host=("MYSQL_HOST",),
+    env_port=("MYSQL_TCP_PORT",),
 )
 _SQLITE: Final = _Client(
     dialect="sqlite",
-    short_values="",
-    long_values=frozenset(
-        {"cmd", "separator", "newline", "nullvalue", "init", "vfs", "mmap", "maxsize", "escape"}
-    ),
-    sql_options=frozenset({"cmd"}),
-    database_options=frozenset(),
-    host_options=frozenset(),
+    values=_set("cmd separator newline nullvalue init vfs mmap maxsize escape A"),
+    sql=_set("cmd"),
+    files=_set("init"),
     single_dash_long=True,
+    first_positional="file",
+    positional_sql=True,
+)
+_DUCKDB: Final = _Client(
+    dialect="duckdb",
+    values=_set("c cmd s f init separator newline nullvalue"),
+    sql=_set("c cmd s"),
+    files=_set("f init"),
+    single_dash_long=True,
+    first_positional="file",
+    positional_sql=True,
+)
+_CLICKHOUSE: Final = _Client(
+    dialect="clickhouse",
+    values=_set(
+        "q h d u C query host port database user password config-file config format "
+        "queries-file history_file"
+    ),
+    sql=_set("q query"),
+    files=_set("queries-file"),
+    database=_set("d database"),
+    host=_set("h host"),
+    port=_set("port"),
+    first_positional="none",
+    env_host=("CLICKHOUSE_HOST",),
+)
+_COCKROACH: Final = _Client(
+    dialect="postgres",
+    values=_set("e f d u execute file database user url host port certs-dir format set"),
+    sql=_set("e execute"),
+    files=_set("f file"),
+    database=_set("d database"),
+    host=_set("host"),
+    port=_set("port"),
+    url=_set("url"),
+    first_positional="none",
+    env_url=("COCKROACH_URL",),
+    env_host=("COCKROACH_HOST",),
+    env_database=("COCKROACH_DATABASE",),
+    subcommand="sql",
+)
+_MONGO: Final = _Client(
+    dialect=None,
+    values=_set(
+        "eval host port u p f username password authenticationDatabase file "
+        "authenticationMechanism tlsCAFile"
+    ),
+    sql=_set("eval"),
+    files=_set("f file"),
+    host=_set("host"),
+    port=_set("port"),
+)
+_REDIS: Final = _Client(
+    dialect=None,
+    values=_set("h p s a u n r i d user pass askpass"),
+    host=_set("h s"),
+    port=_set("p"),
+    url=_set("u"),
+    database=_set("n"),
+    first_positional="none",
+)
+_DROPDB: Final = _Client(
+    dialect=None,
+    values=_set("h p U host port username maintenance-db"),
+    host=_set("h host"),
+    port=_set("p port"),
+    stdin=False,
+    env_host=("PGHOST", "PGHOSTADDR"),
+    env_port=("PGPORT",),
+)
+_MYSQLADMIN: Final = _Client(
+    dialect=None,
+    values=_set("h P u S host port user socket"),
+    host=_set("h host S socket"),
+    port=_set("P port"),
+    attached_only="p",
+    first_positional="none",
+    stdin=False,
 )
 _CLIENTS: Final[Mapping[str, _Client]] = {
     "psql": _PSQL,
+    "pgcli": _PSQL,
     "mysql": _MYSQL,
     "mariadb": _MYSQL,
     "sqlite3": _SQLITE,
+    "sqlite": _SQLITE,
+    "duckdb": _DUCKDB,
+    "clickhouse-client": _CLICKHOUSE,
+    "clickhouse": _CLICKHOUSE,
+    "cockroach": _COCKROACH,
+    "mongosh": _MONGO,
+    "mongo": _MONGO,
+    "redis-cli": _REDIS,
+    "valkey-cli": _REDIS,
+    "keydb-cli": _REDIS,
+    "dropdb": _DROPDB,
+    "mysqladmin": _MYSQLADMIN,
+    "mariadb-admin": _MYSQLADMIN,
 }
-_CLIENT_WORDS: Final = tuple(_CLIENTS)
-_SHELLS: Final = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash"})
-_ECHOES: Final = frozenset({"echo", "printf"})
-_SEPARATORS: Final = frozenset({";", "&&", "||", "&", "|", "|&", "(", ")", ";;", "\n"})
-_REDIRECTS: Final = frozenset({">", ">>", "<", ">&", "<&", "&>", "&>>", "<>", ">|"})
-_HEREDOC: Final = frozenset({"<<", "<<-"})
-_TARGET_VARIABLES: Final = frozenset(
-    {"PGHOST", "PGDATABASE", "PGSERVICE", "MYSQL_HOST", "DATABASE_URL"}
+_CONTAINER_TOOLS: Final = frozenset(
+    {"docker", "podman", "nerdctl", "docker-compose", "podman-compose"}
 )
-_VARIABLE: Final = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+_REMOTE_TOOLS: Final = frozenset({"kubectl", "oc", "ssh"})
+_WRAPPERS: Final = _CONTAINER_TOOLS | _REMOTE_TOOLS
+# Options of the wrappers that take a value (letters and long names).
+_EXEC_VALUES: Final = _set(
+    "e u w env user workdir env-file detach-keys index v p l volume publish name network "
+    "entrypoint label mount hostname platform add-host"
+)
+_COMPOSE_VALUES: Final = _set(
+    "-f --file -p --project-name --env-file --profile --project-directory --ansi --parallel"
+)
+_KUBECTL_VALUES: Final = _set("n c namespace container context kubeconfig f filename")
+_SSH_VALUES: Final = frozenset("BbcDEeFIiJLlmOopQRSWw")
+MAX_WRAPPED: Final = 3  # docker exec … sh -c "ssh host psql …" nesting followed
 
 
-@dataclass(slots=True)
-class _Simple:
-    """One simple command: its words and what is fed to its standard input."""
-
-    words: list[str] = field(default_factory=list)
-    stdin: str | None = None
-    heredoc_pending: bool = False
-
-
-def _heredocs(command: str) -> tuple[str, list[str]]:
-    """The command without its here-document bodies, and the bodies in order."""
-    if "<<" not in command:
-        return command, []
-    lines = command.split("\n")
-    kept: list[str] = []
-    bodies: list[str] = []
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        kept.append(line)
-        index += 1
-        for delimiter in _heredoc_delimiters(line):
-            body: list[str] = []
-            while index < len(lines) and lines[index].strip() != delimiter:
-                body.append(lines[index])
-                index += 1
-            index += 1  # the delimiter line
-            bodies.append("\n".join(body))
-    return "\n".join(kept), bodies
-
-
-def _heredoc_delimiters(line: str) -> list[str]:
-    delimiters = []
-    rest = line
-    while "<<" in rest:
-        _, _, rest = rest.partition("<<")
-        if rest.startswith("<"):  # <<< is a here-string, not a here-document
-            rest = rest[1:]
-            continue
-        word = rest.lstrip("-").lstrip()
-        end = 0
-        while end < len(word) and not word[end].isspace() and word[end] not in ";|&<>()":
-            end += 1
-        delimiter = word[:end].strip("'\"\\")
-        if delimiter:
-            delimiters.append(delimiter)
-        rest = word[end:]
-    return delimiters
-
-
-def _simple_commands(command: str) -> list[_Simple]:
-    """Split a command line into simple commands; pipes carry echo/printf text along."""
-    text, bodies = _heredocs(command)
-    lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    try:
-        tokens = list(lexer)
-    except ValueError:  # an unbalanced quote: read what the quotes allow
-        tokens = text.replace("'", " ").replace('"', " ").split()
-    out: list[_Simple] = []
-    current = _Simple()
-    body_iter = iter(bodies)
-    skip_next = False
-    for token in tokens:
-        if skip_next:
-            skip_next = False
-            if current.heredoc_pending:
-                current.heredoc_pending = False
-                current.stdin = next(body_iter, None)
-            continue
-        if token in _SEPARATORS:
-            piped = _echoed(current) if token in ("|", "|&") else None
-            if current.words:
-                out.append(current)
-            current = _Simple(stdin=piped)
-            continue
-        if token in _HEREDOC:
-            current.heredoc_pending = True
-            skip_next = True
-            continue
-        if token in _REDIRECTS:
-            if current.words and current.words[-1].isdigit():
-                current.words.pop()  # the file descriptor of 2>&1
-            skip_next = True
-            continue
-        current.words.append(token)
-    if current.words:
-        out.append(current)
-    return out
-
-
-def _echoed(simple: _Simple) -> str | None:
-    """The text an ``echo``/``printf`` command writes, if that is what ``simple`` is."""
-    words = _without_assignments(simple.words)
-    if not words or _base(words[0]) not in _ECHOES:
-        return None
-    args = words[1:]
-    if _base(words[0]) == "printf":
-        return args[0] if args else None
-    while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
-        args = args[1:]
-    return " ".join(args)
-
-
-def _without_assignments(words: Sequence[str]) -> Sequence[str]:
-    index = 0
-    while index < len(words) and _assignment(words[index]) is not None:
-        index += 1
-    return words[index:]
-
-
-def _assignment(word: str) -> tuple[str, str] | None:
-    name, eq, value = word.partition("=")
-    if eq and name.isidentifier():
-        return name, value
-    return None
-
-
-def _base(word: str) -> str:
-    return word.rsplit("/", 1)[-1]
-
-
-def _resolve(value: str, env: Mapping[str, str]) -> str:
-    """Expand ``$NAME``/``${NAME}`` from the context's known environment; unknown stay."""
-    if "$" not in value:
-        return value
-    return _VARIABLE.sub(lambda m: env.get(m.group(1), m.group(0)), value)
-
-
-def target_names(value: str) -> list[str]:
-    """What a database argument names: itself, or a URL's or conninfo's host and database.
-
-    A password in the value never comes out.
-    """
-    value = value.strip()
-    if not value:
-        return []
-    if "://" in value:
-        try:
-            parts = urlsplit(value)
-            host = parts.hostname
-        except ValueError:
-            return []
-        names = [host] if host else []
-        database = unquote(parts.path.lstrip("/"))
-        if database:
-            names.append(database)
-        return names
-    if "=" in value:  # libpq conninfo: "host=db.internal dbname=shop user=app"
-        names = []
-        for pair in value.split():
-            key, _, item = pair.partition("=")
-            if key in ("host", "hostaddr", "dbname", "service") and item:
-                names.append(item.strip("'\""))
-        return names
-    return [value]
-
-
-def extract_shell_sql(
-    command: str, env: Mapping[str, str] | None = None, *, _depth: int = 0
-) -> list[ShellSql]:
-    """The SQL that ``command`` hands to ``psql``, ``mysql``/``mariadb`` or ``sqlite3``.
-
-    Nothing is run; ``env`` (the context's known variables) resolves ``$VAR`` in targets.
-    """
-    env = env or {}
-    found: list[ShellSql] = []
-    for simple in _simple_commands(command):
-        words = simple.words
-        for index, word in enumerate(words):
-            base = _base(word)
-            if base in _SHELLS and _depth < MAX_SHELL_DEPTH:
-                script = _shell_script(words[index + 1 :])
-                if script is not None:
-                    found.extend(extract_shell_sql(script, env, _depth=_depth + 1))
-                    break
-            client = _CLIENTS.get(base)
-            if client is not None:
-                found.extend(_client_sql(client, base, words, index, simple.stdin, env))
-                break
-    return found
-
-
-def _shell_script(args: Sequence[str]) -> str | None:
-    """The script of ``sh -c SCRIPT`` (options such as ``-lc``, ``-e -c`` allowed)."""
-    for index, arg in enumerate(args):
-        if not arg.startswith("-") or arg == "-":
-            return None
-        if not arg.startswith("--") and "c" in arg[1:]:
-            return args[index + 1] if index + 1 < len(args) else None
-    return None
-
-
-def _client_sql(
-    client: _Client,
-    name: str,
-    words: Sequence[str],
-    at: int,
-    stdin: str | None,
-    env: Mapping[str, str],
-) -> list[ShellSql]:
-    sql: list[str] = []
-    targets: list[str] = []
+def _options(client: _Client, words: Sequence[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """A client's options with their values (in order) and its positionals."""
+    options: list[tuple[str, str]] = []
     positional: list[str] = []
-    for word in words[:at]:
-        assigned = _assignment(word)
-        if assigned is not None and assigned[0] in _TARGET_VARIABLES:
-            targets.extend(target_names(_resolve(assigned[1], env)))
-
-    def take(option: str, value: str) -> None:
-        if option in client.sql_options:
-            sql.append(value)
-        elif option in client.database_options or option in client.host_options:
-            targets.extend(target_names(_resolve(value, env)))
-
-    index = at + 1
+    index = 0
     while index < len(words):
         word = words[index]
         index += 1
@@ -552,35 +714,637 @@ def _client_sql(
             positional.extend(words[index:])
             break
         if word.startswith("--") or (client.single_dash_long and word.startswith("-")):
-            option, eq, value = word.lstrip("-").partition("=")
-            if option in client.long_values:
-                if not eq and index < len(words):
-                    value = words[index]
-                    index += 1
-                take(option, value)
+            name, eq, value = word.lstrip("-").partition("=")
+            if name in client.values and not eq and index < len(words):
+                value = words[index]
+                index += 1
+            options.append((name, value))
             continue
         if word.startswith("-") and len(word) > 1:
             for position in range(1, len(word)):
                 letter = word[position]
                 if letter in client.attached_only:
                     break  # -pSECRET: the rest is a password, never read
-                if letter in client.short_values:
+                if letter in client.values:
                     value = word[position + 1 :]
                     if not value and index < len(words):
                         value = words[index]
                         index += 1
-                    take(letter, value)
+                    options.append((letter, value))
                     break
+                options.append((letter, ""))
             continue
         positional.append(word)
-    if positional:
-        targets.extend(target_names(_resolve(positional[0], env)))
-        if client is _SQLITE:
+    return options, positional
+
+
+def _env(
+    names: Sequence[str], assigned: Mapping[str, str], context_env: Mapping[str, str]
+) -> str | None:
+    for name in names:
+        value = assigned.get(name, context_env.get(name))
+        if value and value != "<unset>":
+            return value
+    return None
+
+
+class _Reader:
+    """Reads the database clients in one parsed command line."""
+
+    def __init__(self, context: Context, depth: int = 0) -> None:
+        self.context = context
+        self.depth = depth
+        self.found: list[ShellSql] = []
+
+    def read(self, command: str) -> list[ShellSql]:
+        parsed, fed = fed_commands(command, self.context)
+        assigned = dict(parsed.assigned)
+        for item in fed:
+            cmd = item.command
+            if cmd.program in _CLIENTS or (cmd.program in _WRAPPERS and not cmd.synthetic):
+                self.command(cmd, item.stdin, dict(item.files), assigned, Target())
+        return self.found
+
+    def command(
+        self,
+        cmd: SimpleCommand,
+        stdin: str | None,
+        files: Mapping[str, str],
+        assigned: Mapping[str, str],
+        place: Target,
+    ) -> None:
+        if cmd.stdin_args:
+            stdin = None  # xargs reads the pipe, not the client
+        if cmd.program in _WRAPPERS:
+            self.wrapped(cmd, stdin, files, assigned, place)
+            return
+        client = _CLIENTS[cmd.program]
+        words = list(cmd.argv[1:])
+        if client.subcommand is not None:
+            if not words or words[0] != client.subcommand:
+                return
+            words = words[1:]
+        elif cmd.program == "clickhouse":
+            if not words or words[0] not in ("client", "local"):
+                return
+            words = words[1:]
+        local_assigned = {**assigned, **dict(cmd.assignments)}
+        self.client(cmd, client, words, stdin, files, local_assigned, place)
+
+    # -- wrappers: docker exec, compose exec, kubectl exec, ssh ---------------------------
+
+    def wrapped(
+        self,
+        cmd: SimpleCommand,
+        stdin: str | None,
+        files: Mapping[str, str],
+        assigned: Mapping[str, str],
+        place: Target,
+    ) -> None:
+        if self.depth >= MAX_WRAPPED:
+            return
+        words = list(cmd.argv[1:])
+        program = cmd.program
+        inner: list[str] | None = None
+        where = place
+        if program in _CONTAINER_TOOLS:
+            if program.endswith("-compose"):
+                words = ["compose", *words]
+            compose = bool(words) and words[0] == "compose"
+            stack: list[str] = []  # compose -f docker-compose.test.yml -p name
+            if compose:
+                words = words[1:]
+                while words and words[0].startswith("-"):
+                    option, eq, value = words[0].partition("=")
+                    if option in _COMPOSE_VALUES and not eq:
+                        value = words[1] if len(words) > 1 else ""
+                        words = words[1:]
+                    if option in ("-f", "--file", "-p", "--project-name") and value:
+                        stack.append(_base(value))
+                    words = words[1:]
+            if not words or words[0] not in ("exec", "run"):
+                return
+            verb = words[0]
+            rest = _after_options(words[1:], _EXEC_VALUES)
+            if not rest:
+                return
+            name, inner = rest[0], rest[1:]
+            if verb == "exec" or compose:
+                label = f"compose service {name}" if compose else name
+                if stack:
+                    label += f" of {', '.join(stack)}"
+                where = replace(place, container=label)
+        elif program in ("kubectl", "oc"):
+            if "exec" not in words[:3] or "--" not in words:
+                return
+            split = words.index("--")
+            head = words[: words.index("exec")] + words[words.index("exec") + 1 : split]
+            pod = _after_options(words[words.index("exec") + 1 : split], _KUBECTL_VALUES)
+            label = f"pod {pod[0]}" if pod else "a Kubernetes pod"
+            for index, word in enumerate(head[:-1]):
+                if word in ("-n", "--namespace"):
+                    label += f" in namespace {head[index + 1]}"
+            for word in head:
+                if word.startswith("--namespace="):
+                    label += f" in namespace {word.split('=', 1)[1]}"
+            inner = words[split + 1 :]
+            where = replace(place, remote=label)
+        elif program == "ssh":
+            rest = _after_options(words, _SSH_VALUES, letters=True)
+            if len(rest) < 2:
+                return
+            host = rest[0].rsplit("@", 1)[-1]
+            where = replace(place, remote=host)
+            inner = ["sh", "-c", " ".join(rest[1:])]
+        if not inner:
+            return
+        if posixpath.basename(inner[0]) not in _CLIENTS:
+            stdin = None  # a shell or another program reads it, not a client
+        line = " ".join(_quote(word) for word in inner)
+        nested = _Reader(self.context, self.depth + 1)
+        parsed, fed = fed_commands(line, self.context)
+        for item in fed:
+            sub = item.command
+            if sub.program in _CLIENTS or sub.program in _WRAPPERS:
+                nested.command(
+                    sub,
+                    item.stdin if item.stdin is not None else (stdin if sub.depth == 0 else None),
+                    {**files, **dict(item.files)},
+                    {**assigned, **dict(parsed.assigned)},
+                    where,
+                )
+        self.found.extend(nested.found)
+
+    # -- one client --------------------------------------------------------------------
+
+    def client(
+        self,
+        cmd: SimpleCommand,
+        client: _Client,
+        words: Sequence[str],
+        stdin: str | None,
+        files: Mapping[str, str],
+        assigned: Mapping[str, str],
+        place: Target,
+    ) -> None:
+        options, positional = _options(client, words)
+        env = self.context.env if place.container is None and place.remote is None else {}
+        sql: list[str] = []
+        read_files: list[str] = []
+        values: dict[str, str] = {}
+        for name, value in options:
+            if name in client.sql:
+                sql.append(value)
+            elif name in client.files:
+                read_files.append(value)
+            elif name in client.database:
+                values["database"] = value
+            elif name in client.host:
+                values["host"] = value
+            elif name in client.port:
+                values["port"] = value
+            elif name in client.url:
+                values.update(connection(value))
+        target = self.target(cmd, client, positional, values, assigned, env, place)
+        if client.positional_sql:
             sql.extend(arg for arg in positional[1:] if not arg.startswith("."))
-    if not sql and stdin is not None:
-        sql.append(stdin)
-    unique_targets = tuple(dict.fromkeys(targets))
-    return [ShellSql(text, client.dialect, name, unique_targets) for text in sql if text.strip()]
+        unknown: list[str] = []  # SQL the client runs that the command line does not show
+        for name in read_files:
+            if name in ("-", "/dev/stdin"):
+                if stdin is not None:
+                    sql.append(stdin)
+                else:
+                    unknown.append("stdin")
+                continue
+            text = files.get(resolve_path(name, cmd.cwd, self.context.home))
+            if text is not None:
+                sql.append(text)
+            else:
+                unknown.append(name)
+        given = sql or read_files or (client.positional_sql and len(positional) > 1)
+        if not given and client.stdin:
+            if stdin is not None:
+                sql.append(stdin)
+            else:
+                fed = [r.target for r in cmd.redirects if r.reads]
+                if fed:
+                    unknown.append(fed[0])
+                elif cmd.pipe_from:
+                    unknown.append(f"the output of {cmd.pipe_from[-1]}")
+        via = cmd.reached_through
+        program = cmd.program
+        if client.dialect is None:
+            self.ops(cmd, client, positional, sql, target, via, assigned)
+            return
+        context = tuple(assigned.items())
+        for text in sql:
+            if text.strip():
+                self.found.append(ShellSql(text, client.dialect, program, target, via, (), context))
+        for what in unknown[:1]:
+            self.found.append(
+                ShellSql("", client.dialect, program, target, via, (), context, unread=what)
+            )
+
+    def target(
+        self,
+        cmd: SimpleCommand,
+        client: _Client,
+        positional: Sequence[str],
+        values: Mapping[str, str],
+        assigned: Mapping[str, str],
+        env: Mapping[str, str],
+        place: Target,
+    ) -> Target:
+        found: dict[str, str] = {}
+        unresolved = tuple(f"${name}" for name in cmd.unset_vars)
+        if cmd.dynamic:
+            unresolved += ("$(...)",)
+        place = replace(place, unresolved=unresolved)
+        url = _env(client.env_url, assigned, env)
+        if url:
+            found.update(connection(url))
+        host = _env(client.env_host, assigned, env)
+        if host:
+            found["host"] = host
+        port = _env(client.env_port, assigned, env)
+        if port:
+            found["port"] = port
+        database = _env(client.env_database, assigned, env)
+        if database:
+            found["database"] = database
+        if client.first_positional == "database" and positional:
+            found.update(connection(positional[0]))
+        found.update(values)
+        if client is _MONGO and positional:
+            found.update(_mongo_address(positional[0]))
+        if client.first_positional == "file":
+            name = positional[0] if positional else ""
+            if name.startswith("file:"):
+                name = name[5:].split("?", 1)[0]
+            if name in ("", ":memory:"):
+                path = ""
+            else:
+                path = resolve_path(name, cmd.cwd, self.context.home)
+            return replace(place, database=name or None, path=path, embedded=True)
+        return replace(
+            place,
+            host=found.get("host"),
+            port=found.get("port"),
+            database=found.get("database"),
+        )
+
+    # -- clients that do not speak SQL ------------------------------------------------
+
+    def ops(
+        self,
+        cmd: SimpleCommand,
+        client: _Client,
+        positional: Sequence[str],
+        texts: Sequence[str],
+        target: Target,
+        via: str,
+        assigned: Mapping[str, str],
+    ) -> None:
+        program = cmd.program
+        found: list[_Finding] = []
+        source = ""
+        if client is _REDIS:
+            lines = [" ".join(positional)] if positional else []
+            if not positional:
+                lines = [line for text in texts for line in text.splitlines()]
+            for line in lines:
+                verb = line.strip().split(" ", 1)[0].upper() if line.strip() else ""
+                if verb in ("FLUSHALL", "FLUSHDB"):
+                    what = (
+                        "every key of every database"
+                        if verb == "FLUSHALL"
+                        else ("every key of the database")
+                    )
+                    found.append(_Finding("ddl_destructive", verb, f"{verb} deletes {what}", None))
+                    source = source or line.strip()
+        elif client is _MONGO:
+            for text in texts:
+                found.extend(_mongo_findings(text, target.database))
+                source = source or text
+        elif client is _DROPDB:
+            if positional:
+                name = positional[0]
+                target = replace(target, database=name)
+                found.append(
+                    _Finding(
+                        "ddl_destructive",
+                        "DROP DATABASE",
+                        f"dropdb {name} destroys the database and everything in it",
+                        f"database:{name}",
+                    )
+                )
+                source = f"dropdb {name}"
+        elif client is _MYSQLADMIN:
+            for index, word in enumerate(positional[:-1]):
+                if word.lower() in ("drop", "dropdb"):
+                    name = positional[index + 1]
+                    target = replace(target, database=name)
+                    found.append(
+                        _Finding(
+                            "ddl_destructive",
+                            "DROP DATABASE",
+                            f"{program} drop {name} destroys the database and everything in it",
+                            f"database:{name}",
+                        )
+                    )
+                    source = f"{program} drop {name}"
+                    break
+        if found:
+            self.found.append(
+                ShellSql(
+                    source[: TEXT_CAP * 2],
+                    None,
+                    program,
+                    target,
+                    via,
+                    tuple(found),
+                    tuple(assigned.items()),
+                )
+            )
+
+
+def _after_options(
+    words: Sequence[str], values: frozenset[str], *, letters: bool = False
+) -> list[str]:
+    """The words after a wrapper's options (``docker exec -i -u x NAME cmd`` → NAME cmd)."""
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word == "--":
+            return list(words[index + 1 :])
+        if not word.startswith("-") or len(word) < 2:
+            return list(words[index:])
+        index += 1
+        if word.startswith("--"):
+            name, eq, _ = word[2:].partition("=")
+            if name in values and not eq:
+                index += 1
+        elif letters:
+            for position, letter in enumerate(word[1:], start=1):
+                if letter in values:
+                    if position == len(word) - 1:
+                        index += 1
+                    break
+        elif word[-1] in values and len(word) == 2:
+            index += 1
+    return []
+
+
+def _mongo_address(value: str) -> dict[str, str]:
+    """A mongosh address: ``mongodb://host/db``, ``host:port/db``, ``host/db`` or ``db``."""
+    if "://" in value:
+        return connection(value)
+    if value.endswith(".js"):
+        return {}
+    if "/" in value:
+        host, _, database = value.partition("/")
+        found = {"host": host.split(":", 1)[0]}
+        if database:
+            found["database"] = database
+        return found
+    return {"database": value}
+
+
+# db.coll.drop(), db.coll.deleteMany({}), db.getCollection("x").remove({}), and .dropDatabase()
+_MONGO_CALL: Final = re2.compile(
+    r"\bdb\s*\.\s*(?:getCollection\s*\(\s*['\"]([^'\"]{1,200})['\"]\s*\)|([A-Za-z_$][\w$]{0,200}))"
+    r"\s*\.\s*(drop|deleteMany|remove|updateMany)\s*\(\s*(\{\s*\}\s*[,)]|\))?"
+)
+_MONGO_DROP_DATABASE: Final = re2.compile(r"\.\s*dropDatabase\s*\(")
+
+
+def _mongo_findings(code: str, database: str | None) -> Iterator[_Finding]:
+    code = code[:DEFAULT_MAX_INPUT_CHARS]
+    if _MONGO_DROP_DATABASE.search(code):
+        name = repr(database) if database else "the current database"
+        yield _Finding(
+            "ddl_destructive",
+            "DROP DATABASE",
+            f"dropDatabase() destroys {name} and everything in it",
+            f"database:{database}" if database else None,
+        )
+    for match in _MONGO_CALL.finditer(code):
+        collection = match.group(1) or match.group(2) or ""
+        method = match.group(3)
+        empty = match.group(4) is not None
+        if method == "drop":
+            yield _Finding(
+                "ddl_destructive",
+                "DROP COLLECTION",
+                f"db.{collection}.drop() destroys the collection and its documents",
+                f"table:{collection}",
+            )
+        elif method in ("deleteMany", "remove") and empty:
+            yield _Finding(
+                "unbounded_write",
+                "DELETE",
+                f"db.{collection}.{method}({{}}) has an empty filter: it deletes every document",
+                f"table:{collection}",
+            )
+        elif method == "updateMany" and empty:
+            yield _Finding(
+                "unbounded_write",
+                "UPDATE",
+                f"db.{collection}.updateMany({{}}, ...) has an empty filter: it updates every "
+                "document",
+                f"table:{collection}",
+            )
+
+
+def _quote(word: str) -> str:
+    if word and all(c.isalnum() or c in "@%+=:,./-_" for c in word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+# -- migration and admin tools that reset a whole database -------------------------------------
+
+# Launchers whose next words name the tool they run: npx prisma, bundle exec rails, uv run ...
+_LAUNCHERS: Final[Mapping[str, frozenset[str]]] = {
+    "npx": frozenset(),
+    "pnpx": frozenset(),
+    "bunx": frozenset(),
+    "pnpm": frozenset({"exec", "dlx"}),
+    "yarn": frozenset({"exec", "dlx"}),
+    "npm": frozenset({"exec"}),
+    "bundle": frozenset({"exec"}),
+    "uv": frozenset({"run"}),
+    "poetry": frozenset({"run"}),
+    "pdm": frozenset({"run"}),
+    "pipenv": frozenset({"run"}),
+    "hatch": frozenset({"run"}),
+}
+_RAILS_RESETS: Final = frozenset(
+    {"db:drop", "db:reset", "db:drop:all", "db:schema:load", "db:purge"}
+)
+_RESET_PROGRAMS: Final = frozenset(
+    {
+        "prisma",
+        "alembic",
+        "flask",
+        "rails",
+        "rake",
+        "manage.py",
+        "django-admin",
+        "knex",
+        "sequelize",
+        "sequelize-cli",
+        "typeorm",
+        *_LAUNCHERS,
+    }
+)
+_PYTHON: Final = frozenset({"python", "python3", "py"})
+_ORM_URLS: Final = ("DATABASE_URL", "DB_URL", "SQLALCHEMY_DATABASE_URI", "POSTGRES_URL")
+
+
+def _tool_words(cmd: SimpleCommand) -> list[str]:
+    """The tool and its words, launchers stripped: ``npx -y prisma migrate reset`` → prisma ..."""
+    words = [w for w in cmd.argv if w]
+    for _ in range(3):
+        if not words:
+            return []
+        head = posixpath.basename(words[0])
+        if head in _LAUNCHERS:
+            rest = _skip_options(words[1:])
+            if rest and rest[0] in _LAUNCHERS[head]:
+                rest = _skip_options(rest[1:])
+            words = rest
+        elif head in _PYTHON or head.startswith("python3."):
+            rest = list(words[1:])
+            while rest and rest[0].startswith("-") and rest[0] != "-m":
+                rest = rest[1:]
+            words = rest[1:] if rest[:1] == ["-m"] else rest
+        else:
+            break
+    if not words:
+        return []
+    return [posixpath.basename(words[0]), *words[1:]]
+
+
+def _skip_options(words: Sequence[str]) -> list[str]:
+    index = 0
+    while index < len(words) and words[index].startswith("-"):
+        index += 1
+    return list(words[index:])
+
+
+def _in_order(words: Sequence[str], wanted: Sequence[str]) -> bool:
+    it = iter(words)
+    return all(any(w == target for w in it) for target in wanted)
+
+
+def reset_of(cmd: SimpleCommand) -> str | None:
+    """What a migration or admin tool resets, as a phrase, or None.
+
+    ``prisma migrate reset``, ``prisma db push --force-reset|--accept-data-loss``,
+    ``alembic downgrade base``, ``flask db downgrade base``, ``rails``/``rake`` ``db:drop``,
+    ``db:reset``, ``db:schema:load``, ``db:purge``, ``manage.py flush|reset_db``, ``knex
+    migrate:rollback --all``, ``sequelize db:drop|db:migrate:undo:all``, ``typeorm
+    schema:drop``; through ``npx``, ``bundle exec``, ``uv run``, ``python -m`` and the like.
+    """
+    words = _tool_words(cmd)
+    if not words:
+        return None
+    tool, args = words[0], words[1:]
+    plain = [w for w in args if not w.startswith("-")]
+    if tool == "prisma":
+        if _in_order(plain, ("migrate", "reset")):
+            return "prisma migrate reset drops the database and re-applies every migration"
+        if any(w.split("=")[0] in ("--force-reset", "--accept-data-loss") for w in args):
+            return "prisma db push with --force-reset or --accept-data-loss drops data"
+    elif tool == "alembic" or (tool == "flask" and plain[:1] == ["db"]):
+        if _in_order(plain, ("downgrade", "base")):
+            return f"{tool} downgrade base drops every table the migrations created"
+    elif tool in ("rails", "rake"):
+        found = [w for w in plain if w in _RAILS_RESETS]
+        if found:
+            return f"{tool} {found[0]} drops the database or its tables"
+    elif tool in ("manage.py", "django-admin"):
+        if plain[:1] and plain[0] in ("flush", "reset_db", "sqlflush"):
+            return f"{tool} {plain[0]} deletes every row of every table"
+    elif tool == "knex":
+        if "migrate:rollback" in plain and any(w in ("--all", "-a") for w in args):
+            return "knex migrate:rollback --all undoes every migration"
+    elif tool in ("sequelize", "sequelize-cli"):
+        for word in plain:
+            if word in ("db:drop", "db:migrate:undo:all"):
+                return f"sequelize {word} drops the database or every migrated table"
+    elif tool == "typeorm" and "schema:drop" in plain:
+        return "typeorm schema:drop drops every table"
+    return None
+
+
+def _file_url(url: str) -> str:
+    """The file of ``file:./dev.db``, ``file:///abs.db``, ``sqlite:///rel.db``, ``sqlite:////abs``."""
+    scheme, _, rest = url.partition(":")
+    rest = rest.split("?", 1)[0]
+    if scheme == "sqlite" and rest.startswith("///"):
+        return rest[3:]
+    if rest.startswith("//"):
+        return rest[2:]
+    return rest
+
+
+def _reset_sources(parsed: ParsedShell, context: Context) -> list[ShellSql]:
+    found: list[ShellSql] = []
+    assigned_line = dict(parsed.assigned)
+    for cmd in parsed.commands:
+        if (
+            cmd.program not in _RESET_PROGRAMS
+            and cmd.program not in _PYTHON
+            and not (cmd.program.startswith("python"))
+        ):
+            continue
+        what = reset_of(cmd)
+        if what is None:
+            continue
+        assigned = {**assigned_line, **dict(cmd.assignments)}
+        url = _env(_ORM_URLS, assigned, context.env)
+        target_values = connection(url) if url else {}
+        if url and url.startswith(("sqlite:", "file:")):
+            name = _file_url(url)
+            path = resolve_path(name, cmd.cwd, context.home) if name not in ("", ":memory:") else ""
+            target = Target(database=name or None, path=path, embedded=True)
+        else:
+            target = Target(
+                host=target_values.get("host"),
+                port=target_values.get("port"),
+                database=target_values.get("database"),
+                default_local=False,
+            )
+        unresolved = tuple(f"${n}" for n in cmd.unset_vars if n in _ORM_URLS)
+        target = replace(target, unresolved=unresolved)
+        words = _tool_words(cmd)
+        label = " ".join([words[0], *[w for w in words[1:] if not w.startswith("-")][:2]])
+        finding = _Finding("reset", label, what, None)
+        found.append(
+            ShellSql(
+                cmd.source[: TEXT_CAP * 2] or label,
+                None,
+                cmd.program,
+                target,
+                cmd.reached_through,
+                (finding,),
+                tuple(assigned.items()),
+            )
+        )
+    return found
+
+
+def extract_shell_sql(command: str, context: Context | None = None) -> list[ShellSql]:
+    """What ``command`` hands to database clients, read through :mod:`specialists.shellparse`.
+
+    Every simple command that would run is looked at, however it is wrapped (``sh -c``,
+    ``eval``, variables, quoting, ``base64 -d | sh``, here-documents, ``xargs``, a script
+    written earlier on the line, ``python -c``), and so are ``docker exec``, ``docker compose
+    exec``, ``kubectl exec`` and ``ssh`` around a client. Nothing is run.
+    """
+    return _Reader(context or Context()).read(command)
 
 
 # -- reading SQL ---------------------------------------------------------------------------------
@@ -1090,21 +1854,62 @@ def _catalogs(statement: exp.Expr) -> Iterator[str]:
 class _Source:
     sql: str
     dialect: str | None  # None: auto
-    targets: tuple[str, ...]
+    target: Target | None  # None: nothing says where it goes
     origin: str  # "args.query", "psql"...
+    via: str = ""
+    ops: tuple[_Finding, ...] = ()  # findings of a client that does not speak SQL
+    assignments: tuple[tuple[str, str], ...] = ()
+    unread: str | None = None  # SQL not shown on the command line: where it comes from
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    finding: _Finding
+    placement: Placement | None
+    verdict: Verdict
+    source: _Source
+
+
+_PLACE_HINTS: Final[Mapping[str, str]] = {
+    "production": "The target is a production database; try it on a development or test one first.",
+    "remote": (
+        "The server is not this machine and nothing says it is a development or test "
+        "database; on a local or test one (localhost, a container of the test stack, a SQLite "
+        "file in the workspace or /tmp) this would be fine."
+    ),
+    "unknown": (
+        "Nothing says which database this reaches ({missing}); on a local development or "
+        "test database it would be fine: name one explicitly (localhost, a SQLite file in the "
+        "workspace or /tmp, a *_dev or *_test database) or have the host set the context's "
+        "environment."
+    ),
+    "local": (
+        "This local development database may hold data someone relies on; on a throw-away "
+        "test database (environment test or ci, a *_test database, a SQLite file in /tmp) "
+        "this would be fine."
+    ),
+    "scratch": "",
+}
 
 
 @final
 class SqlSpecialist:
-    """Judges SQL in ``sql`` actions and in shell commands that run a SQL client."""
+    """Judges SQL in ``sql`` actions and in shell commands that run a database client."""
 
     __slots__ = (
+        "_by_target",
         "_checks",
         "_command_fields",
         "_config",
         "_ddl",
+        "_development",
+        "_development_words",
         "_production_names",
+        "_production_words",
         "_query_fields",
+        "_scratch",
+        "_test",
+        "_test_words",
         "_unparsed",
         "_verdict",
         "execution",
@@ -1117,9 +1922,20 @@ class SqlSpecialist:
         self._checks = tuple(config.checks)
         self._ddl = frozenset(config.ddl_operations)
         self._production_names = frozenset(config.production_names)
+        self._test = frozenset(config.test_names)
+        self._development = frozenset(config.development_names)
+        self._production_words = frozenset(config.production_words)
+        self._test_words = frozenset(config.test_words)
+        self._development_words = frozenset(config.development_words)
+        self._scratch = tuple(config.scratch)
         self._unparsed = Verdict(config.on_unparsed)
         self._query_fields = tuple(config.query_fields)
         self._command_fields = tuple(config.command_fields)
+        by_target: dict[str, Verdict] = {p: Verdict(v) for p, v in config.by_target.items()}
+        if config.production_only:
+            by_target = {p: Verdict.OK for p in PLACES if p != "production"}
+        self._by_target: Mapping[str, Verdict] = dict(by_target)
+        preload()
 
     # -- the sources of SQL in an action ---------------------------------------------------
 
@@ -1130,18 +1946,32 @@ class SqlSpecialist:
         for name in self._query_fields:
             query = args.get(name)
             if isinstance(query, str):
-                sources.append(
-                    _Source(query, self._dialect_of(action), _arg_targets(args), f"args.{name}")
-                )
+                dialect = self._dialect_of(action)
+                sources.append(_Source(query, dialect, _arg_target(args, dialect), f"args.{name}"))
         for name in self._command_fields:
-            command = args.get(name)
-            if not isinstance(command, str) or not any(w in command for w in _CLIENT_WORDS):
-                continue  # the common case for shell actions: no SQL client at all
-            if len(command) > self._config.max_input_chars:
-                sources.append(_Source(command, None, (), f"args.{name}"))
+            command = _command(args.get(name))
+            if command is None:
                 continue
-            for found in extract_shell_sql(command, context.env):
-                sources.append(_Source(found.sql, found.dialect, found.targets, found.client))
+            parsed = parse_for(command, context)
+            programs = parsed.programs
+            shown: list[ShellSql] = []
+            if "reset" in self._checks:
+                shown.extend(_reset_sources(parsed, context))
+            if not (programs.isdisjoint(_CLIENTS) and programs.isdisjoint(_WRAPPERS)):
+                shown.extend(extract_shell_sql(command, context))
+            for found in shown:  # usually none: most commands run no database client
+                sources.append(
+                    _Source(
+                        found.sql,
+                        found.dialect,
+                        found.target,
+                        found.client,
+                        found.via,
+                        found.ops,
+                        found.assignments,
+                        found.unread,
+                    )
+                )
         return sources or None
 
     def _dialect_of(self, action: Action) -> str | None:
@@ -1156,19 +1986,29 @@ class SqlSpecialist:
     # -- judging ---------------------------------------------------------------------------
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
-        """Ok, a refusal outside SQL, the entry's verdict on a finding, or ``on_unparsed``."""
+        """Ok, a refusal outside SQL, a verdict on a finding by its target, or ``on_unparsed``."""
         sources = self._sources(action, context)
         if sources is None:
             return SpecialistResult.refuse()
-        findings: list[_Finding] = []
+        judged: list[_Judged] = []
         unparsed: tuple[_Source, str] | None = None
         dialects: list[str] = []
-        judged = False
+        read_any = False
         for source in sources:
+            if source.unread is not None:
+                judged.extend(self._unread(source, context))
+                continue
+            if source.ops:
+                found = [f for f in self._ops(source.ops) if f.check in self._checks]
+                judged.extend(self._place(found, (), source, context))
+                read_any = True
+                continue
+            if self._checks == ("reset",):
+                continue  # resets come from tools and clients, never from SQL text
             try:
                 parsed = self._parse(source)
                 dialects.append(parsed.dialect or "generic")
-                findings.extend(self._judge(parsed, source, context))
+                judged.extend(self._judge(parsed, source, context))
             except _Unparsed as exc:
                 if unparsed is None:
                     unparsed = (source, str(exc))
@@ -1177,30 +2017,30 @@ class SqlSpecialist:
                 if unparsed is None:
                     unparsed = (source, "nested too deeply to judge")
                 continue
-            judged = True
-            if len(findings) >= MAX_FINDINGS:
+            read_any = True
+            if len(judged) >= MAX_FINDINGS:
                 break
-        if findings:
-            return self._objection(findings, sources, dialects)
+        objections = [j for j in judged if j.verdict is not Verdict.OK]
+        if objections:
+            return self._objection(objections, dialects)
+        if judged:
+            return self._excused(judged)
         if unparsed is not None:
             if self._unparsed is Verdict.REFUSE:
-                return SpecialistResult.ok() if judged else SpecialistResult.refuse()
+                return SpecialistResult.ok() if read_any else SpecialistResult.refuse()
             return self._unparsed_result(*unparsed)
-        return SpecialistResult.ok()
+        return SpecialistResult.ok() if read_any else SpecialistResult.refuse()
 
     def _parse(self, source: _Source) -> _Parsed:
         if len(source.sql) > self._config.max_input_chars:
             raise _Unparsed(f"longer than {self._config.max_input_chars} characters")
         return _parse(source.sql, source.dialect, self._config.max_statements)
 
-    def _judge(self, parsed: _Parsed, source: _Source, context: Context) -> list[_Finding]:
+    def _judge(self, parsed: _Parsed, source: _Source, context: Context) -> list[_Judged]:
         findings: list[_Finding] = []
         statements = parsed.statements
-        production: str | None = None
-        if "production_target" in self._checks or self._config.production_only:
-            production = self._production(statements, source, context)
-            if production is None and self._config.production_only:
-                return findings
+        production = "production_target" in self._checks
+        placement = self._placement(source, statements, context) if production else None
         for statement in statements:
             for check in self._checks:
                 if check == "ddl_destructive":
@@ -1211,15 +2051,14 @@ class SqlSpecialist:
                     findings.extend(_grant_findings(statement))
                 elif (
                     check == "production_target"
-                    and production is not None
+                    and placement is not None
+                    and placement.place == "production"
                     and (self._config.production_reads or not _is_read(statement))
                 ):
                     label = _label(statement)
                     obj = _object(statement.unnest())
                     on = f" on {obj.split(':', 1)[1]}" if obj else ""
-                    findings.append(
-                        _Finding("production_target", label, f"{label}{on} {production}", obj)
-                    )
+                    findings.append(_Finding("production_target", label, f"{label}{on}", obj))
             if len(findings) >= MAX_FINDINGS:
                 break
         if "multiple_statements" in self._checks:
@@ -1233,56 +2072,230 @@ class SqlSpecialist:
                         f"{len(counted)} statements in one query ({labels})",
                     )
                 )
-        return findings
+        return self._place(findings, statements, source, context, placement)
 
-    def _production(
-        self, statements: Sequence[exp.Expr], source: _Source, context: Context
-    ) -> str | None:
-        """Why this SQL's target is production (a phrase), or None."""
-        environment = (context.environment or "").strip().lower()
-        if environment and environment in self._production_names:
-            return f"runs in the {context.environment!r} environment"
-        listed = context.extras.get("production_databases")
-        if not isinstance(listed, list) or not listed:
-            return None
-        production = {str(name).strip().lower() for name in listed if isinstance(name, str)}
-        targets = list(source.targets)
-        for statement in statements:
-            targets.extend(_catalogs(statement))
-        for target in targets:
-            for candidate in (target.lower(), _base(target).lower()):
-                if candidate in production:
-                    return f"targets {target!r}, listed in production_databases"
-        return None
+    def _ops(self, ops: Sequence[_Finding]) -> Iterator[_Finding]:
+        """A client's findings; with ``reset``, dropping a whole database is one too."""
+        for finding in ops:
+            yield finding
+            if "reset" in self._checks and finding.statement in _WHOLE_DATABASE:
+                yield replace(finding, check="reset")
 
-    def _objection(
-        self, findings: Sequence[_Finding], sources: Sequence[_Source], dialects: Sequence[str]
-    ) -> SpecialistResult:
-        first = findings[0]
-        reason = first.reason
-        if len(findings) > 1:
-            reason += f" (and {len(findings) - 1} more finding{'s' if len(findings) > 2 else ''})"
-        evidence: dict[str, JsonValue] = {
-            "check": first.check,
-            "statement": first.statement,
-            "findings": [
-                {"check": f.check, "statement": f.statement, "object": f.object}
-                for f in findings[:MAX_FINDINGS]
-            ],
-            "dialect": dialects[0] if dialects else "generic",
-            "source": sources[0].origin,
-            "sql": _excerpt(sources[0].sql),
-        }
-        if first.object is not None:
-            evidence["object"] = first.object
-        correction = CORRECTIONS[first.check].replace(
-            "{object}", first.object.split(":", 1)[1] if first.object else "it"
+    def _unread(self, source: _Source, context: Context) -> list[_Judged]:
+        """SQL the command line does not show: only where it goes can be judged."""
+        if "production_target" not in self._checks:
+            return []
+        placement = self._placement(source, (), context)
+        if placement.place != "production":
+            return []
+        finding = _Finding(
+            "production_target",
+            f"SQL from {source.unread}",
+            f"{source.origin} runs SQL from {source.unread}, which is not shown",
         )
+        return self._place([finding], (), source, context, placement)
+
+    def _place(
+        self,
+        findings: Sequence[_Finding],
+        statements: Sequence[exp.Expr],
+        source: _Source,
+        context: Context,
+        placement: Placement | None = None,
+    ) -> list[_Judged]:
+        """Each finding with the verdict its target earns."""
+        if not findings:
+            return []
+        if placement is None and (self._by_target or "production_target" in self._checks):
+            placement = self._placement(source, statements, context)
+        verdict = self._verdict
+        if placement is not None:
+            verdict = self._by_target.get(placement.place, self._verdict)
+        return [_Judged(f, placement, verdict, source) for f in findings]
+
+    # -- what the target is ------------------------------------------------------------------
+
+    def _environment(self, source: _Source, context: Context) -> tuple[str | None, str]:
+        """The environment's name and where it came from (``""``: the context)."""
+        if context.environment and context.environment.strip():
+            return context.environment.strip(), ""
+        assigned = dict(source.assignments)
+        for name in ENVIRONMENT_VARIABLES:
+            value = assigned.get(name) or context.env.get(name)
+            if value and value.strip() and value != "<unset>":
+                return value.strip(), f" (from {name})"
+        return None, ""
+
+    def _placement(
+        self, source: _Source, statements: Sequence[exp.Expr], context: Context
+    ) -> Placement:
+        """Whether the SQL goes to production, a remote server, a local or a scratch one."""
+        environment, origin = self._environment(source, context)
+        env = (environment or "").lower()
+        if env in self._production_names:
+            return Placement("production", f"it runs in the {environment!r} environment{origin}")
+        target = source.target
+        names = list(target.names if target is not None else ())
+        for statement in statements:
+            names.extend(_catalogs(statement))
+        listed = context.extras.get("production_databases")
+        if isinstance(listed, list) and listed:
+            production = {str(n).strip().lower() for n in listed if isinstance(n, str)}
+            for name in names:
+                if name.lower() in production or _base(name).lower() in production:
+                    return Placement(
+                        "production", f"it targets {name!r}, listed in production_databases"
+                    )
+        for name in names:
+            if _words(_base(name)) & self._production_words:
+                return Placement("production", f"it targets {name!r}, whose name says production")
+        locality, where = self._locality(target, context)
+        if locality == "remote":
+            return Placement("remote", where)
+        if locality == "scratch":
+            return Placement("scratch", f"{where}, a throw-away database")
+        named: set[str] = set()
+        if target is not None:
+            for label in (target.database, target.container, target.path):
+                if label:
+                    named |= _words(_base(label))
+        if env in self._test:
+            return Placement("scratch", f"{where}, in the {environment!r} environment{origin}")
+        if named & self._test_words:
+            return Placement("scratch", f"{where}, whose name says it is a test database")
+        if locality == "local" and target is not None and target.embedded:
+            return Placement("local", where)
+        if env in self._development:
+            return Placement("local", f"{where}, in the {environment!r} environment{origin}")
+        if locality == "local" and named & self._development_words:
+            return Placement("local", f"{where}, whose name says it is a development database")
+        if environment is None:
+            missing = "environment unknown"
+        else:
+            missing = f"the environment is {environment!r}, neither development nor test"
+        if where:
+            missing = f"{where}; {missing}"
+        return Placement(
+            "unknown",
+            f"the target database is not known to be a local or test one; {missing}",
+            missing,
+        )
+
+    def _locality(self, target: Target | None, context: Context) -> tuple[str | None, str]:
+        """Where the target is (remote, scratch, local, or None: not known) and a phrase."""
+        if target is None:
+            return None, "no database is named"
+        if target.remote:
+            return "remote", f"it runs on {target.remote}"
+        host = (target.host or "").strip()
+        if host and not _is_local_host(host) and not _is_bare_name(host):
+            return "remote", f"host {host} is not this machine"
+        if target.unresolved:
+            names = ", ".join(target.unresolved[:3])
+            return None, f"the connection depends on {names}, whose value is not known"
+        if target.embedded:
+            path = target.path
+            if not path:
+                return "scratch", "an in-memory database"
+            if not path.startswith("/"):
+                return "local", f"the database file {target.database!r} in the working directory"
+            for scratch in self._scratch:
+                if is_within(path, scratch) and path != scratch:
+                    return "scratch", f"the database file {path} in {scratch}"
+            workspace = workspace_of(context)
+            if workspace and is_within(path, workspace):
+                return "local", f"the database file {path} in the workspace"
+            return (
+                None,
+                f"the database file {path} is outside the workspace and scratch directories",
+            )
+        if target.container:
+            return "local", f"{target.describe()} on this machine"
+        if not host and not target.default_local:
+            if target.database:
+                return None, f"database {target.database!r} on a server that is not named"
+            return None, "the command does not name the database"
+        if not host:
+            return "local", f"{target.describe()} through the client's default local socket"
+        if _is_bare_name(host) and not _is_local_host(host):
+            return "local", f"{target.describe()} (a host on the local or compose network)"
+        return "local", target.describe()
+
+    # -- results -------------------------------------------------------------------------
+
+    def _objection(self, judged: Sequence[_Judged], dialects: Sequence[str]) -> SpecialistResult:
+        ordered = sorted(judged, key=lambda j: -j.verdict.rank)
+        first = ordered[0]
+        finding, placement, source = first.finding, first.placement, first.source
+        reason = finding.reason
+        if finding.check == "production_target" and placement is not None:
+            reason = f"{reason}: {placement.why}"
+        elif placement is not None and self._by_target:
+            reason = f"{reason}; {placement.why}"
+        if source.via:
+            reason += f" (through {source.via})"
+        if len(judged) > 1:
+            reason += f" (and {len(judged) - 1} more finding{'s' if len(judged) > 2 else ''})"
+        evidence: dict[str, JsonValue] = {
+            "check": finding.check,
+            "statement": finding.statement,
+            "findings": [
+                {
+                    "check": j.finding.check,
+                    "statement": j.finding.statement,
+                    "object": j.finding.object,
+                }
+                for j in ordered[:MAX_FINDINGS]
+            ],
+            "dialect": source.dialect or (dialects[0] if dialects else "generic"),
+            "source": source.origin,
+            "sql": _excerpt(source.sql),
+        }
+        if source.ops:
+            evidence["dialect"] = "none"  # a client that does not speak SQL
+        if finding.object is not None:
+            evidence["object"] = finding.object
+        if placement is not None:
+            evidence["place"] = placement.place
+            if placement.missing is not None:
+                evidence["missing"] = placement.missing
+        if source.target is not None:
+            evidence["target"] = _target_evidence(source.target)
+        if source.via:
+            evidence["via"] = source.via
+        correction = CORRECTIONS[finding.check].replace(
+            "{object}", finding.object.split(":", 1)[1] if finding.object else "it"
+        )
+        if placement is not None and self._by_target:
+            hint = _PLACE_HINTS[placement.place].replace("{missing}", placement.missing or "")
+            if hint:
+                correction = f"{correction} {hint}"
         return SpecialistResult(
-            verdict=self._verdict,
-            confidence=1.0,
+            verdict=first.verdict,
+            confidence=1.0 if placement is None or placement.place != "unknown" else 0.7,
             reason=reason,
             correction=correction,
+            evidence=evidence,
+        )
+
+    def _excused(self, judged: Sequence[_Judged]) -> SpecialistResult:
+        """Ok, saying which findings the target excused and why."""
+        first = judged[0]
+        why = first.placement.why if first.placement is not None else "its target"
+        evidence: dict[str, JsonValue] = {
+            "check": first.finding.check,
+            "statement": first.finding.statement,
+            "excused": True,
+            "source": first.source.origin,
+        }
+        if first.placement is not None:
+            evidence["place"] = first.placement.place
+        if first.source.target is not None:
+            evidence["target"] = _target_evidence(first.source.target)
+        return SpecialistResult(
+            verdict=Verdict.OK,
+            confidence=1.0,
+            reason=f"{first.finding.reason}, but excused: {why}",
             evidence=evidence,
         )
 
@@ -1304,13 +2317,51 @@ class SqlSpecialist:
         )
 
 
-def _arg_targets(args: Mapping[str, JsonValue]) -> tuple[str, ...]:
-    targets: list[str] = []
-    for key in ("database", "host"):
-        value = args.get(key)
-        if isinstance(value, str):
-            targets.extend(target_names(value))
-    return tuple(targets)
+def _target_evidence(target: Target) -> dict[str, JsonValue]:
+    out: dict[str, JsonValue] = {}
+    for key in ("host", "port", "database", "path", "container", "remote"):
+        value = getattr(target, key)
+        if value is not None:
+            out[key] = redact_text(value)
+    return out
+
+
+def _command(value: JsonValue) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value and all(isinstance(w, str) for w in value):
+        return " ".join(_quote(str(w)) for w in value)
+    return None
+
+
+_WHOLE_DATABASE: Final = frozenset({"DROP DATABASE", "FLUSHALL", "FLUSHDB"})
+_FILE_SUFFIXES: Final = (".db", ".sqlite", ".sqlite3", ".duckdb", ".db3")
+
+
+def _arg_target(args: Mapping[str, JsonValue], dialect: str | None) -> Target | None:
+    """The target a ``sql`` action names in ``args.database`` / ``args.host``, if any."""
+    database = args.get("database")
+    host = args.get("host")
+    found: dict[str, str] = {}
+    if isinstance(database, str) and database.strip():
+        value = database.strip()
+        if value == ":memory:" or (
+            "://" not in value
+            and (value.lower().endswith(_FILE_SUFFIXES) or dialect in ("sqlite", "duckdb"))
+        ):
+            path = "" if value == ":memory:" else value
+            return Target(database=value, path=path, embedded=True, default_local=False)
+        found.update(connection(value))
+    if isinstance(host, str) and host.strip():
+        found["host"] = host.strip()
+    if not found:
+        return None
+    return Target(
+        host=found.get("host"),
+        port=found.get("port"),
+        database=found.get("database"),
+        default_local=False,
+    )
 
 
 def _build(entry: Entry, config: KindConfig) -> SqlSpecialist:

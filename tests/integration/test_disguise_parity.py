@@ -46,9 +46,6 @@ DISGUISES: dict[str, Callable[[str], str]] = {
 
 # entry id -> why some disguises of its cases are not seen through yet
 KNOWN_GAPS: dict[str, str] = {
-    "db_destructive_ddl": "the sql kind reads shell text with its own tokenizer",
-    "db_unbounded_dml": "the sql kind reads shell text with its own tokenizer",
-    "db_access_control_bypass": "the sql kind reads shell text with its own tokenizer",
     "secret_in_url_or_argv": "the secrets kind reads the command line as written",
     "supply_remote_script_exec": "a PowerShell line nested in a POSIX shell is not re-read whole",
 }

@@ -320,7 +320,7 @@ def test_production_environment_blocks_writes_not_reads():
     result = specialist.evaluate(query("INSERT INTO audit VALUES (1)"), prod)
     assert result.verdict is Verdict.BLOCK
     assert result.evidence["object"] == "table:audit"
-    assert result.reason == "INSERT on audit runs in the 'Production' environment"
+    assert result.reason == "INSERT on audit: it runs in the 'Production' environment"
     assert judge(specialist, query("SELECT * FROM audit"), prod) is Verdict.OK
     assert judge(specialist, query("INSERT INTO audit VALUES (1)"), Context()) is Verdict.OK
     staging = Context(environment="staging")
@@ -580,3 +580,394 @@ def test_random_text_never_crashes(text: str):
 )
 def test_random_shell_never_crashes(command: str):
     assert build().evaluate(shell(command), CTX).verdict in _VERDICTS
+
+
+# -- targets and places --------------------------------------------------------------------
+
+WS = "/home/dev/src/app"
+HERE = Context(cwd=WS, repo_root=WS, home="/home/dev")
+BY_TARGET = {"production": "block", "remote": "block", "unknown": "nudge", "local": "flag"}
+
+
+def placed(command: str, context: Context = HERE, **config: Any) -> SpecialistResult:
+    config.setdefault("checks", ["ddl_destructive"])
+    config.setdefault("by_target", {**BY_TARGET, "scratch": "ok"})
+    return build(**config).evaluate(shell(command), context)
+
+
+@pytest.mark.parametrize(
+    ("command", "context", "place"),
+    [
+        # production: the environment, a listed database, a name
+        ("psql -c 'DROP TABLE t'", Context(environment="prod"), "production"),
+        ("psql -h prod-db.internal -c 'DROP TABLE t'", HERE, "production"),
+        ("psql -d shop_prod -c 'DROP TABLE t'", HERE, "production"),
+        ("psql -c 'DROP TABLE t'", Context(env={"RAILS_ENV": "production"}), "production"),
+        ("APP_ENV=production psql -c 'DROP TABLE t'", HERE, "production"),
+        ("kubectl -n prod exec pg-0 -- psql -c 'DROP TABLE t'", HERE, "production"),
+        # remote: not this machine
+        ("psql -h db.example.com -c 'DROP TABLE t'", HERE, "remote"),
+        ("psql postgresql://app@10.0.3.7:5432/shop -c 'DROP TABLE t'", HERE, "remote"),
+        ("PGHOST=db.internal psql -c 'DROP TABLE t'", HERE, "remote"),
+        ("psql -c 'DROP TABLE t'", Context(env={"PGHOST": "db.internal"}), "remote"),
+        ("ssh db1.example.com \"psql -c 'DROP TABLE t'\"", HERE, "remote"),
+        ("kubectl exec -it pg-0 -- psql -c 'DROP TABLE t'", HERE, "remote"),
+        (
+            "psql -h db.internal -c 'DROP TABLE t'",
+            Context(environment="development"),
+            "remote",
+        ),
+        # scratch: throw-away
+        ("sqlite3 /tmp/x.db 'DROP TABLE t'", HERE, "scratch"),
+        ("sqlite3 :memory: 'DROP TABLE t'", HERE, "scratch"),
+        ("psql -h localhost -d shop_test -c 'DROP TABLE t'", HERE, "scratch"),
+        ("psql -d shop -c 'DROP TABLE t'", Context(environment="ci"), "scratch"),
+        ("duckdb /var/tmp/w.duckdb -c 'DROP TABLE t'", HERE, "scratch"),
+        (
+            "docker compose -f compose.test.yml exec db psql -c 'DROP TABLE t'",
+            HERE,
+            "scratch",
+        ),
+        ("redis-cli -h 127.0.0.1 FLUSHALL", Context(environment="test"), "scratch"),
+        # local: a development database on this machine, or a file in the workspace
+        ("sqlite3 app.db 'DROP TABLE t'", HERE, "local"),
+        (f"sqlite3 {WS}/var/app.db 'DROP TABLE t'", HERE, "local"),
+        ("psql -h localhost -d shop_dev -c 'DROP TABLE t'", HERE, "local"),
+        ("psql -d shop -c 'DROP TABLE t'", Context(environment="development"), "local"),
+        ("psql -h db -d shop -c 'DROP TABLE t'", Context(environment="local"), "local"),
+        ("psql -d shop -c 'DROP TABLE t'", Context(env={"NODE_ENV": "development"}), "local"),
+        # unknown: nothing says
+        ("psql -d shop -c 'DROP TABLE t'", HERE, "unknown"),
+        ("psql -h localhost -c 'DROP TABLE t'", HERE, "unknown"),
+        ("psql \"$DATABASE_URL\" -c 'DROP TABLE t'", Context(environment="staging"), "unknown"),
+        ("sqlite3 /srv/data/app.db 'DROP TABLE t'", HERE, "unknown"),
+        ("mongosh shop --eval 'db.dropDatabase()'", HERE, "unknown"),
+        ("redis-cli FLUSHDB", HERE, "unknown"),
+    ],
+)
+def test_targets_are_placed(command: str, context: Context, place: str):
+    result = placed(command, context)
+    assert result.evidence.get("place") == place, (command, result.reason)
+    wanted = {**BY_TARGET, "scratch": "ok"}[place]
+    assert result.verdict is Verdict(wanted)
+
+
+def test_an_unknown_target_is_a_nudge_that_names_the_missing_fact():
+    result = placed("psql -d shop -c 'DROP DATABASE shop'")
+    assert result.verdict is Verdict.NUDGE
+    assert result.reason is not None
+    assert "not known to be a local or test one" in result.reason
+    assert "environment unknown" in result.reason
+    assert result.evidence["missing"] == (
+        "database 'shop' through the client's default local socket; environment unknown"
+    )
+    # The correction says what would make it fine.
+    assert result.correction is not None
+    assert "development or test" in result.correction
+    staging = placed("psql -d shop -c 'DROP DATABASE shop'", Context(environment="staging"))
+    assert "'staging', neither development nor test" in (staging.reason or "")
+
+
+def test_a_sql_action_without_a_target_is_placed_by_the_environment():
+    specialist = build(checks=["ddl_destructive"], by_target={**BY_TARGET, "scratch": "ok"})
+    drop = query("DROP TABLE users")
+    unknown = specialist.evaluate(drop, CTX)
+    assert unknown.verdict is Verdict.NUDGE
+    assert "no database is named; environment unknown" in (unknown.reason or "")
+    assert judge(specialist, drop, Context(environment="development")) is Verdict.FLAG
+    assert judge(specialist, drop, Context(environment="test")) is Verdict.OK
+    assert judge(specialist, drop, Context(environment="production")) is Verdict.BLOCK
+    # A database named by the action: a file, a URL, a name.
+    assert judge(specialist, query("DROP TABLE t", database="/tmp/t.sqlite")) is Verdict.OK
+    assert judge(specialist, query("DROP TABLE t", database="shop_test")) is Verdict.OK
+    remote = query("DROP TABLE t", database="postgresql://u:pw@db.example.com/shop")
+    result = specialist.evaluate(remote, CTX)
+    assert result.verdict is Verdict.BLOCK
+    assert "pw" not in str(result.evidence)
+    # A server the action does not name is not assumed to be local.
+    assert judge(specialist, query("DROP TABLE t", database="shop_dev")) is Verdict.NUDGE
+
+
+def test_an_excused_finding_says_why():
+    result = placed("sqlite3 /tmp/x.db 'DROP TABLE t'")
+    assert result.verdict is Verdict.OK
+    assert result.reason == (
+        "DROP TABLE t destroys it and everything in it, but excused: the database file "
+        "/tmp/x.db in /tmp, a throw-away database"
+    )
+    assert result.evidence["excused"] is True
+
+
+def test_without_by_target_every_place_gets_the_entry_verdict():
+    for command in ("sqlite3 /tmp/x.db 'DROP TABLE t'", "psql -d shop -c 'DROP TABLE t'"):
+        assert build(checks=["ddl_destructive"]).evaluate(shell(command), HERE).verdict is (
+            Verdict.BLOCK
+        )
+
+
+def test_by_target_and_production_only_are_exclusive_and_places_are_checked():
+    with pytest.raises(ValidationError, match="not both"):
+        sql.SqlConfig.model_validate(
+            {"checks": ["grant"], "production_only": True, "by_target": {"local": "ok"}}
+        )
+    with pytest.raises(ValidationError, match="by_target"):
+        sql.SqlConfig.model_validate({"checks": ["grant"], "by_target": {"moon": "ok"}})
+    with pytest.raises(ValidationError, match="absolute"):
+        sql.SqlConfig.model_validate({"checks": ["grant"], "scratch": ["tmp"]})
+
+
+def test_words_and_scratch_directories_are_configurable():
+    result = placed(
+        "sqlite3 /scratch/x.db 'DROP TABLE t'", scratch=["/scratch"], production_words=["gold"]
+    )
+    assert result.evidence["place"] == "scratch"
+    gold = placed("psql -h localhost -d shop_gold -c 'DROP TABLE t'", production_words=["gold"])
+    assert gold.evidence["place"] == "production"
+    other = placed("psql -h localhost -d shop_prod -c 'DROP TABLE t'", production_words=["gold"])
+    assert other.evidence["place"] == "unknown"
+    assert placed("psql -d shop_prod -c 'DROP TABLE t'").evidence["place"] == "production"
+    # "products" is not "prod": names are compared by whole words.
+    assert placed("psql -d products -c 'DROP TABLE t'").evidence["place"] == "unknown"
+
+
+# -- clients and how they are reached ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "client", "sql_text", "target"),
+    [
+        ("psql -h db -p 5433 -d shop -c 'SELECT 1'", "psql", "SELECT 1", ("db", "5433", "shop")),
+        ("psql 'host=h dbname=d user=u' -c 'SELECT 1'", "psql", "SELECT 1", ("h", None, "d")),
+        ("psql -f /tmp/x.sql", "psql", None, None),
+        ("echo 'SELECT 1' > a.sql; psql -f a.sql", "psql", "SELECT 1\n", (None, None, None)),
+        ("psql -f - <<'E'\nSELECT 2;\nE", "psql", "SELECT 2;\n", (None, None, None)),
+        ("mysql -h m -P 3307 -D shop -e 'SELECT 1'", "mysql", "SELECT 1", ("m", "3307", "shop")),
+        (
+            "mysql -S /run/mysqld.sock -e 'SELECT 1'",
+            "mysql",
+            "SELECT 1",
+            ("/run/mysqld.sock", None, None),
+        ),
+        ("sqlite3 -bail x.db -cmd 'SELECT 1' 'SELECT 2'", "sqlite3", "SELECT 1", None),
+        ("duckdb w.duckdb -c 'SELECT 1'", "duckdb", "SELECT 1", None),
+        ("clickhouse client --host ch -q 'SELECT 1'", "clickhouse", "SELECT 1", ("ch", None, None)),
+        (
+            "clickhouse-client -d logs --query='SELECT 1'",
+            "clickhouse-client",
+            "SELECT 1",
+            (None, None, "logs"),
+        ),
+        (
+            "cockroach sql --host crdb -d shop -e 'SELECT 1'",
+            "cockroach",
+            "SELECT 1",
+            ("crdb", None, "shop"),
+        ),
+        (
+            "docker exec -i -u postgres pg psql -c 'SELECT 1'",
+            "psql",
+            "SELECT 1",
+            (None, None, None),
+        ),
+        ("podman exec pg psql -d shop -c 'SELECT 1'", "psql", "SELECT 1", (None, None, "shop")),
+        ("docker compose exec -T db psql -c 'SELECT 1'", "psql", "SELECT 1", (None, None, None)),
+        ("docker exec pg sh -c \"psql -c 'SELECT 1'\"", "psql", "SELECT 1", (None, None, None)),
+        ("ssh -p 2222 ops@db1 psql -c \"'SELECT 1'\"", "psql", "SELECT 1", (None, None, None)),
+        ("pgcli -h localhost shop", "pgcli", None, None),
+        ("psql --version", "psql", None, None),
+    ],
+)
+def test_clients_are_read(
+    command: str, client: str, sql_text: str | None, target: tuple[str | None, ...] | None
+):
+    found = sql.extract_shell_sql(command, HERE)
+    if sql_text is None:  # nothing to read: at most a note of SQL the line does not show
+        assert [f.sql for f in found] == [""] * len(found)
+        assert len(found) == (1 if "-f" in command else 0)
+        return
+    assert found, command
+    first = found[0]
+    assert (first.client, first.sql) == (client, sql_text)
+    if target is not None:
+        assert (first.target.host, first.target.port, first.target.database) == target
+
+
+def test_wrappers_say_where_the_client_runs():
+    (docker,) = sql.extract_shell_sql("docker exec -it pg psql -c 'SELECT 1'", HERE)
+    assert docker.target.container == "pg"
+    (ssh,) = sql.extract_shell_sql("ssh db1.example.com \"psql -c 'SELECT 1'\"", HERE)
+    assert ssh.target.remote == "db1.example.com"
+    assert ssh.via == "sh -c"
+    (pod,) = sql.extract_shell_sql("kubectl exec -n shop pg-0 -- psql -c 'SELECT 1'", HERE)
+    assert pod.target.remote == "pod pg-0 in namespace shop"
+    # Variables of the agent's environment do not follow it into a container.
+    ctx = Context(env={"PGHOST": "db.internal"})
+    (inside,) = sql.extract_shell_sql("docker exec pg psql -c 'SELECT 1'", ctx)
+    assert inside.target.host is None
+    (outside,) = sql.extract_shell_sql("psql -c 'SELECT 1'", ctx)
+    assert outside.target.host == "db.internal"
+
+
+@pytest.mark.parametrize(
+    ("command", "check", "statement"),
+    [
+        ("redis-cli FLUSHALL", "ddl_destructive", "FLUSHALL"),
+        ("redis-cli -n 2 flushdb", "ddl_destructive", "FLUSHDB"),
+        ("echo FLUSHALL | redis-cli -h localhost", "ddl_destructive", "FLUSHALL"),
+        ("mongosh shop --eval 'db.dropDatabase()'", "ddl_destructive", "DROP DATABASE"),
+        (
+            "mongo --eval 'db.getSiblingDB(\"x\").dropDatabase()'",
+            "ddl_destructive",
+            "DROP DATABASE",
+        ),
+        ("mongosh --eval 'db.orders.drop()'", "ddl_destructive", "DROP COLLECTION"),
+        ("mongosh --eval 'db.orders.deleteMany({})'", "unbounded_write", "DELETE"),
+        ("mongosh --eval 'db.getCollection(\"o\").remove({ })'", "unbounded_write", "DELETE"),
+        ("mongosh --eval 'db.o.updateMany({}, {$set: {a: 1}})'", "unbounded_write", "UPDATE"),
+        ("dropdb shop", "ddl_destructive", "DROP DATABASE"),
+        ("mysqladmin -u root -f drop shop", "ddl_destructive", "DROP DATABASE"),
+    ],
+)
+def test_clients_without_sql(command: str, check: str, statement: str):
+    result = build().evaluate(shell(command), HERE)
+    assert result.verdict is Verdict.BLOCK, command
+    assert (result.evidence["check"], result.evidence["statement"]) == (check, statement)
+    assert result.evidence["dialect"] == "none"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "redis-cli GET k",
+        "redis-cli --scan --pattern 'user:*'",
+        "mongosh --eval 'db.orders.deleteMany({status: \"x\"})'",
+        "mongosh --eval 'db.orders.find({})'",
+        "mysqladmin status",
+        "createdb shop_test",
+    ],
+)
+def test_benign_non_sql_clients_pass(command: str):
+    assert build().evaluate(shell(command), HERE).verdict in (Verdict.OK, Verdict.REFUSE)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "psql -h prod-db.internal -f migrate.sql",
+        "psql -h prod-db.internal shop < dump.sql",
+        "gunzip -c dump.sql.gz | psql -h prod-db.internal shop",
+        "mysql -h db.prod.example.com shop < schema.sql",
+    ],
+)
+def test_sql_the_command_does_not_show_is_judged_by_its_target(command: str):
+    specialist = build(checks=["production_target"], production_reads=True)
+    result = specialist.evaluate(shell(command), HERE)
+    assert result.verdict is Verdict.BLOCK, command
+    assert "which is not shown" in (result.reason or "")
+    # Elsewhere nothing is known about it: no vote.
+    local = command.replace("prod-db.internal", "localhost").replace("db.prod.example.com", "h")
+    assert specialist.evaluate(shell(local), HERE).verdict is Verdict.REFUSE
+    assert build(checks=["ddl_destructive"]).evaluate(shell(command), HERE).verdict is (
+        Verdict.REFUSE
+    )
+
+
+# -- resets through migration and admin tools ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "label"),
+    [
+        ("prisma migrate reset", "prisma migrate reset"),
+        ("npx -y prisma migrate reset --force", "prisma migrate reset"),
+        ("pnpm exec prisma db push --accept-data-loss", "prisma db push"),
+        ("yarn prisma db push --force-reset", "prisma db push"),
+        ("alembic downgrade base", "alembic downgrade base"),
+        ("uv run alembic -c a.ini downgrade base", "alembic a.ini downgrade"),
+        ("python3 -m alembic downgrade base", "alembic downgrade base"),
+        ("flask db downgrade base", "flask db downgrade"),
+        ("bin/rails db:drop db:create db:migrate", "rails db:drop db:create"),
+        ("bundle exec rake db:schema:load", "rake db:schema:load"),
+        ("python manage.py flush --noinput", "manage.py flush"),
+        ("./manage.py reset_db", "manage.py reset_db"),
+        ("npx knex migrate:rollback --all", "knex migrate:rollback"),
+        ("npx sequelize-cli db:migrate:undo:all", "sequelize-cli db:migrate:undo:all"),
+        ("npx typeorm schema:drop", "typeorm schema:drop"),
+    ],
+)
+def test_resets_are_recognised(command: str, label: str):
+    result = build(checks=["reset"]).evaluate(shell(command), HERE)
+    assert result.verdict is Verdict.BLOCK, command
+    assert result.evidence["statement"] == label
+    assert result.evidence["check"] == "reset"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "prisma migrate dev --name add_index",
+        "npx prisma db push",
+        "alembic downgrade -1",
+        "alembic upgrade head",
+        "bin/rails db:migrate",
+        "bin/rails db:rollback STEP=1",
+        "python manage.py migrate",
+        "npx knex migrate:rollback",
+        "echo 'prisma migrate reset' >> NOTES.md",
+        "createdb shop_test",
+    ],
+)
+def test_ordinary_migrations_are_not_resets(command: str):
+    assert build(checks=["reset"]).evaluate(shell(command), HERE).verdict is Verdict.REFUSE
+
+
+def test_a_reset_is_placed_by_the_tools_environment_and_database_url():
+    specialist = build(checks=["reset"], by_target={"scratch": "flag"})
+
+    def place(command: str, context: Context = HERE) -> tuple[Verdict, object]:
+        result = specialist.evaluate(shell(command), context)
+        return result.verdict, result.evidence.get("place")
+
+    assert place("RAILS_ENV=test bin/rails db:reset") == (Verdict.FLAG, "scratch")
+    assert place("export RAILS_ENV=test; bin/rails db:reset") == (Verdict.FLAG, "scratch")
+    assert place("bin/rails db:reset", Context(env={"RAILS_ENV": "test"})) == (
+        Verdict.FLAG,
+        "scratch",
+    )
+    url = "DATABASE_URL=postgresql://localhost/app_test npx prisma migrate reset --force"
+    assert place(url) == (Verdict.FLAG, "scratch")
+    for url in ("file:/tmp/t.db", "file:///tmp/t.db", "sqlite:////tmp/t.db"):
+        assert place(f"DATABASE_URL={url} npx prisma migrate reset") == (Verdict.FLAG, "scratch")
+    assert place("DATABASE_URL=sqlite:///dev.db alembic downgrade base") == (
+        Verdict.BLOCK,
+        "local",
+    )
+    remote = "DATABASE_URL=postgresql://u@db.example.com/app_test alembic downgrade base"
+    assert place(remote) == (Verdict.BLOCK, "remote")
+    assert place("npx prisma migrate reset --force") == (Verdict.BLOCK, "unknown")
+    assert place("npx prisma migrate reset", Context(environment="development")) == (
+        Verdict.BLOCK,
+        "local",
+    )
+    # Whole-database drops by clients count as resets too.
+    assert place("dropdb shop_test") == (Verdict.FLAG, "scratch")
+    assert place("redis-cli -h cache.internal FLUSHALL") == (Verdict.BLOCK, "remote")
+
+
+def test_setting_up_a_database_is_not_a_reset():
+    for command in ("bin/rails db:setup", "bin/rails db:create db:migrate", "rake db:seed"):
+        assert build(checks=["reset"]).evaluate(shell(command), HERE).verdict is Verdict.REFUSE
+
+
+def test_the_reset_check_does_not_parse_sql():
+    # SQL that fails to parse would be "unparsed" (here a flag) if the reset check read it.
+    specialist = build(checks=["reset"], on_unparsed="flag")
+    assert specialist.evaluate(shell("psql -c 'select garbage from'"), HERE).verdict is (
+        Verdict.REFUSE
+    )
+    assert (
+        build(checks=["grant"], on_unparsed="flag")
+        .evaluate(shell("psql -c 'select garbage from'"), HERE)
+        .verdict
+        is Verdict.FLAG
+    )
