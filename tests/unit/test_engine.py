@@ -170,9 +170,9 @@ def test_circuit_breaker_skips_a_specialist_that_keeps_timing_out(engine):
     statuses = [eng.check(SHELL).results["hung"].status for _ in range(5)]
     assert statuses[:3] == [Status.TIMEOUT] * 3
     assert statuses[3:] == [Status.SKIPPED] * 2
-    started = time.perf_counter()
-    eng.check(SHELL)
-    assert time.perf_counter() - started < 0.015  # skipped: no waiting at all
+    skipped = eng.check(SHELL).results["hung"]
+    assert skipped.status is Status.SKIPPED
+    assert skipped.elapsed_ms == 0.0  # skipped: never started, so no waiting at all
 
 
 def test_circuit_breaker_half_opens_after_cooldown():
@@ -191,15 +191,17 @@ def test_circuit_breaker_half_opens_after_cooldown():
 def test_slow_inline_specialist_is_moved_to_a_thread(engine):
     eng = engine(
         scripted(
-            "slow", {"behaviour": "spin", "seconds": 0.05, "execution": "inline"}, timeout_ms=10
+            "slow", {"behaviour": "spin", "seconds": 1.0, "execution": "inline"}, timeout_ms=10
         )
     )
-    first = eng.check(SHELL)
+    first = eng.check(SHELL)  # inline: it runs its whole second before the engine can tell
     assert first.results["slow"].status is Status.TIMEOUT
     started = time.perf_counter()
     second = eng.check(SHELL)
     assert second.results["slow"].status is Status.TIMEOUT
-    assert time.perf_counter() - started < 0.045  # now cut off at its deadline
+    # now cut off at its 10 ms deadline: far less than the second it spins, with room for a
+    # loaded machine's pauses (the bound is about the move, not about speed)
+    assert time.perf_counter() - started < 0.5
 
 
 def test_ignored_nudge_escalates_to_block(engine):
