@@ -673,9 +673,10 @@ _RE2_OPTIONS.log_errors = False
 
 # Clients that take the password glued to -p (a separate word would be the database) or as
 # --password=VALUE, and sshpass -p VALUE. RE2, so linear in the text; the client must start
-# a command (line start or after ; & | ( or a space-free path) for its options to count.
+# a command (line start, after ; & | ( or a space, or at the start of a quoted or assigned
+# string: sh -c 'mysql -p...', CMD="mysql -p...") for its options to count.
 _CLI_PASSWORD: Final = re2.compile(
-    r"(?:^|[;&|(\s])(?:[^\s;&|()]*/)?"
+    r"(?:^|[;&|(\s'\"`=])(?:[^\s;&|()'\"`]*/)?"
     r"(?:(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlbinlog"
     r"|mariadb|mariadb-dump|mariadb-admin|mariadb-import|mariadb-show|mariadb-check"
     r"|mariadb-binlog)(?:[ \t]+[^\s;&|()]+)*?[ \t]+(?:-p|--password=)"

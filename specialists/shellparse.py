@@ -465,12 +465,6 @@ def parse(
     state = _State(variables, set(), cwd, home)
     try:
         parser.parse_text(text, state, _Scope(0, (), (), False))
-        windows = next(
-            (c for c in parser.commands if c.depth == 0 and c.program.lower() in WINDOWS_PROGRAMS),
-            None,
-        )
-        if windows is not None:  # a PowerShell or cmd line: read whole (pipes, iex (iwr ...))
-            parser.inline_windows(text, windows, state)
     except _Budget:
         parser.truncated = True
     except RecursionError:  # deep nesting in a library we call: keep what was found
@@ -3113,7 +3107,34 @@ class _Parser:
         state: _State,
         scope: _Scope,
     ) -> list[list[SimpleCommand]]:
-        """Parse ``text``, emitting its commands; return its top-level pipelines."""
+        """Parse ``text``, emitting its commands; return its top-level pipelines.
+
+        A PowerShell or cmd line (``Remove-Item -Recurse``, ``iex (iwr URL)``, ``rd /s``) is
+        also read whole as the POSIX commands it amounts to, wherever it appears (the top
+        level, ``sh -c``, ``eval``), so its pipes and parentheses are read as PowerShell's.
+        """
+        before = len(self.commands)
+        pipelines = self._parse_text(text, state, scope)
+        windows = next(
+            (
+                c
+                for c in self.commands[before:]
+                if c.depth == scope.depth
+                and not c.synthetic
+                and c.program.lower() in WINDOWS_PROGRAMS
+            ),
+            None,
+        )
+        if windows is not None:
+            self._inline("pwsh", text, windows, state, scope.nest("powershell"))
+        return pipelines
+
+    def _parse_text(
+        self,
+        text: str,
+        state: _State,
+        scope: _Scope,
+    ) -> list[list[SimpleCommand]]:
         if scope.depth > self.max_depth:
             self.truncated = True
             self.errors.append(f"nesting deeper than {self.max_depth}")
@@ -3582,9 +3603,6 @@ class _Parser:
                     state.dynamic.add(word)
         if cmd.program == "find":
             self._find_exec(cmd, child, scope)
-        if program.lower() in WINDOWS_PROGRAMS and not cmd.synthetic and cmd.depth > 0:
-            # PowerShell or cmd nested in something else (a top-level line is read whole)
-            self._inline("pwsh", cmd.source, cmd, child, scope.nest(program))
         function = state.functions.get(cmd.argv[0]) if cmd.argv else None
         if function is not None and scope.depth < self.max_depth:
             body, text = function
@@ -3607,10 +3625,6 @@ class _Parser:
                 self.parse_text(code, inner, scope.nest(step))
             else:
                 self._inline(base, code, cmd, child, scope.nest(step))
-
-    def inline_windows(self, text: str, cmd: SimpleCommand, state: _State) -> None:
-        """Read a whole PowerShell or cmd line as the POSIX commands it amounts to."""
-        self._inline("pwsh", text, cmd, state, _Scope(1, ("powershell",), (), False))
 
     def _inline(
         self,
@@ -3975,12 +3989,6 @@ def _fed_cached(
     state = _State(variables, set(), cwd, home)
     try:
         parser.parse_text(text, state, _Scope(0, (), (), False))
-        windows = next(
-            (c for c in parser.commands if c.depth == 0 and c.program.lower() in WINDOWS_PROGRAMS),
-            None,
-        )
-        if windows is not None:
-            parser.inline_windows(text, windows, state)
     except _Budget:
         parser.truncated = True
     except RecursionError:

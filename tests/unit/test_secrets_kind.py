@@ -663,3 +663,25 @@ def test_a_lone_surrogate_beside_a_cli_password_neither_crashes_nor_shifts_it():
     (hit,) = [h for h in scan(text) if h.kind == "cli-password"]
     assert text[hit.start : hit.end] == "S3cr3tX"
     assert scan("\ud800") == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sh -c 'mysql -u root -pS3cr3tPassw0rd shop'",
+        'CMD="mysql -u root -pS3cr3tPassw0rd shop"; eval "$CMD"',
+        'bash -c "mysqldump --password=S3cr3tPassw0rd shop > dump.sql"',
+    ],
+)
+def test_a_cli_password_inside_quotes_or_an_assignment_is_found(command):
+    result = build({"kinds": ["cli-password"]}).evaluate(shell(command), CTX)
+    assert result.verdict is Verdict.BLOCK, command  # the test build default
+
+
+def test_a_client_name_inside_a_word_is_not_a_client():
+    assert (
+        build({"kinds": ["cli-password"]})
+        .evaluate(shell("echo notmysql -pS3cr3tPassw0rd"), CTX)
+        .verdict
+        is Verdict.OK
+    )
