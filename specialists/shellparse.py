@@ -465,6 +465,7 @@ def parse(
     state = _State(variables, set(), cwd, home)
     try:
         parser.parse_text(text, state, _Scope(0, (), (), False))
+        parser.finish()
     except _Budget:
         parser.truncated = True
     except RecursionError:  # deep nesting in a library we call: keep what was found
@@ -1166,6 +1167,12 @@ def _operands(command: SimpleCommand, value_options: frozenset[str]) -> tuple[st
 def _remote(word: str) -> bool:
     """``host:path`` or ``user@host:path``: a place on another machine."""
     return ":" in word.split("/", 1)[0]
+
+
+def _lists_processes(command: SimpleCommand) -> bool:
+    """``ps`` (every form), ``pgrep``, ``pidof``: PIDs chosen by name. ``lsof -t -i:PORT``
+    and a PID file are not: those name one process."""
+    return command.program in ("ps", "pgrep", "pidof") and not command.synthetic
 
 
 def _is_mode(word: str) -> bool:
@@ -3169,6 +3176,16 @@ class _Parser:
         scope = scope._replace(fallback=True)
         return self._run_segments(_segments(toks, text, True), state, scope)
 
+    def finish(self) -> None:
+        """What only the whole line shows: a ``kill`` of PIDs taken from a process listing
+        (``ps``, ``pgrep``, ``pidof``) is a kill by name, the same act as ``pkill -f``."""
+        kills = [c for c in self.commands if c.program == "kill" and c.dynamic]
+        if not kills or not any(_lists_processes(c) for c in self.commands):
+            return
+        kill = kills[0]
+        scope = _Scope(kill.depth + 1, (*kill.via, "kill of listed processes"), (), kill.fallback)
+        self._synthetic(["pkill", "-f", "<expr>"], kill.source, kill.cwd, scope)
+
     def substitution(
         self,
         inner: str,
@@ -3329,6 +3346,7 @@ class _Parser:
         items: list[str] = []
         body: list[Any] = []
         phase = "var"
+        dynamic = False  # some item is another command's output: the loop variable is unknown
         for part in parts:
             part_kind = getattr(part, "kind", "")
             word = getattr(part, "word", "")
@@ -3345,14 +3363,19 @@ class _Parser:
             elif phase == "items" and part_kind == "word":
                 expanded = self._expand_words([_slice(text, part)], state, scope)
                 items.extend(expanded.fields)
+                dynamic = dynamic or expanded.dynamic
             elif phase == "body":
                 body.append(part)
         if not items:
             items = [f"${var}"]
-            state.dynamic.add(var)
+            dynamic = True
         out: list[list[SimpleCommand]] = []
         for item in items[:MAX_LOOP_ITEMS]:
             state.vars[var] = item
+            if dynamic:
+                state.dynamic.add(var)
+            else:
+                state.dynamic.discard(var)
             out.extend(self._walk_nodes(body, text, state, scope))
         return out
 
@@ -3989,6 +4012,7 @@ def _fed_cached(
     state = _State(variables, set(), cwd, home)
     try:
         parser.parse_text(text, state, _Scope(0, (), (), False))
+        parser.finish()
     except _Budget:
         parser.truncated = True
     except RecursionError:

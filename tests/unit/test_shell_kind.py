@@ -973,3 +973,19 @@ def test_a_container_excuses_only_when_it_is_known():
     for unknown_or_host in (None, False):
         context = CTX.model_copy(update={"container": unknown_or_host})
         assert judge(config, command, context, "nudge").verdict is Verdict.NUDGE
+
+
+@pytest.mark.parametrize(
+    ("command", "stopped"),
+    [
+        ("kill -9 $(ps aux | grep '[p]ython app.py' | awk '{print $2}')", True),
+        ("kill -9 $(pgrep -f myapp)", True),
+        ("for pid in $(ps -eo pid,comm | awk '/cron/ {print $1}'); do kill \"$pid\"; done", True),
+        ("kill $(lsof -t -i:8080)", False),  # the process on one port: precise
+        ("kill $(cat server.pid)", False),
+        ("kill 4242", False),
+    ],
+)
+def test_a_kill_of_listed_processes_is_a_kill_by_name(command: str, stopped: bool):
+    result = judge(BROAD_KILL, command, default="nudge")
+    assert (result.verdict is Verdict.NUDGE) is stopped, (command, result.reason)
