@@ -11,7 +11,8 @@ filesystem:
   only running something would tell (``$X``, ``$(…)``). Unknown is not safe: a kind that
   objects to a class should object, more softly and saying so, to ``unknown``.
 - ``credential``: secrets and the account database (``/etc/shadow``, ``~/.ssh/id_*``, cloud
-  CLI credentials, ``/proc/*/environ``, PAM state).
+  CLI credentials, files named for keys or credentials outside the workspace,
+  ``/proc/*/environ``, PAM state, mail spools).
 - ``account``: user and group lists and login records (``/etc/passwd``, ``/var/log/wtmp``):
   no secret in them, but reading them is how an intruder maps a host (ATT&CK T1087).
 - ``startup``: what runs on its own later (shell start-up files of any user, cron, systemd,
@@ -162,6 +163,12 @@ _CREDENTIAL_IN_HOME: Final = (
     ".config/chromium/*/Login Data",
     "Library/Keychains/**",
     "Library/Application Support/Google/Chrome/*/Login Data",
+    "**/*api_key*",
+    "**/*api-key*",
+    "**/*apikey*",
+    "**/*secrets.json",
+    "**/*secrets.y*ml",
+    "**/*credentials*",
     ".bash_history",
     ".zsh_history",
     ".python_history",
@@ -180,6 +187,8 @@ _CREDENTIAL_SYSTEM: Final = (
     "/etc/ssl/private/**",
     "/etc/krb5.keytab",
     "/var/lib/pam/**",
+    "/var/mail/**",  # other users' mail
+    "/var/spool/mail/**",
     "/var/lib/sss/**",
     "/proc/*/environ",
     "/proc/*/mem",

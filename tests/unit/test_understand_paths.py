@@ -29,6 +29,10 @@ WHERE = Where("/home/dev/project", "/home/dev")
         ("/home/dev/.ssh/id_ed25519.pub", PathClass.HOME),
         ("/home/alice/.aws/credentials", PathClass.CREDENTIAL),
         ("/root/.bash_history", PathClass.CREDENTIAL),
+        ("/home/dev/api_keys.json", PathClass.CREDENTIAL),
+        ("/home/dev/notes/credentials.txt", PathClass.CREDENTIAL),
+        ("/home/dev/project/config/api_keys.json", PathClass.WORKSPACE),  # the secret entries'
+        ("/var/mail/alice", PathClass.CREDENTIAL),
         ("/etc/passwd", PathClass.ACCOUNT),
         ("/var/log/wtmp", PathClass.ACCOUNT),
         ("/home/dev/.bashrc", PathClass.STARTUP),
