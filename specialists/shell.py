@@ -293,7 +293,8 @@ class ShellConfig(KindConfig):
     """Config of a ``shell`` entry.
 
     Attributes:
-        rules: the rules; the entry objects with the strongest one that matches.
+        rules: the rules; the entry objects with the strongest one that matches (none: the
+            entry is only about commands that cannot be read whole).
         scratch: absolute directories outside the workspace where writes and deletes are
             fine (below them, not the directories themselves). ``$TMPDIR`` from the
             context's ``env`` is added when ``use_tmpdir`` is set.
@@ -307,7 +308,7 @@ class ShellConfig(KindConfig):
         max_chars: the command is cut here before parsing.
     """
 
-    rules: Annotated[list[ShellRule], Field(min_length=1, max_length=200)]
+    rules: Annotated[list[ShellRule], Field(max_length=200)] = Field(default_factory=list)
     scratch: list[Annotated[str, AfterValidator(_check_scratch)]] = Field(
         default_factory=lambda: list(DEFAULT_SCRATCH)
     )
@@ -317,6 +318,15 @@ class ShellConfig(KindConfig):
     verdict_when_fallback: Strength | None = None
     verdict_when_truncated: Strength | None = None
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=MAX_CHARS_LIMIT)
+
+    @model_validator(mode="after")
+    def _judges_something(self) -> ShellConfig:
+        if not self.rules and self.verdict_when_truncated is None:
+            raise ValueError(
+                "give at least one rule, or verdict_when_truncated for an entry about commands "
+                "too large or too nested to read whole"
+            )
+        return self
 
 
 # --------------------------------------------------------------------------------------

@@ -545,7 +545,7 @@ def test_unknown_target():
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({"rules": []}, "at least 1"),
+        ({"rules": []}, "give at least one rule, or verdict_when_truncated"),
         ({"rules": [{"flags_any": ["r"]}]}, "otherwise it is about every command"),
         (
             {"rules": [{"subcommand": ["destroy"], "prefixes_any": ["sudo"]}]},
@@ -989,3 +989,12 @@ def test_a_container_excuses_only_when_it_is_known():
 def test_a_kill_of_listed_processes_is_a_kill_by_name(command: str, stopped: bool):
     result = judge(BROAD_KILL, command, default="nudge")
     assert (result.verdict is Verdict.NUDGE) is stopped, (command, result.reason)
+
+
+def test_an_entry_about_unreadable_commands_only():
+    config = {"rules": [], "verdict_when_truncated": "nudge"}
+    nested = "echo " + "$(echo " * 8 + "rm -rf ~" + ")" * 8
+    result = judge(config, nested, default="nudge")
+    assert result.verdict is Verdict.NUDGE
+    assert "too large or too deeply nested" in (result.reason or "")
+    assert judge(config, "ls -la", default="nudge").verdict is Verdict.OK
