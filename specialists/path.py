@@ -46,6 +46,7 @@ from specialists.shellparse import (
     preload,
     resolve_path,
 )
+from specialists.understand.diffs import diff_paths
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -390,7 +391,10 @@ def _arg_paths(action: Action) -> list[str] | None:
     many = args.get("paths")
     if isinstance(many, list):
         found.extend(p for p in many[:MAX_PATHS] if isinstance(p, str) and p)
-    return found[:MAX_PATHS] or None
+    diff = args.get("diff")
+    if isinstance(diff, str) and diff:  # an edit sent as a unified diff: the files it changes
+        found.extend(diff_paths(diff))
+    return list(dict.fromkeys(found))[:MAX_PATHS] or None
 
 
 def _shown(path: str, home: str | None) -> str:

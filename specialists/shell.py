@@ -78,7 +78,14 @@ from specialists.shellparse import (
     preload,
     resolve_path,
 )
-from specialists.understand import PathClass, PathClassName, Where, classify, describe
+from specialists.understand import (
+    PathClass,
+    PathClassName,
+    Where,
+    classify,
+    describe,
+    diff_paths,
+)
 from specialists.understand.paths import DEFAULT_SCRATCH, MOUNT_ROOTS, SINKS, SYSTEM_ROOTS
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -770,10 +777,16 @@ _FILE_PROGRAMS: Final = {
 def file_command_of(action: Action) -> str | None:
     """``file_write {path: /etc/hosts}`` as ``tee /etc/hosts`` (None for other actions)."""
     words = _FILE_PROGRAMS.get(action.type)
-    path = action.args.get("path") or action.args.get("file_path")
-    if words is None or not isinstance(path, str) or not path:
+    if words is None:
         return None
-    return " ".join(shlex.quote(w) for w in (*words, "--", path))
+    path = action.args.get("path") or action.args.get("file_path")
+    paths = [path] if isinstance(path, str) and path else []
+    diff = action.args.get("diff")
+    if isinstance(diff, str) and diff:  # an edit sent as a diff writes the files it names
+        paths.extend(p for p in diff_paths(diff) if p not in paths)
+    if not paths:
+        return None
+    return " ".join(shlex.quote(w) for w in (*words, "--", *paths))
 
 
 _memo = threading.local()

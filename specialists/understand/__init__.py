@@ -8,6 +8,7 @@ kinds judge effects, not spellings.
 
 from __future__ import annotations
 
+from specialists.understand.diffs import diff_paths
 from specialists.understand.paths import PathClass, PathClassName, Where, classify, describe
 
-__all__ = ["PathClass", "PathClassName", "Where", "classify", "describe"]
+__all__ = ["PathClass", "PathClassName", "Where", "classify", "describe", "diff_paths"]
