@@ -661,7 +661,7 @@ class _Rule:
             if self.paths_none and self.paths_none.match(effect.path, where.home):
                 continue
             shown = cmd.program or "a redirection"
-            detail = f"{shown} {_VERBS[effect.mode]} {effect.path} ({describe(cls)})"
+            detail = f"{shown} {_VERBS[effect.mode]} {effect.path} ({describe(cls, effect.path)})"
             if self.sends:
                 detail += " and sends it over the network"
             return effect.path, detail

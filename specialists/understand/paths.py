@@ -464,6 +464,14 @@ def _windows(path: str, home: str | None) -> PathClass:
     return PathClass.OUTSIDE
 
 
-def describe(cls: PathClass) -> str:
-    """A few words for a reason: ``"a system path"``."""
+def describe(cls: PathClass, path: str | None = None) -> str:
+    """A few words for a reason: ``"a system path"``; for an unknown ``path``, the missing
+    fact (``"~, but the home directory is not known"``)."""
+    if cls is PathClass.UNKNOWN and path is not None:
+        if path == "~" or path.startswith("~/"):
+            return "~, but the home directory is not known"
+        if "$" in path or "`" in path or "<expr>" in path:
+            return "a path whose value is not known until the command runs"
+        if not path.startswith("/"):
+            return "a relative path, but the working directory is not known"
     return _DESCRIPTIONS[cls]

@@ -78,3 +78,15 @@ def test_names_and_descriptions_cover_every_class():
     assert set(get_args(PathClassName)) == {c.value for c in PathClass}
     for cls in PathClass:
         assert describe(cls)
+
+
+def test_an_unknown_path_names_the_missing_fact():
+    assert describe(PathClass.UNKNOWN, "~/x") == "~, but the home directory is not known"
+    assert describe(PathClass.UNKNOWN, "build") == (
+        "a relative path, but the working directory is not known"
+    )
+    assert (
+        describe(PathClass.UNKNOWN, "/opt/$X")
+        == "a path whose value is not known until the command runs"
+    )
+    assert describe(PathClass.SYSTEM, "/etc/hosts") == "a system path"
