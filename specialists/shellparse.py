@@ -2773,6 +2773,10 @@ class _PyReader:
             if last == "request" and len(node.args) > 2:
                 payload.append(node.args[2])
             for item in payload:
+                if _py_environ(item):  # the whole environment, secrets and all
+                    text = f"env | curl --data-binary @- {_quote(url or '<expr>')}"
+                    self.ops.append(_CodeOp("shell", (text,), source))
+                    break
                 path = _py_payload_path(item, ev)
                 if path is not None:
                     words = ("curl", "--data-binary", "@" + path, url or "<expr>")
@@ -2869,6 +2873,16 @@ def _py_file_of(node: ast.AST, ev: _PyEval) -> str | None:
                 ev.value(receiver) if last in ("read_bytes", "read_text") else None
             )
     return None
+
+
+def _py_environ(node: ast.AST) -> bool:
+    """``os.environ``, ``dict(os.environ)``, ``os.environ.copy()``, ``{**os.environ}``."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute) and _dotted(sub) in ("os.environ", "environ"):
+            return True
+        if isinstance(sub, ast.Name) and sub.id == "environ":
+            return True
+    return False
 
 
 def _py_payload_path(node: ast.AST, ev: _PyEval) -> str | None:
