@@ -2609,6 +2609,7 @@ class _PyEval:
         self.home = home
         self.cwd = cwd
         self.files: dict[str, str] = {}  # names bound to a file's handle or content
+        self.blobs: dict[str, bytes] = {}  # names bound to a bytes literal
 
     def value(self, node: ast.AST | None) -> str | None:
         if node is None:
@@ -2729,6 +2730,8 @@ class _PyReader:
     def _assign(self, target: ast.expr, value: ast.expr, ev: _PyEval) -> None:
         if not isinstance(target, ast.Name):
             return
+        if isinstance(value, ast.Constant) and isinstance(value.value, bytes):
+            ev.blobs[target.id] = value.value
         text = ev.value(value)
         if text is not None:
             ev.names[target.id] = text
@@ -2744,6 +2747,18 @@ class _PyReader:
             source = ast.unparse(node)[:200]
         except (ValueError, RecursionError):  # pragma: no cover - unparse of a parsed tree
             source = name
+        if last in ("loads", "load") and name.startswith(_PICKLE_MODULES) and node.args:
+            first = node.args[0]
+            blob = (
+                first.value
+                if isinstance(first, ast.Constant) and isinstance(first.value, bytes)
+                else ev.blobs.get(first.id)
+                if isinstance(first, ast.Name)
+                else None
+            )
+            if blob is not None:  # what the pickle calls when it is loaded
+                self.ops.extend(_pickle_ops(blob, source))
+            return
         if last == "connect" and node.args and isinstance(node.args[0], ast.Tuple):
             parts = [ev.value(e) if not _is_int(e) else str(_int_of(e)) for e in node.args[0].elts]
             host = parts[0] if parts and parts[0] else "<expr>"
@@ -2873,6 +2888,55 @@ def _py_file_of(node: ast.AST, ev: _PyEval) -> str | None:
                 ev.value(receiver) if last in ("read_bytes", "read_text") else None
             )
     return None
+
+
+_PICKLE_MODULES: Final = ("pickle.", "cPickle.", "_pickle.", "dill.", "cloudpickle.")
+_PICKLE_SHELL: Final = frozenset(
+    {
+        "os.system", "posix.system", "nt.system", "os.popen", "posix.popen",
+        "subprocess.call", "subprocess.run", "subprocess.Popen", "subprocess.check_call",
+        "subprocess.check_output", "subprocess.getoutput", "commands.getoutput",
+    }
+)  # fmt: skip
+_PICKLE_CODE: Final = frozenset(
+    {"builtins.eval", "builtins.exec", "__builtin__.eval", "__builtin__.exec"}
+)
+MAX_PICKLE_BYTES: Final = 65_536
+
+
+def _pickle_ops(data: bytes, source: str) -> list[_CodeOp]:
+    """The commands a pickle runs when it is loaded, read from its opcodes.
+
+    ``pickletools.genops`` only decodes the opcode stream (nothing is imported or called), so
+    a payload such as ``cos\nsystem\n(S'rm -rf ~'\ntR.`` is read as the ``rm -rf ~`` it runs:
+    hiding a command in a pickle changes nothing about its verdict.
+    """
+    import pickletools
+
+    calls: list[tuple[str, list[str]]] = []
+    strings: list[str] = []
+    try:
+        for opcode, arg, _ in pickletools.genops(data[:MAX_PICKLE_BYTES]):
+            if opcode.name in ("GLOBAL", "INST") and isinstance(arg, str):
+                module, _, attr = arg.partition(" ")
+                calls.append((f"{module}.{attr}", []))
+            elif opcode.name == "STACK_GLOBAL" and len(strings) >= 2:
+                calls.append((f"{strings[-2]}.{strings[-1]}", []))
+            elif isinstance(arg, str):
+                strings.append(arg)
+                if calls:
+                    calls[-1][1].append(arg)
+            if len(calls) >= MAX_CODE_CALLS:
+                break
+    except (ValueError, IndexError, KeyError, EOFError, UnicodeDecodeError):
+        pass  # a damaged stream: what was read so far stands
+    ops: list[_CodeOp] = []
+    for function, args in calls:
+        if function in _PICKLE_SHELL:
+            ops.append(_CodeOp("shell", (args[0] if args else "<expr>",), source))
+        elif function in _PICKLE_CODE and args:
+            ops.append(_CodeOp("shell", (f"python3 -c {_quote(args[0])}",), source))
+    return ops
 
 
 def _py_environ(node: ast.AST) -> bool:

@@ -1012,3 +1012,26 @@ def test_an_entry_about_unreadable_commands_only():
 )
 def test_a_file_read_into_a_url_is_sent(command: str, verdict: Verdict):
     assert judge(HOST_UPLOAD, command).verdict is verdict, command
+
+
+def _pickled_call(command: str, protocol: int) -> bytes:
+    """A pickle that runs ``command`` with os.system when loaded (built, never loaded)."""
+    import os
+    import pickle
+
+    class Payload:
+        def __reduce__(self) -> tuple[object, tuple[str]]:
+            return (os.system, (command,))
+
+    return pickle.dumps(Payload(), protocol=protocol)
+
+
+@pytest.mark.parametrize("protocol", [0, 2, 4, 5])
+def test_a_command_hidden_in_a_pickle_is_judged_as_the_command(protocol: int):
+    blob = _pickled_call("rm /etc/passwd", protocol)
+    code = f"import pickle\ndata = {blob!r}\npickle.loads(data)\n"
+    result = judge(SYSTEM_CHANGE, f"python3 <<'EOF'\n{code}EOF")
+    assert result.verdict is Verdict.BLOCK, result.reason
+    harmless = _pickled_call("echo hello", protocol)
+    code = f"import pickle\npickle.loads({harmless!r})\n"
+    assert judge(SYSTEM_CHANGE, f"python3 <<'EOF'\n{code}EOF").verdict is Verdict.OK
