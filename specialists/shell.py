@@ -50,6 +50,21 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
 - ``pipe_into_shell``: the command is an interpreter running code it reads from another
   command (``curl x | sh``, ``bash <(curl x)``, ``sh -c "$(curl x)"``); ``code_from``
   restricts which programs that code may come from.
+- ``piped_into_any``: only when the output is piped into such a command
+  (``env | grep *TOKEN*``).
+- ``effects_any`` / ``classes_any``: what the command does to a path (``read``, ``write``,
+  ``delete``) and the class of that path (``system``, ``credential``, ``startup``,
+  ``unknown``...; :mod:`specialists.understand`), whatever program or language does it.
+  Such a rule needs no ``program``. ``sends``: the read path goes over the network (the
+  command sends it, pipes it into a sender, or its output lands in a sender's URL).
+- ``excused_by`` (per rule or for the whole config): facts that make a match fine (a test
+  environment, a container, a local emulator's endpoint): the objection becomes a flag that
+  says why.
+
+File tools are judged too: ``file_write``/``file_edit`` (``path``, or the files a ``diff``
+names) as a write, ``file_delete`` as a delete, ``file_read`` as a read, so effect rules
+treat a file tool and a shell command alike. An entry may have no rules and only
+``verdict_when_truncated``: it is then about commands too large or nested too deep to read.
 """
 
 from __future__ import annotations
