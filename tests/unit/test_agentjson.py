@@ -102,6 +102,20 @@ def test_json_numbers_are_kept_exactly():
     assert value == {"id": big, "neg": -big, "f": 1.5e300, "tiny": 0.0}
 
 
+def test_tool_call_arguments_sent_as_text_are_read_strictly():
+    """The OpenAI Agents SDK hands the model's arguments over as text: refused like any
+    door's (the adapter answers the model with the message), malformed text still judged."""
+    from supervisor.adapters.tools import check_failed_message, parse_tool_arguments
+
+    with pytest.raises(AgentJSONError) as info:
+        parse_tool_arguments('{"cmd":"rm -rf /","cmd":"ls"}')
+    assert "'cmd' more than once" in check_failed_message(info.value)
+    with pytest.raises(AgentJSONError, match="deeper than 128"):
+        parse_tool_arguments('{"x":' + "[" * 300 + "]" * 300 + "}")
+    assert parse_tool_arguments('{"cmd": "ls", NaN') == {"arguments": '{"cmd": "ls", NaN'}
+    assert parse_tool_arguments('{"n": 12345678901234567890}') == {"n": 12345678901234567890}
+
+
 def test_the_library_door_has_the_same_depth_limit():
     deep: object = 1
     for _ in range(10_000):
