@@ -38,7 +38,14 @@ import orjson
 import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from supervisor.canonical import canonical, is_canonical, sorted_json, sorted_json_bytes
+from supervisor.canonical import (
+    canonical,
+    integers_as_strings,
+    integers_from_strings,
+    is_canonical,
+    sorted_json,
+    sorted_json_bytes,
+)
 from supervisor.errors import ArtifactError, SignatureError, StateDirError
 from supervisor.models import Context, Decision
 from supervisor.redact import redact_json
@@ -66,6 +73,8 @@ ARTIFACT_DIR: Final = "artifacts"
 SNAPSHOT_DIR: Final = "taxonomies"  # inside ARTIFACT_DIR: the taxonomies records name
 RECORD_TYPE: Final = "supervise.decision"
 GENESIS: Final = "sha256:" + "0" * 64
+# Pointers (RFC 6901) of the integers beyond 2**53 - 1 a record holds as decimal strings.
+BIG_INTEGERS: Final = "big_integers"
 DEFAULT_MAX_BYTES: Final = 64 * 1024 * 1024
 _LOCK_FILE: Final = ".lock"
 _HEAD_BYTES: Final = 512
@@ -136,6 +145,9 @@ def _body(envelope: Envelope) -> dict[str, Any]:
         body = json.loads(envelope.payload.decode("utf-8", "surrogatepass"))
     if not isinstance(body, dict) or body.get("type") != RECORD_TYPE:
         raise ArtifactError("payload is not a supervise decision record")
+    big = body.get(BIG_INTEGERS)
+    if big is not None:
+        integers_from_strings(body, big)
     return body
 
 
@@ -594,7 +606,15 @@ class ArtifactLog:
             )
         )
         payload = text.encode("utf-8", "surrogatepass")
-        return payload if is_canonical(payload) else canonical(json.loads(text))
+        if is_canonical(payload):
+            return payload
+        body = json.loads(text)
+        # Integers past 2**53 - 1 have no RFC 8785 form: held as their decimal strings, and
+        # named, so that reading the record gives the integers back (see _body).
+        big = integers_as_strings(body)
+        if big:
+            body[BIG_INTEGERS] = big
+        return canonical(body)
 
     def append(self, decision: Decision, context: Context) -> None:
         """Sign and append the record; in the OS's hands (or on disk if ``durable``) on return."""

@@ -24,7 +24,15 @@ from typing import Any, Final
 import orjson
 import re2
 
-__all__ = ["canonical", "canonical_json", "is_canonical", "sorted_json", "sorted_json_bytes"]
+__all__ = [
+    "canonical",
+    "canonical_json",
+    "integers_as_strings",
+    "integers_from_strings",
+    "is_canonical",
+    "sorted_json",
+    "sorted_json_bytes",
+]
 
 MAX_SAFE_INTEGER: Final = 2**53 - 1
 _escape: Callable[[str], str] = json.encoder.encode_basestring
@@ -198,3 +206,71 @@ def canonical_json(value: Any) -> bytes:
     except (TypeError, ValueError, RecursionError):
         return canonical(value)
     return data if is_canonical(data) else canonical(value)
+
+
+def _escape_key(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def integers_as_strings(value: Any) -> list[str]:
+    """Turn, in place, every integer beyond ±(2**53 - 1) in ``value`` into its decimal string.
+
+    RFC 8785 numbers are IEEE 754 doubles: such an integer (a 39-digit account id in a tool
+    argument) has no canonical form, and rounding it would record another action. Returns
+    the RFC 6901 pointers of the values changed, in document order, for
+    :func:`integers_from_strings` to turn them back.
+    """
+    found: list[str] = []
+    stack: list[tuple[Any, Any, str]] = [(None, None, "")]  # (parent, key, pointer)
+    while stack:
+        parent, key, where = stack.pop()
+        item = value if parent is None else parent[key]
+        if isinstance(item, dict):
+            pairs: Any = item.items()
+        elif isinstance(item, list):
+            pairs = enumerate(item)
+        elif isinstance(item, int) and not isinstance(item, bool):
+            if abs(item) > MAX_SAFE_INTEGER and parent is not None:
+                parent[key] = str(item)
+                found.append(where)
+            continue
+        else:
+            continue
+        stack.extend(
+            (item, child_key, f"{where}/{_escape_key(str(child_key))}")
+            for child_key, child in reversed(list(pairs))
+            if isinstance(child, dict | list | int)
+        )
+    return found
+
+
+def integers_from_strings(value: Any, pointers: Any) -> None:
+    """Undo :func:`integers_as_strings` in place: each pointed-at decimal string becomes the
+    integer again. Pointers that do not lead to a string of digits are left alone."""
+    if not isinstance(pointers, list):
+        return
+    for where in pointers:
+        if not isinstance(where, str) or not where.startswith("/"):
+            continue
+        parts = [p.replace("~1", "/").replace("~0", "~") for p in where[1:].split("/")]
+        parent: Any = value
+        for part in parts[:-1]:
+            parent = _step(parent, part)
+        last = parts[-1]
+        if isinstance(parent, list) and last.isdigit() and int(last) < len(parent):
+            index: Any = int(last)
+        elif isinstance(parent, dict) and last in parent:
+            index = last
+        else:
+            continue
+        text = parent[index]
+        if isinstance(text, str) and text.lstrip("-").isdigit() and text.isascii():
+            parent[index] = int(text)
+
+
+def _step(parent: Any, part: str) -> Any:
+    if isinstance(parent, dict):
+        return parent.get(part)
+    if isinstance(parent, list) and part.isdigit() and int(part) < len(parent):
+        return parent[int(part)]
+    return None

@@ -16,7 +16,13 @@ import click
 from pydantic import ValidationError
 
 from supervisor._version import __version__
-from supervisor.errors import ConfigError, InvalidActionError, PluginError, SupervisorError
+from supervisor.errors import (
+    AgentJSONError,
+    ConfigError,
+    InvalidActionError,
+    PluginError,
+    SupervisorError,
+)
 
 __all__ = ["ExitCode", "main"]
 
@@ -145,9 +151,15 @@ def cli(ctx: click.Context, home: Path | None, debug: bool) -> None:
 # -- check -------------------------------------------------------------------------------
 
 
-def _parse_line(text: str) -> tuple[Any, Any]:
-    """(action, context) from one JSON line: an Action, or {"action": ..., "context": ...}."""
-    data = json.loads(text)
+def _parse_line(text: str, number: int) -> tuple[Any, Any]:
+    """(action, context) from one JSON line: an Action, or {"action": ..., "context": ...}.
+
+    Read strictly (:func:`supervisor.agentjson.loads`): a duplicate key, nesting past the
+    depth limit or a number JSON does not have is an :class:`AgentJSONError`.
+    """
+    from supervisor.agentjson import loads
+
+    data = loads(text, what=f"line {number}")
     if not isinstance(data, dict):
         raise InvalidActionError(f"expected a JSON object, got {type(data).__name__}")
     if "action" in data:
@@ -164,6 +176,16 @@ def _lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
     for number, line in enumerate(stream, start=1):
         if line.strip():
             yield number, line
+
+
+def _option_json(value: str, option: str) -> Any:
+    """The JSON of ``--action`` or ``--context``, read strictly; a usage error (exit 2) if not."""
+    from supervisor.agentjson import loads
+
+    try:
+        return loads(value, what=option)
+    except AgentJSONError as exc:
+        raise click.BadParameter(str(exc), param_hint=f"'{option}'") from exc
 
 
 @cli.command()
@@ -213,7 +235,10 @@ def check(
 
     Each input line is an Action ({"type": "shell", "args": {"command": "..."}}) or
     {"action": ..., "context": ...}. Each output line is a decision, or {"error": ...} for a
-    malformed line; the stream goes on, and the exit status is 1 if any line failed. A
+    malformed line; the stream goes on, and the exit status is 1 if any line failed. JSON is
+    read strictly: a key given twice (duplicate-key), nesting deeper than 128 levels
+    (too-deep) or NaN/Infinity (invalid-json) refuses the line, or exits 2 for --action
+    (docs/input-limits.md). A
     tool_call is also judged as the actions its arguments stand for (a "cmd" is a shell
     command), in one decision. Facts a context lacks are taken from this machine, cwd from
     this directory (--no-facts to leave them unknown); the record names them in the
@@ -250,11 +275,8 @@ def check(
 
     with sup:
         if action_json is not None:
-            try:
-                action = json.loads(action_json)
-                context = json.loads(context_json) if context_json else None
-            except json.JSONDecodeError as exc:
-                raise click.BadParameter(f"not JSON: {exc}") from exc
+            action = _option_json(action_json, "--action")
+            context = _option_json(context_json, "--context") if context_json else None
             ok = decide(None, action, context)
             raise SystemExit(ExitCode.OK if ok else ExitCode.FAILED)
         if context_json is not None:
@@ -264,17 +286,12 @@ def check(
         failed = 0
         for number, text in _lines(sys.stdin):
             try:
-                action, context = _parse_line(text)
-            except json.JSONDecodeError as exc:
-                emit(
-                    {
-                        "line": number,
-                        "error": {
-                            "code": "invalid-json",
-                            "message": f"line {number}: not JSON: {exc.msg} at column {exc.colno}",
-                        },
-                    }
-                )
+                action, context = _parse_line(text, number)
+            except AgentJSONError as exc:
+                error: dict[str, Any] = {"code": exc.code, "message": str(exc)}
+                if exc.pointer is not None:
+                    error["pointer"] = exc.pointer
+                emit({"line": number, "error": error})
                 failed += 1
                 continue
             except InvalidActionError as exc:

@@ -11,6 +11,8 @@
     ├── ArtifactError               a replay artifact is unreadable, torn or out of chain
     │   └── SignatureError          a signature or sealed value does not verify
     ├── InvalidActionError          an action or context did not validate
+    │   └── AgentJSONError          agent JSON refused at the door (.code: invalid-json,
+    │                               too-deep, duplicate-key; .pointer, .hint)
     ├── SpecialistError             raised by specialists to say "I failed" (becomes status error)
     │   ├── ObservationError        an external fetch failed, or a replay lacks its recording
     │   └── ModelError              a model file is missing, unsigned, tampered or untrusted
@@ -33,6 +35,7 @@ __all__ = [
     "ActionBlocked",
     "ActionNudged",
     "ActionRefused",
+    "AgentJSONError",
     "ArtifactError",
     "ConfigError",
     "InvalidActionError",
@@ -116,6 +119,24 @@ class SignatureError(ArtifactError):
 
 class InvalidActionError(SupervisorError):
     """An action or context given to the supervisor did not validate."""
+
+
+class AgentJSONError(InvalidActionError):
+    """JSON from an agent that supervise will not judge: not JSON, nested past the limit, or
+    holding a duplicate key (see :mod:`supervisor.agentjson`).
+
+    ``code`` is stable (``invalid-json``, ``too-deep``, ``duplicate-key``); ``pointer`` is
+    the RFC 6901 pointer of the offending key when known; ``hint`` says what to send instead.
+    """
+
+    def __init__(
+        self, code: str, message: str, *, pointer: str | None = None, hint: str | None = None
+    ) -> None:
+        super().__init__(f"{message}; {hint}" if hint else message)
+        self.code = code
+        self.message = message
+        self.pointer = pointer
+        self.hint = hint
 
 
 class SpecialistError(SupervisorError):

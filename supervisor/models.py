@@ -11,7 +11,17 @@ from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+)
+
+from supervisor.agentjson import check_depth
 
 if TYPE_CHECKING:
     from supervisor.observe import Recorder
@@ -125,6 +135,14 @@ class Action(BaseModel):
     agent: str | None = Field(default=None, max_length=500)
     session: str | None = Field(default=None, max_length=500)
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @field_validator("args", "metadata", mode="before")
+    @classmethod
+    def _json_limits(cls, value: Any, info: ValidationInfo) -> Any:
+        # Before pydantic walks it (its own limit, about 255 levels, words its error as a
+        # path of every level); raises AgentJSONError, an InvalidActionError, as it is.
+        check_depth(value, what=f"the action's {info.field_name}")
+        return value
 
 
 class Observation(BaseModel):

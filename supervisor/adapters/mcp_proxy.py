@@ -23,7 +23,8 @@ a real SDK server.
 Fail-closed choices, each because a lenient server parser must never run a call the
 supervisor did not see: a client line that is not strict UTF-8 JSON is not forwarded (the
 client gets the JSON-RPC parse error the server would have sent, and stderr gets the line
-number); a message with a duplicate key is refused (parsers disagree on which value wins); a
+number); a message with a duplicate key, or nested deeper than 128 levels, is refused with
+Invalid Request (parsers disagree on which value wins; see docs/input-limits.md); a
 ``tools/call`` without an id (a notification, which no answer can reach) is checked like any
 other and dropped when refused. A JSON-RPC batch (removed from MCP in 2025-06-18) that holds
 a ``tools/call`` is split into single messages, so its answers come back one by one.
@@ -54,6 +55,8 @@ from supervisor.adapters.tools import (
     check_tool_call,
     read_tool_call,
 )
+from supervisor.agentjson import loads
+from supervisor.errors import AgentJSONError
 from supervisor.facts import FactsCache, gather
 from supervisor.models import Context, Decision, Verdict
 
@@ -96,30 +99,10 @@ METHOD_NOT_FOUND: Final = -32601
 META_KEY: Final = "agent-supervise/decision"
 
 
-class _DuplicateKeyError(ValueError):
-    pass
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKeyError(f"duplicate key {key!r}")
-            seen.add(key)
-    return result
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _loads_strict(raw: bytes) -> Any:
-    """Strict JSON: UTF-8, no NaN/Infinity, no duplicate keys (raises ValueError)."""
-    return json.loads(
-        raw.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_reject_constant
-    )
+def _loads_strict(raw: bytes, number: int) -> Any:
+    """Strict JSON (:func:`supervisor.agentjson.loads`): UTF-8, no NaN/Infinity, no
+    duplicate keys, nested at most :data:`~supervisor.agentjson.MAX_DEPTH` levels."""
+    return loads(raw, what=f"client line {number}")
 
 
 def _dumps(message: JsonValue) -> bytes:
@@ -532,18 +515,14 @@ class McpProxy:
         if not raw.strip():
             return
         try:
-            message = _loads_strict(raw)
-        except _DuplicateKeyError as exc:
-            self._refuse_duplicate(number, raw, exc)
-            return
-        except ValueError as exc:  # also UnicodeDecodeError and JSONDecodeError
+            message = _loads_strict(raw, number)
+        except AgentJSONError as exc:
+            if exc.code != "invalid-json":  # a duplicate key, or nested past the limit
+                self._refuse_invalid(number, raw, exc)
+                return
             self.stats.malformed += 1
-            log.warning(
-                "client line %d is not JSON (%s); not forwarded, answered with a parse error",
-                number,
-                exc,
-            )
-            self._send_client(_error(None, PARSE_ERROR, f"Parse error: line {number}: {exc}"))
+            log.warning("%s; not forwarded, answered with a parse error", exc.message)
+            self._send_client(_error(None, PARSE_ERROR, f"Parse error: {exc.message}"))
             return
         if isinstance(message, list) and any(_is_tool_call(m) for m in message):
             for item in message:
@@ -551,19 +530,19 @@ class McpProxy:
             return
         self._route(number, message, raw)
 
-    def _refuse_duplicate(self, number: int, raw: bytes, exc: Exception) -> None:
+    def _refuse_invalid(self, number: int, raw: bytes, exc: AgentJSONError) -> None:
+        """A message that is JSON but ambiguous or too deep: not forwarded, answered with
+        Invalid Request (its id read leniently; null when even that fails)."""
         self.stats.malformed += 1
-        log.warning("client line %d has a %s; not forwarded", number, exc)
+        log.warning("%s (%s); not forwarded", exc, exc.code)
         try:
             lenient = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             lenient = None
         request_id = lenient.get("id") if isinstance(lenient, dict) else None
         if isinstance(lenient, dict) and "method" in lenient and "id" not in lenient:
             return  # a notification: nobody to answer
-        self._send_client(
-            _error(request_id, INVALID_REQUEST, f"Invalid Request: line {number}: {exc}")
-        )
+        self._send_client(_error(request_id, INVALID_REQUEST, f"Invalid Request: {exc}"))
 
     def _route(self, number: int, message: Any, raw: bytes) -> None:
         if not isinstance(message, dict):
@@ -764,8 +743,8 @@ class McpProxy:
             return
         try:
             message = json.loads(raw)
-        except ValueError as exc:
-            log.warning("server line %d is not JSON (%s); passed through unchanged", number, exc)
+        except (ValueError, RecursionError) as exc:
+            log.warning("server line %d is not JSON (%r); passed through unchanged", number, exc)
             return
         for item in message if isinstance(message, list) else [message]:
             if isinstance(item, dict) and "method" not in item and "id" in item:

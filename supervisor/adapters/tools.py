@@ -361,15 +361,22 @@ def parse_tool_arguments(raw: str | None) -> dict[str, Any]:
     """A tool call's JSON arguments as a dict; anything else is kept whole under ``arguments``.
 
     Models sometimes send malformed JSON or a bare value: the call is still judged (on the
-    text as sent) rather than waved through.
+    text as sent) rather than waved through. Arguments that give a key twice or nest past
+    the limit are refused (docs/input-limits.md): the tool's parser may read them otherwise.
+
+    Raises:
+        AgentJSONError: ``duplicate-key`` or ``too-deep``.
     """
     if not raw:
         return {}
-    import json
+    from supervisor.agentjson import loads
+    from supervisor.errors import AgentJSONError
 
     try:
-        parsed = json.loads(raw)
-    except ValueError:
+        parsed = loads(raw, what="the tool call's arguments")
+    except AgentJSONError as exc:
+        if exc.code != "invalid-json":
+            raise
         return {"arguments": raw}
     return parsed if isinstance(parsed, dict) else {"arguments": parsed}
 

@@ -25,6 +25,7 @@ __all__ = [
     "OnError",
     "error_answer",
     "json_answer",
+    "refusal_answer",
     "truncate",
 ]
 
@@ -93,3 +94,15 @@ def error_answer(message: str, on_error: OnError, *, post: bool = False) -> Hook
             BLOCK_EXIT,
         )
     return json_answer({"systemMessage": text + " (allowed: --on-error allow)"}, stderr=text + "\n")
+
+
+def refusal_answer(message: str) -> HookAnswer:
+    """Refuse a call for what its input is (a key given twice, nesting past the limit),
+    whatever ``on_error`` says: the supervisor did not fail, it will not judge an ambiguous
+    action. Exit 2 with the message to the model, as for ``deny``, for both hosts."""
+    return HookAnswer(
+        "",
+        truncate(f"supervise refused this action: {message}") + "\nThe call did not run; send "
+        "it again in the form the message asks for.\n",
+        BLOCK_EXIT,
+    )

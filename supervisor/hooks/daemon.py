@@ -107,8 +107,8 @@ class _Handler(socketserver.BaseRequestHandler):
                 on_error = request["on_error"]
             settings, text = _settings(request, self.server.home)
             answer = run_hook(text, settings, self.server.cache, started=started).answer
-        except (OSError, ValueError, TypeError) as exc:
-            answer = error_answer(f"bad request to the hook daemon: {exc}", on_error)
+        except (OSError, ValueError, TypeError, RecursionError) as exc:
+            answer = error_answer(f"bad request to the hook daemon: {exc!r}", on_error)
         with contextlib.suppress(OSError):  # the client gave up (its own budget): nothing to do
             sock.sendall(json.dumps(answer.to_json(), ensure_ascii=False).encode())
 

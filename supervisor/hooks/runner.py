@@ -24,7 +24,14 @@ from typing import Final
 from pydantic import ValidationError
 
 from supervisor.adapters.tools import check_tool_call, read_action
-from supervisor.errors import ConfigError, InvalidActionError, PluginError, SupervisorError
+from supervisor.agentjson import loads
+from supervisor.errors import (
+    AgentJSONError,
+    ConfigError,
+    InvalidActionError,
+    PluginError,
+    SupervisorError,
+)
 from supervisor.facade import Supervisor
 from supervisor.facts import FactsCache, gather
 from supervisor.hooks import claude_code, codex
@@ -35,6 +42,7 @@ from supervisor.hooks.answer import (
     HookAnswer,
     OnError,
     error_answer,
+    refusal_answer,
 )
 from supervisor.hooks.common import HookCall
 from supervisor.models import Decision
@@ -150,16 +158,11 @@ def run_hook(
     deadline = (time.monotonic() if started is None else started) + settings.budget_ms / 1000
     host = HOST_MODULES[settings.host]
     try:
-        call: HookCall = host.parse(json.loads(text))
-    except json.JSONDecodeError as exc:
-        return Outcome(
-            error_answer(
-                f"the hook input is not JSON ({exc.msg} at line {exc.lineno} column "
-                f"{exc.colno}); this command must be run by {settings.host} as a "
-                "PreToolUse/PostToolUse hook, with the event on stdin",
-                settings.on_error,
-            )
-        )
+        payload = loads(text, what="the hook input")
+    except AgentJSONError as exc:
+        return Outcome(_refused_input(exc, text, settings))
+    try:
+        call: HookCall = host.parse(payload)
     except (InvalidActionError, ValidationError, ValueError) as exc:
         return Outcome(error_answer(_safe(f"bad hook input: {exc}"), settings.on_error))
     if call.event == "ignored":
@@ -228,6 +231,38 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
             break
     answer = host.pre_answer(decisions, settings.flag_as)
     return answer
+
+
+def _refused_input(exc: AgentJSONError, text: str, settings: HookSettings) -> HookAnswer:
+    """The answer to hook input read strictly and refused (:mod:`supervisor.agentjson`).
+
+    Text that is not JSON is a broken set-up: the ``on_error`` answer. A key given twice or
+    nesting past the limit is the action's own doing: a PreToolUse call, or an event whose
+    name cannot be read even leniently (10,000 levels deep), is refused whatever
+    ``on_error`` says (deciding on one reading of it would let the other run); after a
+    call nothing can be refused, and the message goes to the user as a non-blocking error.
+    """
+    if exc.code == "invalid-json":
+        return error_answer(
+            f"{exc.message}; this command must be run by {settings.host} as a "
+            "PreToolUse/PostToolUse hook, with the event on stdin",
+            settings.on_error,
+        )
+    message = _safe(str(exc))
+    event = _event_name(text)
+    if event is None or event == "PreToolUse":
+        return refusal_answer(message)
+    return error_answer(message, settings.on_error, post=True)
+
+
+def _event_name(text: str) -> str | None:
+    """The event's name read leniently (the error path only), or None when unreadable."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    name = data.get("hook_event_name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def _describe(exc: object) -> str:

@@ -343,6 +343,15 @@ def test_bad_client_lines_are_refused_and_the_server_exit_ends_the_proxy(tmp_pat
                     b'{"name":"add","arguments":{"a":1,"b":1}},"params":'
                     b'{"name":"run_shell","arguments":{"command":"echo smuggled"}}}\n'
                 )
+                # Nested past the limit (128): refused; 10,000 deep once crashed the proxy.
+                for depth in (200, 10_000):
+                    await write_raw(
+                        b'{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":'
+                        b'{"name":"run_shell","arguments":{"command":"echo deep","x":'
+                        + b"[" * depth
+                        + b"]" * depth
+                        + b"}}}\n"
+                    )
                 first = await session.call_tool("add", {"a": 1, "b": 2})
                 second = await session.call_tool("run_shell", {"command": "echo still here"})
                 # The server exits mid-call: the session ends, and so does the proxy.
@@ -360,7 +369,9 @@ def test_bad_client_lines_are_refused_and_the_server_exit_ends_the_proxy(tmp_pat
     assert _text(second) == "ran: echo still here"
     assert "client line 4 is not JSON" in stderr, stderr
     assert "client line 5 is not JSON" in stderr, stderr
-    assert "client line 6 has a duplicate key 'params'" in stderr, stderr
+    assert "client line 6 gives the key 'params' more than once" in stderr, stderr
+    assert "client line 7 nests objects and arrays deeper than 128 levels, at /params" in stderr
+    assert "client line 8 nests objects and arrays deeper than 128 levels" in stderr, stderr
     assert [c["tool"] for c in _ran(tmp_path)] == ["add", "run_shell", "crash"]
     # The proxy exits with the server's status, and the server's stderr passed through it.
     assert status == 3
