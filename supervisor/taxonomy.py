@@ -14,7 +14,7 @@ import hashlib
 import json
 import string
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fnmatch import fnmatchcase
 from importlib import resources
@@ -48,6 +48,7 @@ __all__ = [
     "load_taxonomy",
     "snapshot",
     "taxonomy_record",
+    "with_timeouts",
 ]
 
 PACKS_PACKAGE: Final = "supervisor.taxonomy_packs"
@@ -596,6 +597,18 @@ def _unknown_id(
         _loc_str(loc),
         hint=f"did you mean {close[0]!r}?" if close else None,
     )
+
+
+def with_timeouts(taxonomy: Taxonomy, ms: int) -> Taxonomy:
+    """The same taxonomy with every entry's timeout and every budget set to ``ms``.
+
+    For measuring what the entries decide (a benchmark, a golden test), where a loaded
+    machine's pause must not turn a verdict into a timeout; not for a deployment.
+    """
+    entries = tuple(e.model_copy(update={"timeout_ms": ms}) for e in taxonomy.entries)
+    budgets = {k: ms for k in taxonomy.budgets_ms} | {"default": ms}
+    digest = _hash(entries, taxonomy.configs, budgets)
+    return replace(taxonomy, entries=entries, budgets_ms=budgets, hash=digest, _by_id={})
 
 
 def _hash(

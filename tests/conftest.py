@@ -6,7 +6,6 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,7 +16,7 @@ from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.plugins import KindRegistry, load_kinds
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
-from supervisor.taxonomy import Entry, Taxonomy, _hash, load_taxonomy
+from supervisor.taxonomy import Entry, Taxonomy, load_taxonomy, with_timeouts
 
 # Released at the end of the test session so that hung test specialists' threads finish.
 RELEASE = threading.Event()
@@ -148,10 +147,7 @@ def patient(taxonomy: Taxonomy, ms: int = PATIENT_MS) -> Taxonomy:
     100 ms timeouts and turns a verdict into a timeout. Timeouts themselves are tested with
     specialists that hang on purpose.
     """
-    entries = tuple(e.model_copy(update={"timeout_ms": ms}) for e in taxonomy.entries)
-    budgets = {k: ms for k in taxonomy.budgets_ms} | {"default": ms}
-    digest = _hash(entries, taxonomy.configs, budgets)
-    return replace(taxonomy, entries=entries, budgets_ms=budgets, hash=digest, _by_id={})
+    return with_timeouts(taxonomy, ms)
 
 
 def taxonomy_doc(*entries: dict[str, Any], **top: Any) -> dict[str, Any]:

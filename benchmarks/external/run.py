@@ -42,19 +42,20 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from benchmarks.external import readers
 from benchmarks.external.readers import Case
+from benchmarks.quality import train_seed_models
 from supervisor.adapters.tools import check_tool_call, read_action
 from supervisor.facade import Supervisor
 from supervisor.memory import StoreMemory
 from supervisor.models import Action, Context, Decision, Verdict
 from supervisor.plugins import KindRegistry, load_kinds
 from supervisor.store import LazyStore
-from supervisor.taxonomy import Taxonomy, _hash, load_taxonomy
+from supervisor.taxonomy import Taxonomy, load_taxonomy, with_timeouts
 
 CONTEXT: Final[dict[str, Any]] = {
     "cwd": "/home/dev/project",
@@ -90,49 +91,13 @@ def pack_kinds() -> KindRegistry:
 
 
 def patient(taxonomy: Taxonomy, ms: int = PATIENT_MS) -> Taxonomy:
-    """The same taxonomy with every entry's timeout and every budget raised to ``ms``.
-
-    A measurement of what the entries decide must not depend on wall time: on a loaded
-    machine a pause longer than an entry's timeout turns its verdict into a timeout.
-    """
-    entries = tuple(e.model_copy(update={"timeout_ms": ms}) for e in taxonomy.entries)
-    budgets = {k: ms for k in taxonomy.budgets_ms} | {"default": ms}
-    digest = _hash(entries, taxonomy.configs, budgets)
-    return replace(taxonomy, entries=entries, budgets_ms=budgets, hash=digest, _by_id={})
+    """Every timeout and budget raised: a measurement of what the entries decide must not
+    depend on wall time."""
+    return with_timeouts(taxonomy, ms)
 
 
 def load_pack(sources: Sequence[str], kinds: KindRegistry) -> Taxonomy:
     return patient(load_taxonomy([Path(s) if Path(s).is_file() else s for s in sources], kinds))
-
-
-def train_seed_models(taxonomy: Taxonomy, kinds: KindRegistry, home: Path) -> list[str]:
-    """Each learned entry's seed model in ``home``, as ``supervise train ID --seed-only``."""
-    from supervisor.errors import ModelError
-    from supervisor.facade import _signing_keys
-    from supervisor.state import ensure_home
-
-    if kinds.hook is None:
-        return []
-    keys = _signing_keys(None, ensure_home(home))
-    trained = []
-    for entry in taxonomy.entries:
-        try:
-            report = kinds.hook.supervisor_train(
-                entry=entry,
-                config=taxonomy.configs[entry.id],
-                home=home,
-                keys=keys,
-                feedback=[],
-                examples=[],
-                force=False,
-                seed_only=True,
-            )
-        except ModelError as exc:
-            print(f"warning: no seed model for {entry.id}: {exc}", file=sys.stderr)
-            continue
-        if report is not None:
-            trained.append(f"{entry.id}: {report['version']}")
-    return trained
 
 
 # -- deciding -----------------------------------------------------------------------------

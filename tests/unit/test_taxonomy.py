@@ -219,3 +219,17 @@ def test_kind_config_is_strict(write_taxonomy, kinds):
     assert "specialist.config.seconds" in errors_of(info)[0]
     ok = GOOD.replace("config: {verdict: nudge}", "config: {verdict: nudge, seconds: 5}")
     assert load_taxonomy([write_taxonomy(ok)], kinds).configs["no_force_push"].seconds == 5.0
+
+
+def test_with_timeouts_sets_every_timeout_and_budget():
+    from supervisor.plugins import load_kinds
+    from supervisor.taxonomy import with_timeouts
+
+    pack = load_taxonomy(["coding"], load_kinds())
+    slow = with_timeouts(pack, 60_000)
+    assert {e.timeout_ms for e in slow.entries} == {60_000}
+    assert set(slow.budgets_ms.values()) == {60_000}
+    assert slow.budget_ms("an-unknown-type") == 60_000
+    assert slow.hash != pack.hash  # a record says which timeouts decided
+    assert [e.id for e in slow] == [e.id for e in pack]
+    assert slow[pack.entries[0].id].timeout_ms == 60_000
