@@ -132,6 +132,8 @@ _PLAIN_WORD: Final = frozenset("'\"\\$`~{}*?[<>()\n\t ")
 _NAME_START: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _NAME_CHARS: Final = _NAME_START | frozenset("0123456789")
 _SPECIAL_PARAMS: Final = frozenset("@*#?$!-0123456789")
+# Names a program can be given for "read me from standard input".
+_STDIN_FILES: Final = frozenset({"/dev/stdin", "-", "/proc/self/fd/0", "/dev/fd/0"})
 MAX_FUNCTIONS: Final = 64
 _POSITIONAL: Final = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "*", "#")
 _RESERVED: Final = _names(
@@ -3586,11 +3588,13 @@ class _Parser:
                 and expanded.procsubs
             ):
                 code_from = tuple(expanded.procsubs)
-            elif interp.script is not None and state.files:
+            elif interp.script is not None and interp.script not in _STDIN_FILES and state.files:
                 written = state.files.get(resolve_path(interp.script, cwd, state.home))
                 if written is not None:
                     nested.append((f"{family}:{program} {interp.script}", written))
-            elif interp.stdin and (upstream or stdin_text is not None):
+            elif (interp.stdin or interp.script in _STDIN_FILES) and (
+                upstream or stdin_text is not None
+            ):  # bash -s, bash /dev/stdin, python3 -: the program comes on stdin
                 runs_stdin = True
                 code_from = tuple(p for p in pipe_from if p not in ("echo", "printf", "cat"))
                 if upstream_code is not None:
@@ -3612,7 +3616,9 @@ class _Parser:
             elif state.files and resolve_path(positionals[0], cwd, state.home) in state.files:
                 written = state.files[resolve_path(positionals[0], cwd, state.home)]
                 nested.append((f"shell:{program} {positionals[0]}", written))
-            elif positionals[0] in ("/dev/stdin", "-") and upstream:
+            elif positionals[0] in _STDIN_FILES and (
+                upstream or stdin_text is not None
+            ):  # source /dev/stdin, from a pipe or a here-document
                 runs_stdin = True
                 code_from = tuple(p for p in pipe_from if p not in ("echo", "printf", "cat"))
                 if upstream_code is not None:
