@@ -54,6 +54,13 @@ def test_wheel_contents(wheel):
     assert "[supervisor.plugins]" in text
     assert "specialists.regex" in text
     assert not any(n.startswith("tests/") for n in names)
+    # every module of the two packages ships (a subpackage missing from pyproject's list would
+    # import from the source tree in development and fail for every user of the wheel)
+    root = Path(__file__).resolve().parents[2]
+    for top in ("supervisor", "specialists"):
+        for module in (root / top).rglob("*.py"):
+            shipped = module.relative_to(root).as_posix()
+            assert shipped in names, f"{shipped} is not in the wheel"
 
 
 @pytest.mark.slow
