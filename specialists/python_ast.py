@@ -123,17 +123,16 @@ import logging
 import os
 import re
 import stat
-import threading
 import unicodedata
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 
 import re2
 from pydantic import Field, JsonValue, field_validator
 
+from specialists._memo import SingleFlightCache
 from specialists.secrets import (
     KIND_GROUPS,
     Glob,
@@ -2144,8 +2143,7 @@ _DEFAULT_OPTIONS: Final = _Options(
     password_literals=True,
 )
 _CacheKey = tuple[str, bool, bool, str]
-_cache: Final[OrderedDict[_CacheKey, Future[Facts]]] = OrderedDict()
-_cache_lock: Final = threading.Lock()
+_cache: Final[SingleFlightCache[_CacheKey, Facts]] = SingleFlightCache(CACHE_ENTRIES)
 
 
 def facts_of(
@@ -2163,29 +2161,7 @@ def facts_of(
     """
     options = options or _DEFAULT_OPTIONS
     key: _CacheKey = (text, fragment, tokens, repr((options.key(), imports)))
-    with _cache_lock:
-        future = _cache.get(key)
-        if future is not None:
-            _cache.move_to_end(key)
-            owner = False
-        else:
-            future = Future()
-            _cache[key] = future
-            while len(_cache) > CACHE_ENTRIES:
-                _cache.popitem(last=False)
-            owner = True
-    if not owner:
-        return future.result()
-    try:
-        facts = _compute_facts(text, fragment, tokens, options, imports)
-    except BaseException as exc:
-        with _cache_lock:
-            if _cache.get(key) is future:
-                del _cache[key]
-        future.set_exception(exc)
-        raise
-    future.set_result(facts)
-    return facts
+    return _cache.get(key, lambda: _compute_facts(text, fragment, tokens, options, imports))
 
 
 def _compute_facts(

@@ -50,14 +50,14 @@ import bisect
 import hashlib
 import itertools
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
 import tree_sitter
 from pydantic import JsonValue
+
+from specialists._memo import SingleFlightCache
 
 __all__ = [
     "LANGUAGES",
@@ -1588,8 +1588,7 @@ def _java_assert(call: Node, name: str, args: list[Node]) -> Strength:
 
 
 _CacheKey = tuple[str, str, bool]
-_cache: Final[OrderedDict[_CacheKey, Future[TestFacts]]] = OrderedDict()
-_cache_lock: Final = threading.Lock()
+_cache: Final[SingleFlightCache[_CacheKey, TestFacts]] = SingleFlightCache(CACHE_ENTRIES)
 
 
 def read_tests(language: Language, text: str, *, test_file: bool = True) -> TestFacts:
@@ -1602,29 +1601,7 @@ def read_tests(language: Language, text: str, *, test_file: bool = True) -> Test
     of the file comes.
     """
     key: _CacheKey = (language, text, test_file)
-    with _cache_lock:
-        future = _cache.get(key)
-        if future is not None:
-            _cache.move_to_end(key)
-            owner = False
-        else:
-            future = Future()
-            _cache[key] = future
-            while len(_cache) > CACHE_ENTRIES:
-                _cache.popitem(last=False)
-            owner = True
-    if not owner:
-        return future.result()
-    try:
-        facts = _read(language, text, test_file)
-    except BaseException as exc:
-        with _cache_lock:
-            if _cache.get(key) is future:
-                del _cache[key]
-        future.set_exception(exc)
-        raise
-    future.set_result(facts)
-    return facts
+    return _cache.get(key, lambda: _read(language, text, test_file))
 
 
 def _draft(language: Language, tree: _Tree, test_file: bool) -> _Draft:
