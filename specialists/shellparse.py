@@ -48,7 +48,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
 
 import re2
 
@@ -448,7 +448,34 @@ def parse(
 
     Never raises on any input: what cannot be parsed is tokenized conservatively.
     """
-    text = command if isinstance(command, str) else str(command)
+    return _run(
+        _Parser,
+        command if isinstance(command, str) else str(command),
+        cwd=cwd,
+        home=home,
+        env=env,
+        max_chars=max_chars,
+        max_depth=max_depth,
+        max_commands=max_commands,
+    )[0]
+
+
+_P = TypeVar("_P", bound="_Parser")
+
+
+def _run(
+    parser_class: type[_P],
+    command: str,
+    *,
+    cwd: str | None,
+    home: str | None,
+    env: Mapping[str, str] | None,
+    max_chars: int,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    max_commands: int = DEFAULT_MAX_COMMANDS,
+) -> tuple[ParsedShell, _P]:
+    """Parse with ``parser_class`` (``parse()`` and ``fed_commands()`` share this set-up)."""
+    text = command
     truncated = len(text) > max_chars
     if truncated:
         text = text[:max_chars]
@@ -461,7 +488,7 @@ def parse(
         home = variables.get("HOME") or None
     home = resolve_path(home, None, None) if home else None
     cwd = resolve_path(cwd, None, home) if cwd else None
-    parser = _Parser(
+    parser = parser_class(
         max_depth=max_depth, max_commands=max_commands, budget=2 * len(text) + NESTED_EXTRA_CHARS
     )
     state = _State(variables, set(), cwd, home)
@@ -479,7 +506,7 @@ def parse(
         parser.errors.append(f"internal: {type(exc).__name__}: {str(exc)[:120]}")
     if truncated:
         parser.errors.append(f"input longer than {max_chars} characters")
-    return ParsedShell(
+    parsed = ParsedShell(
         source=text,
         commands=tuple(parser.commands),
         fallback=parser.fallback,
@@ -489,6 +516,7 @@ def parse(
         cwd=cwd,
         home=home,
     )
+    return parsed, parser
 
 
 # --------------------------------------------------------------------------------------
@@ -4080,43 +4108,9 @@ def _fed_cached(
     env: tuple[tuple[str, str], ...],
     max_chars: int,
 ) -> tuple[ParsedShell, tuple[FedCommand, ...]]:
-    # The same set-up as parse(), with a parser that keeps what each command reads; a test
-    # (tests/integration/test_db_disguises.py) checks both give the same ParsedShell.
-    text = command[:max_chars]
-    truncated = len(command) > max_chars
-    variables = {name: value[:MAX_WORD_CHARS] for name, value in env if value != "<unset>"}
-    home = home or variables.get("HOME") or None
-    home = resolve_path(home, None, None) if home else None
-    cwd = resolve_path(cwd, None, home) if cwd else None
-    parser = _FeedParser(
-        max_depth=DEFAULT_MAX_DEPTH,
-        max_commands=DEFAULT_MAX_COMMANDS,
-        budget=2 * len(text) + NESTED_EXTRA_CHARS,
-    )
-    state = _State(variables, set(), cwd, home)
-    try:
-        parser.parse_text(text, state, _Scope(0, (), (), False))
-        parser.finish()
-    except _Budget:
-        parser.truncated = True
-    except RecursionError:
-        parser.truncated = True
-        parser.errors.append("nesting too deep")
-    except Exception as exc:  # noqa: BLE001 - a parser bug must not lose what was found
-        parser.truncated = True
-        parser.fallback = True
-        parser.errors.append(f"internal: {type(exc).__name__}: {str(exc)[:120]}")
-    if truncated:
-        parser.errors.append(f"input longer than {max_chars} characters")
-    parsed = ParsedShell(
-        source=text,
-        commands=tuple(parser.commands),
-        fallback=parser.fallback,
-        truncated=truncated or parser.truncated,
-        errors=tuple(dict.fromkeys(parser.errors)),
-        assigned=tuple(parser.assigned),
-        cwd=cwd,
-        home=home,
+    # parse() with a parser that keeps what each command reads
+    parsed, parser = _run(
+        _FeedParser, command, cwd=cwd, home=home, env=dict(env), max_chars=max_chars
     )
     fed = tuple(
         FedCommand(cmd, *parser.fed.get(index, (None, ())))
