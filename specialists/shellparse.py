@@ -2793,6 +2793,7 @@ class _PyReader:
         self.spawns = False  # a shell or process is started (subprocess, os.dup2, pty)
         self.process_listing = False  # psutil.process_iter / os.listdir('/proc')
         self.kills: list[str] = []
+        self.databases: dict[str, tuple[str, ...]] = {}  # name -> the client it connects as
 
     def read(self, root: ast.AST, ev: _PyEval, depth: int) -> None:
         if depth == 0 and isinstance(root, ast.Module):
@@ -2812,10 +2813,13 @@ class _PyReader:
                         path = _py_file_of(item.context_expr, ev)
                         if path is not None:
                             ev.files[item.optional_vars.id] = path
+                        client = self._client_of(item.context_expr, ev)
+                        if client is not None:
+                            self.databases[item.optional_vars.id] = client
                 continue
             if not isinstance(node, ast.Call):
                 continue
-            op = _python_call(node, ev)
+            op = _python_call(node, ev) or self._sql(node, ev)
             if op is not None:
                 self.ops.append(op)
             self._observe(node, ev)
@@ -2833,6 +2837,63 @@ class _PyReader:
         path = _py_file_of(value, ev)
         if path is not None:
             ev.files[target.id] = path
+        client = self._client_of(value, ev)
+        if client is not None:
+            self.databases[target.id] = client
+
+    def _client_of(self, node: ast.AST, ev: _PyEval) -> tuple[str, ...] | None:
+        """The database client a connection, cursor or engine stands for (``sqlite3 PATH``,
+        ``psql DSN``, ``mysql -h HOST DB``), as the command line that would reach the same
+        database; None when ``node`` is not one."""
+        if isinstance(node, ast.Await):
+            node = node.value
+        if isinstance(node, ast.Name):
+            return self.databases.get(node.id)
+        if not isinstance(node, ast.Call):
+            return None
+        name = _dotted(node.func)
+        module, _, last = name.rpartition(".")
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        if last in ("cursor", "connect", "begin", "acquire") and receiver is not None:
+            inherited = self._client_of(receiver, ev)  # conn.cursor(), engine.connect()
+            if inherited is not None:
+                return inherited
+        root = module.split(".", 1)[0]
+        if last in ("connect", "create_pool") and root in _PY_DB_DRIVERS:
+            return _py_db_client(_PY_DB_DRIVERS[root], node, ev)
+        if last in ("create_engine", "create_async_engine") and node.args:
+            url = _py_db_value(node.args[0], ev)
+            scheme = url.split(":", 1)[0].split("+", 1)[0] if url else ""
+            if scheme == "sqlite":
+                return ("sqlite3", url.split(":///", 1)[-1] if url else "<expr>")
+            if scheme in ("mysql", "mariadb"):
+                return ("mysql", "<expr>")
+            if scheme in ("postgresql", "postgres"):
+                return ("psql", url or "<expr>")
+            return ("psql", "<expr>") if url is None else None
+        return None
+
+    def _sql(self, node: ast.Call, ev: _PyEval) -> _CodeOp | None:
+        """``conn.execute(SQL)``, ``cur.executescript(SQL)``, ``engine.execute(text(SQL))``
+        of stated SQL, as the client command that runs it against the same database."""
+        if not isinstance(node.func, ast.Attribute) or node.func.attr not in _PY_SQL_METHODS:
+            return None
+        if not node.args:
+            return None
+        first = node.args[0]
+        if isinstance(first, ast.Call) and _dotted(first.func).rsplit(".", 1)[-1] == "text":
+            first = first.args[0] if first.args else first  # sqlalchemy.text("...")
+        sql = ev.value(first)
+        client = self._client_of(node.func.value, ev)
+        if not sql or (client is None and not _SQL_START.match(sql)):
+            return None
+        client = client or ("psql", "<expr>")
+        flag = {"psql": ("-c",), "mysql": ("-e",)}.get(client[0], ())
+        try:
+            source = ast.unparse(node)[:200]
+        except (ValueError, RecursionError):  # pragma: no cover - unparse of a parsed tree
+            source = node.func.attr
+        return _CodeOp("argv", (*client, *flag, sql), source)
 
     def _observe(self, node: ast.Call, ev: _PyEval) -> None:
         """Network sends, socket connects, process starts and kills."""
@@ -2976,6 +3037,65 @@ class _PyReader:
 
 
 _PY_PAYLOAD_KEYWORDS: Final = frozenset({"data", "files", "json", "content", "body"})
+# Python database drivers by top-level module -> the command-line client of that database.
+_PY_DB_DRIVERS: Final = {
+    "sqlite3": "sqlite3",
+    "aiosqlite": "sqlite3",
+    "psycopg2": "psql",
+    "psycopg": "psql",
+    "asyncpg": "psql",
+    "pg8000": "psql",
+    "pymysql": "mysql",
+    "MySQLdb": "mysql",
+    "mysql": "mysql",  # mysql.connector
+    "mariadb": "mysql",
+    "aiomysql": "mysql",
+}
+_PY_SQL_METHODS: Final = frozenset(
+    {"execute", "executemany", "executescript", "exec_driver_sql", "fetch", "fetchrow"}
+)
+_SQL_START: Final = re2.compile(
+    r"(?i)^\s*(select|insert|update|delete|drop|truncate|alter|create|grant|revoke|with|"
+    r"replace|merge|copy|vacuum|attach|pragma|rename)\b"
+)
+
+
+def _py_db_value(node: ast.AST, ev: _PyEval) -> str | None:
+    """A connection argument: its stated value, or ``$NAME`` for ``os.environ["NAME"]``
+    and ``os.getenv("NAME")`` (the database the environment names, as a shell would)."""
+    value = ev.value(node)
+    if value is not None:
+        return value
+    key: ast.AST | None = None
+    if isinstance(node, ast.Subscript) and _dotted(node.value) in ("os.environ", "environ"):
+        key = node.slice
+    elif isinstance(node, ast.Call) and node.args:
+        called = _dotted(node.func)
+        if called in ("os.getenv", "getenv", "os.environ.get", "environ.get"):
+            key = node.args[0]
+    name = ev.value(key) if key is not None else None
+    return f"${name}" if name else None
+
+
+def _py_db_client(client: str, node: ast.Call, ev: _PyEval) -> tuple[str, ...]:
+    """``sqlite3 PATH``, ``psql DSN`` or ``psql -h HOST -d DB``, ``mysql -h HOST DB``."""
+    keywords = {k.arg: k.value for k in node.keywords if k.arg}
+    first = node.args[0] if node.args else keywords.get("database") or keywords.get("dsn")
+    if client == "sqlite3":
+        return ("sqlite3", (_py_db_value(first, ev) if first is not None else None) or "<expr>")
+    words: list[str] = [client]
+    if client == "psql" and first is not None and node.args:
+        return ("psql", _py_db_value(first, ev) or "<expr>")
+    host = keywords.get("host")
+    if host is not None:
+        words += ["-h", _py_db_value(host, ev) or "<expr>"]
+    database = keywords.get("dbname") or keywords.get("database") or keywords.get("db")
+    if database is not None:
+        value = _py_db_value(database, ev) or "<expr>"
+        words += ["-d", value] if client == "psql" else [value]
+    return tuple(words) if len(words) > 1 else (client, "<expr>")
+
+
 _PY_CODE_RUNNERS: Final = frozenset({"exec", "eval"})
 MAX_PY_CODE_DEPTH: Final = 4  # exec(...) of code that itself execs, read this deep
 
