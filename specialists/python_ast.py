@@ -140,10 +140,10 @@ from specialists.secrets import (
     fingerprint,
     is_dummy,
     looks_random,
-    parse_unified_diff,
     relative_path,
     scan,
 )
+from specialists.understand.diffs import parse_unified_diff
 from supervisor.errors import SupervisorError
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict

@@ -68,8 +68,9 @@ from specialists import python_ast
 
 # the same careful read as python_ast: no FIFO or device named by the agent can hang it
 from specialists.python_ast import PythonAstConfig, PythonAstSpecialist, _read_regular
-from specialists.secrets import Glob, PathMatcher, parse_unified_diff, relative_path
+from specialists.secrets import Glob, PathMatcher, relative_path
 from specialists.testread import Case, Language, TestFacts, read_tests
+from specialists.understand.diffs import parse_unified_diff
 from supervisor.errors import SupervisorError
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict

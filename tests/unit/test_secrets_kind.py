@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from specialists import secrets
+from specialists.understand.diffs import parse_unified_diff
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.plugins import KindRegistry
 from supervisor.specialist import Execution, SpecialistKind
@@ -444,7 +445,7 @@ def test_unified_diffs_are_parsed_per_file_and_hunk():
         "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -10,3 +10,3 @@ def f():\n"
         " a\n-b\n+c\n d\n--- /dev/null\n+++ b/new.py\n@@ -0,0 +1,2 @@\n+x\n+y\n"
     )
-    first, second = secrets.parse_unified_diff(diff)
+    first, second = parse_unified_diff(diff)
     assert (first.path, first.old_path) == ("x.py", "x.py")
     (hunk,) = first.hunks
     assert (hunk.old_start, hunk.new_start) == (10, 10)
@@ -452,7 +453,7 @@ def test_unified_diffs_are_parsed_per_file_and_hunk():
     assert (hunk.removed, hunk.added) == ("b", "c")
     assert (second.old_path, second.path) == (None, "new.py")
     assert second.hunks[0].new == "x\ny"
-    assert secrets.parse_unified_diff("not a diff") == []
+    assert parse_unified_diff("not a diff") == []
 
 
 # -- the taxonomy entries these kinds serve ---------------------------------------------------
