@@ -6,7 +6,8 @@ that one entry) and by the whole taxonomy, and in both the entry's own vote, wit
 entry's ``default_verdict``); for ``not_match``, no objection (ok, no vote, or not in the
 entry's domain). A specialist that errs or runs out of time on a case disagrees with it
 whatever the case expects. Cases run with the context they give, nothing of this machine
-gathered, each in a session of its own so that no nudge escalates another.
+gathered, each in a session of its own so that no nudge escalates another. Post-action
+entries carry no examples and are passed over.
 """
 
 from __future__ import annotations
@@ -159,6 +160,8 @@ def run_examples(
     serial = 0
     try:
         for entry in chosen:
+            if entry.tier == "post":
+                continue  # judged after the action ran: no case to decide before it
             cases = list(_cases(entry))
             if not cases:
                 report.without.append(entry.id)

@@ -146,6 +146,13 @@ class ExampleCase(BaseModel):
     def _shorthand(cls, value: Any) -> Any:
         if isinstance(value, str):
             value = {"action": value}
+        if isinstance(value, Mapping) and len(value) == 1:
+            (key, item), *_ = value.items()
+            if key not in cls.model_fields and (item is None or isinstance(item, str)):
+                raise ValueError(
+                    f"{key}: {item} reads as a mapping (YAML takes ': ' for a key): "
+                    "quote the command"
+                )
         if isinstance(value, Mapping) and isinstance(value.get("action"), str):
             value = {**value, "action": shell_action(value["action"])}
         return value

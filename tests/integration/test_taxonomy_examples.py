@@ -10,7 +10,8 @@ from click.testing import CliRunner, Result
 
 from supervisor.cli import cli
 from supervisor.errors import TaxonomyError
-from supervisor.taxonomy import load_taxonomy
+from supervisor.taxonomy import builtin_packs, load_taxonomy
+from tests.integration.conftest import with_seed_model
 
 TEAM = """\
 schema_version: 1
@@ -192,3 +193,30 @@ def test_an_unknown_entry_is_a_usage_error(tmp_path):
     out = run("taxonomy", "test", str(write(tmp_path, TEAM)), "--entry", "nope", home=tmp_path)
     assert out.exit_code == 2
     assert "no entry 'nope'" in out.output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pack", sorted(builtin_packs()))
+def test_every_shipped_pack_passes_its_examples(pack, classifier_home, tmp_path):
+    # The classifier's entry needs its seed model: a copy of the shared one in this home.
+    home = with_seed_model(classifier_home, tmp_path / "home")
+    out = run("taxonomy", "test", pack, "--require-examples", home=home)
+    assert out.exit_code == 0, out.output
+    assert out.output.startswith("ok: ")
+
+
+def test_every_coding_entry_has_cases_both_ways():
+    for entry in load_taxonomy(["coding"]):
+        if entry.tier == "post":
+            assert entry.examples is None
+            continue
+        assert entry.examples is not None, entry.id
+        assert len(entry.examples.match) >= 2, entry.id
+        assert len(entry.examples.not_match) >= 2, entry.id
+
+
+def test_a_post_action_entry_cannot_carry_examples(tmp_path):
+    path = write(tmp_path, TEAM.replace("    correction:", "    tier: post\n    correction:"))
+    with pytest.raises(TaxonomyError) as info:
+        load_taxonomy([path])
+    assert "post-action entry cannot carry them" in str(info.value)
