@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
@@ -121,3 +122,49 @@ def taxonomy_test(
             f"taxonomy; from {', '.join(tax.sources)}"
         )
     raise SystemExit(ExitCode.FAILED if failed else ExitCode.OK)
+
+
+@taxonomy.command("docs")
+@home_option
+@click.argument("sources", nargs=-1, metavar="[NAME|PATH]...")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "html"]),
+    default="markdown",
+    show_default=True,
+    help="Markdown, or HTML (needs the docs extra: pip install 'agent-supervise[docs]').",
+)
+@click.option(
+    "--output",
+    "-o",
+    "output",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Write each page to DIR/<id>.md (or .html) instead of printing it.",
+)
+@handle_errors
+def taxonomy_docs(sources: tuple[str, ...], fmt: str, output: Path | None) -> None:
+    """Render the catalogue of a taxonomy from its YAML (every shipped pack by default).
+
+    With sources (pack first, overlays after) one page for that taxonomy; with none, one page
+    per shipped pack. docs/packs/*.md are made by `supervise taxonomy docs -o docs/packs`.
+    """
+    from supervisor.catalogue import page_name, render_html, render_markdown
+    from supervisor.plugins import load_kinds
+    from supervisor.taxonomy import builtin_packs, load_taxonomy
+
+    kinds = load_kinds()
+    groups = [list(sources)] if sources else [[name] for name in sorted(builtin_packs())]
+    suffix = ".md" if fmt == "markdown" else ".html"
+    for group in groups:
+        tax = load_taxonomy(group, kinds)
+        page = render_markdown(tax) if fmt == "markdown" else render_html(tax)
+        if output is None:
+            click.echo(page, nl=False)
+            continue
+        output.mkdir(parents=True, exist_ok=True)
+        target = output / (page_name(tax) + suffix)
+        target.write_text(page, encoding="utf-8")
+        count = f"{len(tax)} entr{'y' if len(tax) == 1 else 'ies'}"
+        click.echo(f"wrote {target} ({count} from {', '.join(tax.sources)})")
