@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,8 +14,14 @@ from supervisor.cli import (
     _taxonomy_sources,
     handle_errors,
     home_option,
+    print_by_entry,
+    replay_key,
     taxonomy,
 )
+
+if TYPE_CHECKING:
+    from supervisor.taxdiff import Backtest, EntryDiff
+    from supervisor.taxonomy import Taxonomy
 
 _MODE_TEXT = {"alone": "alone", "whole": "in the whole taxonomy"}
 
@@ -168,3 +175,186 @@ def taxonomy_docs(sources: tuple[str, ...], fmt: str, output: Path | None) -> No
         target.write_text(page, encoding="utf-8")
         count = f"{len(tax)} entr{'y' if len(tax) == 1 else 'ies'}"
         click.echo(f"wrote {target} ({count} from {', '.join(tax.sources)})")
+
+
+def _sources_of(argument: str) -> list[str]:
+    """A taxonomy named on the command line: a file, a pack, or several joined by commas."""
+    if Path(argument).is_file():
+        return [argument]
+    return [part.strip() for part in argument.split(",") if part.strip()]
+
+
+@taxonomy.command("diff")
+@home_option
+@click.argument("old", metavar="OLD")
+@click.argument("new", metavar="NEW")
+@click.option(
+    "--records",
+    "records",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    metavar="PATH",
+    help="Decision records to backtest on, files or directories (repeatable; default: the "
+    "state directory's).",
+)
+@click.option(
+    "--key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Private key, to replay sealed originals (default: the state directory's, if present).",
+)
+@click.option(
+    "--exit-code",
+    "exit_code",
+    is_flag=True,
+    help="Exit 1 when the change would flip a recorded decision.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes replaying records (default: one per CPU).",
+)
+@click.pass_context
+@handle_errors
+def taxonomy_diff(
+    ctx: click.Context,
+    old: str,
+    new: str,
+    records: tuple[Path, ...],
+    key: Path | None,
+    exit_code: bool,
+    as_json: bool,
+    jobs: int | None,
+) -> None:
+    """List what changes from taxonomy OLD to NEW and what it would flip in recorded decisions.
+
+    OLD and NEW are each a file, a pack, or a pack and overlays joined by commas
+    (coding,team-v1.yaml). Every recorded decision is replayed with both (the replay backtest,
+    served the observations recorded then); a decision whose verdict differs is a flip.
+    """
+    from supervisor.artifacts import ARTIFACT_DIR, artifact_files, default_jobs
+    from supervisor.plugins import load_kinds
+    from supervisor.taxdiff import backtest, diff_budgets, diff_entries
+    from supervisor.taxonomy import load_taxonomy
+
+    kinds = load_kinds()
+    before = load_taxonomy(_sources_of(old), kinds)
+    after = load_taxonomy(_sources_of(new), kinds)
+    entries = diff_entries(before, after)
+    budgets = diff_budgets(before, after)
+    home = _home(ctx)
+    given = list(records) or [home / ARTIFACT_DIR]
+    files = artifact_files([p for p in given if records or p.exists()])
+    pair = replay_key(ctx, key)
+    result = (
+        backtest(before, after, kinds, files, keys=pair, home=home, jobs=jobs or default_jobs())
+        if files
+        else None
+    )
+    flips = result.flips if result else []
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "old": {"sources": list(before.sources), "hash": before.hash},
+                    "new": {"sources": list(after.sources), "hash": after.hash},
+                    "entries": [
+                        {"id": d.entry_id, "change": d.change, "fields": list(d.fields)}
+                        | ({"note": d.note} if d.note else {})
+                        for d in entries
+                    ],
+                    "budgets_ms": {k: {"old": a, "new": b} for k, (a, b) in budgets.items()},
+                    "backtest": None
+                    if result is None
+                    else {
+                        "records": result.records,
+                        "flips": [
+                            {
+                                "path": str(f.path),
+                                "line": f.line,
+                                "decision_id": f.decision_id,
+                                "recorded": f.recorded.value,
+                                "old": f.old.value,
+                                "new": f.new.value,
+                                "entries": {
+                                    c.entry_id: {
+                                        "old": c.before.value if c.before else None,
+                                        "new": c.after.value if c.after else None,
+                                        "change": c.change,
+                                    }
+                                    for c in f.entries
+                                },
+                            }
+                            for f in flips
+                        ],
+                        "by_entry": {k: dict(v) for k, v in result.by_entry().items()},
+                        "problems": result.problems,
+                    },
+                },
+                indent=2,
+            )
+        )
+    else:
+        _print_diff(before, after, entries, budgets)
+        if result is None:
+            click.echo(
+                f"\nbacktest: no recorded decisions in {', '.join(map(str, given))}; "
+                "name some with --records"
+            )
+        else:
+            _print_backtest(result, files)
+    raise SystemExit(ExitCode.FAILED if exit_code and flips else ExitCode.OK)
+
+
+def _print_diff(
+    before: Taxonomy,
+    after: Taxonomy,
+    entries: list[EntryDiff],
+    budgets: dict[str, tuple[int | None, int | None]],
+) -> None:
+    click.echo(f"old: {', '.join(before.sources)} ({before.hash[:19]})")
+    click.echo(f"new: {', '.join(after.sources)} ({after.hash[:19]})")
+    if not entries and not budgets:
+        click.echo("no entry and no budget changes")
+    width = max((len(d.entry_id) for d in entries), default=0)
+    for d in entries:
+        if d.change == "added":
+            click.echo(f"+ {d.entry_id:<{width}}  added ({d.note})")
+        elif d.change == "removed":
+            click.echo(f"- {d.entry_id:<{width}}  removed ({d.note})")
+        else:
+            what = ", ".join(d.fields)
+            if d.documentation_only:
+                what += " (documentation only: no decision changes)"
+            click.echo(f"~ {d.entry_id:<{width}}  {what}")
+    for action_type, (was, now) in budgets.items():
+        click.echo(f"budget {action_type}: {was or '-'} -> {now or '-'} ms")
+    same = len([e for e in after if e.id in before]) - sum(d.change == "changed" for d in entries)
+    added = sum(d.change == "added" for d in entries)
+    removed = sum(d.change == "removed" for d in entries)
+    changed = sum(d.change == "changed" for d in entries)
+    click.echo(f"entries: {added} added, {removed} removed, {changed} changed, {same} the same")
+
+
+def _print_backtest(result: Backtest, files: list[Path]) -> None:
+    click.echo(f"\nbacktest on the decisions recorded in {len(files)} file(s):")
+    for flip in result.flips:
+        click.echo(
+            f"FLIP record {flip.seq} ({flip.path.name}:{flip.line}) decision "
+            f"{flip.decision_id}: {flip.old.value} -> {flip.new.value}"
+        )
+        for change in flip.entries:
+            was = change.before.value if change.before else "-"
+            now = change.after.value if change.after else "-"
+            click.echo(f"     {change.entry_id}: {was} -> {now} ({change.change})")
+    for problem in result.problems:
+        click.echo(f"SKIP {problem}")
+    print_by_entry(result.by_entry())
+    stricter = sum(f.stricter for f in result.flips)
+    click.echo(
+        f"\n{result.records} decisions replayed: {len(result.flips)} would change verdict "
+        f"({stricter} stricter, {len(result.flips) - stricter} looser), "
+        f"{len(result.problems)} unreadable"
+    )
