@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from supervisor.taxdiff import Backtest, EntryDiff
     from supervisor.taxonomy import Taxonomy
 
+__all__ = ["taxonomy_diff", "taxonomy_docs", "taxonomy_test"]
+
 _MODE_TEXT = {"alone": "alone", "whole": "in the whole taxonomy"}
 
 

@@ -149,17 +149,20 @@ class _Page(HTMLParser):
 
 
 def test_html_is_the_same_page_with_working_anchors(tmp_path):
-    out = run("taxonomy", "docs", "browsing", "--format", "html", "-o", str(tmp_path))
+    out = run("taxonomy", "docs", "--format", "html", "-o", str(tmp_path))
     assert out.exit_code == 0, out.output
-    html = (tmp_path / "browsing.html").read_text(encoding="utf-8")
-    assert html.startswith("<!DOCTYPE html>\n" + GENERATED_MARK)
-    page = _Page()
-    page.feed(html)
-    assert "table" in page.tags
-    assert "click_outside_allowed_domains" in page.ids
-    assert page.links <= page.ids, page.links - page.ids
-    assert "<title>The browsing pack</title>" in html
-    assert "<script" not in html
+    for name in builtin_packs():
+        html = (tmp_path / f"{name}.html").read_text(encoding="utf-8")
+        assert html.startswith("<!DOCTYPE html>\n" + GENERATED_MARK)
+        page = _Page()
+        page.feed(html)
+        assert "table" in page.tags
+        assert page.links, name
+        assert page.links <= page.ids, (name, page.links - page.ids)
+        assert f"<title>The {name} pack</title>" in html
+        assert "<script" not in html
+    browsing = (tmp_path / "browsing.html").read_text(encoding="utf-8")
+    assert '<h3 id="click_outside_allowed_domains">' in browsing
 
 
 def test_html_escapes_what_the_yaml_says(tmp_path):
