@@ -8,7 +8,8 @@ import logging
 import os
 import sys
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Final, ParamSpec, TypeVar
 
@@ -647,18 +648,12 @@ def replay(
     from supervisor.artifacts import ARTIFACT_DIR, SNAPSHOT_DIR, chunks, default_jobs
     from supervisor.plugins import load_kinds
     from supervisor.replay import Replayer, ReplayReport, replay_chunks
-    from supervisor.signing import KEYS_DIR, PRIVATE_FILE, load_private_key
     from supervisor.taxonomy import load_taxonomy
 
     files = _artifact_paths(ctx, paths)
     kinds = load_kinds()
     taxonomy = load_taxonomy(list(taxonomies), kinds) if taxonomies else None
-    default_key = _home(ctx) / KEYS_DIR / PRIVATE_FILE
-    pair = (
-        load_private_key(key)
-        if key
-        else (load_private_key(default_key) if default_key.exists() else None)
-    )
+    pair = replay_key(ctx, key)
     snapshots = {f.parent / SNAPSHOT_DIR for f in files} | {
         _home(ctx) / ARTIFACT_DIR / SNAPSHOT_DIR
     }
@@ -686,6 +681,17 @@ def replay(
     raise SystemExit(ExitCode.FAILED if report.differences or report.problems else ExitCode.OK)
 
 
+def replay_key(ctx: click.Context, key: Path | None) -> Any:
+    """The private key that opens sealed originals for a replay: ``key``, else the state
+    directory's when it has one, else None (records are replayed as they show)."""
+    from supervisor.signing import KEYS_DIR, PRIVATE_FILE, load_private_key
+
+    default = _home(ctx) / KEYS_DIR / PRIVATE_FILE
+    if key is not None:
+        return load_private_key(key)
+    return load_private_key(default) if default.exists() else None
+
+
 def _print_replay(report: Any) -> None:
     for record in report.differences:
         click.echo(
@@ -703,20 +709,25 @@ def _print_replay(report: Any) -> None:
                 )
     for problem in report.problems:
         click.echo(f"SKIP {problem}")
-    rows = report.by_entry()
-    if rows:
-        width = max(len(k) for k in rows)
-        click.echo(f"\n{'ENTRY':<{width}}  SAME  STRICTER  LOOSER  OTHER")
-        for entry_id, counts in rows.items():
-            other = counts["status"] + counts["added"] + counts["removed"]
-            click.echo(
-                f"{entry_id:<{width}}  {counts['same']:>4}  {counts['stricter']:>8}  "
-                f"{counts['looser']:>6}  {other:>5}"
-            )
+    print_by_entry(report.by_entry())
     click.echo(
         f"\n{len(report.records)} records replayed, {len(report.differences)} "
         f"different, {len(report.problems)} unreadable"
     )
+
+
+def print_by_entry(rows: Mapping[str, Counter[str]]) -> None:
+    """Per entry, how its votes changed in a replay: same, stricter, looser, other."""
+    if not rows:
+        return
+    width = max(len(k) for k in rows)
+    click.echo(f"\n{'ENTRY':<{width}}  SAME  STRICTER  LOOSER  OTHER")
+    for entry_id, counts in rows.items():
+        other = counts["status"] + counts["added"] + counts["removed"]
+        click.echo(
+            f"{entry_id:<{width}}  {counts['same']:>4}  {counts['stricter']:>8}  "
+            f"{counts['looser']:>6}  {other:>5}"
+        )
 
 
 # -- demo --------------------------------------------------------------------------------
@@ -741,6 +752,7 @@ from supervisor import (  # noqa: E402
     cli_feedback,  # noqa: F401
     cli_hooks,  # noqa: F401
     cli_mcp,  # noqa: F401
+    cli_taxonomy,  # noqa: F401
     cli_train,  # noqa: F401
 )
 

@@ -33,15 +33,20 @@ from pydantic import (
 
 from supervisor._yaml import LocatedDict, YamlError, load_yaml, position_of
 from supervisor.errors import SourceError, TaxonomyError
-from supervisor.models import Action, Verdict
+from supervisor.models import Action, Context, Verdict
 from supervisor.plugins import KindRegistry
 from supervisor.specialist import KindConfig
 
 __all__ = [
     "AppliesTo",
     "Detection",
+    "DocGroup",
     "Entry",
+    "ExampleCase",
+    "Examples",
+    "PackDocs",
     "Severity",
+    "SourceFile",
     "Taxonomy",
     "builtin_packs",
     "config_hash",
@@ -119,6 +124,77 @@ class SpecialistSpec(BaseModel):
     config: dict[str, Any] = Field(default_factory=dict)
 
 
+ExpectedVerdict = Literal["flag", "nudge", "block"]
+
+
+class ExampleCase(BaseModel):
+    """An action an entry must object to (``match``) or must not (``not_match``).
+
+    Written as a shell command string (shorthand for ``{type: shell, args: {command: …}}``)
+    or as a mapping with ``action`` (such a string, or an action mapping), and optionally a
+    ``context``, the expected ``verdict`` (``match`` only) and a ``note`` saying why.
+    """
+
+    model_config = _FROZEN
+    action: Action
+    context: Context | None = None
+    verdict: ExpectedVerdict | None = None
+    note: NonEmpty | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = {"action": value}
+        if isinstance(value, Mapping) and len(value) == 1:
+            (key, item), *_ = value.items()
+            if key not in cls.model_fields and (item is None or isinstance(item, str)):
+                raise ValueError(
+                    f"{key}: {item} reads as a mapping (YAML takes ': ' for a key): "
+                    "quote the command"
+                )
+        if isinstance(value, Mapping) and isinstance(value.get("action"), str):
+            value = {**value, "action": shell_action(value["action"])}
+        return value
+
+
+def shell_action(command: str) -> dict[str, Any]:
+    """The action a shell command string stands for in an example."""
+    return {"type": "shell", "args": {"command": command}}
+
+
+class Examples(BaseModel):
+    """The actions an entry must and must not object to; ``supervise taxonomy test`` runs them.
+
+    ``context`` is the default context of the cases: a case's own ``context`` replaces it
+    field by field.
+    """
+
+    model_config = _FROZEN
+    context: Context | None = None
+    match: tuple[ExampleCase, ...] = ()
+    not_match: tuple[ExampleCase, ...] = ()
+
+    @model_validator(mode="after")
+    def _checks(self) -> Examples:
+        for index, case in enumerate(self.not_match):
+            if case.verdict is not None:
+                raise ValueError(
+                    f"not_match[{index}] gives a verdict: a not_match case expects no "
+                    "objection from the entry (write it under match to expect a verdict)"
+                )
+        return self
+
+    def context_of(self, case: ExampleCase) -> Context | None:
+        """The context a case runs with: its own fields over the block's."""
+        if self.context is None or case.context is None:
+            return case.context if case.context is not None else self.context
+        return Context.model_validate(
+            self.context.model_dump(exclude_unset=True)
+            | case.context.model_dump(exclude_unset=True)
+        )
+
+
 def _template_fields(template: str) -> list[str]:
     return [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
 
@@ -174,6 +250,16 @@ class Entry(BaseModel):
     escalate_after: int = Field(default=2, ge=1, le=1000)
     tier: Literal["pre", "post"] = "pre"
     enabled: StrictBool = True  # strict: YAML 1.1 'no' must not quietly mean False
+    examples: Examples | None = None  # documentation and tests: not part of any hash
+
+    @model_validator(mode="after")
+    def _examples_run_before(self) -> Entry:
+        if self.tier == "post" and self.examples is not None:
+            raise ValueError(
+                "examples are judged before an action runs; a post-action entry cannot carry "
+                "them yet"
+            )
+        return self
 
     @property
     def default(self) -> Verdict:
@@ -185,6 +271,48 @@ class Entry(BaseModel):
 
 
 _ENTRY_FIELDS: Final = frozenset(Entry.model_fields)
+# Fields that say what an entry is for, not what it does: left out of every hash.
+DOC_FIELDS: Final[set[str]] = {"examples"}
+
+
+class DocGroup(BaseModel):
+    """A section of the rendered catalogue: the entries named, or whose id has a prefix."""
+
+    model_config = _FROZEN
+    title: NonEmpty
+    prefixes: tuple[NonEmpty, ...] = ()
+    entries: tuple[Identifier, ...] = ()
+
+    @model_validator(mode="after")
+    def _names_some(self) -> DocGroup:
+        if not self.prefixes and not self.entries:
+            raise ValueError("name the group's entries or their id prefixes")
+        return self
+
+    def holds(self, entry_id: str) -> bool:
+        return entry_id in self.entries or entry_id.startswith(self.prefixes)
+
+
+class PackDocs(BaseModel):
+    """What ``supervise taxonomy docs`` writes around a file's entries (Markdown)."""
+
+    model_config = _FROZEN
+    title: NonEmpty | None = None  # the page's heading
+    intro: str | None = None  # before the catalogue
+    groups: tuple[DocGroup, ...] = ()  # the catalogue's sections, in order
+    notes: str | None = None  # after the catalogue
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One file of a taxonomy, as read: what it says about itself."""
+
+    path: str  # as shown in messages: a path, or <pack NAME>
+    id: str
+    title: str | None
+    description: str | None
+    version: str
+    docs: PackDocs | None
 
 
 class _TaxonomyFile(BaseModel):
@@ -199,6 +327,7 @@ class _TaxonomyFile(BaseModel):
     entries: list[dict[str, Any]] = Field(default_factory=list)
     disable: list[Identifier] = Field(default_factory=list)
     override: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    docs: PackDocs | None = None
 
 
 @dataclass(frozen=True)
@@ -211,7 +340,9 @@ class Taxonomy:
     sources: tuple[str, ...]
     hash: str
     disabled: tuple[str, ...] = ()
+    files: tuple[SourceFile, ...] = ()
     _by_id: dict[str, Entry] = field(default_factory=dict, repr=False, compare=False)
+    _origins: dict[str, _Pending] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._by_id.update({e.id: e for e in self.entries})
@@ -231,6 +362,23 @@ class Taxonomy:
     def budget_ms(self, action_type: str) -> int:
         """The whole decision's budget for this action type."""
         return self.budgets_ms.get(action_type, self.budgets_ms.get("default", DEFAULT_BUDGET_MS))
+
+    def locate(self, entry_id: str, *rel: str | int) -> str:
+        """``file:line:column`` of a part of an entry (``locate(id, "examples", "match", 0)``):
+        in the overlay that last set it, else where the entry is defined; the entry id alone
+        when the taxonomy was not loaded from files."""
+        origin = self._origins.get(entry_id)
+        if origin is None:
+            return entry_id
+        path, root, base = origin.where(rel)
+        position = position_of(root, base + rel)
+        return f"{path}:{position[0]}:{position[1]}" if position else path
+
+    def only(self, entry_id: str) -> Taxonomy:
+        """The same taxonomy with this one entry: to judge what it does alone."""
+        entries = (self[entry_id],)
+        digest = _hash(entries, self.configs, self.budgets_ms)
+        return replace(self, entries=entries, hash=digest, _by_id={})
 
 
 def builtin_packs() -> dict[str, str]:
@@ -340,6 +488,13 @@ class _Pending:
     loc: tuple[str | int, ...]
     overrides: list[tuple[str, Any, tuple[str | int, ...]]] = field(default_factory=list)
 
+    def where(self, rel: Sequence[str | int]) -> tuple[str, Any, tuple[str | int, ...]]:
+        """(path, root, entry location) of the file that last set ``rel`` of this entry."""
+        for o_path, o_root, o_loc in reversed(self.overrides):
+            if position_of(o_root, (*o_loc, *rel[:1])) != position_of(o_root, o_loc):
+                return o_path, o_root, o_loc
+        return self.path, self.root, self.loc
+
 
 def load_taxonomy(sources: Sequence[str | Path], kinds: KindRegistry | None = None) -> Taxonomy:
     """Load, merge and validate a taxonomy from pack names and/or YAML paths.
@@ -374,6 +529,8 @@ def load_taxonomy(sources: Sequence[str | Path], kinds: KindRegistry | None = No
     disabled: dict[str, tuple[str, Any, tuple[str | int, ...]]] = {}
     budgets: dict[str, int] = {}
     shown: list[str] = []
+    files: list[SourceFile] = []
+    groups: list[tuple[str, Any, tuple[str | int, ...], str]] = []  # docs' entry ids to check
 
     for source in sources:
         try:
@@ -404,6 +561,10 @@ def load_taxonomy(sources: Sequence[str | Path], kinds: KindRegistry | None = No
             errors.extend(_pydantic_errors(exc, path, root, ()))
             continue
         budgets.update(doc.budgets_ms)
+        files.append(SourceFile(path, doc.id, doc.title, doc.description, doc.version, doc.docs))
+        for g, group in enumerate(doc.docs.groups if doc.docs else ()):
+            for n, named in enumerate(group.entries):
+                groups.append((path, root, ("docs", "groups", g, "entries", n), named))
         for index, raw in enumerate(doc.entries):
             loc: tuple[str | int, ...] = ("entries", index)
             entry_id = raw.get("id")
@@ -463,6 +624,9 @@ def load_taxonomy(sources: Sequence[str | Path], kinds: KindRegistry | None = No
     for entry_id, (path, root, loc) in disabled.items():
         if entry_id not in pending:
             errors.append(_unknown_id(path, root, loc, entry_id, pending, anywhere=True))
+    for path, root, loc, entry_id in groups:
+        if entry_id not in pending:
+            errors.append(_unknown_id(path, root, loc, entry_id, pending, anywhere=True))
 
     entries: list[Entry] = []
     configs: dict[str, KindConfig] = {}
@@ -512,6 +676,8 @@ def load_taxonomy(sources: Sequence[str | Path], kinds: KindRegistry | None = No
         disabled=tuple(
             sorted(set(disabled) | {i for i, p in pending.items() if p.raw.get("enabled") is False})
         ),
+        files=tuple(files),
+        _origins={e.id: pending[e.id] for e in entries},
     )
 
 
@@ -522,11 +688,7 @@ def _entry_errors(
     out: list[SourceError] = []
     for err in exc.errors(include_url=False):
         rel = prefix + tuple(err["loc"])
-        path, root, base = item.path, item.root, item.loc
-        for o_path, o_root, o_loc in reversed(item.overrides):
-            if position_of(o_root, (*o_loc, *rel[:1])) != position_of(o_root, o_loc):
-                path, root, base = o_path, o_root, o_loc
-                break
+        path, root, base = item.where(rel)
         single = ValidationError.from_exception_data(exc.title, [err])  # type: ignore[list-item]
         for source_error in _pydantic_errors(single, path, root, base + prefix):
             out.append(
@@ -615,7 +777,10 @@ def _hash(
     entries: Sequence[Entry], configs: Mapping[str, KindConfig], budgets: Mapping[str, int]
 ) -> str:
     payload = {
-        "entries": [e.model_dump(mode="json") for e in sorted(entries, key=lambda e: e.id)],
+        "entries": [
+            e.model_dump(mode="json", exclude=DOC_FIELDS)
+            for e in sorted(entries, key=lambda e: e.id)
+        ],
         "configs": {
             k: configs[k].model_dump(mode="json")
             for k in sorted(configs)
@@ -630,7 +795,10 @@ def _hash(
 def config_hash(entry: Entry, config: KindConfig) -> str:
     """What identifies one entry's behaviour: its fields and its validated config."""
     blob = json.dumps(
-        {"entry": entry.model_dump(mode="json"), "config": config.model_dump(mode="json")},
+        {
+            "entry": entry.model_dump(mode="json", exclude=DOC_FIELDS),
+            "config": config.model_dump(mode="json"),
+        },
         sort_keys=True,
         separators=(",", ":"),
         ensure_ascii=False,
