@@ -2,8 +2,11 @@
 
 Why not ``concurrent.futures.ThreadPoolExecutor``: its threads are joined at interpreter
 exit, so one specialist that never returns would keep the agent's process from exiting.
-These workers are daemon threads; a hung one is abandoned (its circuit breaker keeps it
-from being called again soon) and a new worker is started for the next job.
+These workers are daemon threads. A job its caller gave up on (:meth:`WorkerPool.abandon`)
+no longer counts toward the pool's size: a new worker takes the next job, so hung jobs
+cannot use up the pool and starve healthy ones. How many hung jobs there can be is bounded
+by the engine, which stops calling an entry that has too many still running. A worker
+whose abandoned job ends after all goes back to work, or exits if the pool is full.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 IDLE_EXIT_S: Final = 60.0
-MAX_WORKERS: Final = 256  # hung threads count against this; beyond it jobs wait in the queue
+MAX_WORKERS: Final = 256  # abandoned (hung) jobs do not count; beyond it jobs wait in the queue
 
 _Job = tuple[Future[Any], Callable[[], Any]]
 
@@ -35,7 +38,9 @@ class WorkerPool:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._idle = 0
-        self._workers = 0
+        self._workers = 0  # threads counted toward max_workers: busy or idle
+        self._backlog = 0  # jobs queued when no worker was free, not yet promised one
+        self._abandoned: set[Future[Any]] = set()  # running jobs nobody waits for any more
         self._max = max_workers
         self._name = name
 
@@ -45,14 +50,20 @@ class WorkerPool:
             if self._idle > 0:
                 self._idle -= 1
             elif self._workers < self._max:
-                self._workers += 1
-                thread = threading.Thread(
-                    target=self._work, name=f"{self._name}-{self._workers}", daemon=True
-                )
-                thread.start()
-            # else: every worker is busy or hung; the job waits its turn in the queue
+                self._start()
+            else:
+                # Every worker is busy: the job waits in the queue for the first one free.
+                self._backlog += 1
         self._jobs.put((future, fn))
         return future
+
+    def _start(self) -> None:
+        """A new worker (with the lock held)."""
+        self._workers += 1
+        thread = threading.Thread(
+            target=self._work, name=f"{self._name}-{self._workers}", daemon=True
+        )
+        thread.start()
 
     def _work(self) -> None:
         while True:
@@ -76,12 +87,44 @@ class WorkerPool:
                 else:
                     future.set_result(result)
             with self._lock:
-                self._idle += 1
+                if future in self._abandoned:
+                    # This thread was replaced when its job was given up on.
+                    self._abandoned.discard(future)
+                    if self._workers >= self._max:
+                        return
+                    self._workers += 1
+                if self._backlog > 0:
+                    self._backlog -= 1  # a queued job nobody was promised: this one's
+                else:
+                    self._idle += 1
+
+    def abandon(self, future: Future[Any]) -> bool:
+        """Stop counting the thread that runs ``future`` toward the pool's size.
+
+        For a job whose caller stopped waiting (its deadline passed): its thread may never
+        come back, and the pool must not wait for it to start the next job. Returns False
+        when the job is not running (finished, or cancelled before it started).
+        """
+        with self._lock:
+            if future.done() or not future.running() or future in self._abandoned:
+                return False
+            self._abandoned.add(future)
+            self._workers -= 1
+            if self._backlog > 0:  # a job is waiting for a worker: it gets this one's place
+                self._backlog -= 1
+                self._start()
+            return True
 
     @property
     def size(self) -> int:
         """Threads started and not yet exited (busy, idle or hung)."""
-        return self._workers
+        with self._lock:
+            return self._workers + len(self._abandoned)
+
+    @property
+    def abandoned(self) -> int:
+        """Jobs given up on that are still running (hung, or late)."""
+        return len(self._abandoned)
 
 
 class _LoopThread:

@@ -4,15 +4,27 @@ How the timeout guarantee is kept without paying a task and a timer per speciali
 
 * ``inline`` specialists (bounded by construction, e.g. a linear-time regex over capped
   input) run in the caller's thread, one after another: a few microseconds each, no
-  scheduling at all. Each call is still timed; one that overruns its timeout is demoted to
-  ``thread`` for good and that result counts as a timeout.
+  scheduling at all. Each call is still timed; one that overruns its timeout keeps its
+  verdict (it has it) but is moved to ``thread`` for good.
 * ``thread`` specialists are handed to daemon worker threads and ``async`` ones to the
   engine's event loop *before* the inline ones run, so all of them overlap. The caller then
   waits on their futures in order of deadline, so the decision costs at most the longest
   deadline (its own timeout, capped by the action type's budget), however a specialist
-  misbehaves: sleeping, spinning the CPU in pure Python or raising.
+  misbehaves: sleeping, spinning the CPU in pure Python or raising. Only when every wait
+  is over is the decision final: a verdict that came in after its own deadline but before
+  that moment is kept; only one that is still missing then counts as a timeout.
+* A C call that holds the GIL (a catastrophic pattern in the standard ``re``) stops the
+  whole process, the caller included, so no in-process deadline can cut it short. The
+  caller sees it as waking up late; the specialists it starved then get back up to their
+  own timeout, once, so that a healthy one that had no chance to run is not counted out.
 * A specialist that keeps timing out is put behind a circuit breaker: skipped (status
-  ``skipped``, its ``on_timeout`` policy applies) until a cool-down has passed.
+  ``skipped``, its ``on_timeout`` policy applies) until a cool-down has passed. One whose
+  earlier calls are still running past their deadline (:data:`MAX_HUNG_PER_ENTRY` of them)
+  is skipped until they end, so a specialist that never returns holds a few threads, never
+  the pool; a timeout that was only a wait for a free worker does not count against a
+  breaker.
+* What specialists receive is read-only (:mod:`supervisor.frozen`); the decision keeps the
+  action as proposed.
 """
 
 from __future__ import annotations
@@ -37,6 +49,7 @@ from pydantic import ValidationError
 
 from supervisor._workers import WorkerPool, background_loop
 from supervisor.errors import InvalidActionError, PluginError
+from supervisor.frozen import freeze
 from supervisor.memory import InProcessMemory, NudgeMemory, StoreMemory
 from supervisor.models import (
     EMPTY_CONTEXT,
@@ -66,6 +79,16 @@ BREAKER_MAX_COOLDOWN_S: Final = 600.0
 _ROUTE_CACHE_MAX: Final = 4096
 _MAX_SAID_ERRORS: Final = 32  # distinct failures logged per entry; later ones go to debug
 REPLAY_DEADLINE_NS: Final = 30_000_000_000
+# Calls of one entry still running past their deadline; beyond this it is not called again
+# until one of them ends (each holds a worker thread the pool has had to replace).
+MAX_HUNG_PER_ENTRY: Final = 4
+# Waking up this late from a wait means the process stood still (a C call holding the GIL,
+# a stopped process): the specialists it starved get back up to their timeout, once.
+STALL_NS: Final = 20_000_000
+# A specialist declared inline and moved to a thread after an overrun goes back inline
+# after this many calls in a row that took under a tenth of its timeout (doubled after
+# each further move, so one that is slow now and then settles on the thread).
+PROMOTE_AFTER: Final = 100
 
 
 class CircuitBreaker:
@@ -125,6 +148,21 @@ class _Slot:
     # Failures already logged: each distinct one is said once, even when the entry
     # succeeds in between (a kind that needs its model only for some actions).
     said_errors: set[tuple[str, str]] = field(default_factory=set)
+    # Calls abandoned at their deadline that have not returned yet.
+    hung: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    # For an inline specialist moved to a thread: fast calls in a row (-1 for any other),
+    # and how many earn the way back.
+    fast_runs: int = -1
+    promote_after: int = PROMOTE_AFTER // 2
+
+    def hang(self) -> None:
+        with self.lock:
+            self.hung += 1
+
+    def unhang(self, _: object = None) -> None:
+        with self.lock:
+            self.hung -= 1
 
     def __post_init__(self) -> None:
         self.ok_values = {
@@ -233,7 +271,8 @@ class _Run:
     # False while every result so far is a plain "ok": then there is nothing to aggregate.
     objected: bool = False
     replay: Replay | None = None
-    judged: Action | None = None  # what specialists see when it differs from ``action``
+    judged: Action | None = None  # what specialists see: read-only, surrogates replaced
+    seen: Context = EMPTY_CONTEXT  # the context as specialists see it: read-only
 
 
 @dataclass(frozen=True)
@@ -318,6 +357,7 @@ class Engine:
             tuple[str, str | None], tuple[tuple[_Slot, ...], tuple[_Slot, ...]]
         ] = {}
         self._cache_lock = threading.Lock()
+        self._last_context: tuple[Context, Context] = (EMPTY_CONTEXT, _FROZEN_EMPTY_CONTEXT)
 
     # -- the decision ------------------------------------------------------------------
 
@@ -334,17 +374,23 @@ class Engine:
         :class:`Replay`); nothing is recorded and no I/O happens unless it says ``live``.
         """
         run = self._start(action, context, replay)
-        for slot, future, deadline, recorder in run.pending:
-            remaining = (min(deadline, run.budget_deadline_ns) - time.perf_counter_ns()) / 1e9
-            try:
-                outcome = future.result(timeout=max(remaining, 0.0))
-            except FutureTimeout:
-                future.cancel()
-                self._timed_out(run, slot, recorder=recorder)
-            except Exception as exc:  # noqa: BLE001 - the specialist's failure, contained
-                self._errored(run, slot, exc, time.perf_counter_ns() - run.start_ns, recorder)
-            else:
-                self._settle(run, slot, outcome, recorder)
+        try:
+            stall: _Stall | None = None
+            for slot, future, deadline, _ in run.pending:
+                limit = min(deadline, run.budget_deadline_ns)
+                while not future.done():
+                    if stall is not None:
+                        limit = max(limit, stall.limit(slot))
+                    try:
+                        future.exception(timeout=max(limit - time.perf_counter_ns(), 0) / 1e9)
+                    except FutureTimeout:
+                        late = time.perf_counter_ns() - limit
+                        if stall is not None or late <= STALL_NS:
+                            break
+                        stall = _Stall(late)
+        except BaseException:
+            _drop(run)  # an interrupt: no decision, nothing recorded, nothing left queued
+            raise
         return self._finish(run)
 
     async def acheck(
@@ -352,18 +398,25 @@ class Engine:
     ) -> Decision:
         """Like :meth:`check`, but waits without blocking the running event loop."""
         run = self._start(action, context)
-        for slot, future, deadline, recorder in run.pending:
-            remaining = (min(deadline, run.budget_deadline_ns) - time.perf_counter_ns()) / 1e9
-            waiter = asyncio.wrap_future(future)
-            try:
-                outcome = await asyncio.wait_for(asyncio.shield(waiter), max(remaining, 0.0))
-            except TimeoutError:
-                future.cancel()
-                self._timed_out(run, slot, recorder=recorder)
-            except Exception as exc:  # noqa: BLE001 - the specialist's failure, contained
-                self._errored(run, slot, exc, time.perf_counter_ns() - run.start_ns, recorder)
-            else:
-                self._settle(run, slot, outcome, recorder)
+        try:
+            stall: _Stall | None = None
+            for slot, future, deadline, _ in run.pending:
+                limit = min(deadline, run.budget_deadline_ns)
+                waiter = asyncio.wrap_future(future)
+                while not future.done():
+                    if stall is not None:
+                        limit = max(limit, stall.limit(slot))
+                    remaining = max(limit - time.perf_counter_ns(), 0) / 1e9
+                    done, _ = await asyncio.wait((waiter,), timeout=remaining)
+                    if done:
+                        break
+                    late = time.perf_counter_ns() - limit
+                    if stall is not None or late <= STALL_NS:
+                        break
+                    stall = _Stall(late)
+        except BaseException:
+            _drop(run)
+            raise
         return self._finish(run)
 
     def _start(
@@ -383,11 +436,22 @@ class Engine:
             # now: recorded timeouts are taken as recorded, the rest get time to answer.
             budget_ns = max(budget_ns, REPLAY_DEADLINE_NS)
         run = _Run(action, ctx, self._ids(), start, start + budget_ns, {}, [], replay=replay)
-        judged = _judgeable(action)
-        if judged is not action:
-            run.judged = action = judged  # the record keeps what the agent proposed
-        if pooled:
-            self._submit_all(run, pooled)
+        if not inline and not pooled:
+            return run
+        # Specialists judge a read-only copy; the record keeps what the agent proposed.
+        run.judged = action = _judgeable(action)
+        run.seen = ctx = self._read_only(ctx)
+        try:
+            if pooled:
+                self._submit_all(run, pooled)
+            self._run_inline(run, inline)
+        except BaseException:
+            _drop(run)  # KeyboardInterrupt, SystemExit: the caller's, not a verdict
+            raise
+        return run
+
+    def _run_inline(self, run: _Run, inline: tuple[_Slot, ...]) -> None:
+        action, ctx, replay = run.judged or run.action, run.seen, run.replay
         results = run.results
         perf_ns = time.perf_counter_ns
         for slot in inline:
@@ -400,13 +464,18 @@ class Engine:
                 result = slot.specialist.evaluate(action, seen)
                 if type(result) is not SpecialistResult:
                     result = _check_result(result)
-            except (Exception, SystemExit) as exc:  # noqa: BLE001 - contained: the loop goes on
+            except Exception as exc:  # noqa: BLE001 - contained: the loop goes on
                 self._errored(run, slot, exc, perf_ns() - began, recorder)
                 continue
             elapsed = perf_ns() - began
             if elapsed > slot.timeout_ns and replay is None:
-                self._demote(run, slot, elapsed, recorder)
-                continue
+                self._demote(slot, elapsed)  # its verdict stands: it is here
+            if result is not _OK_RESULT and result is not _REFUSE_RESULT:
+                try:
+                    result = _valid(result)
+                except ValueError as exc:
+                    self._errored(run, slot, exc, elapsed, recorder)
+                    continue
             if recorder is not None:
                 if result is not _OK_RESULT:
                     run.objected = True
@@ -420,7 +489,16 @@ class Engine:
             else:
                 run.objected = True
                 results[slot.entry.id] = _stamp(result, Status.DONE, elapsed, slot)
-        return run
+
+    def _read_only(self, context: Context) -> Context:
+        """``context`` with its mappings and lists frozen; the last one is kept, since an
+        agent loop usually passes the same context object on every call."""
+        last = self._last_context
+        if last[0] is context:
+            return last[1]
+        frozen = _frozen_context(context)
+        self._last_context = (context, frozen)
+        return frozen
 
     def _route(self, action: Action) -> tuple[tuple[_Slot, ...], tuple[_Slot, ...]]:
         """(inline, pooled) slots whose entries apply to this action; cached per type/tool."""
@@ -444,6 +522,10 @@ class Engine:
         for slot in pooled:
             if replay is not None and _recorded_timeout(run, slot):
                 continue
+            hung = slot.hung
+            if hung >= MAX_HUNG_PER_ENTRY and replay is None:
+                _skip(run, slot, f"{hung} earlier calls are still running past their timeout")
+                continue
             if replay is not None or slot.breaker.allows(now_s):
                 recorder, context = self._recording_context(run, slot)
                 if recorder.replaying and slot.execution is Execution.THREAD:
@@ -456,15 +538,7 @@ class Engine:
                 timeout_ns = slot.timeout_ns if replay is None else REPLAY_DEADLINE_NS
                 run.pending.append((slot, future, run.start_ns + timeout_ns, recorder))
                 continue
-            run.objected = True
-            run.results[slot.entry.id] = _stamp(
-                SpecialistResult.refuse(),
-                Status.SKIPPED,
-                0,
-                slot,
-                _policy_verdict(slot.entry.on_timeout),
-                f"skipped: circuit open after {slot.breaker.threshold} timeouts in a row",
-            )
+            _skip(run, slot, f"circuit open after {slot.breaker.threshold} timeouts in a row")
         if len(run.pending) > 1:
             run.pending.sort(key=lambda item: item[2])
 
@@ -476,16 +550,19 @@ class Engine:
         if replay is not None and not replay.live:
             served = replay.observations.get(slot.entry.id, ())
         recorder = Recorder(replay=served)
-        context = run.context.model_copy()
+        context = run.seen.model_copy()
         context._recorder = recorder
         context._history = self._history
         context._agent = run.action.agent
         context._session = run.action.session
         return recorder, context
 
-    def _demote(
-        self, run: _Run, slot: _Slot, elapsed: int, recorder: Recorder | None = None
-    ) -> None:
+    def _demote(self, slot: _Slot, elapsed: int) -> None:
+        """An inline specialist overran its timeout: it runs on a worker thread from now on.
+
+        The verdict it gave is kept: it came before the decision was final. (The overrun
+        may not even be its own: a C call on another thread that holds the GIL stops the
+        caller's thread too.)"""
         log.warning(
             "inline specialist for %s took %.1f ms (timeout %d ms); "
             "running it on a worker thread from now on",
@@ -494,9 +571,28 @@ class Engine:
             slot.entry.timeout_ms,
         )
         slot.execution = Execution.THREAD
+        slot.fast_runs, slot.promote_after = 0, min(slot.promote_after * 2, 1 << 20)
         with self._cache_lock:
             self._route_cache.clear()
-        self._timed_out(run, slot, elapsed, recorder)
+
+    def _maybe_promote(self, slot: _Slot, elapsed: int) -> None:
+        """A demoted specialist that is fast again goes back to the caller's thread (the
+        overrun may have been another's: a C call that held the GIL)."""
+        if elapsed * 10 >= slot.timeout_ns:
+            slot.fast_runs = 0
+            return
+        slot.fast_runs += 1
+        if slot.fast_runs < slot.promote_after:
+            return
+        log.info(
+            "specialist for %s ran %d times in a row under a tenth of its timeout; "
+            "running it inline again",
+            slot.entry.id,
+            slot.fast_runs,
+        )
+        slot.execution, slot.fast_runs = Execution.INLINE, -1
+        with self._cache_lock:
+            self._route_cache.clear()
 
     def _submit(
         self, slot: _Slot, action: Action, context: Context
@@ -510,9 +606,10 @@ class Engine:
                     result = specialist.evaluate(action, context)
                     if inspect.isawaitable(result):
                         result = await result
-                except SystemExit as exc:
-                    raise _Exited(exc) from exc
-                return _check_result(result), time.perf_counter_ns() - began
+                except (KeyboardInterrupt, SystemExit) as exc:
+                    # Raised out of a task they would stop the engine's event loop.
+                    raise _Escaped(exc) from exc
+                return _valid(_check_result(result)), time.perf_counter_ns() - began
 
             return background_loop.submit(timed_async())
 
@@ -520,11 +617,33 @@ class Engine:
             began = time.perf_counter_ns()
             try:
                 result = specialist.evaluate(action, context)
-            except SystemExit as exc:
-                raise _Exited(exc) from exc
-            return _check_result(result), time.perf_counter_ns() - began
+            except (KeyboardInterrupt, SystemExit) as exc:
+                # No signal reaches a worker thread: the specialist raised it itself.
+                raise _Escaped(exc) from exc
+            return _valid(_check_result(result)), time.perf_counter_ns() - began
 
         return self._pool.submit(timed)
+
+    def _settle_pending(self, run: _Run) -> None:
+        """The decision is final: take every verdict that is in, however late; the rest
+        timed out (in deadline order, so the record does not depend on who came first)."""
+        for slot, future, _, recorder in run.pending:
+            if future.done():
+                exc = future.exception()
+                if exc is None:
+                    self._settle(run, slot, future.result(), recorder)
+                else:
+                    elapsed = time.perf_counter_ns() - run.start_ns
+                    self._errored(run, slot, exc, elapsed, recorder)
+                continue
+            started = not future.cancel()
+            if started and slot.execution is not Execution.ASYNC:
+                # Its thread may never come back: the pool replaces it, and the entry is
+                # not called again while too many of its calls are still out.
+                self._pool.abandon(future)
+                slot.hang()
+                future.add_done_callback(slot.unhang)
+            self._timed_out(run, slot, recorder=recorder, started=started)
 
     def _settle(
         self,
@@ -535,6 +654,8 @@ class Engine:
     ) -> None:
         result, elapsed = outcome
         slot.breaker.record(False, time.perf_counter_ns() / 1e9)
+        if slot.fast_runs >= 0 and run.replay is None:
+            self._maybe_promote(slot, elapsed)
         if result is not _OK_RESULT:
             run.objected = True
         run.results[slot.entry.id] = _stamp(result, Status.DONE, elapsed, slot, recorder=recorder)
@@ -545,9 +666,10 @@ class Engine:
         slot: _Slot,
         elapsed_ns: int | None = None,
         recorder: Recorder | None = None,
+        *,
+        started: bool = True,
     ) -> None:
         now = time.perf_counter_ns()
-        slot.breaker.record(True, now / 1e9)
         waited = now - run.start_ns if elapsed_ns is None else elapsed_ns
         budget_cut = run.budget_deadline_ns < run.start_ns + slot.timeout_ns
         why = f"timed out after {waited / 1e6:.1f} ms (" + (
@@ -555,6 +677,13 @@ class Engine:
             if budget_cut
             else f"timeout {slot.entry.timeout_ms} ms)"
         )
+        if slot.fast_runs > 0:
+            slot.fast_runs = 0
+        if started:
+            slot.breaker.record(True, now / 1e9)
+        else:
+            # Not the specialist's fault: no worker was free. Its breaker is left alone.
+            why += "; it never started: no worker thread was free to take it in time"
         log.warning("specialist for %s %s", slot.entry.id, why)
         run.objected = True
         run.results[slot.entry.id] = _stamp(
@@ -591,7 +720,7 @@ class Engine:
             elapsed_ns,
             slot,
             _policy_verdict(slot.entry.on_error),
-            f"error: {type(exc).__name__}: {exc}",
+            f"error: {exc.name if isinstance(exc, _Escaped) else type(exc).__name__}: {exc}",
             recorder,
         )
 
@@ -615,6 +744,8 @@ class Engine:
             close_specialist(slot.entry.id, slot.specialist)
 
     def _finish(self, run: _Run) -> Decision:
+        if run.pending:
+            self._settle_pending(run)
         # Results are in a fixed order (skipped, then inline in taxonomy order, then pooled by
         # deadline), never in order of arrival, so a replay gives the same record.
         results = run.results
@@ -667,6 +798,19 @@ def _recorded_timeout(run: _Run, slot: _Slot) -> bool:
     return True
 
 
+def _skip(run: _Run, slot: _Slot, why: str) -> None:
+    """The entry is not called this time; its ``on_timeout`` policy gives its verdict."""
+    run.objected = True
+    run.results[slot.entry.id] = _stamp(
+        SpecialistResult.refuse(),
+        Status.SKIPPED,
+        0,
+        slot,
+        _policy_verdict(slot.entry.on_timeout),
+        f"skipped: {why}",
+    )
+
+
 def _run_now(
     specialist: Specialist, action: Action, context: Context
 ) -> Future[tuple[SpecialistResult, int]]:
@@ -674,9 +818,9 @@ def _run_now(
     future: Future[tuple[SpecialistResult, int]] = Future()
     began = time.perf_counter_ns()
     try:
-        result = _check_result(specialist.evaluate(action, context))
+        result = _valid(_check_result(specialist.evaluate(action, context)))
     except SystemExit as exc:
-        future.set_exception(_Exited(exc))
+        future.set_exception(_Escaped(exc))
     except Exception as exc:  # noqa: BLE001 - settled as the worker's failure would be
         future.set_exception(exc)
     else:
@@ -684,11 +828,40 @@ def _run_now(
     return future
 
 
-class _Exited(Exception):
-    """A specialist called sys.exit(); that must end its vote, not the agent's process."""
+class _Escaped(Exception):
+    """A specialist off the caller's thread raised ``SystemExit`` or ``KeyboardInterrupt``.
 
-    def __init__(self, exc: SystemExit) -> None:
-        super().__init__(f"specialist called sys.exit({exc.code!r})")
+    No signal reaches a worker thread or the engine's event loop, so there it is the
+    specialist's own doing: it ends its vote, not the agent's process (nor the loop).
+    """
+
+    def __init__(self, exc: KeyboardInterrupt | SystemExit) -> None:
+        self.name = type(exc).__name__
+        if isinstance(exc, SystemExit):
+            super().__init__(f"specialist called sys.exit({exc.code!r})")
+        else:
+            super().__init__("specialist raised KeyboardInterrupt off the caller's thread")
+
+
+class _Stall:
+    """The process stood still while the caller waited (it woke up ``late``): from now,
+    each specialist still out gets up to its own timeout again, once."""
+
+    __slots__ = ("at", "late")
+
+    def __init__(self, late: int) -> None:
+        self.at = time.perf_counter_ns()
+        self.late = late
+        log.warning("the process stood still for %.1f ms while specialists ran", late / 1e6)
+
+    def limit(self, slot: _Slot) -> int:
+        return self.at + min(self.late, slot.timeout_ns)
+
+
+def _drop(run: _Run) -> None:
+    """The caller is leaving without a decision: cancel what has not started."""
+    for _, future, _, _ in run.pending:
+        future.cancel()
 
 
 def _execution_of(specialist: Specialist) -> Execution:
@@ -710,6 +883,37 @@ def _check_result(result: SpecialistResult | Awaitable[SpecialistResult]) -> Spe
             "execution='async' or make evaluate an async def"
         )
     raise TypeError(f"evaluate() returned {type(result).__name__}, not a SpecialistResult")
+
+
+_REFUSE_RESULT: Final = SpecialistResult.refuse()
+
+
+def _valid(result: SpecialistResult) -> SpecialistResult:
+    """``result`` validated again: built with ``model_construct`` (or a subclass), it could
+    carry a verdict no aggregation knows, or evidence no record can hold.
+
+    Raises:
+        ValueError: it does not validate (the specialist's error, contained as such).
+    """
+    if result is _OK_RESULT or result is _REFUSE_RESULT:
+        return result
+    try:
+        return SpecialistResult.model_validate(
+            {name: getattr(result, name, None) for name in _SPECIALIST_FIELDS}
+        )
+    except ValidationError as exc:
+        raise ValueError(f"evaluate() returned an invalid result: {_brief(exc)}") from None
+
+
+# What a specialist sets; the engine fills in the rest (status, timing, kind).
+_SPECIALIST_FIELDS: Final = (
+    "verdict",
+    "confidence",
+    "reason",
+    "correction",
+    "evidence",
+    "observations",
+)
 
 
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
@@ -736,18 +940,47 @@ def _replace_surrogates(value: Any) -> Any:
 
 
 def _judgeable(action: Action) -> Action:
-    """The action as specialists see it: lone surrogates replaced by U+FFFD.
+    """The action as specialists see it: read-only, lone surrogates replaced by U+FFFD.
+
+    Its ``args`` and ``metadata`` are frozen (:func:`supervisor.frozen.freeze`), so no
+    specialist can change what another judges or what the decision records; one copy is
+    shared by all of a decision's specialists.
 
     A lone surrogate (from a ``"\\ud800"`` JSON escape, or a PEP 383 undecodable byte) has
     no UTF-8 form, so RE2, ``open()`` and most parsers raise on it; a specialist that raises
     loses its vote, which would let one planted code point switch a check off. The
     replacement keeps every other character and offset.
     """
-    if not _has_surrogate(action.args) and not _has_surrogate(action.tool):
-        return action
-    return action.model_copy(
-        update={"args": _replace_surrogates(action.args), "tool": _replace_surrogates(action.tool)}
-    )
+    args: Any = action.args
+    tool = action.tool
+    if _has_surrogate(args) or _has_surrogate(tool):
+        args, tool = _replace_surrogates(args), _replace_surrogates(tool)
+    values = action.__dict__.copy()
+    values["args"], values["tool"] = freeze(args), tool
+    values["metadata"] = freeze(action.metadata)
+    judged: Action = _trusted(Action, values, _ACTION_FIELDS)
+    return judged
+
+
+_ACTION_FIELDS: Final = frozenset(Action.model_fields)
+_CONTEXT_MUTABLE: Final = tuple(
+    name
+    for name in ("env", "policy", "package_metadata", "tool_descriptions", "extras")
+    if name in Context.model_fields
+)
+
+
+def _frozen_context(context: Context) -> Context:
+    """``context`` with its mappings (and the actions it lists) read-only."""
+    values = context.__dict__.copy()
+    for name in _CONTEXT_MUTABLE:
+        values[name] = freeze(values[name])
+    values["recent_actions"] = tuple(_judgeable(a) for a in context.recent_actions)
+    frozen: Context = context.model_copy(update=values)
+    return frozen
+
+
+_FROZEN_EMPTY_CONTEXT: Final = _frozen_context(EMPTY_CONTEXT)
 
 
 def _as_action(action: Action | Mapping[str, Any]) -> Action:

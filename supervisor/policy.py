@@ -19,7 +19,7 @@ from typing import Any
 
 from supervisor.fingerprint import fingerprint
 from supervisor.memory import NudgeMemory
-from supervisor.models import Action, Correction, Escalation, SpecialistResult, Verdict
+from supervisor.models import Action, Correction, Escalation, SpecialistResult, Status, Verdict
 from supervisor.taxonomy import Entry
 
 __all__ = ["Conclusion", "capped", "combine", "conclude", "render_correction"]
@@ -162,6 +162,15 @@ def conclude(
         reasons = [f"{f}: {results[f].reason or entries[f].description}" for f in flags]
     else:
         final, reasons = Verdict.OK, []
+    # An entry that could not judge (timed out, raised, skipped) and whose policy made that
+    # no vote is still named: an ok is then not an ok from everyone.
+    unjudged = sorted(
+        f"{entry_id} ({result.status.value})"
+        for entry_id, result in results.items()
+        if result.verdict is refuse and result.status is not Status.DONE
+    )
+    if unjudged:
+        reasons.append(f"not judged: {', '.join(unjudged)}")
     return Conclusion(
         final, tuple(corrections), tuple(flags), tuple(escalations), "; ".join(reasons)
     )

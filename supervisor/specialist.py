@@ -37,7 +37,7 @@ class Execution(StrEnum):
     ``inline``: in the caller's thread, with no task and no timer. Only for work that is
     bounded by construction (a linear-time regex over capped input, a domain lookup). The
     engine still measures it: an inline specialist that overruns its timeout once is moved
-    to ``thread`` for good and its result that time counts as a timeout.
+    to ``thread`` for good (the verdict it gave that time stands).
     ``thread``: on the engine's worker threads, under a deadline; for blocking I/O or any
     code whose cost is not bounded. The default for plugins.
     ``async``: ``evaluate`` is a coroutine, run on the engine's own event loop thread.
@@ -55,6 +55,8 @@ class Specialist(Protocol):
     A specialist asked about something outside its entry returns
     ``SpecialistResult.refuse()``. Raising, hanging or spinning is contained by the engine,
     but costs the specialist its vote (``on_error``/``on_timeout`` decide what that means).
+    What it receives is read-only (:mod:`supervisor.frozen`): it cannot change what other
+    specialists judge or what is recorded.
     """
 
     execution: Execution

@@ -185,6 +185,9 @@ def make_taxonomy(
 def _release_hung_specialists() -> Iterator[None]:
     yield
     RELEASE.set()
+    from tests.hostile import release
+
+    release()
 
 
 def recorded(home: Path) -> list[dict[str, Any]]:
