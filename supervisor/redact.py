@@ -25,6 +25,8 @@ from typing import Any, Final
 
 import re2
 
+from supervisor.redact_args import TRIGGER, secret_spans
+
 __all__ = ["SECRET_KINDS", "contains_secret", "redact_json", "redact_text"]
 
 SECRET_KINDS: Final[tuple[str, ...]] = (
@@ -293,8 +295,13 @@ def _compile_set(patterns: list[bytes]) -> Any:
 
 
 _REGEXPS: Final[tuple[Any, ...]] = tuple(re2.compile(rule.pattern, _OPTIONS) for rule in _RULES)
-_TEXT_SET: Final[Any] = _compile_set([rule.detect for rule in _RULES])
-_JSON_SET: Final[Any] = _compile_set([*(rule.detect for rule in _RULES), _JSON_KEY_DETECT])
+# After the rules' own patterns, both sets hold the grammar's trigger (a program whose
+# arguments may hold a secret), and the JSON set the key pattern.
+_ARGS_INDEX: Final = len(_RULES)
+_TEXT_SET: Final[Any] = _compile_set([*(rule.detect for rule in _RULES), TRIGGER.encode()])
+_JSON_SET: Final[Any] = _compile_set(
+    [*(rule.detect for rule in _RULES), TRIGGER.encode(), _JSON_KEY_DETECT]
+)
 
 # Values that stand for a secret without being one: variables, templates, masks, nulls.
 # Matched against the whole value, so "$ecret!" is masked but "$SECRET" is not.
@@ -374,9 +381,23 @@ def _apply(rule: _Rule, regexp: Any, data: bytes) -> bytes:
 def _redact_bytes(data: bytes, hits: list[int]) -> bytes:
     """Runs the rules the pre-check found, in priority order."""
     for index in sorted(hits):
-        if index < len(_RULES):  # the JSON set has one extra pattern, for keys
+        if index < len(_RULES):  # the sets have extra patterns: the grammar's, the keys'
             data = _apply(_RULES[index], _REGEXPS[index], data)
     return data
+
+
+def _mask_arguments(text: str) -> str:
+    """Masks the secrets a command's grammar places in its arguments (redact_args)."""
+    spans = secret_spans(text)
+    if not spans:
+        return text
+    pieces: list[str] = []
+    last = 0
+    for start, end, kind in spans:
+        pieces += (text[last:start], "[REDACTED:", kind, "]")
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
 
 
 def redact_text(text: str) -> str:
@@ -395,6 +416,10 @@ def redact_text(text: str) -> str:
     hits: list[int] = _TEXT_SET.Match(data)
     if not hits:
         return text
+    if _ARGS_INDEX in hits:
+        masked = _mask_arguments(text)
+        if masked is not text:
+            text, data = masked, masked.encode("utf-8", "surrogatepass")
     redacted = _redact_bytes(data, hits)
     if redacted is data:
         return text
