@@ -16,7 +16,7 @@ from typing import Final, Protocol
 
 from pydantic import JsonValue
 
-from supervisor.errors import StoreError
+from supervisor.errors import StoreBusyError, StoreError
 from supervisor.models import Decision, Status, Verdict
 from supervisor.store import Store
 
@@ -82,7 +82,10 @@ class StoreMemory:
 
     If the store fails, decisions go on with in-process memory (escalation still works within
     this process), each decision says it was made ``degraded``, and the failure is logged once
-    until the store works again.
+    until the store works again. Escalation fails closed: a nudge is never lowered because
+    the history could not be read, and a store too busy to write a nudge in time
+    (:class:`~supervisor.errors.StoreBusyError`) still gives the nudges it has on record, so
+    a nudge due to become a block becomes one.
     """
 
     def __init__(self, store: Store, max_sessions: int = DEFAULT_MAX_SESSIONS) -> None:
@@ -126,8 +129,12 @@ class StoreMemory:
         try:
             earlier = self.store.record_nudge(session, entry_id, obj, decision_id, agent)
         except StoreError as exc:
+            # Fail closed: the nudges the store could still read (a busy store answers
+            # reads), then those this process kept while the store was failing.
             self._failed(exc)
-            return self._fallback.record_nudge(session, entry_id, obj, decision_id, agent)
+            kept = self._fallback.record_nudge(session, entry_id, obj, decision_id, agent)
+            stored = exc.earlier if isinstance(exc, StoreBusyError) else ()
+            return stored + tuple(d for d in kept if d not in stored)
         self._recovered()
         with self._lock:
             opened = self._open.get(session)
