@@ -26,6 +26,7 @@ from typing import Any, Final
 import re2
 
 from supervisor.redact_args import TRIGGER, secret_spans
+from supervisor.redact_catalogue import KEYWORD_PATTERNS, mask_catalogue, splice
 
 __all__ = ["SECRET_KINDS", "contains_secret", "redact_json", "redact_text"]
 
@@ -296,12 +297,14 @@ def _compile_set(patterns: list[bytes]) -> Any:
 
 _REGEXPS: Final[tuple[Any, ...]] = tuple(re2.compile(rule.pattern, _OPTIONS) for rule in _RULES)
 # After the rules' own patterns, both sets hold the grammar's trigger (a program whose
-# arguments may hold a secret), and the JSON set the key pattern.
+# arguments may hold a secret), then the catalogue's keywords; the JSON set also the key
+# pattern. One pass of one set says what may be there.
 _ARGS_INDEX: Final = len(_RULES)
-_TEXT_SET: Final[Any] = _compile_set([*(rule.detect for rule in _RULES), TRIGGER.encode()])
-_JSON_SET: Final[Any] = _compile_set(
-    [*(rule.detect for rule in _RULES), TRIGGER.encode(), _JSON_KEY_DETECT]
-)
+_KEYWORDS_AT: Final = _ARGS_INDEX + 1
+_KEYWORDS_END: Final = _KEYWORDS_AT + len(KEYWORD_PATTERNS)
+_DETECT: Final = [*(rule.detect for rule in _RULES), TRIGGER.encode(), *KEYWORD_PATTERNS]
+_TEXT_SET: Final[Any] = _compile_set(_DETECT)
+_JSON_SET: Final[Any] = _compile_set([*_DETECT, _JSON_KEY_DETECT])
 
 # Values that stand for a secret without being one: variables, templates, masks, nulls.
 # Matched against the whole value, so "$ecret!" is masked but "$SECRET" is not.
@@ -357,8 +360,7 @@ def _not_a_secret(rule: _Rule, kind: bytes, value: bytes, group: int, after: byt
 
 def _apply(rule: _Rule, regexp: Any, data: bytes) -> bytes:
     """Masks every match of one rule; returns ``data`` itself when nothing was masked."""
-    pieces: list[bytes] = []
-    last = 0
+    spans: list[tuple[int, int, bytes]] = []
     for match in regexp.finditer(data):
         for group in rule.groups:
             start, end = match.span(group)
@@ -370,12 +372,8 @@ def _apply(rule: _Rule, regexp: Any, data: bytes) -> bytes:
         kind = rule.kind or _canonical(match.group(rule.key))
         if rule.placeholders and _not_a_secret(rule, kind, value, group, data[end : end + 1]):
             continue
-        pieces += (data[last:start], b"[REDACTED:", kind, b"]")
-        last = end
-    if not pieces:
-        return data
-    pieces.append(data[last:])
-    return b"".join(pieces)
+        spans.append((start, end, kind))
+    return splice(data, spans)
 
 
 def _redact_bytes(data: bytes, hits: list[int]) -> bytes:
@@ -421,6 +419,9 @@ def redact_text(text: str) -> str:
         if masked is not text:
             text, data = masked, masked.encode("utf-8", "surrogatepass")
     redacted = _redact_bytes(data, hits)
+    keywords = [hit - _KEYWORDS_AT for hit in hits if _KEYWORDS_AT <= hit < _KEYWORDS_END]
+    if keywords:
+        redacted = mask_catalogue(redacted, keywords)
     if redacted is data:
         return text
     return redacted.decode("utf-8", "surrogatepass")
