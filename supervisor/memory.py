@@ -18,6 +18,7 @@ from pydantic import JsonValue
 
 from supervisor.errors import StoreBusyError, StoreError
 from supervisor.models import Decision, Status, Verdict
+from supervisor.redact import redact_text
 from supervisor.store import Store
 
 __all__ = ["InProcessMemory", "NudgeMemory", "StoreMemory"]
@@ -124,6 +125,8 @@ class StoreMemory:
     def record_nudge(
         self, session: str, entry_id: str, obj: str, decision_id: str, agent: str | None = None
     ) -> tuple[str, ...]:
+        # The object is kept in the store as it is (a path, a URL, a command): no secret in it.
+        obj = redact_text(obj)
         if self.degraded is not None and not self._retry_due():
             return self._fallback.record_nudge(session, entry_id, obj, decision_id, agent)
         try:

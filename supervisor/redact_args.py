@@ -61,6 +61,7 @@ class _Lexer:
         self.commands = [_Command()]
         self.word: _Word | None = None
         self.redirect = False  # the next word is a redirection's file, not an argument
+        self.n = len(text)
 
     def add(self, start: int, end: int) -> None:
         """Adds ``text[start:end]`` to the current word (starting one if needed)."""
@@ -86,12 +87,13 @@ class _Lexer:
             self.commands.append(_Command())
         self.commands[-1].piped = piped
 
-    def run(self, i: int = 0, stop: int = -1) -> int:
+    def run(self, i: int = 0, stop: int = -1, limit: int = -1) -> int:
         """Reads from ``i``; past ``stop`` (if given), ends at a line's end outside quotes.
 
-        Returns where it stopped.
+        Reads nothing from ``limit`` on (if given). Returns where it stopped.
         """
-        text, n = self.text, len(self.text)
+        text = self.text
+        n = self.n = len(text) if limit < 0 else limit
         special = _SPECIAL_CHARS
         while i < n:
             char = text[i]
@@ -147,7 +149,7 @@ class _Lexer:
 
     def double_quoted(self, i: int) -> int:
         """Reads a double-quoted string from just after its quote; returns where it ends."""
-        text, n = self.text, len(self.text)
+        text, n = self.text, self.n
         self.add(i, i)  # "" is a word too
         while i < n:
             quote = text.find('"', i)
@@ -408,10 +410,18 @@ def _trigger() -> str:
     return f"(?i:{'|'.join(names)}|(?:{suffixes})=)"
 
 
+def _word_trigger() -> str:
+    """:func:`_trigger` with the names as whole words, for reading decoded text."""
+    names = sorted({*PROGRAMS, *_SPECIAL, *_ENV_NAMES, *_STDIN_FLAGS}, key=lambda n: -len(n))
+    suffixes = "|".join(suffix.lower() for suffix in _ENV_SUFFIXES)
+    return f"(?i:(?:^|[^A-Za-z0-9_-])({'|'.join(names)})(?:$|[^A-Za-z0-9_-])|(?:{suffixes})=)"
+
+
 TRIGGER: Final = _trigger()
 _OPTIONS: Final[Any] = re2.Options()
 _OPTIONS.encoding = re2.Options.Encoding.LATIN1
-_TRIGGER: Final[Any] = re2.compile(TRIGGER.encode(), _OPTIONS)
+_TRIGGER: Final[Any] = re2.compile(_word_trigger().encode(), _OPTIONS)
+_PER_LINE: Final = 16  # commands read from a program's name on one line, at the most
 
 
 def _unwrap(words: Sequence[_Word], found: list[Span | None]) -> int:
@@ -470,6 +480,14 @@ def _command(words: Sequence[_Word], depth: int) -> Iterator[Span | None]:
     special = _SPECIAL.get(name)
     if special is not None:
         yield from special(args)
+    # A command quoted inside another (echo "…", a reason saying "command contains '…'"):
+    # read it as a script of its own.
+    for word in words[index:]:
+        value = word.value
+        if (" " in value or "\n" in value) and _TRIGGER.search(
+            value.encode("utf-8", "surrogatepass")
+        ):
+            yield from _script(word, depth)
 
 
 def _script(word: _Word, depth: int) -> Iterator[Span | None]:
@@ -483,13 +501,17 @@ def _fed_by_stdin(commands: Sequence[_Command], index: int) -> Iterator[Span | N
     command = commands[index]
     if not command.piped or index == 0:
         return
-    if not any(w.value in _STDIN_FLAGS for w in command.words):
+    if not any(w.value.rstrip(".,") in _STDIN_FLAGS for w in command.words):
         return
     feeder = commands[index - 1].words
-    start = _unwrap(feeder, [])
-    if start >= len(feeder) or _base(feeder[start].value) not in ("echo", "printf"):
+    # the last echo or printf of the command before ("sudo echo …", "Do not run echo …")
+    start = next(
+        (i for i in range(len(feeder) - 1, -1, -1) if feeder[i].value in ("echo", "printf")),
+        -1,
+    )
+    if start < 0:
         return
-    name = _base(feeder[start].value)
+    name = feeder[start].value
     plain = _positionals(feeder[start + 1 :])
     if name == "printf" and plain and "%" in plain[0].value:
         plain = plain[1:]
@@ -511,20 +533,29 @@ def secret_spans(text: str) -> list[Span]:
     several lines). Spans do not overlap; a reference (``$PW``, ``<password>``) is left out.
     """
     found: set[Span | None] = set()
-    read_to = -1
+    read_to = line = -1
+    from_names = 0
     # RE2 reads bytes (a str with a lone surrogate is no UTF-8); the places its matches give
     # are turned into the text's, walking forward once.
     data = text.encode("utf-8", "surrogatepass")
     byte_at = char_at = 0
     for match in _TRIGGER.finditer(data):
-        char_at += len(data[byte_at : match.start()].decode("utf-8", "surrogatepass"))
-        byte_at = match.start()
-        if char_at < read_to:
-            continue  # on a line already read
-        lexer = _Lexer(text)
-        line = text.rfind("\n", 0, char_at) + 1
-        read_to = lexer.run(line, char_at + len(match.group()))
-        found.update(_read(lexer.read(), 0))
+        name_at = match.start(1) if match.start(1) >= 0 else match.start()
+        char_at += len(data[byte_at:name_at].decode("utf-8", "surrogatepass"))
+        byte_at = name_at
+        if char_at >= read_to:  # the line from its start: prefixes, quotes, sh -c
+            line, from_names = text.rfind("\n", 0, char_at) + 1, 0
+            lexer = _Lexer(text)
+            read_to = lexer.run(line, char_at + 1)
+            found.update(_read(lexer.read(), 0))
+        if char_at > line and from_names < _PER_LINE:
+            # ... and from the name itself, to the line's end: a command quoted in prose
+            # ("Do not run docker login -p …"), which the line's own words do not start.
+            from_names += 1
+            end = text.find("\n", char_at)
+            lexer = _Lexer(text)
+            lexer.run(char_at, limit=len(text) if end < 0 else end)
+            found.update(_read(lexer.read(), 0))
     found.discard(None)
     kept: list[Span] = []
     for span in sorted(span for span in found if span is not None):
