@@ -8,6 +8,7 @@
     │   └── StateDirError           the state directory cannot be used
     ├── PluginError                 a plugin could not be loaded or broke the hook contract
     ├── StoreError                  the store cannot be opened, migrated, read or written
+    │   └── StoreBusyError          a nudge not written in time (.earlier: what it read)
     ├── ArtifactError               a replay artifact is unreadable, torn or out of chain
     │   └── SignatureError          a signature or sealed value does not verify
     ├── InvalidActionError          an action or context did not validate
@@ -46,6 +47,7 @@ __all__ = [
     "SourceError",
     "SpecialistError",
     "StateDirError",
+    "StoreBusyError",
     "StoreError",
     "SupervisorError",
     "TaxonomyError",
@@ -107,6 +109,18 @@ class PluginError(SupervisorError):
 
 class StoreError(SupervisorError):
     """The store cannot be used; the message names it (never with a password)."""
+
+
+class StoreBusyError(StoreError):
+    """A nudge could not be written in time (a lock held elsewhere, a slow statement).
+
+    The store still answered the read: ``earlier`` holds the ids of the nudges it has on
+    record for the same key, oldest first, so that escalation can still count them.
+    """
+
+    def __init__(self, message: str, earlier: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.earlier = earlier
 
 
 class ArtifactError(SupervisorError):

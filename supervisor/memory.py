@@ -16,8 +16,9 @@ from typing import Final, Protocol
 
 from pydantic import JsonValue
 
-from supervisor.errors import StoreError
+from supervisor.errors import StoreBusyError, StoreError
 from supervisor.models import Decision, Status, Verdict
+from supervisor.redact import redact_text
 from supervisor.store import Store
 
 __all__ = ["InProcessMemory", "NudgeMemory", "StoreMemory"]
@@ -82,7 +83,10 @@ class StoreMemory:
 
     If the store fails, decisions go on with in-process memory (escalation still works within
     this process), each decision says it was made ``degraded``, and the failure is logged once
-    until the store works again.
+    until the store works again. Escalation fails closed: a nudge is never lowered because
+    the history could not be read, and a store too busy to write a nudge in time
+    (:class:`~supervisor.errors.StoreBusyError`) still gives the nudges it has on record, so
+    a nudge due to become a block becomes one.
     """
 
     def __init__(self, store: Store, max_sessions: int = DEFAULT_MAX_SESSIONS) -> None:
@@ -121,13 +125,19 @@ class StoreMemory:
     def record_nudge(
         self, session: str, entry_id: str, obj: str, decision_id: str, agent: str | None = None
     ) -> tuple[str, ...]:
+        # The object is kept in the store as it is (a path, a URL, a command): no secret in it.
+        obj = redact_text(obj)
         if self.degraded is not None and not self._retry_due():
             return self._fallback.record_nudge(session, entry_id, obj, decision_id, agent)
         try:
             earlier = self.store.record_nudge(session, entry_id, obj, decision_id, agent)
         except StoreError as exc:
+            # Fail closed: the nudges the store could still read (a busy store answers
+            # reads), then those this process kept while the store was failing.
             self._failed(exc)
-            return self._fallback.record_nudge(session, entry_id, obj, decision_id, agent)
+            kept = self._fallback.record_nudge(session, entry_id, obj, decision_id, agent)
+            stored = exc.earlier if isinstance(exc, StoreBusyError) else ()
+            return stored + tuple(d for d in kept if d not in stored)
         self._recovered()
         with self._lock:
             opened = self._open.get(session)

@@ -25,6 +25,9 @@ from typing import Any, Final
 
 import re2
 
+from supervisor.redact_args import TRIGGER, secret_spans
+from supervisor.redact_catalogue import KEYWORD_PATTERNS, mask_catalogue, splice
+
 __all__ = ["SECRET_KINDS", "contains_secret", "redact_json", "redact_text"]
 
 SECRET_KINDS: Final[tuple[str, ...]] = (
@@ -293,8 +296,15 @@ def _compile_set(patterns: list[bytes]) -> Any:
 
 
 _REGEXPS: Final[tuple[Any, ...]] = tuple(re2.compile(rule.pattern, _OPTIONS) for rule in _RULES)
-_TEXT_SET: Final[Any] = _compile_set([rule.detect for rule in _RULES])
-_JSON_SET: Final[Any] = _compile_set([*(rule.detect for rule in _RULES), _JSON_KEY_DETECT])
+# After the rules' own patterns, both sets hold the grammar's trigger (a program whose
+# arguments may hold a secret), then the catalogue's keywords; the JSON set also the key
+# pattern. One pass of one set says what may be there.
+_ARGS_INDEX: Final = len(_RULES)
+_KEYWORDS_AT: Final = _ARGS_INDEX + 1
+_KEYWORDS_END: Final = _KEYWORDS_AT + len(KEYWORD_PATTERNS)
+_DETECT: Final = [*(rule.detect for rule in _RULES), TRIGGER.encode(), *KEYWORD_PATTERNS]
+_TEXT_SET: Final[Any] = _compile_set(_DETECT)
+_JSON_SET: Final[Any] = _compile_set([*_DETECT, _JSON_KEY_DETECT])
 
 # Values that stand for a secret without being one: variables, templates, masks, nulls.
 # Matched against the whole value, so "$ecret!" is masked but "$SECRET" is not.
@@ -350,8 +360,7 @@ def _not_a_secret(rule: _Rule, kind: bytes, value: bytes, group: int, after: byt
 
 def _apply(rule: _Rule, regexp: Any, data: bytes) -> bytes:
     """Masks every match of one rule; returns ``data`` itself when nothing was masked."""
-    pieces: list[bytes] = []
-    last = 0
+    spans: list[tuple[int, int, bytes]] = []
     for match in regexp.finditer(data):
         for group in rule.groups:
             start, end = match.span(group)
@@ -363,20 +372,30 @@ def _apply(rule: _Rule, regexp: Any, data: bytes) -> bytes:
         kind = rule.kind or _canonical(match.group(rule.key))
         if rule.placeholders and _not_a_secret(rule, kind, value, group, data[end : end + 1]):
             continue
-        pieces += (data[last:start], b"[REDACTED:", kind, b"]")
-        last = end
-    if not pieces:
-        return data
-    pieces.append(data[last:])
-    return b"".join(pieces)
+        spans.append((start, end, kind))
+    return splice(data, spans)
 
 
 def _redact_bytes(data: bytes, hits: list[int]) -> bytes:
     """Runs the rules the pre-check found, in priority order."""
     for index in sorted(hits):
-        if index < len(_RULES):  # the JSON set has one extra pattern, for keys
+        if index < len(_RULES):  # the sets have extra patterns: the grammar's, the keys'
             data = _apply(_RULES[index], _REGEXPS[index], data)
     return data
+
+
+def _mask_arguments(text: str) -> str:
+    """Masks the secrets a command's grammar places in its arguments (redact_args)."""
+    spans = secret_spans(text)
+    if not spans:
+        return text
+    pieces: list[str] = []
+    last = 0
+    for start, end, kind in spans:
+        pieces += (text[last:start], "[REDACTED:", kind, "]")
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
 
 
 def redact_text(text: str) -> str:
@@ -395,7 +414,14 @@ def redact_text(text: str) -> str:
     hits: list[int] = _TEXT_SET.Match(data)
     if not hits:
         return text
+    if _ARGS_INDEX in hits:
+        masked = _mask_arguments(text)
+        if masked is not text:
+            text, data = masked, masked.encode("utf-8", "surrogatepass")
     redacted = _redact_bytes(data, hits)
+    keywords = [hit - _KEYWORDS_AT for hit in hits if _KEYWORDS_AT <= hit < _KEYWORDS_END]
+    if keywords:
+        redacted = mask_catalogue(redacted, keywords)
     if redacted is data:
         return text
     return redacted.decode("utf-8", "surrogatepass")

@@ -3,17 +3,26 @@
 psycopg 3 with a small connection pool (the ``postgres`` extra). Tables carry the prefix
 ``supervise_`` so they can live beside an application's own. Migrations run under an
 advisory lock, so many processes can start at once.
+
+It fails safe. Every statement runs under a ``statement_timeout`` and a ``lock_timeout``
+(a row locked by another connection, a slow server: an answer in bounded time, never a
+hang). A connection the server dropped (a restart, ``pg_terminate_backend``) is replaced
+and the work tried once more on a fresh one, unless it was already committing, where
+trying again could write it twice. A nudge that cannot be written in time is reported with
+the history the store could still read (:class:`~supervisor.errors.StoreBusyError`), so that
+escalation still counts the nudges on record.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection, Mapping
 from datetime import datetime
 from typing import Any, Final, TypeVar
 
 from pydantic import JsonValue
 
-from supervisor.errors import StoreError
+from supervisor.errors import StoreBusyError, StoreError
 from supervisor.feedback import check_label, feedback_item, parse_decision
 from supervisor.fingerprint import fingerprint
 from supervisor.models import Decision
@@ -29,12 +38,53 @@ from supervisor.store import (
     redacted_url,
 )
 
-__all__ = ["MIGRATIONS", "PostgresStore"]
+__all__ = [
+    "LOCK_TIMEOUT_ENV",
+    "LOCK_TIMEOUT_MS",
+    "MIGRATIONS",
+    "STATEMENT_TIMEOUT_ENV",
+    "STATEMENT_TIMEOUT_MS",
+    "PostgresStore",
+]
 
 T = TypeVar("T")
 
 _LOCK_ID: Final = 0x5355_5045  # "SUPE": serialises migrations across processes
 CONNECT_TIMEOUT_S: Final = 2.0
+# The longest a statement may run, and may wait for a lock, before the store gives up on it
+# (milliseconds). A decision waits at most about CONNECT_TIMEOUT_S + STATEMENT_TIMEOUT_MS on
+# the store; the environment variables change the defaults, the constructor's arguments win.
+STATEMENT_TIMEOUT_MS: Final = 3000
+LOCK_TIMEOUT_MS: Final = 1000
+STATEMENT_TIMEOUT_ENV: Final = "SUPERVISE_PG_STATEMENT_TIMEOUT_MS"
+LOCK_TIMEOUT_ENV: Final = "SUPERVISE_PG_LOCK_TIMEOUT_MS"
+_EARLIER_NUDGES: Final = (
+    "SELECT decision_id FROM supervise_nudges WHERE session = %s AND entry_id = %s "
+    "AND object = %s ORDER BY attempt"
+)
+# Migrations may wait for another process's migration and run DDL: a longer leash.
+_MIGRATION_TIMEOUT_MS: Final = 60_000
+
+
+def _milliseconds(given: int | None, env: str, default: int) -> int:
+    """A timeout from the argument, else the environment, else the default; checked."""
+    if given is None:
+        raw = os.environ.get(env, "").strip()
+        if not raw:
+            return default
+        try:
+            given = int(raw)
+        except ValueError:
+            raise StoreError(
+                f"{env}={raw!r} is not a whole number of milliseconds; set it to e.g. {default}"
+            ) from None
+    if given <= 0:
+        raise StoreError(
+            f"a PostgreSQL timeout of {given} ms would wait forever or not at all; "
+            f"give a positive number of milliseconds (default {default})"
+        )
+    return given
+
 
 MIGRATIONS: Final[tuple[str, ...]] = (
     """
@@ -127,8 +177,20 @@ class PostgresStore:
 
     local = False  # every question is a network round trip, which can hang
 
-    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 8) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 8,
+        statement_timeout_ms: int | None = None,
+        lock_timeout_ms: int | None = None,
+    ) -> None:
         self.url = redacted_url(url)
+        self.statement_timeout_ms = _milliseconds(
+            statement_timeout_ms, STATEMENT_TIMEOUT_ENV, STATEMENT_TIMEOUT_MS
+        )
+        self.lock_timeout_ms = _milliseconds(lock_timeout_ms, LOCK_TIMEOUT_ENV, LOCK_TIMEOUT_MS)
         try:
             import psycopg
             from psycopg_pool import ConnectionPool
@@ -137,6 +199,11 @@ class PostgresStore:
                 "the PostgreSQL store needs psycopg: pip install 'agent-supervise[postgres]'"
             ) from exc
         self._errors: tuple[type[BaseException], ...] = (psycopg.Error,)
+        # Waiting past a timeout: the statement was cancelled, nothing written.
+        self._timed_out: tuple[type[BaseException], ...] = (
+            psycopg.errors.LockNotAvailable,
+            psycopg.errors.QueryCanceled,
+        )
         try:
             self._pool = ConnectionPool(
                 url,
@@ -145,6 +212,7 @@ class PostgresStore:
                 open=True,
                 timeout=CONNECT_TIMEOUT_S,
                 kwargs={"connect_timeout": int(CONNECT_TIMEOUT_S), "autocommit": False},
+                configure=self._configure,
                 name="supervise",
             )
             self._pool.wait(timeout=CONNECT_TIMEOUT_S)
@@ -154,8 +222,23 @@ class PostgresStore:
                 self._pool.close()
             raise StoreError(f"cannot open the store {self.url}: {exc}") from exc
 
+    def _configure(self, conn: Any) -> None:
+        """Each new connection: the session's time limits (set_config, so the URL's own
+        ``options`` such as a search_path stay as they are)."""
+        conn.execute(
+            "SELECT set_config('statement_timeout', %s, false), "
+            "set_config('lock_timeout', %s, false)",
+            (f"{self.statement_timeout_ms}ms", f"{self.lock_timeout_ms}ms"),
+        )
+        conn.commit()
+
     def _migrate(self) -> None:
         with self._pool.connection() as conn, conn.transaction():
+            conn.execute(
+                "SELECT set_config('statement_timeout', %s, true), "
+                "set_config('lock_timeout', %s, true)",
+                (f"{_MIGRATION_TIMEOUT_MS}ms", f"{_MIGRATION_TIMEOUT_MS}ms"),
+            )
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_ID,))
             conn.execute("CREATE TABLE IF NOT EXISTS supervise_schema (version INTEGER NOT NULL)")
             row = conn.execute("SELECT version FROM supervise_schema").fetchone()
@@ -172,13 +255,37 @@ class PostgresStore:
                 conn.execute("UPDATE supervise_schema SET version = %s", (number,))
 
     def _run(self, what: str, fn: Callable[[Any], T]) -> T:
-        try:
-            with self._pool.connection() as conn, conn.transaction():
-                return fn(conn)
-        except StoreError:
-            raise
-        except Exception as exc:
-            raise StoreError(f"{what} failed in {self.url}: {exc}") from exc
+        """``fn`` in one transaction; once more on a fresh connection if the server dropped
+        this one before the commit (nothing was written, so nothing can be written twice)."""
+        for attempt in (1, 2):
+            conn: Any = None
+            committing = False
+            try:
+                with self._pool.connection() as conn:
+                    with conn.transaction():
+                        result = fn(conn)
+                        committing = True  # the transaction's end commits
+                    return result
+            except StoreError:
+                raise
+            except Exception as exc:
+                dropped = conn is not None and bool(getattr(conn, "broken", False))
+                if attempt == 1 and dropped and not committing:
+                    self._pool.check()  # let go of the pool's other dead connections
+                    continue
+                if dropped and committing:
+                    raise StoreError(
+                        f"{what} failed in {self.url}: the server dropped the connection "
+                        f"while committing, so it may or may not have been written: {exc}"
+                    ) from exc
+                if isinstance(exc, self._timed_out):
+                    raise StoreError(
+                        f"{what} failed in {self.url}: gave up after the lock timeout "
+                        f"({self.lock_timeout_ms} ms) or statement timeout "
+                        f"({self.statement_timeout_ms} ms); nothing was written: {exc}"
+                    ) from exc
+                raise StoreError(f"{what} failed in {self.url}: {exc}") from exc
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
     # -- the Store interface ---------------------------------------------------------------
 
@@ -193,14 +300,7 @@ class PostgresStore:
                 (session, entry_id, obj),
             ).fetchone()
             # The upsert holds the row lock until commit, so attempts on one key are serial.
-            earlier = [
-                row[0]
-                for row in conn.execute(
-                    "SELECT decision_id FROM supervise_nudges WHERE session = %s AND entry_id = %s"
-                    " AND object = %s ORDER BY attempt",
-                    (session, entry_id, obj),
-                )
-            ]
+            earlier = [row[0] for row in conn.execute(_EARLIER_NUDGES, (session, entry_id, obj))]
             conn.execute(
                 "UPDATE supervise_nudges SET state = 'ignored', settled_by = %s "
                 "WHERE session = %s AND entry_id = %s AND object = %s AND state = 'open'",
@@ -213,7 +313,22 @@ class PostgresStore:
             )
             return tuple(earlier)
 
-        return self._run("recording a nudge", do)
+        try:
+            return self._run("recording a nudge", do)
+        except StoreError as exc:
+            if not isinstance(exc.__cause__, self._timed_out):
+                raise
+            # Blocked by another connection's lock (or slow): the committed history can
+            # still be read without that lock, so escalation still counts it.
+            earlier = self._earlier_nudges(session, entry_id, obj)
+            raise StoreBusyError(str(exc), earlier) from exc
+
+    def _earlier_nudges(self, session: str, entry_id: str, obj: str) -> tuple[str, ...]:
+        def do(conn: Any) -> tuple[str, ...]:
+            rows = conn.execute(_EARLIER_NUDGES, (session, entry_id, obj)).fetchall()
+            return tuple(row[0] for row in rows)
+
+        return self._run("reading a nudge's history", do)
 
     def open_nudge_entries(self, session: str) -> set[str]:
         def do(conn: Any) -> set[str]:

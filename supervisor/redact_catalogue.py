@@ -1,0 +1,169 @@
+"""Secret formats from a maintained catalogue: gitleaks' rules, run with RE2.
+
+``secret_catalogue.json`` (beside this file) holds gitleaks' rules (MIT; its notice is in the
+file) as ``scripts/secret_catalogue.py`` extracted them: about 215 formats of cloud keys,
+SaaS tokens, private keys and JWTs, each a pattern in Go's regular expression syntax, which
+is RE2's, so every one runs in linear time on agent text. Rules RE2 refused, or that only
+apply to some file names, are listed in the file's "dropped" list.
+
+As in gitleaks, each rule has keywords: :data:`KEYWORD_PATTERNS` go into
+:mod:`supervisor.redact`'s single pre-check set, and a rule runs only when one of its
+keywords is in the text. A rule's pattern is compiled the first time it runs. A match is a
+secret when its secret group (the rule's, or the first group that took part) has more
+Shannon entropy than the rule asks for, and no allowlist (the catalogue's or the rule's:
+regexes, stop words) lets it go; the secret is then replaced by ``[REDACTED:<rule id>]``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Final
+
+import re2
+
+__all__ = ["CATALOGUE", "KEYWORD_PATTERNS", "RULE_IDS", "mask_catalogue", "splice"]
+
+_OPTIONS: Final[Any] = re2.Options()
+_OPTIONS.encoding = re2.Options.Encoding.LATIN1
+_OPTIONS.max_mem = 64 << 20
+
+CATALOGUE: Final[dict[str, Any]] = json.loads(
+    (Path(__file__).with_name("secret_catalogue.json")).read_text(encoding="utf-8")
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Allow:
+    """An allowlist: regexes on the secret, the whole match or its line; stop words."""
+
+    regexes: tuple[bytes, ...]
+    target: str
+    stopwords: tuple[bytes, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    id: bytes
+    pattern: bytes
+    entropy: float
+    group: int
+    allowlists: tuple[_Allow, ...]
+
+
+def _allow(raw: dict[str, Any]) -> _Allow:
+    return _Allow(
+        tuple(r.encode() for r in raw.get("regexes", [])),
+        raw.get("target", "secret"),
+        tuple(w.encode() for w in raw.get("stopwords", [])),
+    )
+
+
+_RULES: Final[tuple[_Rule, ...]] = tuple(
+    _Rule(
+        rule["id"].encode(),
+        rule["regex"].encode(),
+        float(rule["entropy"]),
+        int(rule["group"]),
+        tuple(_allow(a) for a in rule["allowlists"]),
+    )
+    for rule in CATALOGUE["rules"]
+)
+RULE_IDS: Final[tuple[str, ...]] = tuple(rule.id.decode() for rule in _RULES)
+_GLOBAL: Final = _allow(CATALOGUE["allowlist"])
+
+
+def _rules_by_keyword() -> dict[str, list[int]]:
+    """keyword -> the rules it starts, in catalogue order."""
+    found: dict[str, list[int]] = {}
+    for index, rule in enumerate(CATALOGUE["rules"]):
+        for keyword in rule["keywords"]:
+            found.setdefault(keyword, []).append(index)
+    return found
+
+
+_BY_KEYWORD: Final = _rules_by_keyword()
+_KEYWORDS: Final[tuple[str, ...]] = tuple(sorted(_BY_KEYWORD))
+_RULES_OF: Final[tuple[tuple[int, ...], ...]] = tuple(tuple(_BY_KEYWORD[k]) for k in _KEYWORDS)
+# Case-insensitive literals, as gitleaks compares keywords with the lowercased text.
+KEYWORD_PATTERNS: Final[tuple[bytes, ...]] = tuple(
+    b"(?i:" + re2.escape(keyword).encode() + b")" for keyword in _KEYWORDS
+)
+
+
+@cache
+def _compiled(pattern: bytes) -> Any:
+    return re2.compile(pattern, _OPTIONS)
+
+
+def _entropy(value: bytes) -> float:
+    """Shannon entropy of ``value`` in bits per character, as gitleaks computes it."""
+    counts = Counter(value)
+    size = len(value)
+    return -sum(n / size * math.log2(n / size) for n in counts.values())
+
+
+def _allowed(allow: _Allow, secret: bytes, match: bytes, line: bytes) -> bool:
+    target = {"match": match, "line": line}.get(allow.target, secret)
+    if any(_compiled(regex).search(target) for regex in allow.regexes):
+        return True
+    lowered = secret.lower()
+    return any(word in lowered for word in allow.stopwords)
+
+
+def _line(data: bytes, start: int, end: int) -> bytes:
+    first = data.rfind(b"\n", 0, start) + 1
+    last = data.find(b"\n", end)
+    return data[first : len(data) if last < 0 else last]
+
+
+def splice(data: bytes, spans: list[tuple[int, int, bytes]]) -> bytes:
+    """``data`` with each (start, end, kind) span, in order and apart, replaced by
+    ``[REDACTED:kind]``; ``data`` itself when there is none."""
+    if not spans:
+        return data
+    pieces: list[bytes] = []
+    last = 0
+    for start, end, kind in spans:
+        pieces += (data[last:start], b"[REDACTED:", kind, b"]")
+        last = end
+    pieces.append(data[last:])
+    return b"".join(pieces)
+
+
+def _apply(rule: _Rule, data: bytes) -> bytes:
+    """Masks every secret one rule finds; returns ``data`` itself when there is none."""
+    spans: list[tuple[int, int, bytes]] = []
+    last = 0
+    regexp = _compiled(rule.pattern)
+    for match in regexp.finditer(data):
+        group = rule.group
+        if group == 0:  # the first group that took part, else the whole match
+            group = next((g for g in range(1, regexp.groups + 1) if match.group(g)), 0)
+        start, end = match.span(group)
+        secret = data[start:end]
+        if not secret or b"[REDACTED" in secret or start < last:
+            continue
+        if rule.entropy and _entropy(secret) <= rule.entropy:
+            continue
+        whole = match.group(0)
+        line = _line(data, start, end) if rule.allowlists else b""
+        if _allowed(_GLOBAL, secret, whole, line) or any(
+            _allowed(allow, secret, whole, line) for allow in rule.allowlists
+        ):
+            continue
+        spans.append((start, end, rule.id))
+        last = end
+    return splice(data, spans)
+
+
+def mask_catalogue(data: bytes, keyword_hits: list[int]) -> bytes:
+    """Runs the rules whose keywords are among ``keyword_hits`` (indexes into
+    :data:`KEYWORD_PATTERNS`), in catalogue order; ``data`` itself when none masked."""
+    for index in sorted({rule for hit in keyword_hits for rule in _RULES_OF[hit]}):
+        data = _apply(_RULES[index], data)
+    return data
