@@ -21,6 +21,7 @@ from supervisor.errors import (
     ConfigError,
     InvalidActionError,
     PluginError,
+    StateDirError,
     SupervisorError,
 )
 
@@ -88,19 +89,38 @@ def _taxonomy_sources(given: Sequence[str]) -> list[str]:
     return names or list(DEFAULT_TAXONOMY)
 
 
-def _set_home(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
-    if value is not None:
+def _home_value(value: str | None) -> Path | None:
+    """``--home`` as a path; the empty string is refused (it would mean the working
+    directory, which is the repository the agent works in)."""
+    from supervisor.state import resolve_home
+
+    if value is None:
+        return None
+    try:
+        return resolve_home(value)
+    except StateDirError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+def _checked_home(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+    return _home_value(value)
+
+
+def _set_home(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    home = _home_value(value)
+    if home is not None:
         ctx.ensure_object(dict)
-        ctx.obj["home"] = value
+        ctx.obj["home"] = home
 
 
 # Accepted before the command (supervise --home D check) and after it (supervise check --home D).
 home_option = click.option(
     "--home",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(file_okay=False),
     expose_value=False,
     callback=_set_home,
-    help="State directory (default: $SUPERVISE_HOME or ./.supervise).",
+    help="State directory (default: $SUPERVISE_HOME, else this repository's directory in the "
+    "user's state directory; see docs/architecture.md).",
 )
 
 store_option = click.option(
@@ -132,9 +152,11 @@ taxonomy_option = click.option(
 )
 @click.option(
     "--home",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(file_okay=False),
     default=None,
-    help="State directory (default: $SUPERVISE_HOME or ./.supervise).",
+    callback=_checked_home,
+    help="State directory (default: $SUPERVISE_HOME, else this repository's directory in the "
+    "user's state directory; see docs/architecture.md).",
 )
 @click.option("--debug", is_flag=True, help="Log to stderr and show tracebacks on errors.")
 @click.pass_context

@@ -30,7 +30,7 @@ from supervisor.signing import (
     generate_keys,
     load_private_key,
 )
-from supervisor.state import ensure_home, resolve_home
+from supervisor.state import ensure_home, private_dir, resolve_home, tighten_file
 from supervisor.store import LazyStore, Store, objections_of
 from supervisor.taxonomy import Taxonomy, load_taxonomy, snapshot, taxonomy_record
 
@@ -433,6 +433,8 @@ def _signing_keys(keys: str | os.PathLike[str] | KeyPair | None, home: Path) -> 
         return load_private_key(Path(configured))
     path = home / KEYS_DIR / PRIVATE_FILE
     if path.exists():
+        private_dir(path.parent)
+        tighten_file(path)
         return load_private_key(path)
     try:
         pair = generate_keys(path.parent)
