@@ -1377,7 +1377,7 @@ class ClassifierSpecialist:
     def _model_store(self) -> tuple[ModelStore, Path]:
         with self._lock:
             if self._store is None or self._home is None:
-                # Never bound (built outside a Supervisor): $SUPERVISE_HOME or ./.supervise.
+                # Never bound (built outside a Supervisor): $SUPERVISE_HOME or the default.
                 self._home = resolve_home()
                 self._store = ModelStore(
                     model_root(self.entry_id, self.config, self._home), self.entry_id

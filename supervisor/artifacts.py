@@ -26,6 +26,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import socket
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -50,15 +51,18 @@ from supervisor.errors import ArtifactError, SignatureError, StateDirError
 from supervisor.models import Context, Decision
 from supervisor.redact import redact_json
 from supervisor.signing import Envelope, KeyPair, raw_public_key
+from supervisor.store import Anchor, ChainLink
 
 __all__ = [
     "ARTIFACT_DIR",
     "SNAPSHOT_DIR",
+    "Anchoring",
     "ArtifactLog",
     "ChainProblem",
     "Chunk",
     "Record",
     "artifact_files",
+    "chain_origin",
     "chunks",
     "default_jobs",
     "in_processes",
@@ -84,6 +88,16 @@ _T = TypeVar("_T")
 
 def _digest(payload: bytes) -> str:
     return "sha256:" + hashlib.sha256(payload).hexdigest()
+
+
+def _chain_of(body: Mapping[str, Any]) -> str | None:
+    chain = body.get("chain")
+    return chain if isinstance(chain, str) else None
+
+
+def chain_origin(directory: Path) -> str:
+    """Where a chain's records are written: this host and the directory's resolved path."""
+    return f"{socket.gethostname()}:{directory.resolve()}"
 
 
 def artifact_files(paths: Sequence[Path]) -> list[Path]:
@@ -128,9 +142,10 @@ class ChainProblem:
     seq: int | None
     problem: str
     torn: bool = False  # a last line cut short by a crash, rather than tampering
+    warning: bool = False  # worth saying, but not a sign of tampering (records past the anchor)
 
     def __str__(self) -> str:
-        where = f"{self.path}:{self.line}"
+        where = f"{self.path}:{self.line}" if self.line > 0 else str(self.path)
         if self.seq is not None:
             where += f" (record {self.seq})"
         return f"{where}: {self.problem}"
@@ -293,6 +308,7 @@ class _Checked(NamedTuple):
     prev: Any
     digest: str
     bad_signature: str | None
+    chain: str | None
 
 
 def _verify_items(
@@ -317,6 +333,7 @@ def _verify_items(
                 item.body.get("prev"),
                 _digest(item.envelope.payload),
                 bad,
+                _chain_of(item.body),
             )
         )
     return out
@@ -341,18 +358,157 @@ def _verify_chunk_in_worker(chunk: Chunk) -> tuple[list[tuple[Any, ...] | ChainP
     return checked, data.count(b"\n")
 
 
+@dataclass(frozen=True)
+class Anchoring:
+    """What the records are checked against, kept apart from them (see :class:`Anchor`).
+
+    ``anchors`` are the store's, by chain id (``store`` names it in messages; ``missing``
+    says why there are none: no store found, or it could not be read). ``origin`` and
+    ``directory``, given when a state directory's whole ``artifacts/`` is checked, ask for
+    every chain anchored as written there. ``key_source`` names the key the signatures were
+    checked with.
+    """
+
+    anchors: Mapping[str, Anchor]
+    store: str
+    missing: str | None = None
+    origin: str | None = None
+    directory: Path | None = None
+    key_source: str = "the key given"
+
+
+def _span(first: int, last: int) -> str:
+    return f"record {first} is" if first == last else f"records {first}-{last} are"
+
+
+@dataclass
+class _ChainSeen:
+    first: _Checked
+    last: _Checked
+    at_anchor: _Checked | None = None
+
+
+def _anchor_problems(
+    seen: Mapping[str, _ChainSeen], anchoring: Anchoring, public: Ed25519PublicKey
+) -> list[ChainProblem]:
+    """Cuts at either end, rewritten chains, replaced keys and lost chains, per chain."""
+    problems: list[ChainProblem] = []
+    store = anchoring.store
+    key_hex = raw_public_key(public).hex()
+    for chain, where in seen.items():
+        first, last = where.first, where.last
+        if first.seq != 1:
+            problems.append(
+                ChainProblem(
+                    first.path,
+                    first.line,
+                    first.seq,
+                    f"chain {chain} starts at record {first.seq}, not 1: "
+                    f"{_span(1, first.seq - 1)} missing (cut from the start)",
+                )
+            )
+        elif first.prev != GENESIS:
+            problems.append(
+                ChainProblem(
+                    first.path,
+                    first.line,
+                    1,
+                    f"record 1 of chain {chain} does not start a chain (its previous-record "
+                    "hash is not the genesis): records before it were cut",
+                )
+            )
+        anchor = anchoring.anchors.get(chain)
+        if anchor is None:
+            why = anchoring.missing or f"{store} holds no anchor for it"
+            problems.append(
+                ChainProblem(
+                    first.path,
+                    first.line,
+                    first.seq,
+                    f"chain {chain} names an anchor, but {why}: a cut at its end or a new "
+                    "key would not show (pass --store with the store it was recorded with)",
+                )
+            )
+            continue
+        if anchor.public_key != key_hex:
+            problems.append(
+                ChainProblem(
+                    first.path,
+                    first.line,
+                    first.seq,
+                    f"chain {chain} was pinned at first use to key {anchor.key_id} ({store}), "
+                    f"but {anchoring.key_source} is another: the signing key was replaced",
+                )
+            )
+        if last.seq < anchor.last_seq:
+            problems.append(
+                ChainProblem(
+                    last.path,
+                    last.line,
+                    last.seq,
+                    f"chain {chain} ends at record {last.seq}, but {store} anchored it at "
+                    f"record {anchor.last_seq}: {_span(last.seq + 1, anchor.last_seq)} "
+                    "missing (cut from the end)",
+                )
+            )
+            continue
+        at = where.at_anchor
+        if at is None or at.digest != anchor.last_hash:
+            problems.append(
+                ChainProblem(
+                    at.path if at else last.path,
+                    at.line if at else last.line,
+                    anchor.last_seq,
+                    f"record {anchor.last_seq} of chain {chain} is not the record {store} "
+                    f"anchored (hash {anchor.last_hash[:19]}…): the chain was rewritten",
+                )
+            )
+        if last.seq > anchor.last_seq:
+            problems.append(
+                ChainProblem(
+                    last.path,
+                    last.line,
+                    last.seq,
+                    f"{_span(anchor.last_seq + 1, last.seq)} past the anchor of chain "
+                    f"{chain} in {store} (the store did not take them): signed and linked, "
+                    "but a cut among them would not show",
+                    warning=True,
+                )
+            )
+    if anchoring.origin is not None:
+        for chain, anchor in sorted(anchoring.anchors.items()):
+            if anchor.origin == anchoring.origin and chain not in seen:
+                problems.append(
+                    ChainProblem(
+                        anchoring.directory or Path(anchoring.origin),
+                        0,
+                        None,
+                        f"{store} anchors chain {chain} as written here ({anchor.last_seq} "
+                        f"records, the last at {anchor.updated_at:%Y-%m-%d %H:%M}), but none "
+                        "of its records are here: they were deleted or replaced",
+                    )
+                )
+    return problems
+
+
 def verify_chain(
     files: Sequence[Path],
     public: Ed25519PublicKey,
     *,
     jobs: int = 1,
     min_chunk_bytes: int = 1 << 20,
+    anchoring: Anchoring | None = None,
 ) -> tuple[int, list[ChainProblem]]:
     """Check signatures, sequence and hash chain. Returns (records checked, problems).
 
     With ``jobs`` > 1 the signatures of runs of lines are checked in that many processes
     (inputs under ``min_chunk_bytes`` a run stay in this one); the sequence and the chain
     are then checked here, in order, so the problems are exactly the serial ones.
+
+    Records name the chain they belong to; a change of chain among them is a problem. With
+    ``anchoring``, every named chain is also checked against its anchor: it starts at record
+    1, reaches the anchored record with the anchored hash, and was signed with the pinned
+    key (``public``); records past the anchor come out as warnings.
     """
     global _worker_public
     # a few runs per process, so that one long file does not leave the others idle
@@ -381,6 +537,9 @@ def verify_chain(
     checked = 0
     expected_seq: int | None = None
     expected_prev: str | None = None
+    chain: str | None = None
+    seen: dict[str, _ChainSeen] = {}
+    anchors = anchoring.anchors if anchoring is not None else {}
     for item in items:
         if isinstance(item, ChainProblem):
             problems.append(item)
@@ -388,6 +547,26 @@ def verify_chain(
         checked += 1
         if item.bad_signature is not None:
             problems.append(ChainProblem(item.path, item.line, item.seq, item.bad_signature))
+        if item.chain != chain and chain is not None:
+            # Records from before chains were named may come first; nothing else may change.
+            problems.append(
+                ChainProblem(
+                    item.path,
+                    item.line,
+                    item.seq,
+                    f"record {item.seq} belongs to chain {item.chain}, the records before "
+                    f"it to chain {chain} (two chains spliced together)",
+                )
+            )
+        chain = item.chain
+        if chain is not None:
+            where = seen.get(chain)
+            if where is None:
+                where = seen[chain] = _ChainSeen(item, item)
+            where.last = item
+            anchor = anchors.get(chain)
+            if anchor is not None and item.seq == anchor.last_seq:
+                where.at_anchor = item
         seq, prev = item.seq, item.prev
         if expected_seq is None:
             if seq != 1 and prev == GENESIS:
@@ -419,6 +598,8 @@ def verify_chain(
                 )
         expected_seq = seq + 1
         expected_prev = item.digest
+    if anchoring is not None:
+        problems += _anchor_problems(seen, anchoring, public)
     return checked, problems
 
 
@@ -459,6 +640,7 @@ class _Tail:
     prev: str = GENESIS
     day: str = ""
     torn: bool = False
+    chain: str | None = None
 
 
 @dataclass
@@ -472,6 +654,9 @@ class ArtifactLog:
     snapshot: Mapping[str, Any] | None = None  # the taxonomy as a loadable file, for replay
     sensitive_fields: Sequence[str] = ()
     durable: bool = False  # fsync each record (survives power loss, costs a disk flush)
+    # Records name their chain, and append returns the link for the caller to anchor (the
+    # facade does it in the store); a chain already named goes on being named regardless.
+    anchored: bool = False
     _tail: _Tail = field(default_factory=_Tail, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _lock_fd: int | None = field(default=None, init=False)
@@ -482,10 +667,16 @@ class ArtifactLog:
     _file_ino: int = field(default=-1, init=False)
     _taxonomy_parts: dict[tuple[str, ...], str] = field(default_factory=dict, init=False)
     _taxonomy_for: Mapping[str, Any] | None = field(default=None, init=False)
+    _link_key: tuple[str, str] | None = field(default=None, init=False)  # origin, public key
 
     @property
     def directory(self) -> Path:
         return self.home / ARTIFACT_DIR
+
+    @property
+    def origin(self) -> str:
+        """This host and the directory's resolved path: where the chain's records live."""
+        return chain_origin(self.directory)
 
     @property
     def path(self) -> Path:
@@ -519,6 +710,7 @@ class ArtifactLog:
                     _digest(last.envelope.payload),
                     str(last.body.get("recorded_at", ""))[:10],
                     torn,
+                    _chain_of(last.body),
                 )
                 break
             tail.torn = tail.torn or torn
@@ -549,7 +741,13 @@ class ArtifactLog:
         return text
 
     def _record_payload(
-        self, decision: Decision, context: Context, seq: int, prev: str, now: datetime
+        self,
+        decision: Decision,
+        context: Context,
+        seq: int,
+        prev: str,
+        now: datetime,
+        chain: str | None = None,
     ) -> bytes:
         """The record's canonical (RFC 8785) bytes, serialised once.
 
@@ -587,7 +785,10 @@ class ArtifactLog:
                 )
         text = "".join(
             (
-                masked_text[:-1],  # {"context":…,"decision":… without its closing brace
+                # "chain" sorts before "context": {"chain":…, then "context":… and "decision":…
+                # without their braces
+                "{" if chain is None else '{"chain":' + _escape(chain) + ",",
+                masked_text[1:-1],
                 ',"key_id":',
                 _escape(self.keys.key_id),
                 ',"prev":',
@@ -616,8 +817,12 @@ class ArtifactLog:
             body[BIG_INTEGERS] = big
         return canonical(body)
 
-    def append(self, decision: Decision, context: Context) -> None:
-        """Sign and append the record; in the OS's hands (or on disk if ``durable``) on return."""
+    def append(self, decision: Decision, context: Context) -> ChainLink | None:
+        """Sign and append the record; in the OS's hands (or on disk if ``durable``) on return.
+
+        Returns where the chain now stands, for the caller to anchor, or None for records
+        that name no chain (``anchored`` false, and none named before).
+        """
         with self._lock:
             if self._lock_fd is None or self._pid != os.getpid():
                 directory = self._open_dir()
@@ -632,7 +837,12 @@ class ArtifactLog:
                 # writer died between its record and the head), read the tail itself.
                 tail = self._head(lock)
                 now = datetime.now(UTC)
-                payload = self._record_payload(decision, context, tail.seq + 1, tail.prev, now)
+                chain = tail.chain
+                if chain is None and self.anchored:
+                    chain = os.urandom(16).hex()  # a new chain, or one from before anchors
+                payload = self._record_payload(
+                    decision, context, tail.seq + 1, tail.prev, now, chain
+                )
                 line = self.keys.sign_line(payload)
                 target = self._target(tail, now, len(line))
                 grown = tail.size + len(line) if target == tail.path and tail.size >= 0 else -1
@@ -640,11 +850,12 @@ class ArtifactLog:
                 # The size the head checked plus what was written (we hold the lock); a new
                 # file is asked, in case something was already there.
                 tail.path, tail.size = target, grown if grown >= 0 else target.stat().st_size
-                tail.seq, tail.prev, tail.day, tail.torn = (
+                tail.seq, tail.prev, tail.day, tail.torn, tail.chain = (
                     tail.seq + 1,
                     _digest(payload),
                     now.date().isoformat(),
                     False,
+                    chain,
                 )
                 head = orjson.dumps(
                     {
@@ -653,12 +864,20 @@ class ArtifactLog:
                         "seq": tail.seq,
                         "prev": tail.prev,
                         "day": tail.day,
+                        "chain": chain,
                     }
                 ).ljust(_HEAD_BYTES)
                 os.pwrite(lock, head, 0)
                 self._head_bytes = head
+                seq, prev = tail.seq, tail.prev
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+        if chain is None:
+            return None
+        if self._link_key is None:
+            self._link_key = (self.origin, raw_public_key(self.keys.public).hex())
+        origin, public = self._link_key
+        return ChainLink(chain, origin, seq, prev, self.keys.key_id, public)
 
     def _head(self, lock: int) -> _Tail:
         try:
@@ -680,6 +899,7 @@ class ArtifactLog:
                         str(head["prev"]),
                         str(head["day"]),
                         False,
+                        head.get("chain"),
                     )
                     return self._tail
         except (OSError, ValueError, KeyError, TypeError):

@@ -22,6 +22,7 @@ from supervisor.errors import (
     ConfigError,
     InvalidActionError,
     PluginError,
+    StateDirError,
     SupervisorError,
 )
 
@@ -89,19 +90,38 @@ def _taxonomy_sources(given: Sequence[str]) -> list[str]:
     return names or list(DEFAULT_TAXONOMY)
 
 
-def _set_home(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
-    if value is not None:
+def _home_value(value: str | None) -> Path | None:
+    """``--home`` as a path; the empty string is refused (it would mean the working
+    directory, which is the repository the agent works in)."""
+    from supervisor.state import resolve_home
+
+    if value is None:
+        return None
+    try:
+        return resolve_home(value)
+    except StateDirError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+def _checked_home(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+    return _home_value(value)
+
+
+def _set_home(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    home = _home_value(value)
+    if home is not None:
         ctx.ensure_object(dict)
-        ctx.obj["home"] = value
+        ctx.obj["home"] = home
 
 
 # Accepted before the command (supervise --home D check) and after it (supervise check --home D).
 home_option = click.option(
     "--home",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(file_okay=False),
     expose_value=False,
     callback=_set_home,
-    help="State directory (default: $SUPERVISE_HOME or ./.supervise).",
+    help="State directory (default: $SUPERVISE_HOME, else this repository's directory in the "
+    "user's state directory; see docs/architecture.md).",
 )
 
 store_option = click.option(
@@ -133,9 +153,11 @@ taxonomy_option = click.option(
 )
 @click.option(
     "--home",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(file_okay=False),
     default=None,
-    help="State directory (default: $SUPERVISE_HOME or ./.supervise).",
+    callback=_checked_home,
+    help="State directory (default: $SUPERVISE_HOME, else this repository's directory in the "
+    "user's state directory; see docs/architecture.md).",
 )
 @click.option("--debug", is_flag=True, help="Log to stderr and show tracebacks on errors.")
 @click.pass_context
@@ -455,6 +477,44 @@ def _public_key(ctx: click.Context, key: Path | None) -> Any:
     return load_public_key(key or _home(ctx) / KEYS_DIR / PUBLIC_FILE)
 
 
+def _anchoring(ctx: click.Context, store: str | None, whole: bool, key: Path | None) -> Any:
+    """The anchors the records are checked against: the store's (``--store``, else
+    ``$SUPERVISE_STORE``, else the state directory's, when there is one)."""
+    from dataclasses import replace
+
+    from supervisor.artifacts import ARTIFACT_DIR, Anchoring, chain_origin
+    from supervisor.errors import StoreError
+    from supervisor.signing import KEYS_DIR, PUBLIC_FILE
+    from supervisor.store import SQLITE_FILE, STORE_ENV, open_store, redacted_url
+
+    home = _home(ctx)
+    directory = home / ARTIFACT_DIR
+    spec = store or os.environ.get(STORE_ENV) or None
+    name = redacted_url(spec) if spec else str(home / SQLITE_FILE)
+    base = Anchoring(
+        {},
+        name,
+        origin=chain_origin(directory) if whole else None,
+        directory=directory if whole else None,
+        key_source=f"--key {key}"
+        if key
+        else f"the state directory's key ({home / KEYS_DIR / PUBLIC_FILE})",
+    )
+    if spec is None and not (home / SQLITE_FILE).exists():
+        return replace(base, missing=f"there is no store ({name} does not exist)")
+    try:
+        opened = open_store(spec, home)
+    except StoreError as exc:
+        return replace(base, missing=f"the store cannot be opened: {exc}")
+    try:
+        anchors = {anchor.chain: anchor for anchor in opened.anchors()}
+    except StoreError as exc:
+        return replace(base, missing=f"its anchors cannot be read: {exc}")
+    finally:
+        opened.close()
+    return replace(base, anchors=anchors, store=opened.url)
+
+
 @cli.command()
 @home_option
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path), metavar="[PATH]...")
@@ -462,6 +522,13 @@ def _public_key(ctx: click.Context, key: Path | None) -> Any:
     "--key",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Public key (default: keys/signing.pub in the state directory).",
+)
+@click.option(
+    "--store",
+    metavar="URL|PATH",
+    default=None,
+    help="The store that anchors the chains: a postgresql:// URL, sqlite:///path or a file "
+    "path (default: $SUPERVISE_STORE, else state.db in the state directory).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option(
@@ -474,13 +541,30 @@ def _public_key(ctx: click.Context, key: Path | None) -> Any:
 @click.pass_context
 @handle_errors
 def verify(
-    ctx: click.Context, paths: tuple[Path, ...], key: Path | None, as_json: bool, jobs: int | None
+    ctx: click.Context,
+    paths: tuple[Path, ...],
+    key: Path | None,
+    store: str | None,
+    as_json: bool,
+    jobs: int | None,
 ) -> None:
-    """Check signatures, sequence and hash chain of decision records (exit 4 on a problem)."""
+    """Check signatures, sequence, hash chain and anchors of decision records (exit 4 on a
+    problem).
+
+    Each chain is checked against its anchor in the store, kept apart from the records: it
+    must start at record 1, reach the anchored record with the anchored hash, and be signed
+    with the key pinned at first use (or the auditor's --key).
+    """
     from supervisor.artifacts import default_jobs, verify_chain
 
     files = _artifact_paths(ctx, paths)
-    checked, problems = verify_chain(files, _public_key(ctx, key), jobs=jobs or default_jobs())
+    checked, found = verify_chain(
+        files,
+        _public_key(ctx, key),
+        jobs=jobs or default_jobs(),
+        anchoring=_anchoring(ctx, store, not paths, key),
+    )
+    problems = [p for p in found if not p.warning]
     if as_json:
         click.echo(
             json.dumps(
@@ -494,18 +578,22 @@ def verify(
                             "seq": p.seq,
                             "problem": p.problem,
                             "torn": p.torn,
+                            "warning": p.warning,
                         }
-                        for p in problems
+                        for p in found
                     ],
                 }
             )
         )
-    elif problems:
-        for problem in problems:
-            click.echo(f"FAIL {problem}")
-        click.echo(f"{len(problems)} problem(s) in {checked} records from {len(files)} file(s)")
     else:
-        click.echo(f"ok: {checked} records in {len(files)} file(s); signatures and chain intact")
+        for problem in found:
+            click.echo(f"{'WARN' if problem.warning else 'FAIL'} {problem}")
+        if problems:
+            click.echo(f"{len(problems)} problem(s) in {checked} records from {len(files)} file(s)")
+        else:
+            click.echo(
+                f"ok: {checked} records in {len(files)} file(s); signatures and chain intact"
+            )
     raise SystemExit(ExitCode.SIGNATURE if problems else ExitCode.OK)
 
 

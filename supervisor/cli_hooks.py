@@ -237,6 +237,7 @@ def hook_install(
     Other settings and hooks are kept; running it again updates the supervise entry.
     """
     from supervisor.hooks.install import hook_command, install, settings_file
+    from supervisor.state import default_home
 
     if host == "codex" and flag_as == "ask":
         raise click.BadParameter(
@@ -252,8 +253,13 @@ def hook_install(
         )
     path = settings_file(host, "project" if project else "user", directory)
     given_home = ctx.obj.get("home") if ctx.obj else None
-    base = directory if directory is not None else (Path.cwd() if project else Path.home())
-    home = Path(given_home) if given_home is not None else base / ".supervise"
+    if given_home is not None:
+        home: Path | None = Path(given_home)
+    elif project:
+        # The project's state directory, outside it (see supervisor.state).
+        home = default_home(directory if directory is not None else Path.cwd())
+    else:
+        home = None  # every project the host opens gets its own, found from the hook's cwd
     command = hook_command(
         host,
         home=home,
@@ -269,6 +275,9 @@ def hook_install(
     else:
         click.echo(f"the supervise hook is already installed in {path}; nothing changed")
     click.echo(f"  command: {command}")
-    click.echo(f"  faster: run `supervise hook serve --home {home.absolute()}` and keep it running")
+    serve_home = home if home is not None else default_home()
+    click.echo(
+        f"  faster: run `supervise hook serve --home {serve_home.absolute()}` and keep it running"
+    )
     if host == "codex":
         click.echo("  Codex runs a new hook only once you trust it: open /hooks in Codex.")

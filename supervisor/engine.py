@@ -728,7 +728,8 @@ class Engine:
         """Tell specialists that keep files (models, caches) which state directory is ours.
 
         A specialist with a ``bind_home(path)`` method gets it once, before any evaluation;
-        one that never gets it falls back to ``$SUPERVISE_HOME`` or ``./.supervise``.
+        one that never gets it falls back to ``$SUPERVISE_HOME`` or the repository's default
+        state directory.
         """
         specialists: list[object] = [slot.specialist for slot in self._slots]
         specialists += self.post.specialists()

@@ -30,8 +30,8 @@ from supervisor.signing import (
     generate_keys,
     load_private_key,
 )
-from supervisor.state import ensure_home, resolve_home
-from supervisor.store import LazyStore, Store, objections_of
+from supervisor.state import ensure_home, private_dir, resolve_home, tighten_file
+from supervisor.store import ChainLink, LazyStore, Store, objections_of
 from supervisor.taxonomy import Taxonomy, load_taxonomy, snapshot, taxonomy_record
 
 __all__ = ["Supervisor"]
@@ -104,6 +104,8 @@ class Supervisor:
                 taxonomy=taxonomy_record(taxonomy, kinds),
                 snapshot=snapshot(taxonomy),
                 sensitive_fields=tuple(sensitive_fields),
+                # records name their chain, which the store anchors (see ChainLink)
+                anchored=memory is None,
             )
             if memory is None:
                 if store is None or isinstance(store, str | os.PathLike):
@@ -129,6 +131,18 @@ class Supervisor:
         )
 
     def _record(self, decision: Decision, context: Context) -> None:
+        # The signed record first: the store then anchors its chain where it now stands, in
+        # the same transaction as the decision.
+        link: ChainLink | None = None
+        failed: Exception | None = None
+        if self.log is not None:
+            try:
+                link = self.log.append(decision, context)
+            except Exception as exc:
+                # The decision still stands; the caller gets it either way.
+                self.record_failures += 1
+                failed = exc
+                log.exception("decision %s was not recorded", decision.decision_id)
         try:
             if isinstance(self.memory, StoreMemory):
                 # The feedback log keeps what the objecting specialists saw; an ok decision
@@ -138,7 +152,7 @@ class Supervisor:
                     if objections_of(decision)
                     else None
                 )
-                self.memory.after_decision(decision, seen)
+                self.memory.after_decision(decision, seen, link)
             else:
                 self.memory.after_decision(decision)
         except StoreError:
@@ -147,16 +161,8 @@ class Supervisor:
         except Exception:
             self.record_failures += 1
             log.exception("decision %s was not remembered", decision.decision_id)
-        if self.log is None:
-            return
-        try:
-            self.log.append(decision, context)
-        except Exception as exc:
-            # The decision still stands; the caller gets it either way.
-            self.record_failures += 1
-            if self._raise_on_record_error and isinstance(exc, StateDirError):
-                raise
-            log.exception("decision %s was not recorded", decision.decision_id)
+        if failed is not None and self._raise_on_record_error and isinstance(failed, StateDirError):
+            raise failed
 
     def record_outcome(
         self,
@@ -433,6 +439,8 @@ def _signing_keys(keys: str | os.PathLike[str] | KeyPair | None, home: Path) -> 
         return load_private_key(Path(configured))
     path = home / KEYS_DIR / PRIVATE_FILE
     if path.exists():
+        private_dir(path.parent)
+        tighten_file(path)
         return load_private_key(path)
     try:
         pair = generate_keys(path.parent)

@@ -19,7 +19,7 @@ from pydantic import JsonValue
 from supervisor.errors import StoreBusyError, StoreError
 from supervisor.models import Decision, Status, Verdict
 from supervisor.redact import redact_text
-from supervisor.store import Store
+from supervisor.store import ChainLink, Store
 
 __all__ = ["InProcessMemory", "NudgeMemory", "StoreMemory"]
 
@@ -178,8 +178,11 @@ class StoreMemory:
         # memory comes back as soon as the store does.
         return True
 
-    def after_decision(self, decision: Decision, context: JsonValue = None) -> None:
-        """Persist the decision (with ``context``, already redacted, for the feedback log)."""
+    def after_decision(
+        self, decision: Decision, context: JsonValue = None, link: ChainLink | None = None
+    ) -> None:
+        """Persist the decision (with ``context``, already redacted, for the feedback log),
+        and move its signed record's chain anchor to ``link``."""
         session = decision.session
         heeded: list[str] = []
         try:
@@ -193,7 +196,7 @@ class StoreMemory:
                             and result.verdict in (Verdict.OK, Verdict.FLAG)
                         ):
                             heeded.append(entry_id)
-            self.store.record_decision(decision, heeded, context)
+            self.store.record_decision(decision, heeded, context, link)
         except StoreError as exc:
             self._failed(exc)
             raise

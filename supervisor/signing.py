@@ -27,6 +27,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from supervisor.errors import ArtifactError, ConfigError, SignatureError
+from supervisor.state import private_dir
 
 __all__ = [
     "KEYS_DIR",
@@ -176,7 +177,7 @@ class KeyExistsError(ConfigError):
 
 
 def generate_keys(directory: Path, *, overwrite: bool = False) -> KeyPair:
-    """Write a new key pair (private key mode 0600) and return it.
+    """Write a new key pair (both files mode 0600, the directory 0700) and return it.
 
     The private key appears under its name in one atomic step, complete, so processes that
     start together cannot end up signing with different keys: the losers of the race get
@@ -188,7 +189,7 @@ def generate_keys(directory: Path, *, overwrite: bool = False) -> KeyPair:
             f"{private_path} exists; refusing to replace a signing key "
             "(records signed with it could no longer be verified)"
         )
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private_dir(directory)
     private = Ed25519PrivateKey.generate()
     pem = private.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
@@ -210,8 +211,10 @@ def generate_keys(directory: Path, *, overwrite: bool = False) -> KeyPair:
                 raise KeyExistsError(f"{private_path} was created by another process") from None
     finally:
         tmp.unlink(missing_ok=True)
-    public_tmp = directory / f".{PUBLIC_FILE}.{os.getpid()}"
-    public_tmp.write_bytes(public)
+    public_tmp = directory / f".{PUBLIC_FILE}.{os.getpid()}.{os.urandom(4).hex()}"
+    fd = os.open(public_tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(public)
     os.replace(public_tmp, public_path)
     return KeyPair.from_private(private)
 

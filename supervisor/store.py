@@ -30,11 +30,14 @@ from supervisor.models import Decision, Verdict
 
 __all__ = [
     "STORE_ENV",
+    "Anchor",
+    "ChainLink",
     "FeedbackItem",
     "Label",
     "LazyStore",
     "NudgeRecord",
     "Store",
+    "anchor_row",
     "decision_json",
     "json_text",
     "objections_of",
@@ -126,6 +129,38 @@ class FeedbackItem:
     label: Label | None
 
 
+@dataclass(frozen=True, slots=True)
+class ChainLink:
+    """Where a chain of signed records stands after one record: what the store anchors.
+
+    ``origin`` is the host and the directory the records are in (to find the chains a
+    directory should hold); ``public_key`` the raw signing key, in hex, pinned by the first
+    link the store takes.
+    """
+
+    chain: str
+    origin: str
+    seq: int
+    digest: str
+    key_id: str
+    public_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """The store's word on a chain, kept apart from its records: how far it reached (its
+    last record's number and hash) and the key it was pinned to at first use."""
+
+    chain: str
+    origin: str
+    public_key: str
+    key_id: str
+    first_seq: int
+    last_seq: int
+    last_hash: str
+    updated_at: datetime
+
+
 class Store(Protocol):
     """Persistent memory. Every method is safe to call from any thread and any process."""
 
@@ -147,13 +182,22 @@ class Store(Protocol):
         ...
 
     def record_decision(
-        self, decision: Decision, heeded: Collection[str] = (), context: JsonValue = None
+        self,
+        decision: Decision,
+        heeded: Collection[str] = (),
+        context: JsonValue = None,
+        link: ChainLink | None = None,
     ) -> None:
         """Store the decision, its objections, and mark ``heeded`` entries' open nudges heeded.
 
         ``context`` is the (already redacted) context the specialists saw, kept for the
-        feedback log.
+        feedback log. ``link`` (the decision's signed record) moves its chain's anchor forward
+        in the same transaction, never back; the anchor's key is the first link's.
         """
+        ...
+
+    def anchors(self, chains: Collection[str] | None = None) -> list[Anchor]:
+        """The anchors of these chains (all of them with None), by chain id."""
         ...
 
     def decision(self, decision_id: str) -> Decision | None:
@@ -246,6 +290,19 @@ class Store(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def anchor_row(link: ChainLink) -> tuple[str, str, str, str, int, int, str]:
+    """The link as the columns of an anchor, in the stores' order (the time comes after)."""
+    return (
+        link.chain,
+        link.origin,
+        link.public_key,
+        link.key_id,
+        link.seq,
+        link.seq,
+        link.digest,
+    )
 
 
 def objections_of(decision: Decision) -> list[tuple[str, str]]:
@@ -369,9 +426,16 @@ class LazyStore:
         return self._get().open_nudge_entries(session)
 
     def record_decision(
-        self, decision: Decision, heeded: Collection[str] = (), context: JsonValue = None
+        self,
+        decision: Decision,
+        heeded: Collection[str] = (),
+        context: JsonValue = None,
+        link: ChainLink | None = None,
     ) -> None:
-        self._get().record_decision(decision, heeded, context)
+        self._get().record_decision(decision, heeded, context, link)
+
+    def anchors(self, chains: Collection[str] | None = None) -> list[Anchor]:
+        return self._get().anchors(chains)
 
     def decision(self, decision_id: str) -> Decision | None:
         return self._get().decision(decision_id)

@@ -22,6 +22,16 @@ from supervisor.taxonomy import Entry, Taxonomy, load_taxonomy, with_timeouts
 RELEASE = threading.Event()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _state_home_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Default state directories (the user's state directory, see supervisor.state) go to a
+    temporary directory, never the real one; subprocesses inherit it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
+        patch.delenv("SUPERVISE_HOME", raising=False)
+        yield
+
+
 class ScriptedConfig(KindConfig):
     verdict: Literal["ok", "flag", "nudge", "block", "refuse"] = "ok"
     behaviour: Literal[

@@ -58,7 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME|PATH",
         help=f"pack name or YAML file; repeat for overlays (default: ${TAXONOMY_ENV} or coding)",
     )
-    parser.add_argument("--home", help="state directory (default: $SUPERVISE_HOME or ./.supervise)")
+    parser.add_argument(
+        "--home",
+        help="state directory (default: $SUPERVISE_HOME, else the repository's directory in "
+        "the user's state directory)",
+    )
     parser.add_argument("--store", help="store URL or path (default: the state directory's)")
     parser.add_argument("--on-error", choices=("allow", "deny"), default="deny")
     parser.add_argument("--flag-as", choices=("allow", "ask"), default="allow")
@@ -86,8 +90,13 @@ def _taxonomy(given: Sequence[str]) -> list[str]:
 
 
 def state_dir(given: str | None) -> str:
-    """The state directory, chosen as :func:`supervisor.state.resolve_home` does."""
-    chosen = given or os.environ.get(HOME_ENV) or os.path.join(os.getcwd(), ".supervise")
+    """The state directory, chosen as :func:`supervisor.state.resolve_home` does (which is
+    imported only when neither ``--home`` nor the environment names it)."""
+    chosen = given or os.environ.get(HOME_ENV)
+    if not chosen:
+        from supervisor.state import default_home
+
+        chosen = os.fspath(default_home())
     return os.path.abspath(chosen)
 
 
@@ -174,6 +183,8 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     started = time.monotonic()
     parser = build_parser()
     args = parser.parse_args(argv)  # a usage error exits 2, which both hosts take as "deny"
+    if args.home == "":
+        parser.error("--home is empty: name the state directory, or leave --home out")
     if args.host == "codex" and args.flag_as == "ask":
         parser.error("--flag-as ask is not available for codex: Codex takes 'ask' as a failed hook")
     finished = True

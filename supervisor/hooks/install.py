@@ -79,7 +79,7 @@ def settings_file(host: str, scope: Scope, directory: Path | None = None) -> Pat
 def hook_command(
     host: str,
     *,
-    home: Path,
+    home: Path | None,
     taxonomy: Sequence[str] = (),
     store: str | None = None,
     on_error: str = "deny",
@@ -89,7 +89,8 @@ def hook_command(
 ) -> str:
     """The shell command the host runs: the thin client, by absolute interpreter path."""
     argv = [python or sys.executable, "-m", "supervisor.hooks.client", host]
-    argv += ["--home", str(home.absolute())]
+    if home is not None:  # None: the client finds the repository's own from its cwd
+        argv += ["--home", str(home.absolute())]
     for source in taxonomy:
         looks_like_file = os.sep in source or source.endswith((".yaml", ".yml"))
         argv += ["-t", str(Path(source).absolute()) if looks_like_file else source]

@@ -28,9 +28,12 @@ from supervisor.fingerprint import fingerprint
 from supervisor.models import Decision
 from supervisor.redact import redact_json
 from supervisor.store import (
+    Anchor,
+    ChainLink,
     FeedbackItem,
     Label,
     NudgeRecord,
+    anchor_row,
     decision_json,
     json_text,
     objections_of,
@@ -169,6 +172,26 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         PRIMARY KEY (decision_id, entry_id)
     )
     """,
+    """
+    CREATE TABLE supervise_chain_anchors (
+        chain TEXT PRIMARY KEY,
+        origin TEXT NOT NULL,
+        public_key TEXT NOT NULL,
+        key_id TEXT NOT NULL,
+        first_seq BIGINT NOT NULL,
+        last_seq BIGINT NOT NULL,
+        last_hash TEXT NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL
+    )
+    """,
+)
+# The anchor moves forward only: two writers' transactions may commit out of order.
+_ANCHOR: Final = (
+    "INSERT INTO supervise_chain_anchors (chain, origin, public_key, key_id, first_seq,"
+    " last_seq, last_hash, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+    " ON CONFLICT (chain) DO UPDATE SET last_seq = excluded.last_seq,"
+    " last_hash = excluded.last_hash, updated_at = excluded.updated_at"
+    " WHERE supervise_chain_anchors.last_seq < excluded.last_seq"
 )
 
 
@@ -342,7 +365,11 @@ class PostgresStore:
         return self._run("reading open nudges", do)
 
     def record_decision(
-        self, decision: Decision, heeded: Collection[str] = (), context: JsonValue = None
+        self,
+        decision: Decision,
+        heeded: Collection[str] = (),
+        context: JsonValue = None,
+        link: ChainLink | None = None,
     ) -> None:
         # The database is read by more people than the agent's owner: no secret in clear.
         summary = redact_json(decision_json(decision))
@@ -392,8 +419,26 @@ class PostgresStore:
                     "WHERE session = %s AND entry_id = ANY(%s) AND state = 'open'",
                     (decision.decision_id, decision.session, list(heeded)),
                 )
+            if link is not None:
+                conn.execute(_ANCHOR, (*anchor_row(link), decision.created_at))
 
         self._run("recording a decision", do)
+
+    def anchors(self, chains: Collection[str] | None = None) -> list[Anchor]:
+        def do(conn: Any) -> list[Any]:
+            query = (
+                "SELECT chain, origin, public_key, key_id, first_seq, last_seq, last_hash,"
+                " updated_at FROM supervise_chain_anchors"
+            )
+            if chains is None:
+                return list(conn.execute(query + " ORDER BY chain").fetchall())
+            return list(
+                conn.execute(
+                    query + " WHERE chain = ANY(%s) ORDER BY chain", (sorted(set(chains)),)
+                ).fetchall()
+            )
+
+        return [Anchor(*row) for row in self._run("reading chain anchors", do)]
 
     def record_outcome(
         self, decision_id: str, executed: bool, result: JsonValue, failed: bool | None = None

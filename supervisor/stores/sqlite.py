@@ -27,9 +27,12 @@ from supervisor.fingerprint import fingerprint
 from supervisor.models import Decision
 from supervisor.redact import redact_json
 from supervisor.store import (
+    Anchor,
+    ChainLink,
     FeedbackItem,
     Label,
     NudgeRecord,
+    anchor_row,
     decision_json,
     json_text,
     objections_of,
@@ -124,6 +127,25 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         PRIMARY KEY (decision_id, entry_id)
     );
     """,
+    """
+    CREATE TABLE chain_anchors (
+        chain TEXT PRIMARY KEY,
+        origin TEXT NOT NULL,
+        public_key TEXT NOT NULL,
+        key_id TEXT NOT NULL,
+        first_seq INTEGER NOT NULL,
+        last_seq INTEGER NOT NULL,
+        last_hash TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    """,
+)
+# The anchor moves forward only: two writers' transactions may commit out of order.
+_ANCHOR: Final = (
+    "INSERT INTO chain_anchors (chain, origin, public_key, key_id, first_seq, last_seq,"
+    " last_hash, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (chain) DO UPDATE"
+    " SET last_seq = excluded.last_seq, last_hash = excluded.last_hash,"
+    " updated_at = excluded.updated_at WHERE chain_anchors.last_seq < excluded.last_seq"
 )
 
 
@@ -259,7 +281,11 @@ class SqliteStore:
         return self._run("reading open nudges", do)
 
     def record_decision(
-        self, decision: Decision, heeded: Collection[str] = (), context: JsonValue = None
+        self,
+        decision: Decision,
+        heeded: Collection[str] = (),
+        context: JsonValue = None,
+        link: ChainLink | None = None,
     ) -> None:
         # The store is a file on disk like the artifacts: no secret goes into it in clear.
         summary = redact_json(decision_json(decision))
@@ -309,8 +335,40 @@ class SqliteStore:
                         " AND entry_id = ? AND state = 'open'",
                         [(decision.decision_id, decision.session, e) for e in heeded],
                     )
+                if link is not None:
+                    conn.execute(_ANCHOR, (*anchor_row(link), created))
 
         self._run("recording a decision", do)
+
+    def anchors(self, chains: Collection[str] | None = None) -> list[Anchor]:
+        def do() -> list[Any]:
+            query = (
+                "SELECT chain, origin, public_key, key_id, first_seq, last_seq, last_hash,"
+                " updated_at FROM chain_anchors"
+            )
+            with self._read_lock:
+                if chains is None:
+                    return self._reader.execute(query + " ORDER BY chain").fetchall()
+                return [
+                    row
+                    for chain in sorted(set(chains))
+                    for row in self._reader.execute(query + " WHERE chain = ?", (chain,))
+                ]
+
+        rows = self._run("reading chain anchors", do)
+        return [
+            Anchor(
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                row[4],
+                row[5],
+                row[6],
+                datetime.fromisoformat(row[7]),
+            )
+            for row in rows
+        ]
 
     def record_outcome(
         self, decision_id: str, executed: bool, result: JsonValue, failed: bool | None = None

@@ -10,6 +10,7 @@ import pytest
 
 from supervisor.hooks.codex import FAILED_HOOK_FIELDS
 from supervisor.hooks.install import DEFAULT_MATCHERS
+from supervisor.state import default_home
 
 from .test_hooks_claude_code import (  # fixtures and helpers shared with the Claude Code tests
     CLI,
@@ -105,7 +106,10 @@ def test_install_and_the_documented_example(tmp_path):
             argv = shlex.split(handler["command"])
             assert argv[1:4] == ["-m", "supervisor.hooks.client", "codex"]
             assert argv[argv.index("--on-error") + 1] == "deny"
-    assert str(project / ".supervise") in written["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    argv = shlex.split(written["hooks"]["PreToolUse"][0]["hooks"][0]["command"])
+    # the project's state directory, outside the project
+    assert argv[argv.index("--home") + 1] == str(default_home(project))
+    assert not default_home(project).is_relative_to(project)
     blocks = doc_blocks("codex.md")
     answer = documented_answer("codex", blocks["event"], tmp_path / "h")
     assert answer == json.loads(blocks["answer"])

@@ -1,0 +1,74 @@
+"""The coding pack refuses an agent's writes and deletes of the supervisor's state directory
+and of the hosts' hook settings (priv_agent_self_config_modification)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import pytest
+
+from supervisor import Supervisor
+from supervisor.models import Verdict
+
+ENTRY = "priv_agent_self_config_modification"
+CONTEXT = {
+    "cwd": "/home/dev/src/app",
+    "repo_root": "/home/dev/src/app",
+    "home": "/home/dev",
+    "env": {"HOME": "/home/dev"},
+}
+STATE = "/home/dev/.local/state/supervise/app-0123456789abcdef"
+
+
+@cache
+def supervisor() -> Supervisor:
+    return Supervisor.from_taxonomy("coding", record=False)
+
+
+def verdict(action: dict[str, Any]) -> Verdict | None:
+    decision = supervisor().check(action, CONTEXT)
+    result = decision.results.get(ENTRY)
+    return None if result is None else result.verdict
+
+
+def shell(command: str) -> dict[str, Any]:
+    return {"type": "shell", "args": {"command": command}}
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": "file_write", "args": {"path": f"{STATE}/keys/signing.key", "content": "x"}},
+        {"type": "file_delete", "args": {"path": f"{STATE}/state.db"}},
+        {
+            "type": "file_edit",
+            "args": {"path": f"{STATE}/artifacts/decisions-20261125-000000000001.jsonl"},
+        },
+        shell(f"rm -rf {STATE}/artifacts"),
+        shell("rm ~/.local/state/supervise/app-0123456789abcdef/keys/signing.pub"),
+        shell(f"sed -i '$d' {STATE}/artifacts/decisions-20261125-000000000001.jsonl"),
+        shell("echo '{}' > .supervise/keys/signing.pub"),
+        {"type": "file_write", "args": {"path": ".codex/hooks.json", "content": "{}"}},
+        {"type": "file_write", "args": {"path": ".claude/settings.local.json", "content": "{}"}},
+        shell("rm .claude/settings.json"),
+        shell("cp /tmp/x ~/.codex/hooks.json"),
+    ],
+    ids=lambda action: str(action["args"].get("path") or action["args"]["command"])[-48:],
+)
+def test_writing_or_deleting_protected_state_is_blocked(action):
+    assert verdict(action) is Verdict.BLOCK
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        shell(f"ls {STATE}/artifacts"),
+        shell("supervise verify"),
+        {"type": "file_write", "args": {"path": "src/state.py", "content": "x = 1\n"}},
+        {"type": "file_write", "args": {"path": "/home/dev/.local/state/other/log", "content": ""}},
+    ],
+    ids=lambda action: str(action["args"].get("path") or action["args"]["command"])[-48:],
+)
+def test_reading_it_and_writing_elsewhere_is_not(action):
+    assert verdict(action) in (Verdict.OK, None)
