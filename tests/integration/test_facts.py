@@ -165,7 +165,7 @@ def test_a_hanging_git_is_cut_at_the_bound_with_what_it_started(repo, tmp_path, 
     started = time.monotonic()
     ctx = gather(None, cwd=str(repo), timeout_s=0.3)
     elapsed = time.monotonic() - started
-    assert 0.3 <= elapsed < 2.0
+    assert 0.3 <= elapsed < 10.0  # git would hang 30 s; generous under load
     assert ctx.repo_root == str(repo)  # found without git
     assert ctx.branch is None  # never guessed
     assert ctx.git_status is None

@@ -400,7 +400,7 @@ def test_postgres_down_is_an_error_and_on_error_applies(open_pack):
     began = time.perf_counter()
     decision = sup.check(*refund("A-8"))
     elapsed = time.perf_counter() - began
-    assert elapsed < 1.5
+    assert elapsed < 10.0  # not the OS's connect timeout (minutes); generous under load
     result = decision.results[DUPLICATE]
     assert result.status is Status.ERROR
     assert result.verdict is Verdict.BLOCK  # duplicate_refund_same_order fails closed

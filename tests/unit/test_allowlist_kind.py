@@ -441,13 +441,18 @@ def test_bad_configs_are_rejected_at_load(config, message):
         allowlist.AllowlistConfig.model_validate(config)
 
 
+# A guard against quadratic matching, not a speed test: 60,000 characters matched in
+# quadratic time take minutes; linear, milliseconds. The bound leaves room for a loaded machine.
+LINEAR_BOUND_S = 10.0
+
+
 def test_pathological_text_stays_fast():
     specialist = build({"fields": ["body"], "normalise": "links", "from_task": True})
     context = Context(task="a." * 30_000)
     for text in ["a." * 30_000, "a" * 60_000, "x@" * 30_000, "http" * 15_000]:
         start = time.perf_counter()
         specialist.evaluate(act(body=text), context)
-        assert time.perf_counter() - start < 1.0
+        assert time.perf_counter() - start < LINEAR_BOUND_S
     # Long trusted texts and many groups, with names that almost match everywhere.
     texts = ["a." * 300_000, "a " * 200_000]
     for how in ["exact", "casefold", "email", "links"]:
@@ -458,7 +463,7 @@ def test_pathological_text_stays_fast():
         for value in ["a." * 30_000, "a" * 60_000, "GB29" + "1" * 30, "x@a.com"]:
             start = time.perf_counter()
             slow.evaluate(act(x=value), Context(task="a " * 30_000))
-            assert time.perf_counter() - start < 1.0, how
+            assert time.perf_counter() - start < LINEAR_BOUND_S, how
 
 
 @given(
