@@ -636,7 +636,8 @@ class Engine:
                     elapsed = time.perf_counter_ns() - run.start_ns
                     self._errored(run, slot, exc, elapsed, recorder)
                 continue
-            started = not future.cancel()
+            # The event loop starts a coroutine at once; cancelling it ends its task.
+            started = not future.cancel() or slot.execution is Execution.ASYNC
             if started and slot.execution is not Execution.ASYNC:
                 # Its thread may never come back: the pool replaces it, and the entry is
                 # not called again while too many of its calls are still out.
