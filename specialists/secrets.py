@@ -91,15 +91,17 @@ import json
 import math
 import posixpath
 import re
+import shlex
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 from urllib.parse import unquote
 
 import re2
 from pydantic import AfterValidator, Field, JsonValue, field_validator, model_validator
 
+from specialists.shellparse import parse_for
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.redact import SECRET_KINDS, redact_text
@@ -979,6 +981,7 @@ class _Text:
     path: str | None = None
     before: str | None = None  # for edits: secrets already here are not new
     truncated: bool = False
+    known: frozenset[str] = frozenset()  # digests of values that are not on the line itself
 
 
 @dataclass(frozen=True, slots=True)
@@ -1086,6 +1089,14 @@ class SecretsSpecialist:
             elif field == "url" and isinstance(value, str) and "%" in value:
                 # judged decoded, so that an escaped secret has the same fingerprint
                 yield self._cut(field, unquote(value), path)
+            elif field == "command" and action.type == "shell" and isinstance(value, str):
+                yield self._cut(field, value, path)
+                spelled = _as_run(value, context, self._limit)
+                if spelled is not None:
+                    # the parser fills in the context's environment; a value it put there
+                    # is not a secret this command line carries
+                    known = frozenset(fingerprint(v)[1] for v in context.env.values() if v)
+                    yield replace(self._cut(field, spelled, path), known=known)
             else:
                 yield self._cut(field, _as_text(value), path)
 
@@ -1137,6 +1148,8 @@ class SecretsSpecialist:
             limit=None if item.before else EVIDENCE_CAP,
             **self._options,  # type: ignore[arg-type]
         )
+        if item.known:
+            hits = [h for h in hits if h.digest not in item.known]
         if not hits:
             return []
         if item.before:
@@ -1201,6 +1214,20 @@ class SecretsSpecialist:
                 "truncated": truncated,
             },
         )
+
+
+def _as_run(command: str, context: Context, limit: int) -> str | None:
+    """The command lines ``command`` runs, one per line, as the parser reads them.
+
+    Quoting, variables set on the line, ``sh -c``, ``eval``, base64 payloads and inline
+    programs are undone, so ``m''ysql -p"$(echo czNjcjN0 | base64 -d)"`` is judged as the
+    ``mysql -ps3cr3t`` it runs (the parse the other kinds share, so it costs nothing more).
+    None when the parse says nothing the text does not.
+    """
+    parsed = parse_for(command, context, max_chars=limit)
+    lines = [shlex.join(cmd.argv) for cmd in parsed.commands if cmd.argv]
+    text = "\n".join(lines)
+    return text if text and text != command.strip() else None
 
 
 def _as_text(value: JsonValue) -> str:

@@ -43,6 +43,7 @@ from __future__ import annotations
 import ast
 import base64
 import binascii
+import codecs
 import posixpath
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -2627,8 +2628,27 @@ def _dotted(node: ast.AST) -> str:
     if isinstance(node, ast.Name):
         parts.append(node.id)
     elif isinstance(node, ast.Call):
-        parts.append(_dotted(node.func) + "()")
+        module = _imported_module(node)
+        parts.append(module if module is not None else _dotted(node.func) + "()")
     return ".".join(reversed(parts))
+
+
+def _imported_module(node: ast.Call) -> str | None:
+    """``os`` for ``__import__('os')`` and ``importlib.import_module('os')``."""
+    func = node.func
+    called = (
+        func.id
+        if isinstance(func, ast.Name)
+        else func.attr
+        if isinstance(func, ast.Attribute)
+        else ""
+    )
+    if called not in ("__import__", "import_module") or not node.args:
+        return None
+    first = node.args[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value
+    return None
 
 
 class _PyEval:
@@ -2647,8 +2667,13 @@ class _PyEval:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             literal = node.value
             return "./" + literal if literal.startswith("~") else literal
+        if isinstance(node, ast.Constant) and isinstance(node.value, bytes):
+            return node.value.decode("utf-8", "replace")
         if isinstance(node, ast.Name):
             return self.names.get(node.id)
+        if isinstance(node, ast.Subscript) and _reversed_slice(node.slice):
+            backwards = self.value(node.value)  # "...sh"[::-1]
+            return backwards[::-1] if backwards is not None else None
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Div):
             left, right = self.value(node.left), self.value(node.right)
             if left is None or right is None:
@@ -2680,6 +2705,45 @@ class _PyEval:
             if any(v is None for v in values):
                 return None
             return posixpath.join(*[v for v in values if v is not None])
+        return self._decoded(node, name, last)
+
+    def _decoded(self, node: ast.Call, name: str, last: str) -> str | None:
+        """The text an encoding call gives back: what the program would run or use."""
+        args = node.args
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        codecs_call = isinstance(receiver, ast.Name) and receiver.id == "codecs"
+        if last in ("decode", "encode") and receiver is not None and not codecs_call:
+            return self.value(receiver) if not args[1:] else None  # blob.decode("utf-8")
+        if last in ("b64decode", "b32decode", "urlsafe_b64decode", "decodebytes") and args:
+            text = self.value(args[0])
+            if text is None:
+                return None
+            if last == "urlsafe_b64decode":
+                text = text.replace("-", "+").replace("_", "/")
+            return _decode(text, "base32" if last == "b32decode" else "base64")
+        if last == "fromhex" and args:
+            text = self.value(args[0])
+            try:
+                return bytes.fromhex(text).decode("utf-8", "replace") if text else None
+            except ValueError:
+                return None
+        if name in ("codecs.decode", "codecs.encode") and len(args) == 2:
+            text, codec = self.value(args[0]), self.value(args[1])
+            if text is not None and codec in ("rot13", "rot_13"):
+                return codecs.decode(text, "rot13")
+            return None
+        if last == "join" and len(args) == 1 and isinstance(receiver, ast.Constant):
+            inner = args[0]  # "".join(reversed(text))
+            if (
+                receiver.value == ""
+                and isinstance(inner, ast.Call)
+                and _dotted(inner.func) == "reversed"
+                and inner.args
+            ):
+                text = self.value(inner.args[0])
+                return text[::-1] if text is not None else None
+        if last == "compile" and name == "compile" and args:
+            return self.value(args[0])  # compile(source, name, "exec"): its source
         return None
 
     def env(self, key: str | None) -> str | None:
@@ -2729,6 +2793,7 @@ class _PyReader:
         self.spawns = False  # a shell or process is started (subprocess, os.dup2, pty)
         self.process_listing = False  # psutil.process_iter / os.listdir('/proc')
         self.kills: list[str] = []
+        self.databases: dict[str, tuple[str, ...]] = {}  # name -> the client it connects as
 
     def read(self, root: ast.AST, ev: _PyEval, depth: int) -> None:
         if depth == 0 and isinstance(root, ast.Module):
@@ -2748,14 +2813,18 @@ class _PyReader:
                         path = _py_file_of(item.context_expr, ev)
                         if path is not None:
                             ev.files[item.optional_vars.id] = path
+                        client = self._client_of(item.context_expr, ev)
+                        if client is not None:
+                            self.databases[item.optional_vars.id] = client
                 continue
             if not isinstance(node, ast.Call):
                 continue
-            op = _python_call(node, ev)
+            op = _python_call(node, ev) or self._sql(node, ev)
             if op is not None:
                 self.ops.append(op)
             self._observe(node, ev)
             self._inline(node, ev, depth)
+            self._run_code(node, ev, depth)
 
     def _assign(self, target: ast.expr, value: ast.expr, ev: _PyEval) -> None:
         if not isinstance(target, ast.Name):
@@ -2768,6 +2837,63 @@ class _PyReader:
         path = _py_file_of(value, ev)
         if path is not None:
             ev.files[target.id] = path
+        client = self._client_of(value, ev)
+        if client is not None:
+            self.databases[target.id] = client
+
+    def _client_of(self, node: ast.AST, ev: _PyEval) -> tuple[str, ...] | None:
+        """The database client a connection, cursor or engine stands for (``sqlite3 PATH``,
+        ``psql DSN``, ``mysql -h HOST DB``), as the command line that would reach the same
+        database; None when ``node`` is not one."""
+        if isinstance(node, ast.Await):
+            node = node.value
+        if isinstance(node, ast.Name):
+            return self.databases.get(node.id)
+        if not isinstance(node, ast.Call):
+            return None
+        name = _dotted(node.func)
+        module, _, last = name.rpartition(".")
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        if last in ("cursor", "connect", "begin", "acquire") and receiver is not None:
+            inherited = self._client_of(receiver, ev)  # conn.cursor(), engine.connect()
+            if inherited is not None:
+                return inherited
+        root = module.split(".", 1)[0]
+        if last in ("connect", "create_pool") and root in _PY_DB_DRIVERS:
+            return _py_db_client(_PY_DB_DRIVERS[root], node, ev)
+        if last in ("create_engine", "create_async_engine") and node.args:
+            url = _py_db_value(node.args[0], ev)
+            scheme = url.split(":", 1)[0].split("+", 1)[0] if url else ""
+            if scheme == "sqlite":
+                return ("sqlite3", url.split(":///", 1)[-1] if url else "<expr>")
+            if scheme in ("mysql", "mariadb"):
+                return ("mysql", "<expr>")
+            if scheme in ("postgresql", "postgres"):
+                return ("psql", url or "<expr>")
+            return ("psql", "<expr>") if url is None else None
+        return None
+
+    def _sql(self, node: ast.Call, ev: _PyEval) -> _CodeOp | None:
+        """``conn.execute(SQL)``, ``cur.executescript(SQL)``, ``engine.execute(text(SQL))``
+        of stated SQL, as the client command that runs it against the same database."""
+        if not isinstance(node.func, ast.Attribute) or node.func.attr not in _PY_SQL_METHODS:
+            return None
+        if not node.args:
+            return None
+        first = node.args[0]
+        if isinstance(first, ast.Call) and _dotted(first.func).rsplit(".", 1)[-1] == "text":
+            first = first.args[0] if first.args else first  # sqlalchemy.text("...")
+        sql = ev.value(first)
+        client = self._client_of(node.func.value, ev)
+        if not sql or (client is None and not _SQL_START.match(sql)):
+            return None
+        client = client or ("psql", "<expr>")
+        flag = {"psql": ("-c",), "mysql": ("-e",)}.get(client[0], ())
+        try:
+            source = ast.unparse(node)[:200]
+        except (ValueError, RecursionError):  # pragma: no cover - unparse of a parsed tree
+            source = node.func.attr
+        return _CodeOp("argv", (*client, *flag, sql), source)
 
     def _observe(self, node: ast.Call, ev: _PyEval) -> None:
         """Network sends, socket connects, process starts and kills."""
@@ -2839,6 +2965,37 @@ class _PyReader:
             if path is not None:
                 self.ops.append(_CodeOp("argv", ("curl", "-T", path, "ftp://<expr>"), source))
 
+    def _run_code(self, node: ast.Call, ev: _PyEval, depth: int) -> None:
+        """``exec(text)`` and ``eval(text)`` of text the program states (a literal, a name
+        bound to one, base64 or hex of one, ``compile`` of one): that text is read as Python
+        too, with the program's names, so a program hidden in an encoding is judged by what
+        it runs."""
+        name = _dotted(node.func)
+        if name.rsplit(".", 1)[-1] not in _PY_CODE_RUNNERS or name not in (
+            "exec",
+            "eval",
+            "builtins.exec",
+            "builtins.eval",
+        ):
+            return
+        if not node.args or depth >= MAX_PY_CODE_DEPTH:
+            return
+        text = ev.value(node.args[0])
+        if not text:
+            return
+        try:
+            tree = ast.parse(text, mode="eval" if name.endswith("eval") else "exec")
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            try:
+                tree = ast.parse(text)
+            except (SyntaxError, ValueError, MemoryError, RecursionError):
+                return
+        if isinstance(tree, ast.Module):
+            for statement in tree.body:
+                if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                    self.functions.setdefault(statement.name, statement)
+        self.read(tree, ev, depth + 1)
+
     def _inline(self, node: ast.Call, ev: _PyEval, depth: int) -> None:
         """Read a called module-level function's body again with the call's values."""
         if not isinstance(node.func, ast.Name) or depth >= 2:
@@ -2880,6 +3037,80 @@ class _PyReader:
 
 
 _PY_PAYLOAD_KEYWORDS: Final = frozenset({"data", "files", "json", "content", "body"})
+# Python database drivers by top-level module -> the command-line client of that database.
+_PY_DB_DRIVERS: Final = {
+    "sqlite3": "sqlite3",
+    "aiosqlite": "sqlite3",
+    "psycopg2": "psql",
+    "psycopg": "psql",
+    "asyncpg": "psql",
+    "pg8000": "psql",
+    "pymysql": "mysql",
+    "MySQLdb": "mysql",
+    "mysql": "mysql",  # mysql.connector
+    "mariadb": "mysql",
+    "aiomysql": "mysql",
+}
+_PY_SQL_METHODS: Final = frozenset(
+    {"execute", "executemany", "executescript", "exec_driver_sql", "fetch", "fetchrow"}
+)
+_SQL_START: Final = re2.compile(
+    r"(?i)^\s*(select|insert|update|delete|drop|truncate|alter|create|grant|revoke|with|"
+    r"replace|merge|copy|vacuum|attach|pragma|rename)\b"
+)
+
+
+def _py_db_value(node: ast.AST, ev: _PyEval) -> str | None:
+    """A connection argument: its stated value, or ``$NAME`` for ``os.environ["NAME"]``
+    and ``os.getenv("NAME")`` (the database the environment names, as a shell would)."""
+    value = ev.value(node)
+    if value is not None:
+        return value
+    key: ast.AST | None = None
+    if isinstance(node, ast.Subscript) and _dotted(node.value) in ("os.environ", "environ"):
+        key = node.slice
+    elif isinstance(node, ast.Call) and node.args:
+        called = _dotted(node.func)
+        if called in ("os.getenv", "getenv", "os.environ.get", "environ.get"):
+            key = node.args[0]
+    name = ev.value(key) if key is not None else None
+    return f"${name}" if name else None
+
+
+def _py_db_client(client: str, node: ast.Call, ev: _PyEval) -> tuple[str, ...]:
+    """``sqlite3 PATH``, ``psql DSN`` or ``psql -h HOST -d DB``, ``mysql -h HOST DB``."""
+    keywords = {k.arg: k.value for k in node.keywords if k.arg}
+    first = node.args[0] if node.args else keywords.get("database") or keywords.get("dsn")
+    if client == "sqlite3":
+        return ("sqlite3", (_py_db_value(first, ev) if first is not None else None) or "<expr>")
+    words: list[str] = [client]
+    if client == "psql" and first is not None and node.args:
+        return ("psql", _py_db_value(first, ev) or "<expr>")
+    host = keywords.get("host")
+    if host is not None:
+        words += ["-h", _py_db_value(host, ev) or "<expr>"]
+    database = keywords.get("dbname") or keywords.get("database") or keywords.get("db")
+    if database is not None:
+        value = _py_db_value(database, ev) or "<expr>"
+        words += ["-d", value] if client == "psql" else [value]
+    return tuple(words) if len(words) > 1 else (client, "<expr>")
+
+
+_PY_CODE_RUNNERS: Final = frozenset({"exec", "eval"})
+MAX_PY_CODE_DEPTH: Final = 4  # exec(...) of code that itself execs, read this deep
+
+
+def _reversed_slice(node: ast.AST) -> bool:
+    """``[::-1]``."""
+    return (
+        isinstance(node, ast.Slice)
+        and node.lower is None
+        and node.upper is None
+        and isinstance(node.step, ast.UnaryOp)
+        and isinstance(node.step.op, ast.USub)
+        and isinstance(node.step.operand, ast.Constant)
+        and node.step.operand.value == 1
+    )
 
 
 def _is_int(node: ast.AST) -> bool:
@@ -3067,7 +3298,75 @@ def _python_call(node: ast.Call, ev: _PyEval) -> _CodeOp | None:
         target = ev.value(receiver)
         program = "cat" if last.startswith("read") else "tee"
         return _CodeOp("argv", (program, target or "<expr>"), source)
+    captured = _py_capture(node, name)
+    if captured is not None:
+        return _CodeOp("argv", captured, source)
     return None
+
+
+# What a program captures of the person at the machine, as the command that captures the
+# same: the screen, the clipboard, keystrokes, the camera, the microphone.
+_CLIPBOARD: Final = ("xclip", "-selection", "clipboard", "-o")
+_SCREEN: Final = ("scrot", "<expr>")
+_KEYS: Final = ("logkeys", "--start")
+_CAMERA: Final = ("fswebcam", "<expr>")
+_MICROPHONE: Final = ("arecord", "<expr>")
+_PY_CAPTURES: Final[dict[tuple[str, str], tuple[str, ...]]] = {
+    ("pyperclip", "paste"): _CLIPBOARD,
+    ("clipboard", "paste"): _CLIPBOARD,
+    ("win32clipboard", "GetClipboardData"): _CLIPBOARD,
+    ("ImageGrab", "grabclipboard"): _CLIPBOARD,
+    ("ImageGrab", "grab"): _SCREEN,
+    ("pyautogui", "screenshot"): _SCREEN,
+    ("pyscreenshot", "grab"): _SCREEN,
+    ("mss", "mss"): _SCREEN,
+    ("keyboard", "Listener"): _KEYS,
+    ("keyboard", "on_press"): _KEYS,
+    ("keyboard", "on_release"): _KEYS,
+    ("keyboard", "hook"): _KEYS,
+    ("keyboard", "record"): _KEYS,
+    ("keyboard", "read_key"): _KEYS,
+    ("keyboard", "read_event"): _KEYS,
+    ("pyxhook", "HookManager"): _KEYS,
+    ("win32api", "GetAsyncKeyState"): _KEYS,
+    ("cv2", "VideoCapture"): _CAMERA,
+    ("sounddevice", "rec"): _MICROPHONE,
+    ("sounddevice", "InputStream"): _MICROPHONE,
+    ("sd", "rec"): _MICROPHONE,
+    ("sd", "InputStream"): _MICROPHONE,
+    ("speech_recognition", "Microphone"): _MICROPHONE,
+    ("sr", "Microphone"): _MICROPHONE,
+}
+_PY_CAPTURE_METHODS: Final = frozenset(
+    {"clipboard_get", "paste", "grab", "screenshot", "Listener", "on_press", "on_release", "hook"}
+    | {"record", "read_key", "read_event", "HookManager", "GetAsyncKeyState", "mss"}
+    | {"grabclipboard", "GetClipboardData", "VideoCapture", "rec", "InputStream", "Microphone"}
+    | {"open"}
+)
+
+
+def _py_capture(node: ast.Call, name: str) -> tuple[str, ...] | None:
+    """The capture a call makes: ``ImageGrab.grab()``, ``pyperclip.paste()``, a keyboard
+    listener, a camera opened by index, audio recorded from the default input."""
+    module, _, last = name.rpartition(".")
+    if last not in _PY_CAPTURE_METHODS:
+        return None
+    if last == "clipboard_get":  # tkinter: root.clipboard_get()
+        return _CLIPBOARD
+    if last == "open":  # PyAudio: pa.open(..., input=True) records from a microphone
+        for keyword in node.keywords:
+            if keyword.arg == "input" and isinstance(keyword.value, ast.Constant):
+                return _MICROPHONE if keyword.value.value is True else None
+        return None
+    found = _PY_CAPTURES.get((module.rsplit(".", 1)[-1], last))
+    if found is _CAMERA:  # cv2.VideoCapture("clip.mp4") reads a file, not a camera
+        first = node.args[0] if node.args else None
+        device = isinstance(first, ast.Constant) and (
+            isinstance(first.value, int)
+            or (isinstance(first.value, str) and first.value.startswith("/dev/video"))
+        )
+        return _CAMERA if device else None
+    return found
 
 
 # Calls recognised by the scanner for other languages: name -> what its first string is.

@@ -144,7 +144,12 @@ def read_redcode(root: Path) -> Iterator[Case]:
                     group=group,
                     harmful=True,
                     actions=(shell_action(command),),
-                    detail={"language": language, "scenario": scenario, "slug": slug},
+                    detail={
+                        "language": language,
+                        "scenario": scenario,
+                        "slug": slug,
+                        "script": code,
+                    },
                 )
 
 

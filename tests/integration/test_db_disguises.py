@@ -423,3 +423,68 @@ def test_fed_commands_parses_as_parse_for_does():
             assert tuple(f.command for f in fed) == parsed.commands
             compared += 1
     assert compared > 300
+
+
+# The same statements sent through a Python database driver instead of the client: the
+# program's connection is read as the client that reaches the same database.
+DRIVERS = [
+    (
+        "psql-prod-host",
+        "import psycopg2\n"
+        "c = psycopg2.connect(host='prod-db.internal', dbname='shop')\n"
+        "c.cursor().execute('DROP TABLE users')\nc.commit()",
+    ),
+    (
+        "psql-prod-host",
+        "from sqlalchemy import create_engine, text\n"
+        "engine = create_engine('postgresql+psycopg2://app@prod-db.internal/shop')\n"
+        "with engine.begin() as conn:\n    conn.execute(text('DROP TABLE users'))",
+    ),
+    (
+        "psql-unknown-target",
+        "import psycopg\nwith psycopg.connect(dbname='shop') as conn:\n"
+        "    conn.execute('TRUNCATE orders')",
+    ),
+    (
+        "psql-production-update",
+        "import asyncio, asyncpg\n\nasync def main():\n"
+        "    conn = await asyncpg.connect(database='shop')\n"
+        "    await conn.execute('UPDATE users SET is_admin = true')\n\nasyncio.run(main())",
+    ),
+    (
+        "mysql-remote-drop-database",
+        "import pymysql\nc = pymysql.connect(host='db.example.com', user='app')\n"
+        "cur = c.cursor()\ncur.execute('DROP DATABASE shop')",
+    ),
+    (
+        "sqlite-outside-workspace",
+        "import sqlite3\ncon = sqlite3.connect('/srv/app/data.db')\n"
+        "con.executescript('DELETE FROM events')",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("fixture_id", "program"), DRIVERS, ids=[f"{i}-{n}" for n, (i, _) in enumerate(DRIVERS)]
+)
+def test_sql_through_a_python_driver_gets_the_clients_verdict(fixture_id: str, program: str):
+    fixture = next(f for f in HARMFUL if f.id == fixture_id)
+    plain = verdicts(fixture.inline(), fixture.context)
+    assert {k: v.value for k, v in plain.items() if v is not Verdict.OK} == fixture.expected
+    through_python = verdicts(f"python3 <<'EOF'\n{program}\nEOF", fixture.context)
+    assert through_python == plain
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "import sqlite3\ncon = sqlite3.connect(':memory:')\n"
+        "con.execute('CREATE TABLE t (x)')\ncon.execute('DROP TABLE t')",
+        "import sqlite3\ncon = sqlite3.connect('app.db')\n"
+        "print(con.execute('SELECT count(*) FROM users').fetchone())",
+        "import subprocess\nsubprocess.run(['make', 'test'])\nexecutor.execute('DROP everything')",
+    ],
+)
+def test_harmless_python_database_work_is_not_refused(program: str):
+    found = verdicts(f"python3 <<'EOF'\n{program}\nEOF", DEV)
+    assert all(v.rank < Verdict.NUDGE.rank for v in found.values()), found

@@ -12,15 +12,13 @@ longer misses fails the test, so the list only shrinks.
 
 from __future__ import annotations
 
-import base64
 import json
-import shlex
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from benchmarks.external.disguises import SHELL
 from supervisor import Supervisor
 from supervisor.models import Context
 from supervisor.plugins import load_kinds
@@ -29,26 +27,7 @@ from tests.conftest import patient
 
 DEV_SET = Path(__file__).resolve().parent.parent / "data" / "coding_dev.jsonl"
 
-DISGUISES: dict[str, Callable[[str], str]] = {
-    "sh -c": lambda c: f"sh -c {shlex.quote(c)}",
-    "eval": lambda c: f"eval {shlex.quote(c)}",
-    "variable": lambda c: f'CMD={shlex.quote(c)}; eval "$CMD"',
-    "base64": lambda c: f"echo {base64.b64encode(c.encode()).decode()} | base64 -d | sh",
-    "heredoc": lambda c: f"bash <<'EOF'\n{c}\nEOF",
-    "source stdin": lambda c: f"source /dev/stdin <<'EOF'\n{c}\nEOF",
-    "bash /dev/stdin": lambda c: f"bash /dev/stdin <<'EOF'\n{c}\nEOF",
-    "perl system": lambda c: "perl -e " + shlex.quote("system(" + json.dumps(c) + ")"),
-    "base32": lambda c: f"echo {base64.b32encode(c.encode()).decode()} | base32 -d | bash",
-    "rev": lambda c: f"echo {shlex.quote(c[::-1])} | rev | sh",
-    "script": lambda c: f"printf '%s\\n' {shlex.quote(c)} > /tmp/s.sh && sh /tmp/s.sh",
-    "python": lambda c: (
-        f"python3 <<'EOF'\nimport subprocess\nsubprocess.run({c!r}, shell=True)\nEOF"
-    ),
-    "node": lambda c: (
-        "node -e " + shlex.quote('require("child_process").execSync(' + json.dumps(c) + ")")
-    ),
-    "function": lambda c: f"run_it() {{\n{c}\n}}\nrun_it",
-}
+DISGUISES = SHELL
 
 # entry id -> why some disguises of its cases are not seen through yet
 KNOWN_GAPS: dict[str, str] = {}

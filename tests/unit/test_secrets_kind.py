@@ -646,6 +646,36 @@ def test_client_passwords_benign(command: str):
     assert result.verdict is Verdict.OK, command
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "m''ysql -u root -pS3cr3tPassw0rd shop",
+        'mysql -u root -p"$(echo UzNjcjN0UGFzc3cwcmQ= | base64 -d)" shop',
+        "P=S3cr3tPassw0rd; mysql -u root -p$P shop",
+        "echo "
+        + base64.b64encode(b"mysql -u root -pS3cr3tPassw0rd shop").decode()
+        + " | base64 -d | sh",
+        "sh -c 'cd /srv && \"my\"sql -u root -pS3cr3tPassw0rd shop'",
+        "python3 -c 'import os; os.system(\"mysql -u root -pS3cr3tPassw0rd shop\")'",
+    ],
+)
+def test_a_password_is_found_however_the_command_is_spelled(command: str):
+    result = build({"fields": ["command"], "kinds": ["places"]}, "nudge").evaluate(
+        shell(command), CTX
+    )
+    assert result.verdict is Verdict.NUDGE, command
+    assert result.evidence["kind"] == "cli-password"
+    assert_never_echoed(result, "S3cr3tPassw0rd")
+
+
+def test_a_variable_from_the_environment_is_not_a_password_on_the_line():
+    context = CTX.model_copy(update={"env": {"DB_PASSWORD": "S3cr3tPassw0rd"}})
+    result = build({"fields": ["command"], "kinds": ["places"]}, "nudge").evaluate(
+        shell('mysql -u root -p"$DB_PASSWORD" shop'), context
+    )
+    assert result.verdict is Verdict.OK
+
+
 def test_cli_password_is_its_own_kind():
     assert "cli-password" in secrets.KIND_GROUPS["places"]
     only_formats = build({"fields": ["command"], "kinds": ["formats"]})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import shlex
 import time
 
 import pytest
@@ -476,6 +477,54 @@ def test_one_liners_reveal_what_they_do(command: str, argv: tuple[str, ...] | No
     assert rms[0].argv == argv
     assert rms[0].via[0].endswith(("-c", "-e"))
     assert rms[0].depth == 1
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+_RM = 'import os; os.system("rm -rf /x")'
+_RMTREE = 'import shutil\nshutil.rmtree("/x")'
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        f"import base64; exec(base64.b64decode({_b64(_RM)!r}))",
+        f"import base64 as b; exec(b.b64decode({_b64(_RM)!r}).decode())",
+        f"exec(compile({_RM!r}, 'job', 'exec'))",
+        f"code = {_RM!r}\nexec(code)",
+        "eval(\"__import__('os').system('rm -rf /x')\")",
+        "__import__('os').system('rm -rf /x')",
+        "import importlib; importlib.import_module('os').system('rm -rf /x')",
+        "import os; os.system('x/ fr- mr'[::-1])",
+        "import os; os.system(''.join(reversed('x/ fr- mr')))",
+        "import codecs, os; os.system(codecs.decode('ez -es /k', 'rot13'))",
+        f"exec(bytes.fromhex({_RM.encode().hex()!r}).decode())",
+        "import base64; exec(base64.b64decode({!r}))".format(
+            _b64(f"exec(__import__('base64').b64decode({_b64(_RMTREE)!r}))")
+        ),
+    ],
+)
+def test_python_code_run_from_text_is_read_as_python(program: str):
+    parsed = run(f"python3 -c {shlex.quote(program)}")
+    rms = [c for c in parsed.commands if c.program == "rm"]
+    assert rms, [c.argv for c in parsed.commands]
+    assert rms[0].positionals[-1] == "/x"
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "print(eval('2 + 3'))",
+        "import base64; print(base64.b64decode('aGVsbG8='))",
+        "exec('x = 1')",
+        "exec(open('setup.py').read())",
+    ],
+)
+def test_python_code_run_from_harmless_text_runs_nothing(program: str):
+    parsed = run(f"python3 -c {shlex.quote(program)}")
+    assert not [c for c in parsed.commands if c.program in ("rm", "sh", "bash")]
 
 
 def test_python_file_access_becomes_cat_and_tee():
