@@ -7,9 +7,13 @@ program's grammar says that this word is a secret. :func:`secret_spans` reads te
 ``VAR=value`` assignments) and returns the spans of the text that hold such secrets; the
 caller (:mod:`supervisor.redact`) masks them.
 
-The reader is a single left-to-right pass (a script given to ``sh -c`` is read again, at most
-:data:`MAX_DEPTH` levels deep), so agent input costs linear time. It never raises: text that
-is not a command is words like any other, and an unclosed quote runs to the end.
+Only the lines that name one of the programs (or assign a sensitive variable) are read: from
+the line's start, for prefixes and quotes, and from the program's name, for a command quoted
+in prose ("Do not run docker login -p …"), at most 16 times a line. Each reading is a single
+left-to-right pass; a script inside a word (``sh -c '…'``, ``echo "…"``) is read again, at
+most :data:`MAX_DEPTH` levels deep; so agent input costs linear time. It never raises: text
+that is not a command is words like any other, and an unclosed quote runs to the line's end
+(or the text's).
 """
 
 from __future__ import annotations
