@@ -25,14 +25,14 @@ Parsing uses three strategies, cheapest first:
 
 1. a small exact tokenizer for plain command lines (words, quotes, expansions, redirects,
    here-documents, ``;`` ``&&`` ``||`` ``|`` ``&``): most agent commands never need more;
-2. ``bashlex``, a real bash parser, for anything with compound syntax (subshells, groups,
-   ``if``/``for``/``while``, functions);
-3. when bashlex cannot parse the text (or the text is too large for it), a conservative
+2. tree-sitter's bash grammar (:mod:`specialists.bashtree`), a real parser, for anything
+   with compound syntax (subshells, groups, ``if``/``for``/``while``/``case``, functions);
+3. when that parse has a syntax error (or the text is too large for it), a conservative
    tokenizer that splits on the same operators and on parentheses and drops reserved words.
    Commands found that way carry ``fallback=True`` and so does the :class:`ParsedShell`.
 
-Cost is bounded: the input is cut at ``max_chars`` (``truncated`` is then set), bashlex only
-sees texts up to :data:`BASHLEX_MAX_CHARS`, nesting stops at ``max_depth``, at most
+Cost is bounded: the input is cut at ``max_chars`` (``truncated`` is then set), the parser
+only sees texts up to :data:`PARSER_MAX_CHARS`, nesting stops at ``max_depth``, at most
 ``max_commands`` commands are produced, and the total text parsed and the length of every
 expanded word are capped. No backtracking regex runs on the command: scanning uses string
 methods, and globs are matched with RE2.
@@ -53,6 +53,8 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
 
 import re2
 
+from specialists import bashtree
+from specialists.bashtree import REDIRECT_OPS, RawCommand, RawRedirect
 from specialists.winshell import WINDOWS_PROGRAMS, is_drive_path, windows_ops, windows_path
 
 if TYPE_CHECKING:
@@ -91,9 +93,9 @@ def _names(text: str) -> frozenset[str]:
 DEFAULT_MAX_CHARS: Final = 65_536
 DEFAULT_MAX_DEPTH: Final = 5
 DEFAULT_MAX_COMMANDS: Final = 500
-# bashlex costs ~7 µs per character: it sees at most this many characters per parse (in all
-# nested texts together); beyond that the conservative tokenizer is used.
-BASHLEX_MAX_CHARS: Final = 8_192
+# The real parser sees at most this many characters per parse (in all nested texts
+# together); beyond that the conservative tokenizer is used.
+PARSER_MAX_CHARS: Final = 8_192
 # Nested texts (sh -c strings, substitutions, decoded payloads) may add this much to twice
 # the input's length before parsing stops and ``truncated`` is set.
 NESTED_EXTRA_CHARS: Final = 16_384
@@ -142,7 +144,7 @@ _RESERVED: Final = _names(
     "} (( ! time in ]]"
 )
 # Reserved words whose whole segment (up to the next separator) is a header, not a command.
-_HEADER_WORDS: Final = frozenset({"for", "select", "case", "function", "coproc"})
+_HEADER_WORDS: Final = frozenset({"for", "select", "case", "function"})
 
 
 class _NotSimple(Exception):
@@ -1353,26 +1355,12 @@ def _read_heredoc(text: str, i: int, delim: str, strip: bool) -> tuple[str, int]
 # The tokenizer (exact for plain command lines; conservative in fallback mode)
 
 
-@dataclass(slots=True)
-class _RawRedirect:
-    op: str  # with the fd number as written, e.g. "2>" or ">"
-    target: str  # raw target word; for "<<", the body; for "<<<", the raw word
-    heredoc: bool = False
-
-
-@dataclass(slots=True)
-class _RawCmd:
-    words: list[str]
-    redirects: list[_RawRedirect]
-    source: str
-
-
 class _Tok(NamedTuple):
     kind: str  # "w" word, "op" operator, "r" redirect
     text: str
     start: int
     end: int
-    redirect: _RawRedirect | None = None
+    redirect: RawRedirect | None = None
 
 
 def _word_end(text: str, i: int, strict: bool, in_test: bool = False) -> int:
@@ -1429,13 +1417,10 @@ def _word_end(text: str, i: int, strict: bool, in_test: bool = False) -> int:
     return min(i, n)
 
 
-_REDIRECT_OPS: Final = ("<<<", "<<-", "&>>", "<<", ">>", "<>", ">|", ">&", "<&", "&>", "<", ">")
-
-
 def _lex(text: str, strict: bool) -> list[_Tok]:
     """Tokens of ``text``; raises _NotSimple in strict mode on syntax it does not model."""
     toks: list[_Tok] = []
-    pending: list[_RawRedirect] = []
+    pending: list[RawRedirect] = []
     n = len(text)
     i = 0
     command_start = True
@@ -1489,14 +1474,14 @@ def _lex(text: str, strict: bool) -> list[_Tok]:
         while j < n and text[j].isdigit():
             j += 1
         if j < n and text[j] in "<>&" and not (text[j] in "<>" and text.startswith("(", j + 1)):
-            op = next((o for o in _REDIRECT_OPS if text.startswith(o, j)), "")
+            op = next((o for o in REDIRECT_OPS if text.startswith(o, j)), "")
             if op and not (op.startswith("&") and j > i):
                 k = j + len(op)
                 while k < n and text[k] in " \t":
                     k += 1
                 end = _word_end(text, k, strict) if k < n else k
                 target = text[k:end]
-                redirect = _RawRedirect(text[i:j] + op, target)
+                redirect = RawRedirect(text[i:j] + op, target)
                 if op in ("<<", "<<-"):
                     redirect.target = target.replace("'", "").replace('"', "").replace("\\", "")
                     pending.append(redirect)
@@ -1563,12 +1548,12 @@ def _is_assignment(word: str) -> str | None:
     return None
 
 
-def _segments(toks: list[_Tok], text: str, fallback: bool) -> list[list[_RawCmd]]:
+def _segments(toks: list[_Tok], text: str, fallback: bool) -> list[list[RawCommand]]:
     """Pipelines of raw commands, in order."""
-    pipelines: list[list[_RawCmd]] = []
-    current: list[_RawCmd] = []
+    pipelines: list[list[RawCommand]] = []
+    current: list[RawCommand] = []
     words: list[str] = []
-    redirects: list[_RawRedirect] = []
+    redirects: list[RawRedirect] = []
     start = -1
     end = -1
     skipping_header = False
@@ -1577,11 +1562,13 @@ def _segments(toks: list[_Tok], text: str, fallback: bool) -> list[list[_RawCmd]
         nonlocal words, redirects, start, skipping_header
         if fallback:
             while words and words[0] in _RESERVED and words[0] not in _HEADER_WORDS:
+                if words[0] == "coproc" and words[2:3] == ["{"]:
+                    words.pop(1)  # coproc NAME { …: the name is no command
                 words.pop(0)
             if words and words[0] in _HEADER_WORDS:
                 words, redirects = [], []
         if words or redirects:
-            current.append(_RawCmd(words, redirects, text[start:end] if start >= 0 else ""))
+            current.append(RawCommand(words, redirects, text[start:end] if start >= 0 else ""))
         words, redirects, start = [], [], -1
         skipping_header = False
 
@@ -1801,9 +1788,9 @@ class _State:
     # Files written earlier on the line with known content (echo ... > x.sh): shared by
     # every copy, since the filesystem outlives subshells.
     files: dict[str, str] = field(default_factory=dict)
-    # Shell functions defined earlier (name -> body nodes and the text they index into):
-    # a call runs the body with the call's words as positional parameters.
-    functions: dict[str, tuple[tuple[Any, ...], str]] = field(default_factory=dict)
+    # Shell functions defined earlier (name -> body): a call runs the body with the call's
+    # words as positional parameters.
+    functions: dict[str, tuple[bashtree.Node, ...]] = field(default_factory=dict)
 
     def copy(self) -> _State:
         return _State(
@@ -2304,6 +2291,7 @@ _PREFIXES: Final[dict[str, _PrefixSpec]] = {
     "caffeinate": _PrefixSpec(frozenset("tw"), frozenset()),
     "strace": _PrefixSpec(frozenset("oepEsuS"), frozenset()),
     "setsid": _PrefixSpec(frozenset(), frozenset()),
+    "coproc": _PrefixSpec(frozenset(), frozenset()),  # coproc CMD (tree-sitter reads it so)
     "nocorrect": _PrefixSpec(frozenset(), frozenset()),
     "noglob": _PrefixSpec(frozenset(), frozenset()),
     "!": _PrefixSpec(frozenset(), frozenset()),
@@ -3504,7 +3492,7 @@ class _Parser:
         self.max_depth = max_depth
         self.max_commands = max_commands
         self.budget = budget
-        self.bashlex_budget = BASHLEX_MAX_CHARS  # characters bashlex may see, in total
+        self.parser_budget = PARSER_MAX_CHARS  # characters the real parser may see, in total
         self.expansion_budget = budget  # characters variables and substitutions may add
         self.commands: list[SimpleCommand] = []
         self.assigned: list[tuple[str, str]] = []
@@ -3565,19 +3553,16 @@ class _Parser:
             pass
         else:
             return self._run_segments(_segments(toks, text, False), state, scope)
-        bashlex_ok = len(text) <= self.bashlex_budget
-        if bashlex_ok and text.count("(") < 128 and text.count("`") < 128:
-            self.bashlex_budget -= len(text)
+        if len(text) <= self.parser_budget:
+            self.parser_budget -= len(text)
             try:
-                nodes = _bashlex().parse(text, expansionlimit=self.max_depth)
-            except _Budget:
-                raise
-            except Exception as exc:  # noqa: BLE001 - bashlex raises many types on odd input
-                self.errors.append(f"bashlex: {type(exc).__name__}: {str(exc)[:120]}")
+                nodes = bashtree.read(text)
+            except bashtree.SyntaxTrouble as exc:
+                self.errors.append(f"tree-sitter: {exc}"[:160])
             else:
-                return self._walk_nodes(nodes, text, state, scope)
+                return self._walk_nodes(nodes, state, scope)
         else:
-            self.errors.append("too large or too nested for bashlex")
+            self.errors.append("too large for the parser")
         self.fallback = True
         toks = _lex(text, strict=False)
         scope = scope._replace(fallback=True)
@@ -3611,7 +3596,7 @@ class _Parser:
 
     def _run_segments(
         self,
-        pipelines: list[list[_RawCmd]],
+        pipelines: list[list[RawCommand]],
         state: _State,
         scope: _Scope,
     ) -> list[list[SimpleCommand]]:
@@ -3622,7 +3607,7 @@ class _Parser:
 
     def _pipeline(
         self,
-        parts: Sequence[_RawCmd | Callable[[_State], None]],
+        parts: Sequence[RawCommand | Callable[[_State], None]],
         state: _State,
         scope: _Scope,
     ) -> list[SimpleCommand]:
@@ -3633,7 +3618,7 @@ class _Parser:
         previous: SimpleCommand | None = None  # the command of the part just before
         for part in parts:
             st = state if alone else state.copy()
-            if not isinstance(part, _RawCmd):
+            if not isinstance(part, RawCommand):
                 part(st)
                 upstream = [SimpleCommand(program="(…)", argv=("(…)",))]
                 static = None
@@ -3668,122 +3653,72 @@ class _Parser:
 
     def _walk_nodes(
         self,
-        nodes: Iterable[Any],
-        text: str,
+        nodes: Iterable[bashtree.Node],
         state: _State,
         scope: _Scope,
     ) -> list[list[SimpleCommand]]:
         out: list[list[SimpleCommand]] = []
         for node in nodes:
-            out.extend(self._walk(node, text, state, scope))
+            out.extend(self._walk(node, state, scope))
         return out
 
     def _walk(
         self,
-        node: Any,
-        text: str,
+        node: bashtree.Node,
         state: _State,
         scope: _Scope,
     ) -> list[list[SimpleCommand]]:
-        kind = getattr(node, "kind", "")
-        if kind == "list":
-            return self._walk_nodes(getattr(node, "parts", ()), text, state, scope)
-        if kind == "command":
-            return [self._pipeline([_raw_from_node(node, text)], state, scope)]
-        if kind == "pipeline":
-            parts: list[_RawCmd | Callable[[_State], None]] = []
-            for part in node.parts:
-                part_kind = getattr(part, "kind", "")
-                if part_kind == "command":
-                    parts.append(_raw_from_node(part, text))
-                elif part_kind not in ("pipe", "reservedword"):
-                    parts.append(self._deferred(part, text, scope))
-            return [self._pipeline(parts, state, scope)]
-        if kind == "compound":
-            inner = [p for p in node.list if getattr(p, "kind", "") != "reservedword"]
-            words = [
-                getattr(p, "word", "")
-                for p in node.list
-                if getattr(p, "kind", "") == "reservedword"
+        if isinstance(node, RawCommand):
+            return [self._pipeline([node], state, scope)]
+        if isinstance(node, bashtree.Pipeline):
+            parts = [
+                p if isinstance(p, RawCommand) else self._deferred(p, scope) for p in node.parts
             ]
-            st = state.copy() if words[:1] == ["("] else state
-            result = self._walk_nodes(inner, text, st, scope)
-            redirects = [_raw_redirect(r, text) for r in getattr(node, "redirects", ()) or ()]
-            if redirects:
-                raw = _RawCmd([], [r for r in redirects if r is not None], _slice(text, node))
-                self._pipeline([raw], state, scope)
+            return [self._pipeline(parts, state, scope)]
+        if isinstance(node, bashtree.Group):
+            result = self._walk_nodes(node.body, state.copy() if node.subshell else state, scope)
+            if node.redirects is not None:
+                self._pipeline([node.redirects], state, scope)
             return result
-        if kind == "for":
-            return self._walk_for(node, text, state, scope)
-        if kind in ("if", "while", "until"):
-            inner = [p for p in node.parts if getattr(p, "kind", "") not in ("reservedword",)]
-            return self._walk_nodes(inner, text, state, scope)
-        if kind == "function":
-            body = tuple(p for p in node.parts if getattr(p, "kind", "") == "compound")
-            names = [getattr(p, "word", "") for p in node.parts if getattr(p, "kind", "") == "word"]
-            if names and names[0] and len(state.functions) < MAX_FUNCTIONS:
-                state.functions[names[0]] = (body, text)
-            # Read once as defined, its parameters unknown (not unset: "$1" is not empty).
-            defined = state.copy()
-            defined.dynamic.update(_POSITIONAL)
-            self._walk_nodes(body, text, defined, scope)
-            return []
+        if isinstance(node, bashtree.Loop):
+            return self._walk_for(node, state, scope)
+        if node.name and len(state.functions) < MAX_FUNCTIONS:
+            state.functions[node.name] = node.body
+        # Read once as defined, its parameters unknown (not unset: "$1" is not empty).
+        defined = state.copy()
+        defined.dynamic.update(_POSITIONAL)
+        self._walk_nodes(node.body, defined, scope)
         return []
 
-    def _deferred(
-        self,
-        node: Any,
-        text: str,
-        scope: _Scope,
-    ) -> Callable[[_State], None]:
+    def _deferred(self, node: bashtree.Node, scope: _Scope) -> Callable[[_State], None]:
         def run(state: _State) -> None:
-            self._walk(node, text, state, scope)
+            self._walk(node, state, scope)
 
         return run
 
     def _walk_for(
         self,
-        node: Any,
-        text: str,
+        node: bashtree.Loop,
         state: _State,
         scope: _Scope,
     ) -> list[list[SimpleCommand]]:
-        parts = list(node.parts)
-        var = ""
         items: list[str] = []
-        body: list[Any] = []
-        phase = "var"
-        dynamic = False  # some item is another command's output: the loop variable is unknown
-        for part in parts:
-            part_kind = getattr(part, "kind", "")
-            word = getattr(part, "word", "")
-            if part_kind == "reservedword":
-                if word == "in":
-                    phase = "items"
-                elif word == "do":
-                    phase = "body"
-                elif word in (";", "\n") and phase == "items":
-                    phase = "wait"
-                continue
-            if phase == "var" and part_kind == "word":
-                var = word
-            elif phase == "items" and part_kind == "word":
-                expanded = self._expand_words([_slice(text, part)], state, scope)
-                items.extend(expanded.fields)
-                dynamic = dynamic or expanded.dynamic
-            elif phase == "body":
-                body.append(part)
+        dynamic = node.items is None  # no "in": the positional parameters, not known
+        if node.items is not None:
+            expanded = self._expand_words(node.items, state, scope)
+            items = expanded.fields
+            dynamic = expanded.dynamic
         if not items:
-            items = [f"${var}"]
+            items = [f"${node.var}"]
             dynamic = True
         out: list[list[SimpleCommand]] = []
         for item in items[:MAX_LOOP_ITEMS]:
-            state.vars[var] = item
+            state.vars[node.var] = item
             if dynamic:
-                state.dynamic.add(var)
+                state.dynamic.add(node.var)
             else:
-                state.dynamic.discard(var)
-            out.extend(self._walk_nodes(body, text, state, scope))
+                state.dynamic.discard(node.var)
+            out.extend(self._walk_nodes(node.body, state, scope))
         return out
 
     # One command -------------------------------------------------------------------------
@@ -3811,7 +3746,7 @@ class _Parser:
 
     def _command(
         self,
-        raw: _RawCmd,
+        raw: RawCommand,
         state: _State,
         scope: _Scope,
         upstream: list[SimpleCommand],
@@ -4039,8 +3974,7 @@ class _Parser:
             self._find_exec(cmd, child, scope)
         function = state.functions.get(cmd.argv[0]) if cmd.argv else None
         if function is not None and scope.depth < self.max_depth:
-            body, text = function
-            self._walk_nodes(body, text, child.called(cmd.argv[1:]), scope.nest(f"{program}()"))
+            self._walk_nodes(function, child.called(cmd.argv[1:]), scope.nest(f"{program}()"))
         for family, code in nested:
             if cmd.code_from and code.lstrip().startswith(("$(", "`")):
                 continue  # the program text is another command's output: not known
@@ -4144,7 +4078,7 @@ class _Parser:
                         sub.append(argv[j].replace("{}", items[0]))
                     j += 1
                 if sub:
-                    raw = _RawCmd([_quote(w) for w in sub], [], " ".join(sub))
+                    raw = RawCommand([_quote(w) for w in sub], [], " ".join(sub))
                     before = len(self.commands)
                     made = self._command(
                         raw,
@@ -4174,7 +4108,7 @@ class _Parser:
 
     def _redirects(
         self,
-        raws: list[_RawRedirect],
+        raws: list[RawRedirect],
         state: _State,
         scope: _Scope,
     ) -> tuple[list[Redirect], str | None]:
@@ -4208,20 +4142,12 @@ class _Parser:
         self.commands.append(cmd)
 
 
-def _bashlex() -> Any:
-    """bashlex, imported on first use: building its parser tables takes ~150 ms, and plain
-    command lines never need it. Kinds call :func:`preload` when they are built."""
-    import bashlex
-
-    return bashlex
-
-
 def preload() -> None:
-    """Import the real parser now (~150 ms), so that no evaluation pays for it.
+    """Load the real parser's grammar now, so that no evaluation pays for it.
 
     Specialist kinds call this when they build a specialist, at taxonomy load time.
     """
-    _bashlex()
+    bashtree.preload()
 
 
 def _decode_utf16(text: str) -> str | None:
@@ -4278,46 +4204,6 @@ def _pipeline_output(cmds: list[SimpleCommand]) -> str | None:
     return output
 
 
-def _slice(text: str, node: Any) -> str:
-    pos = getattr(node, "pos", None)
-    if isinstance(pos, tuple) and len(pos) == 2:
-        start, end = pos
-        if isinstance(start, int) and isinstance(end, int) and 0 <= start <= end <= len(text):
-            return text[start:end]
-    return str(getattr(node, "word", ""))
-
-
-def _raw_redirect(node: Any, text: str) -> _RawRedirect | None:
-    if getattr(node, "kind", "") != "redirect":
-        return None
-    op = str(getattr(node, "type", ">"))
-    fd = getattr(node, "input", None)
-    prefix = str(fd) if isinstance(fd, int) else ""
-    heredoc = getattr(node, "heredoc", None)
-    if heredoc is not None:
-        body = str(getattr(heredoc, "value", ""))
-        body = body.rsplit("\n", 1)[0] + "\n" if "\n" in body else ""
-        return _RawRedirect(prefix + op, body, True)
-    output = getattr(node, "output", None)
-    if isinstance(output, int):
-        return _RawRedirect(prefix + op, str(output))
-    return _RawRedirect(prefix + op, _slice(text, output) if output is not None else "")
-
-
-def _raw_from_node(node: Any, text: str) -> _RawCmd:
-    words: list[str] = []
-    redirects: list[_RawRedirect] = []
-    for part in getattr(node, "parts", ()):
-        kind = getattr(part, "kind", "")
-        if kind in ("word", "assignment"):
-            words.append(_slice(text, part))
-        elif kind == "redirect":
-            redirect = _raw_redirect(part, text)
-            if redirect is not None:
-                redirects.append(redirect)
-    return _RawCmd(words, redirects, _slice(text, node))
-
-
 # --------------------------------------------------------------------------------------
 # What each command reads: stdin and files written earlier on the line
 
@@ -4352,7 +4238,7 @@ class _FeedParser(_Parser):
 
     def _command(
         self,
-        raw: _RawCmd,
+        raw: RawCommand,
         state: _State,
         scope: _Scope,
         upstream: list[SimpleCommand],

@@ -381,7 +381,7 @@ def test_reason_mentions_nesting_and_evidence_is_complete():
 
 
 def test_fallback_is_flagged_in_evidence():
-    result = run(FORCE, "case x in x) git push -f origin main;; esac")
+    result = run(FORCE, "if true; then git push -f origin main")  # no fi: did not parse
     assert result.verdict is Verdict.BLOCK
     assert result.evidence["fallback"] is True
     assert result.confidence < 1.0

@@ -18,7 +18,7 @@ def test_all_is_sorted_and_resolves():
 def test_import_is_cheap():
     code = (
         "import sys, supervisor;"
-        "heavy = [m for m in ('sklearn', 'httpx', 'sqlglot', 'libcst', 'pluggy', 'pydantic')"
+        "heavy = [m for m in ('sklearn', 'httpx', 'sqlglot', 'pluggy', 'pydantic')"
         " if m in sys.modules];"
         "print(','.join(heavy))"
     )

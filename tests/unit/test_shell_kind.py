@@ -354,7 +354,7 @@ def test_without_a_workspace_absolute_targets_are_outside():
 
 def test_fallback_is_reported_and_can_change_the_verdict():
     config = {**RECURSIVE_DELETE, "verdict_when_fallback": "flag"}
-    result = judge(config, "case x in x) rm -rf ~;; esac")
+    result = judge(config, "if true; then rm -rf ~")  # no fi: did not parse
     assert result.verdict is Verdict.FLAG
     assert result.evidence["fallback"] is True
     assert result.confidence < 1.0

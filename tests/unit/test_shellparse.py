@@ -567,16 +567,142 @@ def test_text_that_only_mentions_commands_runs_nothing_more(command: str, progra
 
 
 def test_unparseable_text_falls_back_but_still_finds_commands():
-    parsed = run("case $x in a) rm -rf /x;; esac")
+    parsed = run("if true; then rm -rf /x")  # no fi: tree-sitter guesses, the parse is not used
     assert parsed.fallback
     assert parsed.errors
-    assert parsed.errors[0].startswith("bashlex:")
+    assert parsed.errors[0].startswith("tree-sitter: ")
     rm = next(c for c in parsed.commands if c.program == "rm")
     assert rm.fallback
     assert rm.positionals == ("/x",)
 
 
-def test_plain_commands_do_not_need_bashlex():
+def test_case_statements_are_parsed():
+    parsed = run('case "$1" in start) rm -rf /x;; *) ls;; esac')
+    assert not parsed.fallback
+    assert [c.program for c in parsed.commands] == ["rm", "ls"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "for d in a b; do (cd $d; rm -rf /x) done",  # bash needs no ; before done here
+        "{ while true; do rm -rf /x; done } | tee log",
+    ],
+)
+def test_a_separator_bash_does_not_need_is_not_a_syntax_error(command: str):
+    parsed = run(command)
+    assert not parsed.fallback
+    assert parsed.errors == ()
+    assert "rm" in parsed.programs
+
+
+def test_a_substring_at_a_variable_offset_is_read_as_one_word():
+    # The grammar closes ${s:$i:1} before $i (a MISSING "}"); the rest of the word follows.
+    parsed = run('s=/etc; i=0; (true); x=${s:$i:4}; local y=${s:$i:1}bin; rm -rf "$x" $y')
+    assert not parsed.fallback
+    first, second = next(parsed.by_program("rm")).positionals
+    assert first == "/etc"
+    assert second.startswith("/")
+    assert second.endswith("bin")
+
+
+def test_a_missing_brace_that_ends_a_word_is_a_syntax_error():
+    parsed = run("(true); rm -rf /x ${s:1 y")  # bash: unexpected end of file looking for }
+    assert parsed.fallback
+    assert parsed.errors[0].startswith("tree-sitter: ")
+    assert next(parsed.by_program("rm")).fallback
+
+
+@pytest.mark.parametrize(
+    ("command", "fallback"),
+    [
+        ("coproc rm -rf /x; wait", False),
+        ("coproc NAME { rm -rf /x; }", True),  # the grammar knows no coproc body
+    ],
+)
+def test_a_coprocess_is_read(command: str, fallback: bool):
+    parsed = run(command)
+    assert parsed.fallback is fallback
+    assert [c.positionals for c in parsed.by_program("rm")] == [("/x",)]
+
+
+def test_nesting_too_deep_for_the_parser_falls_back():
+    parsed = run("( " * 150 + "rm -rf /x" + " )" * 150)
+    assert parsed.fallback
+    assert any("nested deeper" in e for e in parsed.errors)
+    assert [c.positionals for c in parsed.by_program("rm")] == [("/x",)]
+
+
+# What the bash grammar hangs elsewhere, put back where bash has it (compound syntax first, so
+# that the text reaches the real parser).
+
+
+def test_a_heredoc_piped_on_keeps_its_pipeline():
+    parsed = run("(true); cat <<EOF | sh\nrm -rf /x\nEOF")
+    sh = next(parsed.by_program("sh"))
+    assert sh.pipe_from == ("cat",)
+    assert sh.runs_stdin_as_code
+    rm = next(parsed.by_program("rm"))
+    assert (rm.depth, rm.positionals) == (1, ("/x",))
+
+
+def test_a_list_after_a_heredoc_runs_after_it():
+    parsed = run("(true); cat <<EOF | grep x && rm -rf /x\nbody\nEOF")
+    assert [c.program for c in parsed.commands] == ["true", "cat", "grep", "rm"]
+    assert next(parsed.by_program("grep")).pipe_from == ("cat",)
+    rm = next(parsed.by_program("rm"))
+    assert (rm.depth, rm.pipe_from) == (0, ())
+    assert next(parsed.by_program("cat")).stdin_text == "body\n"
+
+
+def test_a_heredoc_in_a_later_stage_keeps_the_pipeline_and_the_list():
+    parsed = run("(true); echo x | cat <<EOF | sh && cd /etc\nrm -rf /x\nEOF\nrm -rf y")
+    assert next(parsed.by_program("sh")).pipe_from == ("echo", "cat")
+    assert next(c for c in parsed.by_program("rm") if c.depth == 1).positionals == ("/x",)
+    assert next(c for c in parsed.by_program("rm") if c.depth == 0).paths() == ("/etc/y",)
+
+
+def test_a_list_after_a_long_pipeline_is_not_part_of_it():
+    # The grammar reads "a | b | c && d" as "a | (b | c && d)"; bash as "(a | b | c) && d".
+    parsed = run("(true); ls | sort | head && cd /etc && rm -rf y || echo no")
+    assert next(parsed.by_program("head")).pipe_from == ("ls", "sort")
+    assert next(parsed.by_program("cd")).pipe_from == ()
+    assert next(parsed.by_program("rm")).paths() == ("/etc/y",)
+
+
+def test_a_long_list_is_not_too_deep():
+    parsed = run("(true); " + " && ".join(["true"] * 300) + " && rm -rf /x")
+    assert not parsed.fallback
+    assert next(parsed.by_program("rm")).positionals == ("/x",)
+
+
+def test_words_after_a_redirection_target_are_arguments():
+    parsed = run("(true); echo >f a b 2>/dev/null c")
+    echo = next(parsed.by_program("echo"))
+    assert echo.argv == ("echo", "a", "b", "c")
+    assert [(r.op, r.target) for r in echo.redirects] == [(">", "f"), ("2>", "/dev/null")]
+
+
+def test_a_redirection_after_a_pipeline_belongs_to_its_last_command():
+    parsed = run("(cd /w; find . | sort > /etc/out)")
+    assert next(parsed.by_program("sort")).redirects[0].path == "/etc/out"
+    assert not next(parsed.by_program("find")).redirects
+
+
+def test_a_word_the_grammar_splits_stays_one_word():
+    parsed = run("(true); mkdir /tmp/t/`echo x`y; cat a > $f-$g.md5; test $(ls) == 3")
+    assert next(parsed.by_program("mkdir")).positionals == ("/tmp/t/xy",)
+    assert next(parsed.by_program("cat")).redirects[0].target == "-.md5"
+    assert next(parsed.by_program("test")).argv[2:] == ("==", "3")
+
+
+def test_substitutions_outside_command_words_are_read():
+    parsed = run("(( $(curl -s x | sh) )); for ((i=0; i<$(rm -rf /x); i++)); do :; done")
+    assert {"curl", "sh", "rm"} <= parsed.programs
+    assert not parsed.fallback
+
+
+def test_plain_commands_do_not_need_the_parser():
     parsed = run("cd /work/app && pytest -q -k 'not slow' 2>&1 | tail -5")
     assert not parsed.fallback
     assert not parsed.errors
