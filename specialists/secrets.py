@@ -979,7 +979,7 @@ class _Text:
     path: str | None = None
     before: str | None = None  # for edits: secrets already here are not new
     truncated: bool = False
-    known: frozenset[str] = frozenset()  # digests of values that are not on the line itself
+    known: tuple[str, ...] = ()  # values the line does not carry itself (the environment's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1093,7 +1093,7 @@ class SecretsSpecialist:
                 if spelled is not None:
                     # the parser fills in the context's environment; a value it put there
                     # is not a secret this command line carries
-                    known = frozenset(fingerprint(v)[1] for v in context.env.values() if v)
+                    known = tuple(v for v in context.env.values() if v)
                     yield replace(self._cut(field, spelled, path), known=known)
             else:
                 yield self._cut(field, _as_text(value), path)
@@ -1146,8 +1146,9 @@ class SecretsSpecialist:
             limit=None if item.before else EVIDENCE_CAP,
             **self._options,  # type: ignore[arg-type]
         )
-        if item.known:
-            hits = [h for h in hits if h.digest not in item.known]
+        if item.known and hits:  # hashed only when there is something to compare
+            filled = {fingerprint(value)[1] for value in item.known}
+            hits = [h for h in hits if h.digest not in filled]
         if not hits:
             return []
         if item.before:
