@@ -45,6 +45,7 @@ import base64
 import binascii
 import codecs
 import posixpath
+import string
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -230,6 +231,8 @@ class SimpleCommand:
         pipe_to: the words of the command this one's output is piped into (``docker login
             --password-stdin`` for the ``echo`` of ``echo $T | docker login
             --password-stdin``), prefixes stripped; empty when it is not piped on.
+        pipe_sinks: the programs further down the same pipeline, after ``pipe_to``'s
+            (``gzip``, ``curl`` for the ``cat`` of ``cat f | base64 | gzip | curl …``).
         stdin_args: further arguments come from stdin (``xargs``).
         synthetic: derived from code rather than written as a shell command (the
             ``rm -r /x`` that ``python -c 'shutil.rmtree("/x")'`` amounts to).
@@ -259,6 +262,7 @@ class SimpleCommand:
     filtered: bool = False
     pipe_from: tuple[str, ...] = ()
     pipe_to: tuple[str, ...] = ()
+    pipe_sinks: tuple[str, ...] = ()
     stdin_args: bool = False
     synthetic: bool = False
     fallback: bool = False
@@ -1007,6 +1011,7 @@ class PathEffect(NamedTuple):
     path: str
     command: SimpleCommand
     glob: bool = False
+    tree: bool = False  # a read of everything below the path (tar, zip -r, cp -r, grep -r)
 
 
 _READERS: Final = _names(
@@ -1037,11 +1042,14 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
     cwd = command.cwd
 
     globs = command.glob_words
+    # operands from xargs or a filtered find -exec are what was selected, not whole trees
+    derived = command.stdin_args or command.filtered
 
-    def add(mode: str, word: str, glob: bool = False) -> None:
+    def add(mode: str, word: str, glob: bool = False, tree: bool = False) -> None:
         if word and word != "-" and not word.startswith("/dev/fd/"):
             glob = glob or word in globs
-            effects.append(PathEffect(mode, resolve_path(word, cwd, home), command, glob))
+            path = resolve_path(word, cwd, home)
+            effects.append(PathEffect(mode, path, command, glob, tree))
 
     for redirect in command.redirects:
         if redirect.path is not None and redirect.writes:
@@ -1069,9 +1077,10 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
         *sources, dest = args
         if "t" in command.flags or "target-directory" in command.flags:
             dest, sources = sources[0], [*sources[1:], dest]
+        tree = program == "mv" or (bool(_RECURSIVE_FLAGS & command.flags) and not derived)
         for word in sources:
             if not _remote(word):
-                add("delete" if program == "mv" else "read", word)
+                add("delete" if program == "mv" else "read", word, tree=tree)
         if not _remote(dest):
             add("write", dest)
         if program == "rsync" and any(f.startswith("delete") for f in command.flags):
@@ -1100,10 +1109,149 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
         add("write", args[2])  # git worktree add PATH [BRANCH]: a new checkout at PATH
     elif program == "git" and len(args) >= 3 and args[0] == "clone":
         add("write", args[-1])  # git clone URL DIR
+    elif program in _ARCHIVERS:
+        whole = not derived and not command.has_flag("no-recursion")
+        for mode, word, tree in archive_effects(command):
+            add(mode, word, tree=tree and whole)
     elif program in _READERS:
+        tree = program in ("rg", "ag") or (
+            program in _TREE_READERS and bool(_RECURSIVE_FLAGS & command.flags)
+        )
+        if program in _TREE_READERS and not _NAMES_ONLY.isdisjoint(command.flags):
+            tree = False  # grep -rl: names or counts, not what the files hold
         for word in args:
-            add("read", word)
+            add("read", word, tree=tree and not derived)
     return effects
+
+
+# grep options that print only names, counts or a status, not the lines of the files.
+_NAMES_ONLY: Final = frozenset(
+    {"l", "L", "c", "q", "files-with-matches", "files-without-match", "count", "quiet"}
+)
+
+
+_ARCHIVERS: Final = frozenset({"tar", "bsdtar", "gtar", "zip", "7z", "7za", "7zr"})
+_RECURSIVE_FLAGS: Final = frozenset(
+    {"r", "R", "a", "recursive", "archive", "dereference-recursive"}
+)
+_TREE_READERS: Final = frozenset({"grep", "egrep", "fgrep", "zip"})
+# tar options that take a value (the next word, or the next in order for a bundle).
+_TAR_VALUED: Final = frozenset("fCbTXNLKVgIH")
+_TAR_LONG_VALUED: Final = frozenset(
+    {
+        "file", "directory", "files-from", "exclude-from", "exclude", "newer", "label",
+        "use-compress-program", "blocking-factor", "tape-length", "starting-file", "format",
+        "owner", "group", "mode", "transform", "xform",
+    }
+)  # fmt: skip
+
+
+def archive_effects(command: SimpleCommand) -> list[tuple[str, str, bool]]:
+    """What an archiver reads and writes: (mode, word, tree).
+
+    ``tar -c``/``-r``/``-u`` and ``zip``/``7z a`` read their operands whole and write the
+    archive (``-`` is stdout); ``tar -x``/``-t``, ``7z x``/``l`` read the archive."""
+    argv = command.argv
+    program = command.program
+    if program == "zip":
+        valued = {"-P", "--password", "-b", "-n", "-t", "-tt", "-x", "-i"}
+        operands: list[str] = []
+        skip = False
+        for word in argv[1:]:
+            if skip:
+                skip = False
+                continue
+            if word in valued:
+                if word in ("-x", "-i"):
+                    break  # patterns follow to the end
+                skip = True
+                continue
+            if not word.startswith("-"):
+                operands.append(word)
+        if not operands:
+            return []
+        written, *inputs = operands
+        made = [("write", written, False)] if written != "-" else []
+        return made + [("read", w, True) for w in inputs]
+    if program.startswith("7z"):
+        rest = [w for w in argv[1:] if not w.startswith("-")]
+        if len(rest) < 2:
+            return []
+        verb, target, *inputs = rest
+        if verb in ("a", "u"):
+            return [("write", target, False)] + [("read", w, True) for w in inputs]
+        if verb in ("x", "e", "l", "t"):
+            return [("read", target, False)]
+        return []
+    # tar: old-style bundle first ("czf ARCHIVE"), then -x/--long options and operands
+    mode = ""
+    archive: str | None = None
+    directory: str | None = None
+    operands = []
+    values: list[str] = []  # option letters still waiting for their value
+    words = list(argv[1:])
+    i = 0
+    if words and not words[0].startswith("-") and words[0][:1] in "crtuxAd":
+        bundle, words = words[0], words[1:]
+        for letter in bundle:
+            if letter in "crtuxAd":
+                mode = mode or letter
+            elif letter in _TAR_VALUED:
+                values.append(letter)
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if values:  # the old-style bundle's values come first, in order ("-" too)
+            letter = values.pop(0)
+            if letter == "f":
+                archive = word
+            elif letter == "C":
+                directory = word
+            continue
+        if word.startswith("--"):
+            name, equals, value = word[2:].partition("=")
+            if name in ("create", "append", "update", "extract", "get", "list", "diff"):
+                mode = mode or {"create": "c", "append": "r", "update": "u", "list": "t"}.get(
+                    name, "x"
+                )
+            elif name in _TAR_LONG_VALUED:
+                if not equals and i < len(words):
+                    value, i = words[i], i + 1
+                if name == "file":
+                    archive = value
+                elif name == "directory":
+                    directory = value
+            continue
+        if word.startswith("-") and len(word) > 1:
+            letters = word[1:]
+            for k, letter in enumerate(letters):
+                if letter in "crtuxAd":
+                    mode = mode or letter
+                elif letter in _TAR_VALUED:
+                    attached = letters[k + 1 :]
+                    if attached:
+                        value = attached
+                    elif i < len(words):
+                        value, i = words[i], i + 1
+                    else:
+                        break
+                    if letter == "f":
+                        archive = value
+                    elif letter == "C":
+                        directory = value
+                    break
+            continue
+        operands.append(word)
+    out: list[tuple[str, str, bool]] = []
+    if mode in ("c", "r", "u", "A"):
+        if archive is not None and archive != "-":
+            out.append(("write", archive, False))
+        base = directory.rstrip("/") + "/" if directory else ""
+        for word in operands:
+            out.append(("read", word if word.startswith(("/", "~")) else base + word, True))
+    elif mode in ("x", "t", "d") and archive is not None and archive != "-":
+        out.append(("read", archive, False))  # what extraction writes is not known here
+    return out
 
 
 # find primaries that narrow what it passes on (tests); actions and options do not.
@@ -1791,10 +1939,19 @@ class _State:
     # Shell functions defined earlier (name -> body): a call runs the body with the call's
     # words as positional parameters.
     functions: dict[str, tuple[bashtree.Node, ...]] = field(default_factory=dict)
+    # Aliases defined earlier (name -> text): zsh expands them in scripts too, and a shell
+    # with expand_aliases set (as agent hosts' shells often are) does.
+    aliases: dict[str, str] = field(default_factory=dict)
 
     def copy(self) -> _State:
         return _State(
-            dict(self.vars), set(self.dynamic), self.cwd, self.home, self.files, self.functions
+            dict(self.vars),
+            set(self.dynamic),
+            self.cwd,
+            self.home,
+            self.files,
+            self.functions,
+            self.aliases,
         )
 
     def called(self, args: Sequence[str]) -> _State:
@@ -1823,6 +1980,7 @@ class _Word:
     sources: list[str] = field(default_factory=list)  # programs of unknown substitutions
     names: list[str] = field(default_factory=list)  # variables referenced
     procsubs: list[str] = field(default_factory=list)  # programs inside <(...) / >(...)
+    procsub_outputs: list[str | None] = field(default_factory=list)  # their static output
 
 
 class _Expander:
@@ -2100,6 +2258,7 @@ class _Expander:
                 j += 1
         name, rest = body[:j], body[j:]
         self.note_name(name)
+        every_item = rest.startswith("[@]")  # "${a[@]}": one field per item, even quoted
         if rest.startswith("[") and "]" in rest:
             rest = rest[rest.index("]") + 1 :]
         if not name:
@@ -2123,6 +2282,12 @@ class _Expander:
         if not rest:
             if current is None:
                 self.note_unset(name)
+            if every_item and quoted and current:
+                for k, item in enumerate(current.split()):  # items were stored space-joined
+                    if k:
+                        self.finish()
+                    self.lit(item)
+                return
             self.value(current or "", quoted)
             return
         for op in (":-", ":=", ":?", ":+", "-", "=", "?", "+"):
@@ -2180,7 +2345,8 @@ class _Expander:
         self.value(source, True)
 
     def procsub(self, inner: str, source: str) -> None:
-        self.parser.substitution(inner.strip(), self.state, self.scope.nest("<(…)"))
+        out = self.parser.substitution(inner.strip(), self.state, self.scope.nest("<(…)"))
+        self.result.procsub_outputs.append(out)
         self.result.procsubs.extend(self.parser.last_programs or ["?"])
         self.result.dynamic = True
         self.lit("/dev/fd/63")
@@ -2648,6 +2814,8 @@ class _PyEval:
         self.cwd = cwd
         self.files: dict[str, str] = {}  # names bound to a file's handle or content
         self.blobs: dict[str, bytes] = {}  # names bound to a bytes literal
+        self.raw: dict[str, str] = {}  # names bound to a literal that value() reads as a path
+        self.fetched: dict[str, str] = {}  # names bound to a response or its body -> the URL
 
     def value(self, node: ast.AST | None) -> str | None:
         if node is None:
@@ -2667,6 +2835,8 @@ class _PyEval:
             if left is None or right is None:
                 return None
             return posixpath.join(left, right) if isinstance(node.op, ast.Div) else left + right
+        if isinstance(node, ast.JoinedStr | ast.BinOp):
+            return self._formatted(node)  # f"rm -rf {p}", "rm -rf %s" % p
         if isinstance(node, ast.Subscript) and _dotted(node.value) in ("os.environ", "environ"):
             key = self.value(node.slice)
             return self.env(key)
@@ -2720,6 +2890,19 @@ class _PyEval:
             if text is not None and codec in ("rot13", "rot_13"):
                 return codecs.decode(text, "rot13")
             return None
+        if last == "format" and isinstance(receiver, ast.Constant):
+            return self._formatted(node)  # "rm -rf {}".format(p)
+        if (last == "join" and isinstance(receiver, ast.Constant)) or name == "shlex.join":
+            items = args[0] if len(args) == 1 else None  # " ".join(["rm", "-rf", p])
+            if isinstance(items, ast.List | ast.Tuple):
+                parts = [self.text(e) for e in items.elts]
+                if any(part is None for part in parts) or len(parts) > MAX_PY_FORMAT_PARTS:
+                    return None
+                words = [part for part in parts if part is not None]
+                if name == "shlex.join":
+                    return " ".join(_quote(word) for word in words)
+                separator = receiver.value if isinstance(receiver, ast.Constant) else " "
+                return separator.join(words) if isinstance(separator, str) else None
         if last == "join" and len(args) == 1 and isinstance(receiver, ast.Constant):
             inner = args[0]  # "".join(reversed(text))
             if (
@@ -2733,6 +2916,82 @@ class _PyEval:
         if last == "compile" and name == "compile" and args:
             return self.value(args[0])  # compile(source, name, "exec"): its source
         return None
+
+    def text(self, node: ast.AST) -> str | None:
+        """A value as text put into a larger string: a literal as written (``"~"`` stays
+        ``~``: a shell expands it later), anything else as :meth:`value` reads it."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
+            literal = node.value
+            return literal if isinstance(literal, str) else literal.decode("utf-8", "replace")
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+            return str(node.value)
+        if isinstance(node, ast.Name) and node.id in self.raw:
+            return self.raw[node.id]
+        return self.value(node)
+
+    def _formatted(self, node: ast.AST) -> str | None:
+        """The text an f-string, ``str.format`` or ``%`` formatting builds from known values;
+        None when any value it puts in is unknown."""
+        if isinstance(node, ast.JoinedStr):
+            parts: list[str] = []
+            for part in node.values[:MAX_PY_FORMAT_PARTS]:
+                inner = part.value if isinstance(part, ast.FormattedValue) else part
+                if isinstance(part, ast.FormattedValue) and part.format_spec is not None:
+                    return None
+                text = self.text(inner)
+                if text is None:
+                    return None
+                parts.append(text)
+            return "".join(parts) if len(node.values) <= MAX_PY_FORMAT_PARTS else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            template = node.left
+            if not (isinstance(template, ast.Constant) and isinstance(template.value, str)):
+                return None
+            given = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+            values = [self.text(e) for e in given[:MAX_PY_FORMAT_PARTS]]
+            if any(v is None for v in values) or len(given) > MAX_PY_FORMAT_PARTS:
+                return None
+            try:
+                return template.value % tuple(values)
+            except (TypeError, ValueError, KeyError):
+                return None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            template = node.func.value
+            if not (isinstance(template, ast.Constant) and isinstance(template.value, str)):
+                return None
+            return self._str_format(template.value, node)
+        return None
+
+    def _str_format(self, template: str, node: ast.Call) -> str | None:
+        """``template.format(*args, **kwargs)`` with plain fields only (``{}``, ``{0}``,
+        ``{name}``): no attribute or index lookups are carried out on the values."""
+        positional = [self.text(a) for a in node.args[:MAX_PY_FORMAT_PARTS]]
+        named = {k.arg: self.text(k.value) for k in node.keywords if k.arg is not None}
+        out: list[str] = []
+        auto = 0
+        try:
+            fields = list(string.Formatter().parse(template))
+        except ValueError:
+            return None
+        for literal, field_name, spec, conversion in fields[:MAX_PY_FORMAT_PARTS]:
+            out.append(literal)
+            if field_name is None:
+                continue
+            if spec or conversion not in (None, "s"):
+                return None
+            if field_name == "":
+                field_name, auto = str(auto), auto + 1
+            if field_name.isdigit():
+                index = int(field_name)
+                value = positional[index] if index < len(positional) else None
+            elif field_name.isidentifier():
+                value = named.get(field_name)
+            else:
+                return None  # {0.attr} or {0[key]}: not followed
+            if value is None:
+                return None
+            out.append(value)
+        return "".join(out) if len(fields) <= MAX_PY_FORMAT_PARTS else None
 
     def env(self, key: str | None) -> str | None:
         if key == "HOME":
@@ -2782,6 +3041,7 @@ class _PyReader:
         self.process_listing = False  # psutil.process_iter / os.listdir('/proc')
         self.kills: list[str] = []
         self.databases: dict[str, tuple[str, ...]] = {}  # name -> the client it connects as
+        self.tuples: dict[str, ast.Tuple] = {}  # names bound to a tuple (a socket address)
 
     def read(self, root: ast.AST, ev: _PyEval, depth: int) -> None:
         if depth == 0 and isinstance(root, ast.Module):
@@ -2801,6 +3061,9 @@ class _PyReader:
                         path = _py_file_of(item.context_expr, ev)
                         if path is not None:
                             ev.files[item.optional_vars.id] = path
+                        url = _py_fetched(item.context_expr, ev)
+                        if url is not None:
+                            ev.fetched[item.optional_vars.id] = url
                         client = self._client_of(item.context_expr, ev)
                         if client is not None:
                             self.databases[item.optional_vars.id] = client
@@ -2817,8 +3080,19 @@ class _PyReader:
     def _assign(self, target: ast.expr, value: ast.expr, ev: _PyEval) -> None:
         if not isinstance(target, ast.Name):
             return
+        if isinstance(value, ast.Tuple):
+            self.tuples[target.id] = value
         if isinstance(value, ast.Constant) and isinstance(value.value, bytes):
             ev.blobs[target.id] = value.value
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            ev.raw[target.id] = value.value
+        else:
+            ev.raw.pop(target.id, None)
+        url = _py_fetched(value, ev)
+        if url is not None:
+            ev.fetched[target.id] = url
+        else:
+            ev.fetched.pop(target.id, None)
         text = ev.value(value)
         if text is not None:
             ev.names[target.id] = text
@@ -2903,8 +3177,11 @@ class _PyReader:
             if blob is not None:  # what the pickle calls when it is loaded
                 self.ops.extend(_pickle_ops(blob, source))
             return
-        if last == "connect" and node.args and isinstance(node.args[0], ast.Tuple):
-            parts = [ev.value(e) if not _is_int(e) else str(_int_of(e)) for e in node.args[0].elts]
+        address = node.args[0] if node.args else None
+        if isinstance(address, ast.Name):
+            address = self.tuples.get(address.id, address)  # target = (host, port)
+        if last in ("connect", "create_connection") and isinstance(address, ast.Tuple):
+            parts = [ev.value(e) if not _is_int(e) else str(_int_of(e)) for e in address.elts]
             host = parts[0] if parts and parts[0] else "<expr>"
             port = parts[1] if len(parts) > 1 and parts[1] else "<expr>"
             self.connects.append((host, port))
@@ -2970,6 +3247,9 @@ class _PyReader:
             return
         text = ev.value(node.args[0])
         if not text:
+            url = _py_fetched(node.args[0], ev)
+            if url is not None:  # exec(requests.get(url).text): code fetched, then run
+                self.ops.append(_CodeOp("shell", (f"curl -s {_quote(url)} | python3",), name))
             return
         try:
             tree = ast.parse(text, mode="eval" if name.endswith("eval") else "exec")
@@ -3086,6 +3366,7 @@ def _py_db_client(client: str, node: ast.Call, ev: _PyEval) -> tuple[str, ...]:
 
 _PY_CODE_RUNNERS: Final = frozenset({"exec", "eval"})
 MAX_PY_CODE_DEPTH: Final = 4  # exec(...) of code that itself execs, read this deep
+MAX_PY_FORMAT_PARTS: Final = 64  # pieces of an f-string, format or join that are followed
 
 
 def _reversed_slice(node: ast.AST) -> bool:
@@ -3226,6 +3507,48 @@ def _py_payload_path(node: ast.AST, ev: _PyEval) -> str | None:
     return _py_file_of(node, ev)
 
 
+def _py_shell_text(node: ast.AST | None, ev: _PyEval) -> str:
+    """The command line a shell is given: stated text, a fetched body (as the ``curl … |
+    sh`` it is), or ``<expr>``."""
+    text = ev.value(node)
+    if text is not None:
+        return text
+    url = _py_fetched(node, ev) if node is not None else None
+    return f"curl -s {_quote(url)} | sh" if url is not None else "<expr>"
+
+
+_PY_FETCHERS: Final = frozenset({"urlopen", "get", "request", "stream", "urlretrieve"})
+_PY_HTTP_MODULES: Final = ("requests", "httpx", "urllib", "urllib2", "urllib3", "aiohttp")
+_PY_BODY_READS: Final = frozenset({"read", "json", "decode", "iter_content", "readlines"})
+
+
+def _py_fetched(node: ast.AST, ev: _PyEval) -> str | None:
+    """The URL whose response (or body) ``node`` is: ``requests.get(u)``, ``.text`` and
+    ``.content`` of one, ``urlopen(u).read()``, a name bound to one; None otherwise."""
+    if isinstance(node, ast.Name):
+        return ev.fetched.get(node.id)
+    if isinstance(node, ast.Await):
+        return _py_fetched(node.value, ev)
+    if isinstance(node, ast.Attribute) and node.attr in ("text", "content", "body", "data"):
+        return _py_fetched(node.value, ev)
+    if not isinstance(node, ast.Call):
+        return None
+    name = _dotted(node.func)
+    module, _, last = name.rpartition(".")
+    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if last in _PY_BODY_READS and receiver is not None:
+        return _py_fetched(receiver, ev)
+    if last in ("compile", "str", "bytes") and name == last and node.args:
+        return _py_fetched(node.args[0], ev)
+    http = last == "urlopen" or module.split(".", 1)[0] in _PY_HTTP_MODULES
+    if last not in _PY_FETCHERS or not http or not node.args:
+        return None
+    target = node.args[1] if last == "request" and len(node.args) > 1 else node.args[0]
+    if isinstance(target, ast.Call) and _dotted(target.func).endswith("Request") and target.args:
+        target = target.args[0]  # urlopen(Request(url))
+    return ev.value(target) or "<expr>"
+
+
 def _python_call(node: ast.Call, ev: _PyEval) -> _CodeOp | None:
     name = _dotted(node.func)
     last = name.rsplit(".", 1)[-1]
@@ -3248,14 +3571,12 @@ def _python_call(node: ast.Call, ev: _PyEval) -> _CodeOp | None:
             return None
         return _CodeOp("argv", (*_PY_DELETE[last], target or "<expr>"), source)
     if last in _PY_SHELL and (name.startswith(("os.", "subprocess.", "commands.")) or name == last):
-        text = ev.value(first)
-        return _CodeOp("shell", (text,) if text is not None else ("<expr>",), source)
+        return _CodeOp("shell", (_py_shell_text(first, ev),), source)
     if last in _PY_SPAWN and (name.startswith("subprocess.") or name == last):
         if isinstance(first, ast.List | ast.Tuple):
             words = [ev.value(e) for e in first.elts]
             return _CodeOp("argv", tuple(w if w is not None else "<expr>" for w in words), source)
-        text = ev.value(first)
-        return _CodeOp("shell", (text,) if text is not None else ("<expr>",), source)
+        return _CodeOp("shell", (_py_shell_text(first, ev),), source)
     if last in _PY_COPY and name.startswith("shutil.") and len(args) >= 2:
         src, dst = ev.value(args[0]), ev.value(args[1])
         flag = ("-r",) if last == "copytree" else ()
@@ -3400,14 +3721,36 @@ def _string_at(code: str, i: int) -> tuple[str, int] | None:
             j += 2
             continue
         if c == quote:
-            return "".join(out), j + 1
+            text = "".join(out)
+            return (_js_template(text) if quote == "`" else text), j + 1
         out.append(c)
         j += 1
     return None
 
 
-def _scan_ops(code: str) -> list[_CodeOp]:
-    """Shell commands and deletions in a node/perl/ruby one-liner, by scanning."""
+_JS_ENV: Final = re2.compile(
+    r"\$\{\s*process\.env(?:\.([A-Za-z_][A-Za-z0-9_]*)"
+    r"|\[\s*[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']\s*\])\s*\}"
+)
+_JS_HOME: Final = re2.compile(
+    r"\$\{\s*(?:require\(\s*[\"'](?:node:)?os[\"']\s*\)|os)\.homedir\(\)\s*\}"
+)
+
+
+def _js_template(text: str) -> str:
+    """A JavaScript template literal as the shell text it becomes: ``${process.env.HOME}``
+    is ``$HOME``, ``${os.homedir()}`` is ``$HOME``; other ``${…}`` stay as written."""
+    if "${" not in text:
+        return text
+    text = _JS_HOME.sub("${HOME}", text)
+    return str(_JS_ENV.sub(lambda m: "${" + (m.group(1) or m.group(2)) + "}", text))
+
+
+def _scan_ops(code: str, backquotes: bool = True) -> list[_CodeOp]:
+    """Shell commands and deletions in a node/perl/ruby one-liner, by scanning.
+
+    ``backquotes``: whether `` `…` `` runs a command (Perl, Ruby, PHP), not a template
+    literal (JavaScript)."""
     ops: list[_CodeOp] = []
     for name, what in _SCAN_CALLS.items():
         start = 0
@@ -3445,7 +3788,7 @@ def _scan_ops(code: str) -> list[_CodeOp]:
             elif what == "write":
                 ops.append(_CodeOp("argv", ("tee", text), source))
     # Perl and Ruby backquotes and %x(): shell commands.
-    for opener in ("`", "%x(", "qx{", "qx("):
+    for opener in ("`", "%x(", "qx{", "qx(") if backquotes else ():
         at = code.find(opener)
         if at >= 0 and len(ops) < MAX_CODE_CALLS:
             closer = {"`": "`", "%x(": ")", "qx{": "}", "qx(": ")"}[opener]
@@ -3636,7 +3979,22 @@ class _Parser:
             if static is not None:
                 _remember_writes(cmd, static, state.files)
             upstream.append(cmd)
+        if len(made) > 2:
+            self._link_sinks(made)
         return made
+
+    def _link_sinks(self, made: list[SimpleCommand]) -> None:
+        """Give each command of a pipeline the programs after its next one."""
+        for k in range(len(made) - 2):
+            cmd = made[k]
+            sinks = tuple(c.program for c in made[k + 2 : k + 2 + MAX_PIPE_TO_WORDS])
+            linked = replace(cmd, pipe_sinks=sinks)
+            made[k] = linked
+            commands = self.commands
+            for j in range(len(commands) - 1, max(-1, len(commands) - MAX_LINK_LOOKBACK), -1):
+                if commands[j] is cmd:
+                    commands[j] = linked
+                    break
 
     def _link(self, cmd: SimpleCommand, into: tuple[str, ...], made: list[SimpleCommand]) -> None:
         """Record that ``cmd``'s output goes into the command ``into`` (its emitted copy)."""
@@ -3850,6 +4208,8 @@ class _Parser:
                 and expanded.procsubs
             ):
                 code_from = tuple(expanded.procsubs)
+                if expanded.procsub_outputs and expanded.procsub_outputs[0] is not None:
+                    nested.append((f"{family}:{program} <(…)", expanded.procsub_outputs[0]))
             elif interp.script is not None and interp.script not in _STDIN_FILES and state.files:
                 written = state.files.get(resolve_path(interp.script, cwd, state.home))
                 if written is not None:
@@ -3875,6 +4235,8 @@ class _Parser:
                 nested.append(("shell", code))
             elif positionals[0].startswith("/dev/fd/") and expanded.procsubs:
                 code_from = tuple(expanded.procsubs)
+                if expanded.procsub_outputs and expanded.procsub_outputs[0] is not None:
+                    nested.append((f"shell:{program} <(…)", expanded.procsub_outputs[0]))
             elif state.files and resolve_path(positionals[0], cwd, state.home) in state.files:
                 written = state.files[resolve_path(positionals[0], cwd, state.home)]
                 nested.append((f"shell:{program} {positionals[0]}", written))
@@ -3961,6 +4323,11 @@ class _Parser:
                         state.dynamic.add(name)
                     else:
                         state.dynamic.discard(name)
+        elif program == "alias":
+            for word in cmd.positionals:
+                name, equals, text = word.partition("=")
+                if equals and name and len(state.aliases) < MAX_FUNCTIONS:
+                    state.aliases[name] = text[:MAX_WORD_CHARS]
         elif program == "unset":
             for word in cmd.positionals:
                 state.vars.pop(word, None)
@@ -3975,6 +4342,10 @@ class _Parser:
         function = state.functions.get(cmd.argv[0]) if cmd.argv else None
         if function is not None and scope.depth < self.max_depth:
             self._walk_nodes(function, child.called(cmd.argv[1:]), scope.nest(f"{program}()"))
+        alias = state.aliases.get(cmd.argv[0]) if cmd.argv and function is None else None
+        if alias is not None and scope.depth < self.max_depth:
+            text = " ".join([alias, *(_quote(word) for word in cmd.argv[1:])])
+            self.parse_text(text, child.copy(), scope.nest(f"alias {program}"))
         for family, code in nested:
             if cmd.code_from and code.lstrip().startswith(("$(", "`")):
                 continue  # the program text is another command's output: not known
@@ -4015,7 +4386,7 @@ class _Parser:
         elif family == "pwsh":
             ops = [_CodeOp(op.kind, op.words, op.source) for op in windows_ops(code, state.home)]
         else:
-            ops = _scan_ops(code)
+            ops = _scan_ops(code, backquotes=family != "node")
         for op in ops:
             if op.kind == "shell":
                 if op.words[0] == "<expr>":
