@@ -17,6 +17,7 @@ import getpass
 import html
 import io
 import math
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -28,29 +29,34 @@ from pydantic import JsonValue, ValidationError
 from supervisor.errors import ConfigError, StateDirError, StoreError
 from supervisor.models import Action, Decision, Verdict
 from supervisor.redact import redact_text, redact_value
-from supervisor.store import FeedbackItem, Label
+from supervisor.store import FeedbackFilter, FeedbackItem, Label
 
 if TYPE_CHECKING:
     from supervisor.store import Store
 
 __all__ = [
     "VERDICTS",
+    "Dialect",
     "EntryFigures",
     "Figures",
     "check_label",
     "default_labeller",
+    "feedback_from",
     "feedback_item",
     "feedback_row",
+    "feedback_where",
     "figures",
     "iso_week",
     "parse_decision",
     "parse_since",
     "record_label",
+    "session_neighbours",
     "text_fields",
     "write_report",
 ]
 
 VERDICTS: Final[tuple[str, ...]] = ("ok", "flag", "nudge", "block")
+LABELLER_ENV: Final = "SUPERVISE_LABELLER"
 REPORT_FILE: Final = "report.html"
 REPORT_EXTRA: Final = "pip install 'agent-supervise[report]'"
 
@@ -146,11 +152,124 @@ def feedback_item(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """How one store writes the feedback query: its placeholder, its table names, how it
+    takes a moment, and how it reads the host out of a stored decision."""
+
+    mark: str  # "?" or "%s"
+    prefix: str  # "" or "supervise_"
+    moment: Callable[[datetime], object]
+    host: str  # an SQL expression on the decision row ``d``
+    text: str = ""  # what reads a JSON column as text ("::text" in PostgreSQL)
+
+
+def feedback_from(dialect: Dialect, where: FeedbackFilter) -> tuple[str, list[object]]:
+    """The FROM and WHERE clauses of a feedback query (objections ``o``, decisions ``d``,
+    current labels ``l``), and their parameters, for ``where``."""
+    p, m = dialect.prefix, dialect.mark
+    sql = (
+        f" FROM {p}objections o JOIN {p}decisions d ON d.decision_id = o.decision_id"
+        f" LEFT JOIN {p}labels l ON l.decision_id = o.decision_id AND l.entry_id = o.entry_id"
+        " WHERE 1 = 1"
+    )
+    params: list[object] = []
+    for column, value in (
+        ("o.entry_id", where.entry_id),
+        ("o.verdict", where.verdict),
+        ("o.session", where.session),
+        ("o.agent", where.agent),
+        (dialect.host, where.host),
+    ):
+        if value is not None:
+            sql += f" AND {column} = {m}"
+            params.append(value)
+    if where.labelled is not None:
+        sql += " AND l.decision_id IS NOT NULL" if where.labelled else " AND l.decision_id IS NULL"
+    if where.correct is not None:
+        sql += f" AND l.correct = {m}"
+        params.append(where.correct)  # SQLite stores it as 0/1, which compares equal
+    if where.since is not None:
+        sql += f" AND o.created_at >= {m}"
+        params.append(dialect.moment(where.since))
+    if where.until is not None:
+        sql += f" AND o.created_at < {m}"
+        params.append(dialect.moment(where.until))
+    return sql, params
+
+
+def feedback_where(
+    dialect: Dialect,
+    where: FeedbackFilter,
+    *,
+    newest_first: bool = False,
+    offset: int = 0,
+    limit: int | None = None,
+) -> tuple[str, list[object]]:
+    """The whole feedback query of a store (see :func:`feedback_from`), ordered and paged.
+
+    The nudge row shares the objection's session key (the agent's id when there is no
+    session: see supervisor.policy), which keeps the lookup on the primary key.
+    """
+    p, m = dialect.prefix, dialect.mark
+    body, params = feedback_from(dialect, where)
+    order = " DESC" if newest_first else ""
+    sql = (
+        "SELECT o.decision_id, o.entry_id, o.verdict, o.created_at, o.session, o.agent, "
+        f"d.summary{dialect.text}, d.context, l.correct, l.labeller, l.labelled_at, "
+        f"l.note, l.corrected, (SELECT n.state FROM {p}nudges n "
+        "WHERE n.session = COALESCE(o.session, o.agent, '') AND n.entry_id = o.entry_id "
+        "AND n.decision_id = o.decision_id LIMIT 1)"
+        + body
+        + f" ORDER BY o.created_at{order}, o.decision_id{order}, o.entry_id{order}"
+    )
+    if limit is not None:
+        sql += f" LIMIT {m}"
+        params.append(max(limit, 0))
+    if offset:
+        sql += f" OFFSET {m}"
+        params.append(max(offset, 0))
+    return sql, params
+
+
+def session_neighbours(
+    execute: Callable[[str, Sequence[object]], Sequence[Sequence[Any]]],
+    dialect: Dialect,
+    decision_id: str,
+    span: int,
+) -> list[tuple[str, str]]:
+    """(decision id, stored decision) of a decision and up to ``span`` decisions of its
+    session on either side, oldest first; ``execute`` runs one query in the store."""
+    p, m, summary = dialect.prefix, dialect.mark, f"summary{dialect.text}"
+    found = execute(
+        f"SELECT session, created_at, {summary} FROM {p}decisions WHERE decision_id = {m}",
+        (decision_id,),
+    )
+    if not found:
+        return []
+    session, created, this = found[0]
+    if session is None:
+        return [(decision_id, this)]
+    side = (
+        f"SELECT decision_id, {summary} FROM {p}decisions WHERE session = {m} AND "
+        f"(created_at {{op}} {m} OR (created_at = {m} AND decision_id {{op}} {m})) "
+        f"ORDER BY created_at{{order}}, decision_id{{order}} LIMIT {m}"
+    )
+    keys = (session, created, created, decision_id, max(span, 0))
+    before = execute(side.format(op="<", order=" DESC"), keys)
+    after = execute(side.format(op=">", order=""), keys)
+    return [(str(key), str(text)) for key, text in [*reversed(before), (decision_id, this), *after]]
+
+
 # -- labelling -------------------------------------------------------------------------------
 
 
 def default_labeller() -> str | None:
-    """Who is labelling: the OS user ($LOGNAME, $USER, ... or the password database)."""
+    """Who is labelling: $SUPERVISE_LABELLER, else the OS user ($LOGNAME, $USER, ... or the
+    password database)."""
+    named = os.environ.get(LABELLER_ENV, "").strip()
+    if named:
+        return named
     try:
         return getpass.getuser()
     except (OSError, KeyError):  # no such variable and no passwd entry (some containers)

