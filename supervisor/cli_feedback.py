@@ -17,7 +17,7 @@ from supervisor.errors import StoreError
 
 if TYPE_CHECKING:
     from supervisor.feedback import Figures
-    from supervisor.store import FeedbackItem, Store
+    from supervisor.store import Store
 
 __all__ = ["feedback", "report"]
 
@@ -82,24 +82,6 @@ def _table(rows: Sequence[Sequence[str]], right: set[int]) -> None:
         click.echo("  ".join(cells).rstrip())
 
 
-_TELLING = ("command", "url", "path", "file_path", "query", "sql", "package", "name")
-
-
-def _short(item: FeedbackItem, width: int = 60) -> str:
-    from supervisor.feedback import text_fields
-    from supervisor.redact import redact_text
-
-    fields = text_fields(item.decision.action)
-    args = {k: v for k, v in fields.items() if k.startswith("args.")}
-    # The field a person recognises the action by; else its longest text.
-    text = next(
-        (args[f"args.{name}"] for name in _TELLING if f"args.{name}" in args),
-        max(args.values(), key=len, default=fields["type"]),
-    )
-    text = " ".join(redact_text(text).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 @cli.group()
 def feedback() -> None:
     """Review objections, label them right or wrong, and export training data."""
@@ -127,7 +109,7 @@ def feedback_list(
     as_json: bool,
 ) -> None:
     """List objections (flags, nudges, blocks), oldest first, with their fate and label."""
-    from supervisor.feedback import feedback_row
+    from supervisor.feedback import action_summary, feedback_row
 
     with _opened(ctx, store) as opened:
         items = opened.feedback(
@@ -157,7 +139,7 @@ def feedback_list(
                 item.verdict,
                 item.heeded or "-",
                 label,
-                _short(item),
+                action_summary(item.decision.action),
             )
         )
     _table(rows, right=set())

@@ -39,6 +39,7 @@ __all__ = [
     "Dialect",
     "EntryFigures",
     "Figures",
+    "action_summary",
     "check_label",
     "default_labeller",
     "feedback_from",
@@ -51,6 +52,8 @@ __all__ = [
     "parse_since",
     "record_label",
     "session_neighbours",
+    "tallied",
+    "tally_where",
     "text_fields",
     "write_report",
 ]
@@ -161,6 +164,7 @@ class Dialect:
     prefix: str  # "" or "supervise_"
     moment: Callable[[datetime], object]
     host: str  # an SQL expression on the decision row ``d``
+    day: str  # an SQL expression for the UTC day (YYYY-MM-DD) of the objection ``o``
     text: str = ""  # what reads a JSON column as text ("::text" in PostgreSQL)
 
 
@@ -198,6 +202,16 @@ def feedback_from(dialect: Dialect, where: FeedbackFilter) -> tuple[str, list[ob
     return sql, params
 
 
+def _nudge_state(prefix: str) -> str:
+    # The nudge row shares the objection's session key (the agent's id when there is no
+    # session: see supervisor.policy), which keeps the lookup on the primary key.
+    return (
+        f"(SELECT n.state FROM {prefix}nudges n "
+        "WHERE n.session = COALESCE(o.session, o.agent, '') AND n.entry_id = o.entry_id "
+        "AND n.decision_id = o.decision_id LIMIT 1)"
+    )
+
+
 def feedback_where(
     dialect: Dialect,
     where: FeedbackFilter,
@@ -206,20 +220,14 @@ def feedback_where(
     offset: int = 0,
     limit: int | None = None,
 ) -> tuple[str, list[object]]:
-    """The whole feedback query of a store (see :func:`feedback_from`), ordered and paged.
-
-    The nudge row shares the objection's session key (the agent's id when there is no
-    session: see supervisor.policy), which keeps the lookup on the primary key.
-    """
-    p, m = dialect.prefix, dialect.mark
+    """The whole feedback query of a store (see :func:`feedback_from`), ordered and paged."""
+    m = dialect.mark
     body, params = feedback_from(dialect, where)
     order = " DESC" if newest_first else ""
     sql = (
         "SELECT o.decision_id, o.entry_id, o.verdict, o.created_at, o.session, o.agent, "
         f"d.summary{dialect.text}, d.context, l.correct, l.labeller, l.labelled_at, "
-        f"l.note, l.corrected, (SELECT n.state FROM {p}nudges n "
-        "WHERE n.session = COALESCE(o.session, o.agent, '') AND n.entry_id = o.entry_id "
-        "AND n.decision_id = o.decision_id LIMIT 1)"
+        f"l.note, l.corrected, {_nudge_state(dialect.prefix)}"
         + body
         + f" ORDER BY o.created_at{order}, o.decision_id{order}, o.entry_id{order}"
     )
@@ -230,6 +238,77 @@ def feedback_where(
         sql += f" OFFSET {m}"
         params.append(max(offset, 0))
     return sql, params
+
+
+# The counts of a Figures, in the order a tally query returns them.
+_COUNTS: Final = (
+    "objections",
+    "flags",
+    "nudges",
+    "blocks",
+    "labelled",
+    "correct",
+    "heeded",
+    "ignored",
+    "open",
+)
+
+
+def tally_where(
+    dialect: Dialect, where: FeedbackFilter, *, weekly: bool = False
+) -> tuple[str, list[object]]:
+    """A query counting, per entry (and per UTC day with ``weekly``), what :func:`figures`
+    counts from the items: objections by verdict, labels, correct labels, nudges' fates.
+
+    For a store that holds more objections than are worth reading whole; the counts are
+    then made into :class:`Figures` by :func:`tallied`.
+    """
+    body, params = feedback_from(dialect, where)
+    day = f", {dialect.day} AS day" if weekly else ""
+    inner = (
+        "SELECT o.entry_id AS entry_id, o.verdict AS verdict, l.decision_id AS label, "
+        f"l.correct AS correct, {_nudge_state(dialect.prefix)} AS state{day}" + body
+    )
+    group = "entry_id, day" if weekly else "entry_id"
+
+    def count(condition: str) -> str:
+        return f"SUM(CASE WHEN {condition} THEN 1 ELSE 0 END)"
+
+    counts = [
+        "COUNT(*)",
+        *(count(f"verdict = '{v}'") for v in ("flag", "nudge", "block")),
+        count("label IS NOT NULL"),
+        count("correct"),  # 1/0 in SQLite, a boolean in PostgreSQL; NULL when unlabelled
+        *(count(f"state = '{s}'") for s in ("heeded", "ignored", "open")),
+    ]
+    sql = f"SELECT {group}, {', '.join(counts)} FROM ({inner}) t GROUP BY {group} ORDER BY {group}"
+    return sql, params
+
+
+def tallied(rows: Iterable[Sequence[Any]], *, weekly: bool = False) -> list[EntryFigures]:
+    """The rows of a :func:`tally_where` query as figures, per entry sorted by id (with
+    ``weekly``, the days summed into ISO weeks, oldest first)."""
+    totals: dict[str, dict[str, int]] = {}
+    weeks: dict[str, dict[str, dict[str, int]]] = {}
+    for row in rows:
+        entry_id = str(row[0])
+        values = row[2:] if weekly else row[1:]
+        into = [totals.setdefault(entry_id, {})]
+        if weekly:
+            day = date.fromisoformat(str(row[1]))
+            week = iso_week(datetime(day.year, day.month, day.day, tzinfo=UTC))
+            into.append(weeks.setdefault(entry_id, {}).setdefault(week, {}))
+        for counts in into:
+            for name, value in zip(_COUNTS, values, strict=True):
+                counts[name] = counts.get(name, 0) + int(value or 0)
+    return [
+        EntryFigures(
+            entry_id,
+            Figures(entry_id, None, **totals[entry_id]),
+            tuple(Figures(entry_id, w, **c) for w, c in sorted(weeks.get(entry_id, {}).items())),
+        )
+        for entry_id in sorted(totals)
+    ]
 
 
 def session_neighbours(
@@ -479,6 +558,22 @@ def text_fields(action: Action) -> dict[str, str]:
         elif isinstance(value, list):
             stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(value))))
     return out
+
+
+# The argument a person recognises an action by, in order of preference.
+_TELLING: Final = ("command", "url", "path", "file_path", "query", "sql", "package", "name")
+
+
+def action_summary(action: Action, width: int = 60) -> str:
+    """The action on one line, secrets masked: its telling argument, else its longest text."""
+    fields = text_fields(action)
+    args = {k: v for k, v in fields.items() if k.startswith("args.")}
+    text = next(
+        (args[f"args.{name}"] for name in _TELLING if f"args.{name}" in args),
+        max(args.values(), key=len, default=fields["type"]),
+    )
+    text = " ".join(redact_text(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _target(item: FeedbackItem) -> str | None:

@@ -25,12 +25,15 @@ from pydantic import JsonValue
 from supervisor.errors import StoreBusyError, StoreError
 from supervisor.feedback import (
     Dialect,
+    EntryFigures,
     check_label,
     feedback_from,
     feedback_item,
     feedback_where,
     parse_decision,
     session_neighbours,
+    tallied,
+    tally_where,
 )
 from supervisor.fingerprint import fingerprint
 from supervisor.models import Decision
@@ -219,6 +222,7 @@ _DIALECT: Final = Dialect(
     mark="%s",
     prefix="supervise_",
     moment=lambda when: when,
+    day="to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
     host="d.summary #>> '{action,metadata,host}'",
     text="::text",
 )
@@ -708,6 +712,16 @@ class PostgresStore:
             return int(conn.execute("SELECT COUNT(*)" + body, params).fetchone()[0])
 
         return self._run("counting the feedback log", do)
+
+    def feedback_figures(
+        self, where: FeedbackFilter, *, weekly: bool = False
+    ) -> list[EntryFigures]:
+        sql, params = tally_where(_DIALECT, where, weekly=weekly)
+
+        def do(conn: Any) -> list[Any]:
+            return list(conn.execute(sql, params).fetchall())
+
+        return tallied(self._run("counting the feedback log", do), weekly=weekly)
 
     def _feedback(self, sql: str, params: list[object]) -> list[FeedbackItem]:
         def do(conn: Any) -> list[Any]:

