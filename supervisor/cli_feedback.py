@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from supervisor.feedback import Figures
     from supervisor.store import Store
 
-__all__ = ["feedback", "report"]
+__all__ = ["feedback", "opened_store", "report"]
 
 VERDICT_CHOICE = click.Choice(["ok", "flag", "nudge", "block"])
 
@@ -39,7 +39,7 @@ def _store_path(spec: str | None, home: Path) -> Path | None:
 
 
 @contextmanager
-def _opened(ctx: click.Context, spec: str | None) -> Iterator[Store]:
+def opened_store(ctx: click.Context, spec: str | None) -> Iterator[Store]:
     """The store, opened for reading what is there; a missing SQLite file is not created."""
     from supervisor.store import open_store
 
@@ -66,10 +66,6 @@ def _since(value: str | None) -> datetime | None:
         return parse_since(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--since") from exc
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"
 
 
 def _table(rows: Sequence[Sequence[str]], right: set[int]) -> None:
@@ -111,7 +107,7 @@ def feedback_list(
     """List objections (flags, nudges, blocks), oldest first, with their fate and label."""
     from supervisor.feedback import action_summary, feedback_row
 
-    with _opened(ctx, store) as opened:
+    with opened_store(ctx, store) as opened:
         items = opened.feedback(
             entry_id, labelled=False if unlabelled else None, since=_since(since), limit=limit
         )
@@ -183,7 +179,7 @@ def feedback_label(
     if correct is None:
         raise click.UsageError("say whether the objection was right: --correct or --wrong")
     who = labeller if labeller is not None else default_labeller()
-    with _opened(ctx, store) as opened:
+    with opened_store(ctx, store) as opened:
         record_label(
             opened,
             decision_id,
@@ -237,7 +233,7 @@ def feedback_export(
     """
     from supervisor.feedback import feedback_row
 
-    with _opened(ctx, store) as opened:
+    with opened_store(ctx, store) as opened:
         items = opened.feedback(entry_id, labelled=True if labelled else None, since=_since(since))
     lines = [json.dumps(feedback_row(item), ensure_ascii=False) + "\n" for item in items]
     if output is None:
@@ -269,7 +265,7 @@ def feedback_stats(
     """
     from supervisor.feedback import figures
 
-    with _opened(ctx, store) as opened:
+    with opened_store(ctx, store) as opened:
         entries = figures(opened.feedback(entry_id, since=_since(since)))
     if as_json:
         click.echo(json.dumps({"entries": [e.as_json() for e in entries]}, indent=2))
@@ -298,15 +294,17 @@ def feedback_stats(
 
 
 def _stats_row(entry_id: str, week: str, f: Figures) -> tuple[str, ...]:
+    from supervisor.feedback import percent
+
     return (
         entry_id,
         week,
         str(f.objections),
         f"{f.flags}/{f.nudges}/{f.blocks}",
-        f"{f.labelled} ({_pct(f.labelled_share)})",
-        _pct(f.precision),
+        f"{f.labelled} ({percent(f.labelled_share)})",
+        percent(f.precision),
         f"{f.heeded}/{f.ignored}/{f.open}",
-        _pct(f.heed_rate),
+        percent(f.heed_rate),
     )
 
 
@@ -339,7 +337,7 @@ def report(
     from supervisor.feedback import write_report
 
     target = directory if directory is not None else _home(ctx) / "report"
-    with _opened(ctx, store) as opened:
+    with opened_store(ctx, store) as opened:
         items = opened.feedback(entry_id, since=_since(since))
         source = opened.url
     page, plots = write_report(items, target, source=source)

@@ -50,11 +50,13 @@ __all__ = [
     "iso_week",
     "parse_decision",
     "parse_since",
+    "percent",
     "record_label",
     "session_neighbours",
     "tallied",
     "tally_where",
     "text_fields",
+    "week_axis",
     "write_report",
 ]
 
@@ -180,6 +182,7 @@ def feedback_from(dialect: Dialect, where: FeedbackFilter) -> tuple[str, list[ob
     params: list[object] = []
     for column, value in (
         ("o.entry_id", where.entry_id),
+        ("o.decision_id", where.decision_id),
         ("o.verdict", where.verdict),
         ("o.session", where.session),
         ("o.agent", where.agent),
@@ -638,7 +641,8 @@ code { font-size: .9em; }
 """
 
 
-def _pct(value: float | None) -> str:
+def percent(value: float | None) -> str:
+    """A share as a whole percentage; a dash when there is nothing to rate."""
     return "-" if value is None else f"{value:.0%}"
 
 
@@ -658,7 +662,7 @@ def _canvas() -> Any:
     return FigureCanvasAgg
 
 
-def _week_axis(entries: Sequence[EntryFigures]) -> list[str]:
+def week_axis(entries: Sequence[EntryFigures]) -> list[str]:
     """Every ISO week from the first objection's to the last's, gaps included."""
     seen = [w.week for e in entries for w in e.weeks if w.week is not None]
     if not seen:
@@ -782,10 +786,10 @@ def _row(first: str, f: Figures, *, link: bool = False) -> str:
     cells = (
         str(f.objections),
         f"{f.flags} / {f.nudges} / {f.blocks}",
-        f"{f.labelled} ({_pct(f.labelled_share)})",
-        _pct(f.precision),
+        f"{f.labelled} ({percent(f.labelled_share)})",
+        percent(f.precision),
         f"{f.heeded} / {f.ignored} / {f.open}",
-        _pct(f.heed_rate),
+        percent(f.heed_rate),
     )
     head = html.escape(first)
     if link:  # to the entry's section below
@@ -810,7 +814,7 @@ def write_report(
     """
     _canvas()  # fail before writing anything when the extra is missing
     entries = figures(items)
-    weeks = _week_axis(entries)
+    weeks = week_axis(entries)
     when = (now or datetime.now(UTC)).astimezone(UTC)
     try:
         directory.mkdir(parents=True, exist_ok=True)

@@ -144,6 +144,7 @@ class FeedbackFilter:
     """
 
     entry_id: str | None = None
+    decision_id: str | None = None
     verdict: str | None = None
     session: str | None = None
     agent: str | None = None
