@@ -168,17 +168,32 @@ class Dialect:
     host: str  # an SQL expression on the decision row ``d``
     day: str  # an SQL expression for the UTC day (YYYY-MM-DD) of the objection ``o``
     text: str = ""  # what reads a JSON column as text ("::text" in PostgreSQL)
+    materialized: str = ""  # "MATERIALIZED " where a CTE is otherwise inlined (PostgreSQL)
 
 
-def feedback_from(dialect: Dialect, where: FeedbackFilter) -> tuple[str, list[object]]:
-    """The FROM and WHERE clauses of a feedback query (objections ``o``, decisions ``d``,
-    current labels ``l``), and their parameters, for ``where``."""
-    p, m = dialect.prefix, dialect.mark
-    sql = (
-        f" FROM {p}objections o JOIN {p}decisions d ON d.decision_id = o.decision_id"
-        f" LEFT JOIN {p}labels l ON l.decision_id = o.decision_id AND l.entry_id = o.entry_id"
-        " WHERE 1 = 1"
+def _joined(prefix: str, objections: str, decisions: bool = True) -> str:
+    """FROM the objections (``o``) with their current labels (``l``) and, when asked, their
+    decisions (``d``: large rows, which a count should not have to read)."""
+    out = f" FROM {objections}"
+    if decisions:
+        out += f" JOIN {prefix}decisions d ON d.decision_id = o.decision_id"
+    return (
+        out + f" LEFT JOIN {prefix}labels l ON l.decision_id = o.decision_id"
+        " AND l.entry_id = o.entry_id"
     )
+
+
+def feedback_from(
+    dialect: Dialect, where: FeedbackFilter, *, decisions: bool = False
+) -> tuple[str, list[object]]:
+    """The FROM and WHERE clauses of a feedback query (objections ``o``, current labels
+    ``l``, and decisions ``d`` when asked for or the host is), and their parameters."""
+    m = dialect.mark
+    # Every decision has its objections' rows: the decisions are joined for the host only.
+    joined = _joined(
+        dialect.prefix, f"{dialect.prefix}objections o", decisions or where.host is not None
+    )
+    sql = joined + " WHERE 1 = 1"
     params: list[object] = []
     for column, value in (
         ("o.entry_id", where.entry_id),
@@ -223,24 +238,36 @@ def feedback_where(
     offset: int = 0,
     limit: int | None = None,
 ) -> tuple[str, list[object]]:
-    """The whole feedback query of a store (see :func:`feedback_from`), ordered and paged."""
-    m = dialect.mark
-    body, params = feedback_from(dialect, where)
+    """The whole feedback query of a store (see :func:`feedback_from`), ordered and paged.
+
+    A page is found first by its keys alone, then its rows are read whole: a store that
+    builds every row it skips (PostgreSQL renders each decision as text) would otherwise
+    pay for all the pages before this one.
+    """
+    p, m = dialect.prefix, dialect.mark
     order = " DESC" if newest_first else ""
-    sql = (
+    keys = f" ORDER BY o.created_at{order}, o.decision_id{order}, o.entry_id{order}"
+    columns = (
         "SELECT o.decision_id, o.entry_id, o.verdict, o.created_at, o.session, o.agent, "
         f"d.summary{dialect.text}, d.context, l.correct, l.labeller, l.labelled_at, "
-        f"l.note, l.corrected, {_nudge_state(dialect.prefix)}"
-        + body
-        + f" ORDER BY o.created_at{order}, o.decision_id{order}, o.entry_id{order}"
+        f"l.note, l.corrected, {_nudge_state(p)}"
     )
+    if limit is None and not offset:
+        body, params = feedback_from(dialect, where, decisions=True)
+        return columns + body + keys, params
+    body, params = feedback_from(dialect, where)
+    page = "SELECT o.decision_id, o.entry_id" + body + keys
     if limit is not None:
-        sql += f" LIMIT {m}"
+        page += f" LIMIT {m}"
         params.append(max(limit, 0))
     if offset:
-        sql += f" OFFSET {m}"
+        page += f" OFFSET {m}"
         params.append(max(offset, 0))
-    return sql, params
+    found = (
+        f"({page}) k JOIN {p}objections o ON o.decision_id = k.decision_id"
+        " AND o.entry_id = k.entry_id"
+    )
+    return columns + _joined(p, found) + keys, params
 
 
 # The counts of a Figures, in the order a tally query returns them.
@@ -284,7 +311,11 @@ def tally_where(
         count("correct"),  # 1/0 in SQLite, a boolean in PostgreSQL; NULL when unlabelled
         *(count(f"state = '{s}'") for s in ("heeded", "ignored", "open")),
     ]
-    sql = f"SELECT {group}, {', '.join(counts)} FROM ({inner}) t GROUP BY {group} ORDER BY {group}"
+    # Materialised, so that PostgreSQL asks for each nudge's state once, not once per count.
+    sql = (
+        f"WITH t AS {dialect.materialized}({inner}) "
+        f"SELECT {group}, {', '.join(counts)} FROM t GROUP BY {group} ORDER BY {group}"
+    )
     return sql, params
 
 

@@ -119,7 +119,8 @@ def entry_yaml(taxonomy: Taxonomy, entry_id: str) -> str | None:
     """The entry as the YAML of a taxonomy file's entry (None when it is not loaded)."""
     if entry_id not in taxonomy:
         return None
-    data = taxonomy[entry_id].model_dump(mode="json", exclude_none=True)
+    # As a file would say it: what differs from the defaults (the backtest fills them in).
+    data = taxonomy[entry_id].model_dump(mode="json", exclude_none=True, exclude_defaults=True)
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=96)
 
 

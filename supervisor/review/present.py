@@ -123,9 +123,10 @@ def volume_svg(entry: EntryFigures, width: int = 640, height: int = 180) -> Mark
         x = left + i * step
         if f is not None and f.objections:
             h = plot_h * f.objections / peak
+            bar = min(step * 0.7, 48.0)
             parts.append(
-                f'<rect class="bar" x="{x + step * 0.15:.1f}" y="{top + plot_h - h:.1f}" '
-                f'width="{step * 0.7:.1f}" height="{h:.1f}"><title>{escape(week)}: '
+                f'<rect class="bar" x="{x + (step - bar) / 2:.1f}" y="{top + plot_h - h:.1f}" '
+                f'width="{bar:.1f}" height="{h:.1f}"><title>{escape(week)}: '
                 f"{f.objections} objections</title></rect>"
             )
         for name, value in (

@@ -225,6 +225,7 @@ _DIALECT: Final = Dialect(
     day="to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
     host="d.summary #>> '{action,metadata,host}'",
     text="::text",
+    materialized="MATERIALIZED ",
 )
 # The anchor moves forward only: two writers' transactions may commit out of order.
 _ANCHOR: Final = (
