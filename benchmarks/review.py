@@ -96,9 +96,8 @@ def main() -> None:
         url = args.store or f"sqlite:///{home / 'state.db'}"
         started = time.perf_counter()
         total = fill(url, home, args.items)
-        print(
-            f"{total} feedback items in {url.split('?')[0]} ({time.perf_counter() - started:.0f} s to fill)"
-        )
+        took = time.perf_counter() - started
+        print(f"{total} feedback items in {url.split('?')[0]} ({took:.0f} s to fill)")
         kinds = load_kinds()
         store = open_store(url, home)
         settings = ReviewSettings(

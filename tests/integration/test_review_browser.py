@@ -53,8 +53,12 @@ def server(tmp_path: Path) -> Iterator[tuple[str, list]]:
         decisions = [sup.check(action, context) for action, context in ACTIONS]
     env = {**os.environ, "SUPERVISE_LABELLER": "browser-test"}
     process = subprocess.Popen(
-        [sys.executable, "-c", "from supervisor.cli import main; main()", "review"]
-        + ["--home", str(home), "--port", "0"],
+        [
+            sys.executable,
+            "-c",
+            "from supervisor.cli import main; main()",
+            *("review", "--home", str(home), "--port", "0"),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
