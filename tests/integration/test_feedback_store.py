@@ -352,3 +352,53 @@ def test_figures_counted_in_the_store_are_those_of_the_items(sup):
     assert (curl.total.objections, curl.total.labelled, curl.total.precision) == (4, 2, 0.5)
     (push,) = store.feedback_figures(FeedbackFilter(entry_id="force_push"))
     assert (push.total.heeded, push.total.ignored, push.total.open) == (1, 1, 1)
+
+
+def _store_at_version_4(store_url: str) -> None:
+    """A store made by the version before label history, holding one label."""
+    label = (
+        "INSERT INTO {p}labels (decision_id, entry_id, correct, corrected, note, labeller,"
+        " labelled_at) VALUES ('d-old', 'curl_upload', {f}, 'ok', 'from before', 'ana',"
+        " '2026-03-02T12:00:00+00:00')"
+    )
+    if store_url.startswith("sqlite"):
+        import sqlite3
+
+        from supervisor.stores.sqlite import MIGRATIONS
+
+        conn = sqlite3.connect(store_url.removeprefix("sqlite://"))
+        for script in MIGRATIONS[:4]:
+            conn.executescript(script)
+        conn.execute(label.format(p="", f=0))
+        conn.execute("PRAGMA user_version=4")
+        conn.commit()
+        conn.close()
+        return
+    import psycopg
+
+    from supervisor.stores.postgres import MIGRATIONS
+
+    with psycopg.connect(store_url, autocommit=True) as conn:
+        for script in MIGRATIONS[:4]:
+            conn.execute(script)
+        conn.execute("CREATE TABLE supervise_schema (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO supervise_schema (version) VALUES (4)")
+        conn.execute(label.format(p="supervise_", f="false"))
+
+
+def test_the_migration_starts_the_history_with_the_labels_given(store_url, tmp_path):
+    from supervisor.store import open_store
+
+    _store_at_version_4(store_url)
+    store = open_store(store_url, tmp_path)
+    try:
+        (old,) = store.label_history("d-old", "curl_upload")
+        assert (old.correct, old.corrected, old.note, old.labeller) == (
+            False,
+            "ok",
+            "from before",
+            "ana",
+        )
+        assert old.labelled_at == datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+    finally:
+        store.close()
