@@ -84,22 +84,30 @@ def review(tmp_path: Path, store_url: str, coding) -> Iterator[tuple[TestClient,
         store.close()
 
 
-@pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'state.db'}"
+@pytest.fixture(scope="module")
+def decided(tmp_path_factory, coding) -> tuple[Path, list]:
+    """A state directory (SQLite store, signed records, keys) with ACTIONS decided in it,
+    made once and copied for each test that uses it."""
+    taxonomy, _ = coding
+    home = tmp_path_factory.mktemp("decided") / "home"
+    decisions = _decide(home, f"sqlite:///{home / 'state.db'}", taxonomy)
+    return home, decisions
 
 
 @pytest.fixture
-def local(tmp_path: Path, sqlite_url: str, coding):
-    """The review on SQLite only (the store_url tests run on both)."""
+def local(tmp_path: Path, decided, coding):
+    """The review on a copy of the decided SQLite state directory (the store_url tests make
+    their own decisions, on SQLite and on PostgreSQL)."""
+    import shutil
+
     taxonomy, kinds = coding
     home = tmp_path / "home"
-    decisions = _decide(home, sqlite_url, taxonomy)
-    store = open_store(sqlite_url, home)
+    shutil.copytree(decided[0], home)
+    store = open_store(f"sqlite:///{home / 'state.db'}", home)
     settings = ReviewSettings(store=store, home=home, taxonomy=taxonomy, kinds=kinds)
     client = TestClient(create_app(settings), base_url="http://127.0.0.1")
     try:
-        yield client, decisions, settings
+        yield client, decided[1], settings
     finally:
         client.close()
         store.close()
