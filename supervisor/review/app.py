@@ -11,6 +11,7 @@ templates' autoescaping.
 from __future__ import annotations
 
 import hmac
+import json
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC
@@ -28,7 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from supervisor.errors import StoreError, SupervisorError
 from supervisor.feedback import VERDICTS, EntryFigures, percent, record_label
-from supervisor.models import Verdict
+from supervisor.models import SpecialistResult, Status, Verdict
 from supervisor.plugins import KindRegistry
 from supervisor.review import pages
 from supervisor.review.present import STYLE, action_html, volume_svg
@@ -131,6 +132,18 @@ def _objections(item: FeedbackItem) -> list[tuple[str, str, str | None, str | No
     return out
 
 
+def _ranked(item: FeedbackItem) -> list[tuple[str, SpecialistResult]]:
+    """Every specialist's result but the refusals, the strictest verdict first, then the
+    ones that did not finish (timeout, error, skipped)."""
+    results = [(e, r) for e, r in item.decision.results.items() if r.verdict is not Verdict.REFUSE]
+    return sorted(results, key=lambda pair: (-pair[1].verdict.rank, pair[1].status is Status.DONE))
+
+
+def _pretty(value: object) -> str:
+    """JSON for people (the template escapes it)."""
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("supervisor.review", "templates"),
@@ -142,6 +155,8 @@ def _environment() -> jinja2.Environment:
     env.filters["action_html"] = action_html
     env.filters["pct"] = percent
     env.filters["label_text"] = label_text
+    env.filters["pretty"] = _pretty
+    env.globals["ranked"] = _ranked
     env.filters["when"] = lambda moment: moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
     env.globals["objections"] = _objections
     env.globals["volume_svg"] = volume_svg
