@@ -60,6 +60,8 @@
       row.classList.add("labelled");
       row.querySelector("[data-label]").textContent =
         data.label.text + (data.history > 1 ? " (relabelled)" : "");
+      const by = row.querySelector("[data-labeller]");
+      if (by) by.textContent = data.label.labeller ? `by ${data.label.labeller}` : "";
       note.value = "";
       const entry = data.entry;
       document.querySelectorAll("[data-precision]").forEach((cell) => {
