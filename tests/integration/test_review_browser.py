@@ -118,7 +118,7 @@ def test_label_three_by_keyboard_and_backtest(server):
             sync_api.expect(page.locator(f'td[data-precision="{FORCE}"]')).to_have_text("33%")
             if shots:
                 page.goto(f"{base}/")
-                page.screenshot(path=str(Path(shots) / "review-queue.png"))
+                page.screenshot(path=str(Path(shots) / "review-queue.png"), full_page=True)
 
             page.goto(f"{base}/entry/{FORCE}")
             sync_api.expect(page.locator(f'td[data-precision="{FORCE}"]')).to_have_text("33%")
