@@ -44,13 +44,12 @@ from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
     ParsedShell,
     SimpleCommand,
-    WordGlobs,
     command_of,
-    is_within,
     parse_for,
     preload,
     resolve_path,
 )
+from specialists.understand.globs import WordGlobs, is_within
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind

@@ -76,12 +76,12 @@ from specialists.shellparse import (
     ParsedShell,
     SimpleCommand,
     command_of,
-    is_within,
     parse_for,
     preload,
     resolve_path,
     workspace_of,
 )
+from specialists.understand.globs import is_within
 from supervisor.errors import PluginError
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict

@@ -37,16 +37,15 @@ from pydantic import AfterValidator, Field, JsonValue, field_validator
 
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
-    PathGlobs,
     SimpleCommand,
     command_of,
-    is_within,
     parse_for,
     path_effects,
     preload,
     resolve_path,
 )
 from specialists.understand.diffs import diff_paths
+from specialists.understand.globs import PathGlobs, is_within
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind

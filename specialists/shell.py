@@ -82,12 +82,9 @@ from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
     ParsedShell,
     PathEffect,
-    PathGlobs,
     SimpleCommand,
-    WordGlobs,
     command_of,
     find_filtered,
-    is_within,
     parse_for,
     path_effects,
     preload,
@@ -101,6 +98,7 @@ from specialists.understand import (
     describe,
     diff_paths,
 )
+from specialists.understand.globs import PathGlobs, WordGlobs, is_within
 from specialists.understand.paths import (
     DEFAULT_SCRATCH,
     MOUNT_ROOTS,

@@ -98,12 +98,12 @@ from specialists.shellparse import (
     ParsedShell,
     SimpleCommand,
     fed_commands,
-    is_within,
     parse_for,
     preload,
     resolve_path,
     workspace_of,
 )
+from specialists.understand.globs import is_within
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.redact import redact_text

@@ -2,8 +2,9 @@
 
 Readers turn an action into what it does, whatever its surface (the shell parser in
 :mod:`specialists.shellparse` sees through ``sh -c``, ``eval``, variables, base64, heredocs and
-inline Python); this package says what the things it touches are (:mod:`.paths`), so that
-kinds judge effects, not spellings.
+inline programs, :mod:`specialists.inline`); this package says what the things it touches
+are (:mod:`.paths`), matches them against the patterns of rules (:mod:`.globs`) and reads
+edits (:mod:`.diffs`), so that kinds judge effects, not spellings.
 """
 
 from __future__ import annotations

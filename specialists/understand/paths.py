@@ -44,7 +44,7 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Final, Literal, get_args
 
-from specialists.shellparse import PathGlobs, is_within
+from specialists.understand.globs import PathGlobs, is_within
 
 __all__ = ["PathClass", "PathClassName", "Where", "classify", "describe"]
 

@@ -13,16 +13,14 @@ from hypothesis import strategies as st
 from specialists import shellparse
 from specialists.shellparse import (
     ParsedShell,
-    PathGlobs,
     SimpleCommand,
-    WordGlobs,
     command_of,
-    is_within,
     parse,
     parse_for,
     path_effects,
     resolve_path,
 )
+from specialists.understand.globs import PathGlobs, WordGlobs, is_within
 from supervisor.models import Action, Context
 
 CWD = "/work/app"

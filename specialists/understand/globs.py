@@ -1,0 +1,484 @@
+"""Globs over paths and words, matched in linear time (RE2), and globs against globs.
+
+:class:`PathGlobs` holds the path patterns of a rule (``~/.ssh/id_*``, ``**/.env``) and
+says whether a resolved path matches, or whether an unexpanded glob in a command
+(``~/.ss?/*``) could expand to one that does; :class:`WordGlobs` matches single words
+(program names, arguments). Nothing here backtracks on agent input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import re2
+
+MAX_GLOB_PATTERN: Final = 256  # a longer unexpanded glob is not walked: it might match
+MAX_GLOB_STATES: Final = 5_000  # pairs of states walked matching a glob against globs
+GLOB_CHARS: Final = frozenset("*?[")  # characters that make a word a glob
+
+
+def is_within(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or below it (both normalised absolute paths)."""
+    if root == "/":
+        return path.startswith("/")
+    return path == root or path.startswith(root + "/")
+
+
+def _glob_regex(pattern: str) -> str:
+    """RE2 syntax for a path glob: ``**`` spans directories, ``*``/``?`` stay in one."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            if pattern.startswith("**", i):
+                j = i + 2
+                at_start = i == 0 or pattern[i - 1] == "/"
+                if at_start and j < n and pattern[j] == "/":
+                    out.append("(?:[^/]*/)*")  # "**/" : zero or more directories
+                    i = j + 1
+                    continue
+                if at_start and j == n and i > 0:
+                    out.pop()  # "/**" at the end: the directory itself or anything below
+                    out.append("(?:/.*)?")
+                    i = j
+                    continue
+                out.append(".*")
+                i = j
+                continue
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            first = i + 2 if pattern[i + 1 : i + 2] in ("!", "]") else i + 1
+            piece, i = _bracket_at(pattern, i, first)
+            out.append(piece)
+            continue
+        else:
+            out.append(re2.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def _bracket_at(glob: str, i: int, first_close: int) -> tuple[str, int]:
+    """RE2 for the bracket class opening at ``glob[i]`` (its ``]`` looked for from
+    ``first_close``; ``!`` negates, as ``^`` does) and the index after it; a ``[`` that is
+    never closed is a literal."""
+    end = glob.find("]", first_close)
+    if end < 0:
+        return re2.escape("["), i + 1
+    body = glob[i + 1 : end]
+    body = "^" + body[1:] if body.startswith("!") else body
+    return "[" + body.replace("\\", "\\\\") + "]", end + 1
+
+
+def _glob_options() -> re2.Options:
+    options = re2.Options()
+    options.never_capture = True
+    options.log_errors = False
+    options.dot_nl = True
+    return options
+
+
+class PathGlobs:
+    """A set of path globs matched in linear time.
+
+    A glob starting with ``/`` is absolute; one starting with ``~/`` is below the home
+    directory given at match time; any other glob floats: it matches at any depth, as in
+    ``.gitignore`` (``.env`` and ``**/.env`` both match ``/repo/app/.env``). ``**`` spans
+    directories, ``*`` and ``?`` stay within one, ``[abc]`` is a class, and a trailing
+    ``/**`` also matches the directory itself.
+
+    Raises:
+        ValueError: a glob that cannot be compiled, naming it.
+    """
+
+    __slots__ = ("_absolute", "_automata", "_home", "globs")
+
+    _automata: dict[str | None, tuple[_Nfa | None, list[tuple[frozenset[str], _Nfa]]]]
+
+    def __init__(self, globs: Iterable[str]) -> None:
+        self.globs = tuple(globs)
+        absolute: list[str] = []
+        home: list[str] = []
+        for glob in self.globs:
+            if not glob or glob.strip() != glob:
+                raise ValueError(f"glob {glob!r} is empty or has surrounding spaces")
+            if glob == "~" or glob.startswith("~/"):
+                home.append(_glob_regex(glob[1:] or "/"))
+            elif glob.startswith("/"):
+                absolute.append(_glob_regex(glob.rstrip("/") or "/"))
+            else:
+                body = glob[2:] if glob.startswith("./") else glob
+                absolute.append("(?:.*/)?" + _glob_regex(body))
+        self._absolute = self._compile(absolute, self.globs)
+        self._home = self._compile(home, self.globs)
+        self._automata = {}
+
+    @staticmethod
+    def _compile(patterns: list[str], globs: tuple[str, ...]) -> re2._Regexp | None:
+        if not patterns:
+            return None
+        joined = "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")"
+        try:
+            return re2.compile(joined, _glob_options())
+        except re2.error as exc:
+            raise ValueError(f"globs {list(globs)!r} do not compile: {exc}") from None
+
+    def __bool__(self) -> bool:
+        return bool(self.globs)
+
+    def match(self, path: str, home: str | None = None) -> bool:
+        """Whether the normalised ``path`` matches a glob (``home`` for ``~/`` globs)."""
+        if self._absolute is not None and self._absolute.fullmatch(path) is not None:
+            return True
+        if self._home is None:
+            return False
+        if path == "~" or path.startswith("~/"):
+            rest = path[1:] or "/"
+        elif home and is_within(path, home):
+            rest = path[len(home.rstrip("/")) :] or "/"
+        else:
+            return False
+        return self._home.fullmatch(rest) is not None
+
+    def could_match(self, pattern: str, home: str | None = None) -> bool:
+        """Whether some path the shell glob ``pattern`` expands to would match a glob.
+
+        ``pattern`` is a normalised absolute path with unquoted ``*``, ``?``, ``[...]``
+        (``/repo/.en?``, ``/repo/**/*.bak``). As in the shell, a wildcard does not match the
+        leading ``.`` of a name. Against a glob that floats (``**/.env``, ``*.key``) the
+        pattern's last component must also share a literal run with the glob's (``.en?``
+        and ``.env``): ``cat src/*`` or ``rm -rf /tmp/run-*`` could expand to a ``.key``, but
+        that is not what they are after; globs that name a place (``~/.ssh/id_*``,
+        ``/etc/shadow``) need no such overlap (``cat ~/.ssh/*`` reads the keys). The answer
+        comes from walking both globs at once (states: pattern position x glob position),
+        linear in the product of their lengths and capped at ``MAX_GLOB_STATES``; past the
+        cap, or for a pattern longer than
+        ``MAX_GLOB_PATTERN``, it is True (not ruled out).
+        """
+        if GLOB_CHARS.isdisjoint(pattern):
+            return self.match(pattern, home)
+        if len(pattern) > MAX_GLOB_PATTERN:
+            return True
+        if not self.globs:
+            return False
+        built = self._automata.get(home)
+        if built is None:
+            if len(self._automata) > 16:
+                self._automata.clear()
+            floating: list[tuple[frozenset[str], _Nfa]] = []
+            for glob in self.globs:
+                nfa = None if _anchored(glob) else _union_nfa([glob], home)
+                if nfa is not None:
+                    floating.append((_literal_runs(_last(glob)), nfa))
+            built = (_union_nfa([g for g in self.globs if _anchored(g)], home), floating)
+            self._automata[home] = built
+        anchored, floating_globs = built
+        mine = _glob_nfa(pattern, shell=True)
+        if anchored is not None and _intersects(mine, anchored):
+            return True
+        runs = _literal_runs(_last(pattern))
+        return any(
+            _runs_meet(runs, theirs) and _intersects(mine, nfa) for theirs, nfa in floating_globs
+        )
+
+
+# -- globs against globs: the product of two small automata ------------------------------
+#
+# A character test is ("c", ch) one character, ("n", excluded) any character not in
+# ``excluded``, or ("s", chars, negated, excluded) a bracket class. An automaton is a list of
+# states; each state has epsilon moves and (test, next state) moves; state 0 starts and the
+# last state accepts.
+
+_Test = tuple[Any, ...]
+_ANY: Final[_Test] = ("n", "")
+_NOT_SLASH: Final[_Test] = ("n", "/")
+_NOT_SLASH_DOT: Final[_Test] = ("n", "/.")
+
+
+@dataclass(slots=True)
+class _Nfa:
+    eps: list[list[int]] = field(default_factory=lambda: [[]])
+    moves: list[list[tuple[_Test, int]]] = field(default_factory=lambda: [[]])
+    accept: int = 0
+    index: list[tuple[dict[str, list[int]], list[tuple[_Test, int]]]] | None = None
+
+    def literal(self) -> list[tuple[dict[str, list[int]], list[tuple[_Test, int]]]]:
+        """Per state: literal moves by character, and the other moves (built once)."""
+        if self.index is None:
+            index = []
+            for moves in self.moves:
+                lits: dict[str, list[int]] = {}
+                others: list[tuple[_Test, int]] = []
+                for test, target in moves:
+                    if test[0] == "c":
+                        lits.setdefault(test[1], []).append(target)
+                    else:
+                        others.append((test, target))
+                index.append((lits, others))
+            self.index = index
+        return self.index
+
+    def new(self) -> int:
+        self.eps.append([])
+        self.moves.append([])
+        return len(self.eps) - 1
+
+
+def _test_has(test: _Test, ch: str) -> bool:
+    if test[0] == "c":
+        return bool(test[1] == ch)
+    if test[0] == "n":
+        return ch not in test[1]
+    _, chars, negated, excluded = test
+    return ch not in excluded and ((ch in chars) != negated)
+
+
+def _tests_meet(a: _Test, b: _Test) -> bool:
+    """Whether some character passes both tests."""
+    if a[0] == "c":
+        return _test_has(b, a[1])
+    if b[0] == "c":
+        return _test_has(a, b[1])
+    for test, other in ((a, b), (b, a)):
+        if test[0] == "s" and not test[2]:  # a positive class: try its characters
+            return any(_test_has(test, ch) and _test_has(other, ch) for ch in test[1])
+    return True  # two open-ended tests over a large alphabet always share a character
+
+
+def _class_chars(body: str) -> str:
+    """The characters a bracket body names, ranges spelt out (capped)."""
+    out: list[str] = []
+    i, n = 0, len(body)
+    while i < n and len(out) < 512:
+        if i + 2 < n and body[i + 1] == "-":
+            lo, hi = ord(body[i]), ord(body[i + 2])
+            out.extend(chr(c) for c in range(lo, min(hi, lo + 255) + 1))
+            i += 3
+        else:
+            out.append(body[i])
+            i += 1
+    return "".join(out)
+
+
+def _add_glob(nfa: _Nfa, start: int, glob: str, shell: bool) -> int:
+    """Append the automaton of ``glob`` from state ``start``; its accepting state."""
+    cur = start
+    i, n = 0, len(glob)
+    while i < n:
+        c = glob[i]
+        at_start = i == 0 or glob[i - 1] == "/"
+        dotless = shell and at_start  # the shell's wildcards skip a leading "."
+        if c == "*":
+            j = i
+            while j < n and glob[j] == "*":
+                j += 1
+            if j - i >= 2 and at_start and j < n and glob[j] == "/":  # "**/": any directories
+                name, end = nfa.new(), nfa.new()
+                nfa.eps[cur].append(end)
+                if shell:  # directory by directory, none starting with "."
+                    nfa.moves[cur].append((_NOT_SLASH_DOT, name))
+                    nfa.moves[name].append((_NOT_SLASH, name))
+                    nfa.moves[name].append((("c", "/"), cur))
+                else:
+                    nfa.eps[cur].append(name)
+                    nfa.moves[name].append((_ANY, name))
+                    nfa.moves[name].append((("c", "/"), end))
+                cur, i = end, j + 1
+                continue
+            if j - i >= 2 and at_start and j == n and i > 0:  # "/**" at the end
+                end = nfa.new()
+                nfa.eps[cur].append(end)
+                nfa.moves[cur].append((_ANY, end))
+                nfa.moves[end].append((_ANY, end))
+                cur, i = end, j
+                continue
+            first = _NOT_SLASH_DOT if dotless else (_ANY if j - i >= 2 else _NOT_SLASH)
+            rest = _ANY if j - i >= 2 else _NOT_SLASH
+            body, end = nfa.new(), nfa.new()
+            nfa.eps[cur].append(end)
+            nfa.moves[cur].append((first, body))
+            nfa.moves[body].append((rest, body))
+            nfa.eps[body].append(end)
+            cur, i = end, j
+            continue
+        test: _Test
+        step = 1
+        if c == "?":
+            test = _NOT_SLASH_DOT if dotless else _NOT_SLASH
+        elif c == "[":
+            close = glob.find("]", i + 2 if glob[i + 1 : i + 2] in ("!", "^", "]") else i + 1)
+            if close < 0:
+                test = ("c", c)
+            else:
+                inner = glob[i + 1 : close]
+                negated = inner[:1] in ("!", "^")
+                chars = _class_chars(inner[1:] if negated else inner)
+                test = ("s", chars, negated, "/." if dotless else "/")
+                step = close - i + 1
+        else:
+            test = ("c", c)
+        nxt = nfa.new()
+        nfa.moves[cur].append((test, nxt))
+        cur, i = nxt, i + step
+    return cur
+
+
+def _glob_nfa(glob: str, *, shell: bool) -> _Nfa:
+    nfa = _Nfa()
+    nfa.accept = _add_glob(nfa, 0, glob, shell)
+    return nfa
+
+
+def _anchored(glob: str) -> bool:
+    return glob.startswith(("/", "~/")) or glob == "~"
+
+
+def _last(path: str) -> str:
+    return path.rstrip("/").rpartition("/")[2]
+
+
+def _literal_runs(component: str) -> frozenset[str]:
+    """The runs of literal characters (two or more) in a glob's last component."""
+    runs: list[str] = []
+    cur: list[str] = []
+    i, n = 0, len(component)
+    while i < n:
+        c = component[i]
+        if c in "*?[":
+            if len(cur) >= 2:
+                runs.append("".join(cur))
+            cur = []
+            if c == "[":
+                close = component.find("]", i + 2)
+                i = close if close > 0 else i
+        else:
+            cur.append(c)
+        i += 1
+    if len(cur) >= 2:
+        runs.append("".join(cur))
+    if component.startswith(".") and component[1:2] in ("*", "?", "["):
+        runs.append(".")  # a dotfile selection (.*, .??*) is about dotfiles
+    return frozenset(runs)
+
+
+def _runs_meet(mine: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Whether a literal run of a pattern and one of a sensitive glob overlap (one holds the
+    other): ``.en?`` and ``.env`` do, ``shop-test-*`` and ``*.bak`` do not. A pattern's
+    wildcards alone do not make it about a floating glob's names: ``x-*`` could be
+    ``x-.bak``, but it is not what the command is after."""
+    return any(a in b or b in a for a in mine for b in theirs)
+
+
+def _union_nfa(globs: Iterable[str], home: str | None) -> _Nfa | None:
+    """One automaton for a set of path globs, read as :class:`PathGlobs` reads them."""
+    nfa = _Nfa()
+    ends: list[int] = []
+    for glob in globs:
+        start = nfa.new()
+        nfa.eps[0].append(start)
+        if glob == "~" or glob.startswith("~/"):
+            if not home:
+                continue
+            cur = start
+            for ch in home.rstrip("/"):  # the home directory, literally
+                nxt = nfa.new()
+                nfa.moves[cur].append((("c", ch), nxt))
+                cur = nxt
+            ends.append(_add_glob(nfa, cur, glob[1:] or "/", False))
+        elif glob.startswith("/"):
+            ends.append(_add_glob(nfa, start, glob.rstrip("/") or "/", False))
+        else:
+            body = glob[2:] if glob.startswith("./") else glob
+            ends.append(_add_glob(nfa, start, "**/" + body, False))  # floats at any depth
+    if not ends:
+        return None
+    accept = nfa.new()
+    for end in ends:
+        nfa.eps[end].append(accept)
+    nfa.accept = accept
+    return nfa
+
+
+def _intersects(a: _Nfa, b: _Nfa) -> bool:
+    """Whether some string is accepted by both automata (True past the state cap)."""
+    literal = b.literal()
+    seen = {(0, 0)}
+    todo = [(0, 0)]
+    while todo:
+        x, y = todo.pop()
+        if x == a.accept and y == b.accept:
+            return True
+        nexts = [(x2, y) for x2 in a.eps[x]] + [(x, y2) for y2 in b.eps[y]]
+        for test_a, x2 in a.moves[x]:
+            if test_a[0] == "c":  # the common case: a literal character, looked up
+                lits, others = literal[y]
+                nexts.extend((x2, y2) for y2 in lits.get(test_a[1], ()))
+                nexts.extend((x2, y2) for t, y2 in others if _test_has(t, test_a[1]))
+                continue
+            for test_b, y2 in b.moves[y]:
+                if _tests_meet(test_a, test_b):
+                    nexts.append((x2, y2))
+        for pair in nexts:
+            if pair not in seen:
+                if len(seen) >= MAX_GLOB_STATES:
+                    return True
+                seen.add(pair)
+                todo.append(pair)
+    return False
+
+
+def _word_regex(glob: str) -> str:
+    """RE2 for a word glob: ``*`` any run, ``?`` one character, ``[...]`` a class."""
+    out: list[str] = []
+    i, n = 0, len(glob)
+    while i < n:
+        c = glob[i]
+        if c == "*":
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif c == "[":
+            piece, i = _bracket_at(glob, i, i + 2)
+            out.append(piece)
+            continue
+        else:
+            out.append(re2.escape(c))
+        i += 1
+    return "".join(out)
+
+
+class WordGlobs:
+    """Globs over whole words, matched in linear time (one RE2 per list)."""
+
+    __slots__ = ("_exact", "_regex", "globs")
+
+    def __init__(self, globs: Iterable[str]) -> None:
+        self.globs = tuple(globs)
+        wild = [g for g in self.globs if any(c in g for c in "*?[")]
+        self._exact = frozenset(g for g in self.globs if g not in wild)
+        self._regex: re2._Regexp | None = None
+        if wild:
+            joined = "|".join(f"(?:{_word_regex(g)})" for g in wild)
+            try:
+                self._regex = re2.compile(joined, _glob_options())
+            except re2.error as exc:
+                raise ValueError(f"globs {wild!r} do not compile: {exc}") from None
+
+    def __bool__(self) -> bool:
+        return bool(self.globs)
+
+    def match(self, word: str) -> bool:
+        if word in self._exact:
+            return True
+        return self._regex is not None and self._regex.fullmatch(word) is not None
+
+    def first(self, words: Iterable[str]) -> str | None:
+        """The first of ``words`` that matches, if any."""
+        for word in words:
+            if self.match(word):
+                return word
+        return None
