@@ -4,7 +4,8 @@ Every harmful shell case of the development set that the coding pack stops is re
 through the disguises an agent (or an injected instruction) can use: ``sh -c``, ``eval``, a
 variable, base64 or base32 into a shell, reversed text into a shell, a here-document (to
 ``bash``, ``bash /dev/stdin``, ``source /dev/stdin``), a script written then run, Python's
-``subprocess``, Node's ``child_process`` and Perl's ``system``, a shell function.
+``subprocess`` and ``os.system`` of an f-string, Node's ``child_process`` and Perl's
+``system``, a shell function, ``source <(printf …)``.
 Each rewrite must be stopped at least as firmly as the plain command. Entries whose reader
 does not yet see through a disguise are listed with the reason; a listed entry that no
 longer misses fails the test, so the list only shrinks.
