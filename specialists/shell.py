@@ -690,7 +690,7 @@ class _Rule:
             if effect.mode == "read" and cls is not PathClass.CREDENTIAL:
                 source = _staged_credentials(parsed, where.classes).get(effect.path)
                 if source is not None:  # zip k.zip ~/.ssh && curl -F f=@k.zip …
-                    cls, what = PathClass.CREDENTIAL, f"written from {source} before"
+                    cls, what = PathClass.CREDENTIAL, f"written from {source}"
             if self.classes and cls not in self.classes:
                 continue
             if self.paths_none and self.paths_none.match(effect.path, where.home):
@@ -825,6 +825,7 @@ def file_command_of(action: Action) -> str | None:
 
 
 _memo = threading.local()
+MAX_EARLIER: Final = 8  # earlier shell commands of the session read for staged credentials
 
 
 def _effects_of(cmd: SimpleCommand, home: str | None) -> list[PathEffect]:
@@ -870,15 +871,24 @@ def _effect_class(effect: PathEffect, where: Where) -> tuple[PathClass, str]:
 
 
 def _staged_credentials(parsed: ParsedShell, where: Where) -> dict[str, str]:
-    """Files the command line writes from credentials it reads (``cat ~/.ssh/id_rsa >
-    /tmp/k``, ``zip -r k.zip ~/.aws``, ``cp ~/.netrc x``): path written -> credential read.
-    Computed once per parse."""
+    """Files written from credentials read (``cat ~/.ssh/id_rsa > /tmp/k``, ``zip -r k.zip
+    ~/.aws``, ``cp ~/.netrc x``) on this command line or by the session's earlier shell
+    commands (``Context.recent_actions``, the last :data:`MAX_EARLIER` of them): path written
+    -> credential read. Computed once per evaluation."""
     last = getattr(_memo, "staged", None)
     if last is not None and last[0] is parsed and last[1] is where:
         staged: dict[str, str] = last[2]
         return staged
     staged = {}
-    for cmd in parsed.commands:
+    commands = [(cmd, "") for cmd in parsed.commands]
+    context: Context | None = getattr(_memo, "context", None)
+    if context is not None:  # the evaluation of ``parsed`` set it
+        for action in context.recent_actions[-MAX_EARLIER:]:
+            earlier = command_of(action) if action.type == "shell" else None
+            if earlier:
+                before = parse_for(earlier, context).commands
+                commands.extend((cmd, " by an earlier command") for cmd in before)
+    for cmd, when in commands:
         effects = _effects_of(cmd, where.home)
         source = next(
             (
@@ -893,7 +903,7 @@ def _staged_credentials(parsed: ParsedShell, where: Where) -> dict[str, str]:
             continue
         for effect in effects:
             if effect.mode == "write" and effect.path != source:
-                staged.setdefault(effect.path, source)
+                staged.setdefault(effect.path, source + when)
     _memo.staged = (parsed, where, staged)
     return staged
 
@@ -985,6 +995,8 @@ class ShellSpecialist:
             return SpecialistResult.refuse()
         parsed = parse_for(command, context, max_chars=self._max_chars)
         where = self._where(parsed, context)
+        _memo.context = context  # for files an earlier command staged (_staged_credentials)
+        _memo.staged = None
         best: _Hit | None = None
         best_verdict = Verdict.OK
         for cmd in parsed.commands:
