@@ -1043,6 +1043,66 @@ def _js_template(text: str) -> str:
     return str(_JS_ENV.sub(lambda m: "${" + (m.group(1) or m.group(2)) + "}", text))
 
 
+_JS_ENV_TERM: Final = re2.compile(
+    r"process\.env(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']\s*\])"
+)
+_JS_HOME_TERM: Final = re2.compile(
+    r"(?:require\(\s*[\"'](?:node:)?os[\"']\s*\)|os)\.homedir\(\s*\)"
+)
+MAX_JS_TERMS: Final = 16
+
+
+def _js_value_at(code: str, i: int, depth: int = 0) -> tuple[str, int] | None:
+    """The text of a JavaScript expression at ``i`` made of string literals, environment
+    variables (``process.env.HOME`` as ``${HOME}``), ``os.homedir()`` and ``path.join(…)``
+    of those, joined by ``+``; its end. None for anything else."""
+    parts: list[str] = []
+    n = len(code)
+    for _ in range(MAX_JS_TERMS):
+        while i < n and code[i] in " \t\n":
+            i += 1
+        literal = _string_at(code, i)
+        env = None if literal else _JS_ENV_TERM.match(code[i : i + 80])
+        home = None if literal or env else _JS_HOME_TERM.match(code[i : i + 80])
+        if literal is not None:
+            parts.append(literal[0])
+            i = literal[1]
+        elif env is not None:
+            parts.append("${" + (env.group(1) or env.group(2)) + "}")
+            i += env.end()
+        elif home is not None:
+            parts.append("${HOME}")
+            i += home.end()
+        elif code.startswith(("path.join(", "path.resolve("), i) and depth < 4:
+            i = code.index("(", i) + 1
+            pieces: list[str] = []
+            while True:
+                inner = _js_value_at(code, i, depth + 1)
+                if inner is None:
+                    return None
+                pieces.append(inner[0])
+                i = inner[1]
+                while i < n and code[i] in " \t\n":
+                    i += 1
+                if i < n and code[i] == ",":
+                    i += 1
+                    continue
+                if i < n and code[i] == ")":
+                    i += 1
+                    break
+                return None
+            parts.append("/".join(piece.rstrip("/") for piece in pieces))
+        else:
+            return None
+        j = i
+        while j < n and code[j] in " \t\n":
+            j += 1
+        if j >= n or code[j] != "+":
+            return "".join(parts), i
+        i = j + 1
+    return None
+
+
 def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
     """Shell commands and deletions in a node/perl/ruby one-liner, by scanning.
 
@@ -1063,18 +1123,23 @@ def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
                 j += 1
             if j < len(code) and code[j] in "({":
                 j += 1
-            literal = _string_at(code, j)
+            literal = _js_value_at(code, j)
             if literal is None:
                 continue
             text, end = literal
             window = code[end : end + 120]
             source = code[at : end + 1]
+            recursive = "recursive" in window or name not in ("rmSync", "rmdirSync")
+            if "${" in text and what in ("rm", "rm-file", "read", "write"):
+                program = {"rm": "rm -r" if recursive else "rm", "rm-file": "rm"}.get(what)
+                program = program or {"read": "cat", "write": "tee"}[what]
+                ops.append(CodeOp("shell", (f'{program} "{text}"',), source))  # $HOME expands
+                continue
             if what == "shell":
                 ops.append(CodeOp("shell", (text,), source))
             elif what == "argv0":
                 ops.append(CodeOp("argv", (text, *_scan_list(code, end)), source))
             elif what == "rm":
-                recursive = "recursive" in window or name not in ("rmSync", "rmdirSync")
                 ops.append(
                     CodeOp("argv", ("rm", "-r", text) if recursive else ("rm", text), source)
                 )

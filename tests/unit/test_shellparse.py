@@ -508,6 +508,37 @@ def test_a_stated_program_with_operands_from_a_substitution_is_not_code_from_it(
     assert fetched.code_from == ("curl",)
 
 
+@pytest.mark.parametrize(
+    ("program", "argv"),
+    [
+        (
+            'fs.readFileSync(process.env.HOME + "/.aws/credentials")',
+            ("cat", "/home/u/.aws/credentials"),
+        ),
+        (
+            'fs.readFileSync(path.join(os.homedir(), ".ssh", "id_rsa"))',
+            ("cat", "/home/u/.ssh/id_rsa"),
+        ),
+        ("fs.readFileSync(process.env['HOME'] + '/.netrc')", ("cat", "/home/u/.netrc")),
+        ('fs.rmSync(require("os").homedir() + "/", {recursive: true})', ("rm", "-r", "/home/u/")),
+        (
+            'fs.writeFileSync(path.resolve(process.env.HOME, ".bashrc"), "x")',
+            ("tee", "/home/u/.bashrc"),
+        ),
+    ],
+)
+def test_node_paths_built_from_the_environment_are_read(program: str, argv: tuple[str, ...]):
+    parsed = run(f"node -e {shlex.quote(program)}")
+    found = [c.argv for c in parsed.commands if c.program == argv[0]]
+    assert found == [argv], [c.argv for c in parsed.commands]
+
+
+def test_node_paths_nested_without_end_are_not_followed():
+    program = "fs.readFileSync(" + "path.join(" * 60 + '"a"' + ")" * 60 + ")"
+    parsed = run(f"node -e {shlex.quote(program)}")
+    assert [c.program for c in parsed.commands] == ["node"]
+
+
 def test_a_template_literal_in_node_is_not_a_perl_backquote():
     parsed = run("node -e 'console.log(`${a} and ${b}`)'")
     assert [c.program for c in parsed.commands] == ["node"]
