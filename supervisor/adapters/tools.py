@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import JsonValue
 
-from supervisor.adapters.readings import ToolAnnotations, load_tool_annotations, read_arguments
+from supervisor.adapters.readings import (
+    SINKS_KEY,
+    ToolAnnotations,
+    load_tool_annotations,
+    read_arguments,
+    sink_parameters,
+)
 from supervisor.models import Action, Context, Decision, SpecialistResult, Verdict, strictest
 
 if TYPE_CHECKING:
@@ -188,8 +194,17 @@ def read_tool_call(
     annotated = bool(annotations is not None and annotations.for_tool(tool_name))
     fields = _JUDGED_FIELD.get(action.type, ())
     if not annotated and any(action.args.get(f) is not None for f in fields):
-        return ToolCallReading(action)
-    return _with_readings(action, annotations)
+        return ToolCallReading(_with_sinks(action, annotations))
+    return _with_readings(_with_sinks(action, annotations), annotations)
+
+
+def _with_sinks(action: Action, annotations: ToolAnnotations | None) -> Action:
+    """``action`` with its sink parameters named in ``metadata.supervise_sinks``."""
+    sinks = sink_parameters(action.tool or "", action.args, annotations)
+    if not sinks:
+        return action
+    metadata: dict[str, JsonValue] = {**action.metadata, SINKS_KEY: dict(sinks)}
+    return action.model_copy(update={"metadata": metadata})
 
 
 def read_action(
@@ -214,7 +229,7 @@ def read_action(
             raise InvalidActionError(f"not a valid action: {exc}") from exc
     if action.type != "tool_call" or not action.tool:
         return ToolCallReading(action)
-    return _with_readings(action, annotations)
+    return _with_readings(_with_sinks(action, annotations), annotations)
 
 
 def _with_readings(action: Action, annotations: ToolAnnotations | None) -> ToolCallReading:
@@ -241,7 +256,10 @@ def _with_readings(action: Action, annotations: ToolAnnotations | None) -> ToolC
             args=r.args,
             agent=action.agent,
             session=action.session,
-            metadata={**action.metadata, DERIVED_KEY: {"tool": tool, **r.describe()}},
+            metadata={
+                **{k: v for k, v in action.metadata.items() if k != SINKS_KEY},
+                DERIVED_KEY: {"tool": tool, **r.describe()},
+            },
         )
         for r in kept
     )
