@@ -21,8 +21,9 @@ For each value:
 - found nowhere: ``when_nowhere`` (``nudge`` by default: a value the agent made up, or
   computed, is a fact the supervisor does not have; it is never a silent ok).
 
-Without a request in the transcript (no transcript, or a host that does not feed one) the
-check cannot tell a requested value from an injected one, and says so:
+The request is the transcript's, else ``context.task`` (the user's request as the host
+gave it). Without either (no transcript, or a host that does not feed one) the check
+cannot tell a requested value from an injected one, and says so:
 ``when_request_unknown`` (``nudge`` by default), unless every value is in the records.
 
 Where the sinks come from, per action:
@@ -60,7 +61,7 @@ from specialists.valuetokens import (
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
-from supervisor.transcript import Source, Trust
+from supervisor.transcript import Source, Trust, request
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -391,6 +392,10 @@ class ProvenanceSpecialist:
         transcript = context.transcript
         sources = transcript.sources if transcript is not None else ()
         has_request = transcript is not None and transcript.has_request
+        if not has_request and context.task:
+            # The host gave the user's request as the task: it is the request.
+            sources = (request(context.task), *sources)
+            has_request = True
         traces: list[Trace] = []
         for parameter, kind, value in sinks[:MAX_VALUES]:
             if has_request:

@@ -29,6 +29,7 @@ from supervisor.adapters.readings import (
     sink_parameters,
 )
 from supervisor.models import Action, Context, Decision, SpecialistResult, Verdict, strictest
+from supervisor.transcript import Source, Trust, bounded
 
 if TYPE_CHECKING:
     from supervisor.facade import Supervisor
@@ -51,6 +52,8 @@ __all__ = [
     "read_tool_call",
     "refusal_message",
     "revert_message",
+    "trust_of",
+    "with_transcript",
 ]
 
 # Metadata keys a record carries: on the tool call, the actions read from it; on a derived
@@ -442,3 +445,27 @@ def revert_message(decision: Decision) -> str | None:
         "The call ran, but the supervisor reverted its effect: "
         f"{undone}. Reason: {decision.reason}. Do not repeat it; take another approach."
     )
+
+
+def trust_of(annotations: ToolAnnotations | None, tool: str | None) -> Trust:
+    """Whose words ``tool``'s results carry, by the deployment's annotations (``results``)."""
+    if annotations is None:
+        return Trust.THIRD_PARTY
+    return annotations.trust_of(tool)
+
+
+def with_transcript(
+    context: Context | Mapping[str, Any] | None, sources: Sequence[Source]
+) -> Context:
+    """``context`` with the session's transcript, unless the caller already gave one.
+
+    A transcript the caller put in the context is theirs and stays (as facts do,
+    ``docs/facts.md``); otherwise ``sources`` are kept within the transcript's bounds.
+    """
+    from supervisor.engine import as_context
+
+    given = as_context(context)
+    if given.transcript is not None:
+        return given
+    return given.model_copy(update={"transcript": bounded(sources)})
+
