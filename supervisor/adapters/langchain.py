@@ -347,9 +347,7 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [
-            block.get("text") if isinstance(block, Mapping) else block for block in content
-        ]
+        parts = [block.get("text") if isinstance(block, Mapping) else block for block in content]
         return "\n".join(p if isinstance(p, str) else as_text(p) for p in parts if p is not None)
     return as_text(content)
 

@@ -468,4 +468,3 @@ def with_transcript(
     if given.transcript is not None:
         return given
     return given.model_copy(update={"transcript": bounded(sources)})
-
