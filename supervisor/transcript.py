@@ -41,6 +41,7 @@ __all__ = [
     "Trust",
     "as_text",
     "bounded",
+    "message_text",
     "request",
     "result",
 ]
@@ -108,6 +109,17 @@ def as_text(value: JsonValue | object) -> str:
         return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
     except (TypeError, ValueError):
         return str(value)
+
+
+def message_text(content: object) -> str:
+    """A chat message's content as text: a string, or the text parts of a list of parts
+    (``{"type": "text", "text": ...}`` blocks), anything else as JSON."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") if isinstance(p, dict) else p for p in content]
+        return "\n".join(p if isinstance(p, str) else as_text(p) for p in parts if p is not None)
+    return as_text(content)
 
 
 def _source(

@@ -65,7 +65,7 @@ from supervisor.errors import ActionBlocked
 from supervisor.facade import Supervisor
 from supervisor.facts import FactsCache, agather, gather
 from supervisor.models import Context, Decision, Verdict
-from supervisor.transcript import Source, as_text
+from supervisor.transcript import Source, message_text
 from supervisor.transcript import request as request_source
 from supervisor.transcript import result as result_source
 
@@ -262,12 +262,12 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             if not isinstance(message, BaseMessage):
                 continue
             if isinstance(message, HumanMessage):
-                sources.append(request_source(_text(message.content)))
+                sources.append(request_source(message_text(message.content)))
             elif isinstance(message, ToolMessage) and not _is_ours(message):
                 sources.append(
                     result_source(
                         message.name,
-                        _text(message.content),
+                        message_text(message.content),
                         trust_of(self.annotations, message.name),
                         message.tool_call_id,
                     )
@@ -340,16 +340,6 @@ def _config(request: ToolCallRequest) -> Mapping[str, Any]:
     runtime = request.runtime
     config = getattr(runtime, "config", None) if runtime is not None else None
     return config if isinstance(config, Mapping) else {}
-
-
-def _text(content: Any) -> str:
-    """A message's content as text: a string, or the text parts of a list of blocks."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [block.get("text") if isinstance(block, Mapping) else block for block in content]
-        return "\n".join(p if isinstance(p, str) else as_text(p) for p in parts if p is not None)
-    return as_text(content)
 
 
 def _is_ours(message: ToolMessage) -> bool:

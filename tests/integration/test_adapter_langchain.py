@@ -30,6 +30,9 @@ from supervisor import Supervisor
 from supervisor.adapters.langchain import SupervisorBlocked, SupervisorMiddleware
 from supervisor.errors import ActionBlocked
 from supervisor.models import Verdict
+from tests.conftest import PROVENANCE_ATTACKER as ATTACKER
+from tests.conftest import PROVENANCE_LANDLORD as LANDLORD
+from tests.conftest import PROVENANCE_TAXONOMY as PROVENANCE
 from tests.conftest import artifact_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -413,27 +416,6 @@ def test_without_the_extra_the_import_error_names_it(monkeypatch: pytest.MonkeyP
 
     with pytest.raises(ImportError, match=re.escape("pip install 'agent-supervise[langchain]'")):
         importlib.import_module("supervisor.adapters.langchain")
-
-
-PROVENANCE = r"""
-schema_version: 1
-id: provenance_test
-entries:
-  - id: value_from_untrusted_content
-    title: A sink value that only third-party content supplied
-    description: A payment or message whose recipient the user did not give.
-    example: {summary: An email told the agent to pay an attacker., source: arXiv:2406.13352}
-    severity: high
-    default_verdict: nudge
-    references: [LLM01]
-    detection: deterministic
-    applies_to: {action_types: ["*"]}
-    specialist:
-      kind: provenance
-      config: {}
-"""
-ATTACKER = "GB29NWBK60161331926819"
-LANDLORD = "DE89370400440532013000"
 
 
 def test_a_value_seen_only_in_a_tool_result_is_refused(tmp_path: Path, run: Run) -> None:
