@@ -44,6 +44,7 @@ __all__ = [
     "ToolAnnotations",
     "load_tool_annotations",
     "read_arguments",
+    "schema_roles",
     "sink_parameters",
 ]
 
@@ -334,6 +335,14 @@ class ToolAnnotations(BaseModel):
                 return trust
         return Trust.THIRD_PARTY
 
+    def with_schema(self, tool: str, roles: Mapping[str, Role]) -> ToolAnnotations:
+        """These annotations with ``roles`` read from ``tool``'s input schema beneath them:
+        what the deployment wrote for a parameter wins over what the schema says."""
+        if not roles:
+            return self
+        merged = {**roles, **self.for_tool(tool)}
+        return self.model_copy(update={"tools": {**self.tools, tool: merged}})
+
     def for_tool(self, tool: str) -> Mapping[str, Role]:
         """The annotated parameters of ``tool``: exact name first, then globs in order."""
         exact = self.tools.get(tool)
@@ -346,6 +355,33 @@ class ToolAnnotations(BaseModel):
 
 
 EMPTY_ANNOTATIONS: Final = ToolAnnotations()
+
+# JSON Schema string formats that say what a parameter is (an MCP tool's inputSchema).
+_SCHEMA_FORMATS: Final[dict[str, Role]] = {
+    "email": "recipient",
+    "idn-email": "recipient",
+    "uri": "url",
+    "url": "url",
+    "iri": "url",
+}
+
+
+def schema_roles(schema: Any) -> dict[str, Role]:
+    """Roles an input schema states: a string property with ``format: email`` is a
+    recipient, one with ``format: uri`` a URL. Top-level properties only."""
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return {}
+    roles: dict[str, Role] = {}
+    for name, spec in properties.items():
+        if not isinstance(name, str) or not isinstance(spec, Mapping):
+            continue
+        items = spec.get("items")
+        shape = items if spec.get("type") == "array" and isinstance(items, Mapping) else spec
+        role = _SCHEMA_FORMATS.get(str(shape.get("format", "")).lower())
+        if role is not None:
+            roles[name] = role
+    return roles
 
 
 def load_tool_annotations(path: str | Path) -> ToolAnnotations:
