@@ -84,7 +84,7 @@ MAX_VALUES: Final = 50
 SHOWN_CHARS: Final = 120
 CACHE_SIZE: Final = 512  # texts whose tokens are kept
 
-SinkKind = Literal["recipient", "invitee", "account", "url", "amount", "file"]
+SinkKind = Literal["recipient", "invitee", "account", "url", "amount", "file", "credential"]
 SINK_KINDS: Final[tuple[SinkKind, ...]] = SinkKind.__args__  # type: ignore[attr-defined]
 Found = Literal["trusted", "untrusted", "nowhere", "unreadable"]
 
@@ -95,6 +95,7 @@ _WHAT: Final[dict[str, str]] = {
     "url": "URL",
     "amount": "amount",
     "file": "file",
+    "credential": "credential",
 }
 
 

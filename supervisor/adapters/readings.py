@@ -64,6 +64,7 @@ Role = Literal[
     "account",
     "invitee",
     "file_target",
+    "credential",
     "none",
 ]
 ROLES: Final[tuple[str, ...]] = Role.__args__  # type: ignore[attr-defined]
@@ -75,6 +76,7 @@ SINK_ROLES: Final[dict[str, str]] = {
     "account": "account",
     "invitee": "invitee",
     "file_target": "file",
+    "credential": "credential",
     "url": "url",
 }
 SINKS_KEY: Final = "supervise_sinks"
