@@ -42,9 +42,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Final, Literal, final
+from typing import TYPE_CHECKING, Annotated, Final, Literal, TypeVar, final
 
 from pydantic import Field, JsonValue
 
@@ -83,8 +83,11 @@ MAX_VALUE_CHARS: Final = 4_096  # a sink value longer than this is not traced: i
 MAX_VALUES: Final = 50
 SHOWN_CHARS: Final = 120
 CACHE_SIZE: Final = 512  # texts whose tokens are kept
+_T = TypeVar("_T")
 
-SinkKind = Literal["recipient", "invitee", "account", "url", "amount", "file", "credential"]
+SinkKind = Literal[
+    "recipient", "invitee", "account", "url", "amount", "file", "credential", "links"
+]
 SINK_KINDS: Final[tuple[SinkKind, ...]] = SinkKind.__args__  # type: ignore[attr-defined]
 Found = Literal["trusted", "untrusted", "nowhere", "unreadable"]
 
@@ -96,6 +99,7 @@ _WHAT: Final[dict[str, str]] = {
     "amount": "amount",
     "file": "file",
     "credential": "credential",
+    "links": "link",
 }
 
 
@@ -172,6 +176,10 @@ def needles(kind: str, value: JsonValue) -> list[list[_Needle]] | None:
             if found:
                 groups.append([_typed(found[0])])
         return groups
+    if kind == "links":
+        # Free text (a message body): every host it links to is traced; no link, no sink.
+        hosts = sorted(t for t in tokens(text) if t.type == "host")
+        return [[_typed(host)] for host in hosts] or [[]]
     if kind == "amount":
         number = decimal_text(text.lstrip("$€£¥₹").split(" ")[0])
         if number is None:
@@ -210,40 +218,44 @@ def _typed_groups(text: str, kind: str) -> list[list[_Needle]]:
 
 
 class _TokenCache:
-    """The tokens of each text, read once; the least recently used texts dropped."""
+    """The tokens and the folded form of each text, read once; least recently used dropped."""
 
-    __slots__ = ("_lock", "_texts")
+    __slots__ = ("_folded", "_lock", "_texts")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._texts: OrderedDict[str, frozenset[Token]] = OrderedDict()
+        self._folded: OrderedDict[str, str] = OrderedDict()
 
     def of(self, text: str) -> frozenset[Token]:
+        return self._get(self._texts, text, lambda: frozenset(tokens(text)))
+
+    def folded(self, text: str) -> str:
+        return self._get(self._folded, text, lambda: fold(text))
+
+    def _get(self, cache: OrderedDict[str, _T], text: str, read: Callable[[], _T]) -> _T:
         with self._lock:
-            known = self._texts.get(text)
+            known = cache.get(text)
             if known is not None:
-                self._texts.move_to_end(text)
+                cache.move_to_end(text)
                 return known
-        found = frozenset(tokens(text))
+        found = read()
         with self._lock:
-            self._texts[text] = found
-            while len(self._texts) > CACHE_SIZE:
-                self._texts.popitem(last=False)
+            cache[text] = found
+            while len(cache) > CACHE_SIZE:
+                cache.popitem(last=False)
         return found
 
 
 _CACHE: Final = _TokenCache()
 
 
-def _holds(source: Source, needle: _Needle, folded: dict[int, str]) -> bool:
+def _holds(source: Source, needle: _Needle) -> bool:
     if needle.token is not None:
         held = _CACHE.of(source.text)
         return any(Token(t, needle.token.value) in held for t in needle.types)  # type: ignore[arg-type]
     assert needle.words is not None
-    key = id(source)
-    if key not in folded:
-        folded[key] = fold(source.text)
-    return _named_words(folded[key], needle.words)
+    return _named_words(_CACHE.folded(source.text), needle.words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,10 +292,9 @@ def trace(
     groups = needles(kind, value)
     if groups is None:
         return Trace(parameter, kind, shown, "?", "unreadable")
-    folded: dict[int, str] = {}
     worst: Trace | None = None
     for group in groups:
-        result = _trace_group(parameter, kind, shown, group, sources, records, folded)
+        result = _trace_group(parameter, kind, shown, group, sources, records)
         if worst is None or _RANK[result.found] > _RANK[worst.found]:
             worst = result
     assert worst is not None
@@ -300,13 +311,14 @@ def _trace_group(
     group: list[_Needle],
     sources: Sequence[Source],
     records: Sequence[Source],
-    folded: dict[int, str],
 ) -> Trace:
+    if not group:
+        return Trace(parameter, kind, shown, "nothing", "trusted")
     # The first needle of the group that any source holds decides (a full URL, else its host).
     for needle in group:
-        if any(_holds(r, needle, folded) for r in records):
+        if any(_holds(r, needle) for r in records):
             return Trace(parameter, kind, shown, needle.describe(), "trusted", ("the records",))
-        holding = [s for s in sources if _holds(s, needle, folded)]
+        holding = [s for s in sources if _holds(s, needle)]
         if not holding:
             continue
         trusted = [s for s in holding if s.trust.trusted]

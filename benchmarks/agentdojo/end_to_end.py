@@ -238,6 +238,7 @@ class ModeReport:
     attacker_calls_refused: int = 0
     seconds: float = 0.0
     refused_user_calls: list[dict[str, Any]] = field(default_factory=list)
+    refused_alone: list[dict[str, Any]] = field(default_factory=list)  # user tasks alone
     attacks_passed: list[str] = field(default_factory=list)
 
 
@@ -283,6 +284,7 @@ def run_suite(
             )
         report.user_tasks += 1
         report.utility_alone += bool(utility)
+        report.refused_alone.extend(asdict(r) for r in used.refusals)
     attack = FixedJailbreakAttack(
         ImportantInstructionsAttack._JB_STRING,
         suite,
@@ -393,9 +395,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for r in reports:
         print(f"\n== {r.suite} / {r.mode}: {r.seconds} s")
         if r.mode == "supervise" and options.refusals:
-            reasons = Counter(c["reason"].split(":", 1)[0] for c in r.refused_user_calls)
-            print(f"   refused user calls by entry: {dict(reasons)}")
-            for c in r.refused_user_calls[: options.refusals]:
+            print(f"   user calls refused with no injection: {len(r.refused_alone)}")
+            for c in r.refused_alone[: options.refusals]:
                 print(f"   - {c['user_task']}+{c['injection_task']} {c['tool']} {c['args']}")
                 print(f"       {c['reason'][:300]}")
         if r.attacks_passed:

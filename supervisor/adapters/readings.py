@@ -65,6 +65,7 @@ Role = Literal[
     "invitee",
     "file_target",
     "credential",
+    "links",
     "none",
 ]
 ROLES: Final[tuple[str, ...]] = Role.__args__  # type: ignore[attr-defined]
@@ -77,6 +78,7 @@ SINK_ROLES: Final[dict[str, str]] = {
     "invitee": "invitee",
     "file_target": "file",
     "credential": "credential",
+    "links": "links",
     "url": "url",
 }
 SINKS_KEY: Final = "supervise_sinks"

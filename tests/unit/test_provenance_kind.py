@@ -250,3 +250,17 @@ def test_a_config_with_an_unknown_sink_kind_is_refused() -> None:
     built = kind.build(entry, kind.config_model.model_validate({"when_nowhere": "ok"}))
     action = Action(type="payment", args={"recipient": "anyone"})
     assert built.evaluate(action, Context()).verdict is Verdict.REFUSE  # no field configured
+
+
+def test_links_in_free_text_are_traced_host_by_host() -> None:
+    page = ("read_channel_messages", "Check out www.secure-systems-252.com now", Trust.THIRD_PARTY)
+    sources = _sources("Tell Alice about the article on www.informations.com", page)
+    body = "Hi Alice, see https://www.informations.com/a?x=1"
+    assert provenance.trace("body", "links", body, sources).found == "trusted"
+    phishing = "Check out this link: www.secure-systems-252.com"
+    found = provenance.trace("body", "links", phishing, sources)
+    assert (found.found, found.sources) == (
+        "untrusted",
+        ("the result of read_channel_messages (call_0)",),
+    )
+    assert provenance.trace("body", "links", "Lunch at noon?", sources).found == "trusted"
