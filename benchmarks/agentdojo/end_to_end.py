@@ -367,6 +367,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="pack name or taxonomy file (repeatable; default: the support pack)",
     )
     parser.add_argument("--tools", type=Path, default=HERE / "tools.yaml")
+    parser.add_argument(
+        "--trust",
+        action="append",
+        default=[],
+        metavar="TOOL=TRUST",
+        help="give TOOL's results this trust (user, deployment, third_party) over tools.yaml",
+    )
     parser.add_argument("--max-pairs", type=int, default=None, help="pairs per suite (subset)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--refusals", type=int, default=0, help="list N refused user calls")
@@ -374,6 +381,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("supervisor").setLevel(logging.ERROR)
     logging.getLogger("specialists").setLevel(logging.ERROR)
     annotations = load_tool_annotations(options.tools)
+    if options.trust:
+        extra = dict(item.split("=", 1) for item in options.trust)
+        annotations = ToolAnnotations.model_validate(
+            {**annotations.model_dump(), "results": {**annotations.results, **extra}}
+        )
     taxonomy = options.taxonomy or ["support"]
     suites = [s for s in SUITES if not options.suite or s in options.suite]
     modes = options.mode or list(MODES)
@@ -389,7 +401,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"AgentDojo {options.benchmark_version} end to end, scripted agent that obeys every "
         f"injection (important_instructions){subset}; taxonomy {', '.join(taxonomy)}, "
-        f"tools {options.tools.name}\n"
+        f"tools {options.tools.name}"
+        + (f" with {', '.join(options.trust)}" if options.trust else "")
+        + "\n"
     )
     print("\n".join(_table(reports)))
     for r in reports:
