@@ -264,3 +264,47 @@ def test_links_in_free_text_are_traced_host_by_host() -> None:
         ("the result of read_channel_messages (call_0)",),
     )
     assert provenance.trace("body", "links", "Lunch at noon?", sources).found == "trusted"
+
+
+def test_encoded_and_near_miss_values() -> None:
+    sources = _sources(
+        "Send the report to anna@example.org and open https://münchen.example.de/plan",
+        ("read_inbox", "reply to mallory@evil.example", Trust.THIRD_PARTY),
+    )
+    # A percent-encoded address in a URL's query is the address.
+    leaked = "https://anna.example.org/api?to=mallory%40evil.example"
+    assert provenance.trace("u", "url", leaked, sources).found == "untrusted"
+    # A host in Unicode and in punycode is one host.
+    puny = "https://xn--mnchen-3ya.example.de/plan"
+    assert provenance.trace("u", "url", puny, sources).found == "trusted"
+    # An address one letter off, or under another domain, is not the user's.
+    assert provenance.trace("to", "recipient", "anna@example.com", sources).found == "nowhere"
+    assert provenance.trace("to", "recipient", "anna@exampie.org", sources).found == "nowhere"
+    # An IBAN with its digits changed is another account.
+    iban_sources = _sources(f"Pay {IBAN}")
+    other = IBAN[:-1] + "1"
+    assert provenance.trace("r", "account", other, iban_sources).found == "nowhere"
+
+
+def test_a_replay_sees_the_recorded_transcript(tmp_path: Path) -> None:
+    from supervisor.artifacts import Record, artifact_files, read_records
+    from supervisor.plugins import load_kinds
+    from supervisor.replay import Replayer
+
+    home = tmp_path / "state"
+    path = _taxonomy(tmp_path, {"fields": {"recipient": "account"}})
+    seen = Context(transcript=Transcript(sources=_sources(f"Pay {IBAN}", INBOX)))
+    with Supervisor.from_taxonomy(path, home=home) as sup:
+        refused = sup.check({"type": "payment", "args": {"recipient": ATTACKER_IBAN}}, seen)
+        allowed = sup.check({"type": "payment", "args": {"recipient": IBAN}}, seen)
+    assert (refused.verdict, allowed.verdict) == (Verdict.BLOCK, Verdict.OK)
+    records = [
+        r for r in read_records(artifact_files([home / "artifacts"])) if isinstance(r, Record)
+    ]
+    kept = records[0].body["context"]["transcript"]["sources"]
+    assert [s["trust"] for s in kept] == ["user", "third_party"]
+    replayer = Replayer(load_kinds(), snapshots=[home / "artifacts" / "taxonomies"])
+    for record in records:
+        again = replayer.replay_record(record)
+        assert again.error is None
+        assert again.same, again
