@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Annotated, Final, Literal, TypeVar, final
 
 from pydantic import Field, JsonValue
 
-from specialists.allowlist import _named_words, normalise_value
+from specialists.allowlist import named_words, normalise_value
 from specialists.valuetokens import (
     Token,
     decimal_text,
@@ -61,7 +61,7 @@ from specialists.valuetokens import (
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
-from supervisor.transcript import Source, Trust, request
+from supervisor.transcript import Source, request
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -250,12 +250,19 @@ class _TokenCache:
 _CACHE: Final = _TokenCache()
 
 
-def _holds(source: Source, needle: _Needle) -> bool:
+@dataclass(frozen=True, slots=True)
+class _Record:
+    """One of the entry's ``records``: a text the deployment trusts, of any length it allows."""
+
+    text: str
+
+
+def _holds(source: Source | _Record, needle: _Needle) -> bool:
     if needle.token is not None:
         held = _CACHE.of(source.text)
         return any(Token(t, needle.token.value) in held for t in needle.types)  # type: ignore[arg-type]
     assert needle.words is not None
-    return _named_words(_CACHE.folded(source.text), needle.words)
+    return named_words(_CACHE.folded(source.text), needle.words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,7 +292,7 @@ def trace(
     kind: str,
     value: JsonValue,
     sources: Sequence[Source],
-    records: Sequence[Source] = (),
+    records: Sequence[Source | _Record] = (),
 ) -> Trace:
     """Where ``value`` (a ``kind`` sink) came from, among ``records`` and ``sources``."""
     shown = _cut(value if isinstance(value, str) else repr(value))
@@ -310,7 +317,7 @@ def _trace_group(
     shown: str,
     group: list[_Needle],
     sources: Sequence[Source],
-    records: Sequence[Source],
+    records: Sequence[Source | _Record],
 ) -> Trace:
     if not group:
         return Trace(parameter, kind, shown, "nothing", "trusted")
@@ -372,10 +379,7 @@ class ProvenanceSpecialist:
         self._verdict = verdict
         self._fields = dict(config.fields)
         self._kinds = frozenset(config.kinds)
-        self._records = tuple(
-            Source(kind="result", trust=Trust.DEPLOYMENT, text=text[:16_384], tool="records")
-            for text in config.records
-        )
+        self._records = tuple(_Record(text) for text in config.records)
         self._nowhere = Verdict(config.when_nowhere)
         self._unknown = Verdict(config.when_request_unknown)
 

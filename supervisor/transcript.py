@@ -46,9 +46,9 @@ __all__ = [
     "result",
 ]
 
-MAX_SOURCE_CHARS: Final = 16_384
-MAX_SOURCES: Final = 200
-MAX_TOTAL_CHARS: Final = 262_144
+MAX_SOURCE_CHARS: Final = 8_192
+MAX_SOURCES: Final = 100
+MAX_TOTAL_CHARS: Final = 65_536
 MAX_SESSIONS: Final = 1_000  # sessions a TranscriptLog keeps, least recently used dropped
 
 _FROZEN: Final = ConfigDict(frozen=True, extra="forbid")

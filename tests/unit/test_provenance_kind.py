@@ -161,11 +161,11 @@ def test_a_transcript_is_bounded_and_keeps_requests_first() -> None:
     cut = result("read_file", big, Trust.THIRD_PARTY)
     assert cut.cut
     assert len(cut.text) == MAX_SOURCE_CHARS
-    many = [request("do it"), *(result("t", "y" * 10_000, Trust.THIRD_PARTY) for _ in range(40))]
+    many = [request("do it"), *(result("t", "y" * 5_000, Trust.THIRD_PARTY) for _ in range(40))]
     kept = bounded(many)
     assert kept.sources[0].kind == "request"
     assert kept.dropped > 0
-    assert sum(len(s.text) for s in kept.sources) <= 262_144
+    assert sum(len(s.text) for s in kept.sources) <= 65_536
 
 
 def test_a_transcript_log_keeps_sessions_apart() -> None:
