@@ -455,16 +455,17 @@ def trust_of(annotations: ToolAnnotations | None, tool: str | None) -> Trust:
 
 
 def with_transcript(
-    context: Context | Mapping[str, Any] | None, sources: Sequence[Source]
+    context: Context | Mapping[str, Any] | None, sources: Sequence[Source], dropped: int = 0
 ) -> Context:
     """``context`` with the session's transcript, unless the caller already gave one.
 
     A transcript the caller put in the context is theirs and stays (as facts do,
-    ``docs/facts.md``); otherwise ``sources`` are kept within the transcript's bounds.
+    ``docs/facts.md``); otherwise ``sources`` are kept within the transcript's bounds
+    (``dropped``: how many the host already left out).
     """
     from supervisor.engine import as_context
 
     given = as_context(context)
     if given.transcript is not None:
         return given
-    return given.model_copy(update={"transcript": bounded(sources)})
+    return given.model_copy(update={"transcript": bounded(sources, dropped)})
