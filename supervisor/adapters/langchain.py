@@ -56,6 +56,7 @@ from supervisor.adapters.tools import (
     check_failed_message,
     check_tool_call,
     read_tool_call,
+    reads_transcripts,
     refusal_message,
     revert_message,
     trust_of,
@@ -110,8 +111,9 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     on: a broken gate neither crashes the agent nor waves calls through. The tools run in
     this process, so the facts the context lacks (home, user, cwd, repository, branch,
     work-tree status...) are taken from it (``facts=False`` leaves them unknown; see
-    :mod:`supervisor.facts`). The context gets the run's transcript (the user's messages
-    and the tool results so far) unless it has one, or ``transcript=False``.
+    :mod:`supervisor.facts`). When the taxonomy has a ``provenance`` entry, the context gets
+    the run's transcript (the user's messages and the tool results so far) unless it has
+    one, or ``transcript=False``.
     """
 
     def __init__(
@@ -244,7 +246,7 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
 
     def _context(self, request: ToolCallRequest) -> Context | Mapping[str, Any] | None:
         given = self.context(request) if callable(self.context) else self.context
-        if not self.transcript:
+        if not self.transcript or not reads_transcripts(self.supervisor):
             return given
         return with_transcript(given, self._sources(request))
 

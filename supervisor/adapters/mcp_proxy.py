@@ -55,6 +55,7 @@ from supervisor.adapters.tools import (
     ToolCallReading,
     check_tool_call,
     read_tool_call,
+    reads_transcripts,
     trust_of,
 )
 from supervisor.agentjson import loads
@@ -284,7 +285,8 @@ class McpProxy:
     context lacks (home, user, cwd, repository, branch, work-tree status...) are taken from
     there; ``facts=False`` leaves them unknown (see :mod:`supervisor.facts`).
 
-    Each check gets the session's transcript: the results the proxy relayed so far, each
+    When the taxonomy has a ``provenance`` entry, each check gets the session's
+    transcript: the results the proxy relayed so far, each
     with the trust ``annotations`` give its tool (``results``; third party by default),
     after any transcript ``context`` carries. MCP does not carry the user's request: give it
     as ``context.task`` (``supervise mcp-proxy --request``), or sink values are a missing
@@ -338,6 +340,7 @@ class McpProxy:
         self._descriptions: dict[str, str] = {}
         self._schema_roles: dict[str, dict[str, Role]] = {}  # from tools/list
         self._transcripts = TranscriptLog()
+        self._reads_transcripts = reads_transcripts(supervisor)
         self._call_tools: dict[str, str] = {}  # forwarded tools/call -> tool name
         # Requests whose answers the proxy reads on their way back, by id key.
         self._calls: dict[str, str] = {}  # forwarded tools/call -> call_id
@@ -721,11 +724,12 @@ class McpProxy:
                 context = context.model_copy(
                     update={"tool_descriptions": {**context.tool_descriptions, name: description}}
                 )
-            given = context.transcript.sources if context.transcript is not None else ()
-            relayed = self._transcripts.transcript(self.session)
-            context = context.model_copy(
-                update={"transcript": bounded((*given, *relayed.sources), relayed.dropped)}
-            )
+            if self._reads_transcripts:
+                given = context.transcript.sources if context.transcript is not None else ()
+                relayed = self._transcripts.transcript(self.session)
+                context = context.model_copy(
+                    update={"transcript": bounded((*given, *relayed.sources), relayed.dropped)}
+                )
             check = functools.partial(self._check_with_facts, reading, context, call_id)
             future = asyncio.get_running_loop().run_in_executor(self._executor, check)
             return await asyncio.wait_for(future, self._check_timeout)
@@ -812,8 +816,8 @@ class McpProxy:
 
     def _read_result(self, tool: str | None, call_id: str, result: Any) -> None:
         """Adds what the agent is about to read to the session's transcript."""
-        if not isinstance(result, dict):
-            return  # an error: the tool said nothing the agent could act on
+        if not isinstance(result, dict) or not self._reads_transcripts:
+            return  # an error (the tool said nothing to act on), or no entry reads it
         content = result.get("content")
         text = message_text(content) if content is not None else message_text(result)
         trust = trust_of(self._annotations, tool)

@@ -71,6 +71,7 @@ from supervisor.adapters.tools import (
     check_failed_message,
     parse_tool_arguments,
     read_tool_call,
+    reads_transcripts,
     refusal_message,
     revert_message,
     trust_of,
@@ -187,7 +188,8 @@ def supervised_tool_guardrail(
     run goes on: a broken gate neither crashes the agent nor waves calls through. Function
     tools run in this process, so the facts the context lacks (home, user, cwd, repository,
     branch, work-tree status...) are taken from it (``facts=False`` leaves them unknown;
-    see :mod:`supervisor.facts`). The context gets the run's transcript unless it has one:
+    see :mod:`supervisor.facts`). When the taxonomy has a ``provenance`` entry, the context
+    gets the run's transcript unless it has one:
     the user's messages in the run's input and the tool results ``transcripts`` holds for
     the run (recorded by :func:`supervised_output_guardrail` given the same log).
     """
@@ -208,9 +210,10 @@ def supervised_tool_guardrail(
                 metadata={"host": HOST},
             )
             given = _context_of(ctx, context)
-            seen = _input_sources(ctx, annotations)
-            seen += log_.transcript(_run_key(ctx, session)).sources
-            given = with_transcript(given, seen)
+            if reads_transcripts(sup):
+                seen = _input_sources(ctx, annotations)
+                seen += log_.transcript(_run_key(ctx, session)).sources
+                given = with_transcript(given, seen)
             if known is not None:
                 given = await agather(given, cwd=os.getcwd(), cache=known)
             decision = await acheck_tool_call(sup, reading, given, call_id=ctx.tool_call_id)
@@ -264,7 +267,7 @@ def supervised_output_guardrail(
 
     async def supervisor_after(data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
         call_id = data.context.tool_call_id
-        if transcripts is not None:
+        if transcripts is not None and reads_transcripts(sup):
             tool = data.context.tool_name
             transcripts.add(
                 _run_key(data.context, session),

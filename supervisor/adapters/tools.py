@@ -50,6 +50,7 @@ __all__ = [
     "parse_tool_arguments",
     "read_action",
     "read_tool_call",
+    "reads_transcripts",
     "refusal_message",
     "revert_message",
     "trust_of",
@@ -445,6 +446,14 @@ def revert_message(decision: Decision) -> str | None:
         "The call ran, but the supervisor reverted its effect: "
         f"{undone}. Reason: {decision.reason}. Do not repeat it; take another approach."
     )
+
+
+def reads_transcripts(supervisor: Supervisor) -> bool:
+    """Whether an entry of ``supervisor``'s taxonomy traces values to the session's transcript
+    (kind ``provenance``): hosts build and record a transcript only then, so that other
+    taxonomies pay nothing for it."""
+    taxonomy = getattr(supervisor, "taxonomy", None)
+    return taxonomy is not None and any(e.specialist.kind == "provenance" for e in taxonomy)
 
 
 def trust_of(annotations: ToolAnnotations | None, tool: str | None) -> Trust:

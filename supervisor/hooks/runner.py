@@ -23,7 +23,12 @@ from typing import Final
 
 from pydantic import ValidationError
 
-from supervisor.adapters.tools import check_tool_call, read_action, with_transcript
+from supervisor.adapters.tools import (
+    check_tool_call,
+    read_action,
+    reads_transcripts,
+    with_transcript,
+)
 from supervisor.agentjson import loads
 from supervisor.errors import (
     AgentJSONError,
@@ -222,7 +227,7 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
         environ=dict(settings.agent_env) if settings.agent_env else None,
         cache=cache.facts,
     )
-    if call.transcript_path and context.transcript is None and _reads_transcripts(sup):
+    if call.transcript_path and context.transcript is None and reads_transcripts(sup):
         sources, dropped = cache.transcripts.sources(call.transcript_path)
         context = with_transcript(context, sources, dropped)
     for index, action in enumerate(call.actions):
@@ -237,12 +242,6 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
             break
     answer = host.pre_answer(decisions, settings.flag_as)
     return answer
-
-
-def _reads_transcripts(sup: Supervisor) -> bool:
-    """Whether an entry traces values to the transcript (``provenance``): only then is the
-    session's transcript file read, so that other taxonomies pay nothing for it."""
-    return any(entry.specialist.kind == "provenance" for entry in sup.taxonomy)
 
 
 def _refused_input(exc: AgentJSONError, text: str, settings: HookSettings) -> HookAnswer:

@@ -257,13 +257,7 @@ def test_the_facts_of_this_process_reach_the_record(
     assert with_facts["task"] == "list"  # given, kept, and not named as gathered
     assert "task" not in with_facts["gathered"]
     assert {"cwd", "home", "platform"} <= set(with_facts["gathered"])
-    # Nothing gathered; the run's transcript (the user's message) is there beside the task.
-    assert without == {
-        "task": "list",
-        "transcript": {
-            "sources": [{"kind": "request", "text": "List the files.", "trust": "user"}]
-        },
-    }
+    assert without == {"task": "list"}
 
 
 def test_flagged_call_runs_and_is_recorded(sup: Supervisor, run: Run) -> None:
