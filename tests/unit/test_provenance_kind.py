@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from specialists import provenance
 from specialists.valuetokens import Token, tokens
@@ -308,3 +310,28 @@ def test_a_replay_sees_the_recorded_transcript(tmp_path: Path) -> None:
         again = replayer.replay_record(record)
         assert again.error is None
         assert again.same, again
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=400))
+def test_any_text_is_read_without_error(text: str) -> None:
+    found = tokens(text)
+    assert found == tokens(text)
+    provenance.trace("to", "recipient", text[:200] or "x", (request(text),))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    local=st.from_regex(r"[a-z][a-z0-9._]{0,15}[a-z0-9]", fullmatch=True),
+    domain=st.from_regex(r"[a-z][a-z0-9-]{0,10}[a-z]\.(com|org|io|de)", fullmatch=True),
+    prose=st.sampled_from(["Write to {} today.", "{}", "cc: {}, thanks", "(<{}>)"]),
+)
+def test_an_address_the_user_wrote_is_theirs_in_any_case(
+    local: str, domain: str, prose: str
+) -> None:
+    address = f"{local}@{domain}"
+    if ".." in address or "._" in address or "_." in address:
+        return
+    sources = (request(prose.format(address)),)
+    assert provenance.trace("to", "recipient", address.upper(), sources).found == "trusted"
+    assert provenance.trace("to", "recipient", f"x{address}", sources).found == "nowhere"
