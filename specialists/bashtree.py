@@ -200,13 +200,32 @@ def preload() -> None:
 def read(text: str) -> tuple[Node, ...]:
     """The statements of ``text``, in order; raises :class:`SyntaxTrouble`."""
     data = text.encode("utf-8", "surrogatepass")
-    root = _parser().parse(data).root_node
+    root = _parser().parse(_without_astral(text, data)).root_node
     bad = _trouble(root, data) if root.has_error else None
     if bad is not None:
         where = data[bad.start_byte : bad.start_byte + 40].decode("utf-8", "replace")
         what = "missing " + bad.type if bad.is_missing else "syntax error"
         raise SyntaxTrouble(f"{what} at byte {bad.start_byte}: {where!r}")
     return tuple(_Reader(data).statements(root, 0))
+
+
+# A stand-in of the same UTF-8 length (4 bytes) for a character outside the Basic
+# Multilingual Plane: a private-use character and a letter, both word characters to the
+# grammar, as the character they replace is.
+_ASTRAL_STANDIN: Final = "\ue000a"
+
+
+def _without_astral(text: str, data: bytes) -> bytes:
+    """``data`` with each 4-byte character replaced by a stand-in of the same length.
+
+    tree-sitter-bash 0.25.1 reads out of bounds (and the process dies of SIGSEGV) on a
+    ``{`` followed by a 4-byte UTF-8 character (tree-sitter/tree-sitter-bash#337; an emoji
+    in a commit message is enough on some layouts). The stand-in keeps every byte offset,
+    so the tree is read against the original text."""
+    if not data or max(data) < 0xF0:
+        return data
+    safe = "".join(_ASTRAL_STANDIN if ord(c) > 0xFFFF else c for c in text)
+    return safe.encode("utf-8", "surrogatepass")
 
 
 def _trouble(root: tree_sitter.Node, data: bytes) -> tree_sitter.Node | None:

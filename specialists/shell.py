@@ -101,7 +101,13 @@ from specialists.understand import (
     describe,
     diff_paths,
 )
-from specialists.understand.paths import DEFAULT_SCRATCH, MOUNT_ROOTS, SINKS, SYSTEM_ROOTS
+from specialists.understand.paths import (
+    DEFAULT_SCRATCH,
+    MOUNT_ROOTS,
+    SINKS,
+    SYSTEM_ROOTS,
+    holds_credentials,
+)
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -130,6 +136,16 @@ SENDERS: Final = frozenset(
         "telnet", "scp", "sftp", "rsync", "ftp", "tftp", "rclone", "s3cmd", "openssl",
         "Invoke-WebRequest", "Invoke-RestMethod", "iwr", "irm", "smbclient", "sendmail", "mail",
         "mutt", "swaks",
+    }
+)  # fmt: skip
+# Programs that pass what they read on, whole or transformed (compressed, encoded,
+# encrypted, cut into pieces): what goes into them still leaves through a sender after them.
+CARRIERS: Final = frozenset(
+    {
+        "cat", "tee", "gzip", "bzip2", "xz", "zstd", "lz4", "lzma", "compress", "pigz",
+        "base64", "base32", "basenc", "xxd", "od", "hexdump", "openssl", "gpg", "age", "tr",
+        "rev", "split", "sed", "awk", "gawk", "cut", "head", "tail", "sort", "uniq", "tar",
+        "zip", "cpio", "pv", "dd", "buffer", "mbuffer", "iconv", "fold", "paste", "column",
     }
 )  # fmt: skip
 _VERBS: Final = {"read": "reads", "write": "writes", "delete": "deletes"}
@@ -672,13 +688,17 @@ class _Rule:
         for effect in _effects_of(cmd, where.home):
             if self.effects and effect.mode not in self.effects:
                 continue
-            cls = classify(effect.path, where.classes)
+            cls, what = _effect_class(effect, where.classes)
+            if effect.mode == "read" and cls is not PathClass.CREDENTIAL:
+                source = _staged_credentials(parsed, where.classes).get(effect.path)
+                if source is not None:  # zip k.zip ~/.ssh && curl -F f=@k.zip …
+                    cls, what = PathClass.CREDENTIAL, f"written from {source} before"
             if self.classes and cls not in self.classes:
                 continue
             if self.paths_none and self.paths_none.match(effect.path, where.home):
                 continue
             shown = cmd.program or "a redirection"
-            detail = f"{shown} {_VERBS[effect.mode]} {effect.path} ({describe(cls, effect.path)})"
+            detail = f"{shown} {_VERBS[effect.mode]} {effect.path} ({what})"
             if self.sends:
                 detail += " and sends it over the network"
             return effect.path, detail
@@ -837,6 +857,49 @@ def _output_sent(cmd: SimpleCommand, parsed: ParsedShell) -> bool:
     )
 
 
+def _effect_class(effect: PathEffect, where: Where) -> tuple[PathClass, str]:
+    """The class of an effect's path and its description; reading a directory whole that
+    holds credentials (``tar czf - ~/.ssh``) reads credentials."""
+    cls = classify(effect.path, where)
+    if (
+        effect.tree
+        and effect.mode == "read"
+        and cls is not PathClass.CREDENTIAL
+        and holds_credentials(effect.path, where)
+    ):
+        return PathClass.CREDENTIAL, "everything below it, credentials included"
+    return cls, describe(cls, effect.path)
+
+
+def _staged_credentials(parsed: ParsedShell, where: Where) -> dict[str, str]:
+    """Files the command line writes from credentials it reads (``cat ~/.ssh/id_rsa >
+    /tmp/k``, ``zip -r k.zip ~/.aws``, ``cp ~/.netrc x``): path written -> credential read.
+    Computed once per parse."""
+    last = getattr(_memo, "staged", None)
+    if last is not None and last[0] is parsed and last[1] is where:
+        staged: dict[str, str] = last[2]
+        return staged
+    staged = {}
+    for cmd in parsed.commands:
+        effects = _effects_of(cmd, where.home)
+        source = next(
+            (
+                e.path
+                for e in effects
+                if e.mode == "read"
+                and _effect_class(e, where)[0] in (PathClass.CREDENTIAL, PathClass.ACCOUNT)
+            ),
+            None,
+        )
+        if source is None:
+            continue
+        for effect in effects:
+            if effect.mode == "write" and effect.path != source:
+                staged.setdefault(effect.path, source)
+    _memo.staged = (parsed, where, staged)
+    return staged
+
+
 def _sends(cmd: SimpleCommand) -> bool:
     """Whether ``cmd`` sends data over the network, or its output goes into a sender."""
     if cmd.program in _REMOTE_COPIERS:
@@ -844,7 +907,16 @@ def _sends(cmd: SimpleCommand) -> bool:
     if cmd.program in SENDERS:
         return True
     into = cmd.pipe_to[0].rpartition("/")[2] if cmd.pipe_to else ""
-    return into in SENDERS
+    if into in SENDERS:
+        return True
+    if into not in CARRIERS:
+        return False
+    for program in cmd.pipe_sinks:  # cat f | gzip | base64 | curl -d @- …
+        if program in SENDERS:
+            return True
+        if program not in CARRIERS:
+            return False
+    return False
 
 
 def _show_flag(flag: str, program: str) -> str:

@@ -61,10 +61,12 @@ __all__ = [
     "ChainProblem",
     "Chunk",
     "Record",
+    "RecordPlace",
     "artifact_files",
     "chain_origin",
     "chunks",
     "default_jobs",
+    "find_record",
     "in_processes",
     "read_chunk",
     "read_records",
@@ -276,6 +278,50 @@ def read_records(files: Sequence[Path]) -> Iterator[Record | ChainProblem]:
     for path in files:
         data = path.read_bytes()
         yield from read_chunk(Chunk(path, 0, len(data), 1, True), data)
+
+
+@dataclass(frozen=True)
+class RecordPlace:
+    """One record with its neighbours in the files: where it sits in its chain."""
+
+    record: Record
+    previous: Record | None
+    following: Record | None
+
+    def links(self) -> tuple[bool | None, bool | None]:
+        """Whether the record names the previous record's hash, and whether the following
+        record names this one's (None where there is no such record in the same chain)."""
+        record, before, after = self.record, self.previous, self.following
+        chain = _chain_of(record.body)
+        back = None
+        if record.body.get("prev") == GENESIS and record.seq == 1:
+            back = True
+        elif before is not None and _chain_of(before.body) == chain:
+            back = record.body.get("prev") == _digest(before.envelope.payload)
+        ahead = None
+        if after is not None and _chain_of(after.body) == chain:
+            ahead = after.body.get("prev") == _digest(record.envelope.payload)
+        return back, ahead
+
+    @property
+    def digest(self) -> str:
+        return _digest(self.record.envelope.payload)
+
+
+def find_record(files: Sequence[Path], decision_id: str) -> RecordPlace | None:
+    """The record of one decision in the files, with the records on either side."""
+    previous: Record | None = None
+    found: Record | None = None
+    for item in read_records(files):
+        if not isinstance(item, Record):
+            continue
+        if found is not None:
+            return RecordPlace(found, previous, item)
+        if item.decision.get("decision_id") == decision_id:
+            found = item
+        else:
+            previous = item
+    return None if found is None else RecordPlace(found, previous, None)
 
 
 def default_jobs() -> int:

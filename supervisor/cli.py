@@ -840,6 +840,7 @@ from supervisor import (  # noqa: E402
     cli_feedback,  # noqa: F401
     cli_hooks,  # noqa: F401
     cli_mcp,  # noqa: F401
+    cli_review,  # noqa: F401
     cli_taxonomy,  # noqa: F401
     cli_train,  # noqa: F401
 )

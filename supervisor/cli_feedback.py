@@ -17,9 +17,9 @@ from supervisor.errors import StoreError
 
 if TYPE_CHECKING:
     from supervisor.feedback import Figures
-    from supervisor.store import FeedbackItem, Store
+    from supervisor.store import Store
 
-__all__ = ["feedback", "report"]
+__all__ = ["feedback", "opened_store", "report"]
 
 VERDICT_CHOICE = click.Choice(["ok", "flag", "nudge", "block"])
 
@@ -39,7 +39,7 @@ def _store_path(spec: str | None, home: Path) -> Path | None:
 
 
 @contextmanager
-def _opened(ctx: click.Context, spec: str | None) -> Iterator[Store]:
+def opened_store(ctx: click.Context, spec: str | None) -> Iterator[Store]:
     """The store, opened for reading what is there; a missing SQLite file is not created."""
     from supervisor.store import open_store
 
@@ -68,10 +68,6 @@ def _since(value: str | None) -> datetime | None:
         raise click.BadParameter(str(exc), param_hint="--since") from exc
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"
-
-
 def _table(rows: Sequence[Sequence[str]], right: set[int]) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for row in rows:
@@ -80,24 +76,6 @@ def _table(rows: Sequence[Sequence[str]], right: set[int]) -> None:
             for i, (c, w) in enumerate(zip(row, widths, strict=True))
         ]
         click.echo("  ".join(cells).rstrip())
-
-
-_TELLING = ("command", "url", "path", "file_path", "query", "sql", "package", "name")
-
-
-def _short(item: FeedbackItem, width: int = 60) -> str:
-    from supervisor.feedback import text_fields
-    from supervisor.redact import redact_text
-
-    fields = text_fields(item.decision.action)
-    args = {k: v for k, v in fields.items() if k.startswith("args.")}
-    # The field a person recognises the action by; else its longest text.
-    text = next(
-        (args[f"args.{name}"] for name in _TELLING if f"args.{name}" in args),
-        max(args.values(), key=len, default=fields["type"]),
-    )
-    text = " ".join(redact_text(text).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 @cli.group()
@@ -127,9 +105,9 @@ def feedback_list(
     as_json: bool,
 ) -> None:
     """List objections (flags, nudges, blocks), oldest first, with their fate and label."""
-    from supervisor.feedback import feedback_row
+    from supervisor.feedback import action_summary, feedback_row
 
-    with _opened(ctx, store) as opened:
+    with opened_store(ctx, store) as opened:
         items = opened.feedback(
             entry_id, labelled=False if unlabelled else None, since=_since(since), limit=limit
         )
@@ -157,7 +135,7 @@ def feedback_list(
                 item.verdict,
                 item.heeded or "-",
                 label,
-                _short(item),
+                action_summary(item.decision.action),
             )
         )
     _table(rows, right=set())
@@ -201,7 +179,7 @@ def feedback_label(
     if correct is None:
         raise click.UsageError("say whether the objection was right: --correct or --wrong")
     who = labeller if labeller is not None else default_labeller()
-    with _opened(ctx, store) as opened:
+    with opened_store(ctx, store) as opened:
         record_label(
             opened,
             decision_id,
@@ -255,7 +233,7 @@ def feedback_export(
     """
     from supervisor.feedback import feedback_row
 
-    with _opened(ctx, store) as opened:
+    with opened_store(ctx, store) as opened:
         items = opened.feedback(entry_id, labelled=True if labelled else None, since=_since(since))
     lines = [json.dumps(feedback_row(item), ensure_ascii=False) + "\n" for item in items]
     if output is None:
@@ -287,7 +265,7 @@ def feedback_stats(
     """
     from supervisor.feedback import figures
 
-    with _opened(ctx, store) as opened:
+    with opened_store(ctx, store) as opened:
         entries = figures(opened.feedback(entry_id, since=_since(since)))
     if as_json:
         click.echo(json.dumps({"entries": [e.as_json() for e in entries]}, indent=2))
@@ -316,15 +294,17 @@ def feedback_stats(
 
 
 def _stats_row(entry_id: str, week: str, f: Figures) -> tuple[str, ...]:
+    from supervisor.feedback import percent
+
     return (
         entry_id,
         week,
         str(f.objections),
         f"{f.flags}/{f.nudges}/{f.blocks}",
-        f"{f.labelled} ({_pct(f.labelled_share)})",
-        _pct(f.precision),
+        f"{f.labelled} ({percent(f.labelled_share)})",
+        percent(f.precision),
         f"{f.heeded}/{f.ignored}/{f.open}",
-        _pct(f.heed_rate),
+        percent(f.heed_rate),
     )
 
 
@@ -357,7 +337,7 @@ def report(
     from supervisor.feedback import write_report
 
     target = directory if directory is not None else _home(ctx) / "report"
-    with _opened(ctx, store) as opened:
+    with opened_store(ctx, store) as opened:
         items = opened.feedback(entry_id, since=_since(since))
         source = opened.url
     page, plots = write_report(items, target, source=source)

@@ -199,8 +199,9 @@ class Supervisor:
         """Say whether an entry's objection in a decision was right: the feedback log's label.
 
         ``corrected`` is the verdict it should have been (``ok``, ``flag``, ``nudge`` or
-        ``block``; for a wrong label). ``labeller`` defaults to the OS user. Labelling again
-        replaces the label. The note is redacted before it is stored.
+        ``block``; for a wrong label). ``labeller`` defaults to $SUPERVISE_LABELLER, else the OS
+        user. Labelling again makes a new current label and keeps the earlier ones in the
+        label history. The note is redacted before it is stored.
 
         Raises:
             StoreError: this supervisor keeps no store (``record=False``), the store cannot

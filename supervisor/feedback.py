@@ -17,6 +17,7 @@ import getpass
 import html
 import io
 import math
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -28,29 +29,39 @@ from pydantic import JsonValue, ValidationError
 from supervisor.errors import ConfigError, StateDirError, StoreError
 from supervisor.models import Action, Decision, Verdict
 from supervisor.redact import redact_text, redact_value
-from supervisor.store import FeedbackItem, Label
+from supervisor.store import FeedbackFilter, FeedbackItem, Label
 
 if TYPE_CHECKING:
     from supervisor.store import Store
 
 __all__ = [
     "VERDICTS",
+    "Dialect",
     "EntryFigures",
     "Figures",
+    "action_summary",
     "check_label",
     "default_labeller",
+    "feedback_from",
     "feedback_item",
     "feedback_row",
+    "feedback_where",
     "figures",
     "iso_week",
     "parse_decision",
     "parse_since",
+    "percent",
     "record_label",
+    "session_neighbours",
+    "tallied",
+    "tally_where",
     "text_fields",
+    "week_axis",
     "write_report",
 ]
 
 VERDICTS: Final[tuple[str, ...]] = ("ok", "flag", "nudge", "block")
+LABELLER_ENV: Final = "SUPERVISE_LABELLER"
 REPORT_FILE: Final = "report.html"
 REPORT_EXTRA: Final = "pip install 'agent-supervise[report]'"
 
@@ -146,11 +157,232 @@ def feedback_item(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """How one store writes the feedback query: its placeholder, its table names, how it
+    takes a moment, and how it reads the host out of a stored decision."""
+
+    mark: str  # "?" or "%s"
+    prefix: str  # "" or "supervise_"
+    moment: Callable[[datetime], object]
+    host: str  # an SQL expression on the decision row ``d``
+    day: str  # an SQL expression for the UTC day (YYYY-MM-DD) of the objection ``o``
+    text: str = ""  # what reads a JSON column as text ("::text" in PostgreSQL)
+    materialized: str = ""  # "MATERIALIZED " where a CTE is otherwise inlined (PostgreSQL)
+
+
+def _joined(prefix: str, objections: str, decisions: bool = True) -> str:
+    """FROM the objections (``o``) with their current labels (``l``) and, when asked, their
+    decisions (``d``: large rows, which a count should not have to read)."""
+    out = f" FROM {objections}"
+    if decisions:
+        out += f" JOIN {prefix}decisions d ON d.decision_id = o.decision_id"
+    return (
+        out + f" LEFT JOIN {prefix}labels l ON l.decision_id = o.decision_id"
+        " AND l.entry_id = o.entry_id"
+    )
+
+
+def feedback_from(
+    dialect: Dialect, where: FeedbackFilter, *, decisions: bool = False
+) -> tuple[str, list[object]]:
+    """The FROM and WHERE clauses of a feedback query (objections ``o``, current labels
+    ``l``, and decisions ``d`` when asked for or the host is), and their parameters."""
+    m = dialect.mark
+    # Every decision has its objections' rows: the decisions are joined for the host only.
+    joined = _joined(
+        dialect.prefix, f"{dialect.prefix}objections o", decisions or where.host is not None
+    )
+    sql = joined + " WHERE 1 = 1"
+    params: list[object] = []
+    for column, value in (
+        ("o.entry_id", where.entry_id),
+        ("o.decision_id", where.decision_id),
+        ("o.verdict", where.verdict),
+        ("o.session", where.session),
+        ("o.agent", where.agent),
+        (dialect.host, where.host),
+    ):
+        if value is not None:
+            sql += f" AND {column} = {m}"
+            params.append(value)
+    if where.labelled is not None:
+        sql += " AND l.decision_id IS NOT NULL" if where.labelled else " AND l.decision_id IS NULL"
+    if where.correct is not None:
+        sql += f" AND l.correct = {m}"
+        params.append(where.correct)  # SQLite stores it as 0/1, which compares equal
+    if where.since is not None:
+        sql += f" AND o.created_at >= {m}"
+        params.append(dialect.moment(where.since))
+    if where.until is not None:
+        sql += f" AND o.created_at < {m}"
+        params.append(dialect.moment(where.until))
+    return sql, params
+
+
+def _nudge_state(prefix: str) -> str:
+    # The nudge row shares the objection's session key (the agent's id when there is no
+    # session: see supervisor.policy), which keeps the lookup on the primary key.
+    return (
+        f"(SELECT n.state FROM {prefix}nudges n "
+        "WHERE n.session = COALESCE(o.session, o.agent, '') AND n.entry_id = o.entry_id "
+        "AND n.decision_id = o.decision_id LIMIT 1)"
+    )
+
+
+def feedback_where(
+    dialect: Dialect,
+    where: FeedbackFilter,
+    *,
+    newest_first: bool = False,
+    offset: int = 0,
+    limit: int | None = None,
+) -> tuple[str, list[object]]:
+    """The whole feedback query of a store (see :func:`feedback_from`), ordered and paged.
+
+    A page is found first by its keys alone, then its rows are read whole: a store that
+    builds every row it skips (PostgreSQL renders each decision as text) would otherwise
+    pay for all the pages before this one.
+    """
+    p, m = dialect.prefix, dialect.mark
+    order = " DESC" if newest_first else ""
+    keys = f" ORDER BY o.created_at{order}, o.decision_id{order}, o.entry_id{order}"
+    columns = (
+        "SELECT o.decision_id, o.entry_id, o.verdict, o.created_at, o.session, o.agent, "
+        f"d.summary{dialect.text}, d.context, l.correct, l.labeller, l.labelled_at, "
+        f"l.note, l.corrected, {_nudge_state(p)}"
+    )
+    if limit is None and not offset:
+        body, params = feedback_from(dialect, where, decisions=True)
+        return columns + body + keys, params
+    body, params = feedback_from(dialect, where)
+    page = "SELECT o.decision_id, o.entry_id" + body + keys
+    if limit is not None:
+        page += f" LIMIT {m}"
+        params.append(max(limit, 0))
+    if offset:
+        page += f" OFFSET {m}"
+        params.append(max(offset, 0))
+    found = (
+        f"({page}) k JOIN {p}objections o ON o.decision_id = k.decision_id"
+        " AND o.entry_id = k.entry_id"
+    )
+    return columns + _joined(p, found) + keys, params
+
+
+# The counts of a Figures, in the order a tally query returns them.
+_COUNTS: Final = (
+    "objections",
+    "flags",
+    "nudges",
+    "blocks",
+    "labelled",
+    "correct",
+    "heeded",
+    "ignored",
+    "open",
+)
+
+
+def tally_where(
+    dialect: Dialect, where: FeedbackFilter, *, weekly: bool = False
+) -> tuple[str, list[object]]:
+    """A query counting, per entry (and per UTC day with ``weekly``), what :func:`figures`
+    counts from the items: objections by verdict, labels, correct labels, nudges' fates.
+
+    For a store that holds more objections than are worth reading whole; the counts are
+    then made into :class:`Figures` by :func:`tallied`.
+    """
+    body, params = feedback_from(dialect, where)
+    day = f", {dialect.day} AS day" if weekly else ""
+    inner = (
+        "SELECT o.entry_id AS entry_id, o.verdict AS verdict, l.decision_id AS label, "
+        f"l.correct AS correct, {_nudge_state(dialect.prefix)} AS state{day}" + body
+    )
+    group = "entry_id, day" if weekly else "entry_id"
+
+    def count(condition: str) -> str:
+        return f"SUM(CASE WHEN {condition} THEN 1 ELSE 0 END)"
+
+    counts = [
+        "COUNT(*)",
+        *(count(f"verdict = '{v}'") for v in ("flag", "nudge", "block")),
+        count("label IS NOT NULL"),
+        count("correct"),  # 1/0 in SQLite, a boolean in PostgreSQL; NULL when unlabelled
+        *(count(f"state = '{s}'") for s in ("heeded", "ignored", "open")),
+    ]
+    # Materialised, so that PostgreSQL asks for each nudge's state once, not once per count.
+    sql = (
+        f"WITH t AS {dialect.materialized}({inner}) "
+        f"SELECT {group}, {', '.join(counts)} FROM t GROUP BY {group} ORDER BY {group}"
+    )
+    return sql, params
+
+
+def tallied(rows: Iterable[Sequence[Any]], *, weekly: bool = False) -> list[EntryFigures]:
+    """The rows of a :func:`tally_where` query as figures, per entry sorted by id (with
+    ``weekly``, the days summed into ISO weeks, oldest first)."""
+    totals: dict[str, dict[str, int]] = {}
+    weeks: dict[str, dict[str, dict[str, int]]] = {}
+    for row in rows:
+        entry_id = str(row[0])
+        values = row[2:] if weekly else row[1:]
+        into = [totals.setdefault(entry_id, {})]
+        if weekly:
+            day = date.fromisoformat(str(row[1]))
+            week = iso_week(datetime(day.year, day.month, day.day, tzinfo=UTC))
+            into.append(weeks.setdefault(entry_id, {}).setdefault(week, {}))
+        for counts in into:
+            for name, value in zip(_COUNTS, values, strict=True):
+                counts[name] = counts.get(name, 0) + int(value or 0)
+    return [
+        EntryFigures(
+            entry_id,
+            Figures(entry_id, None, **totals[entry_id]),
+            tuple(Figures(entry_id, w, **c) for w, c in sorted(weeks.get(entry_id, {}).items())),
+        )
+        for entry_id in sorted(totals)
+    ]
+
+
+def session_neighbours(
+    execute: Callable[[str, Sequence[object]], Sequence[Sequence[Any]]],
+    dialect: Dialect,
+    decision_id: str,
+    span: int,
+) -> list[tuple[str, str]]:
+    """(decision id, stored decision) of a decision and up to ``span`` decisions of its
+    session on either side, oldest first; ``execute`` runs one query in the store."""
+    p, m, summary = dialect.prefix, dialect.mark, f"summary{dialect.text}"
+    found = execute(
+        f"SELECT session, created_at, {summary} FROM {p}decisions WHERE decision_id = {m}",
+        (decision_id,),
+    )
+    if not found:
+        return []
+    session, created, this = found[0]
+    if session is None:
+        return [(decision_id, this)]
+    side = (
+        f"SELECT decision_id, {summary} FROM {p}decisions WHERE session = {m} AND "
+        f"(created_at {{op}} {m} OR (created_at = {m} AND decision_id {{op}} {m})) "
+        f"ORDER BY created_at{{order}}, decision_id{{order}} LIMIT {m}"
+    )
+    keys = (session, created, created, decision_id, max(span, 0))
+    before = execute(side.format(op="<", order=" DESC"), keys)
+    after = execute(side.format(op=">", order=""), keys)
+    return [(str(key), str(text)) for key, text in [*reversed(before), (decision_id, this), *after]]
+
+
 # -- labelling -------------------------------------------------------------------------------
 
 
 def default_labeller() -> str | None:
-    """Who is labelling: the OS user ($LOGNAME, $USER, ... or the password database)."""
+    """Who is labelling: $SUPERVISE_LABELLER, else the OS user ($LOGNAME, $USER, ... or the
+    password database)."""
+    named = os.environ.get(LABELLER_ENV, "").strip()
+    if named:
+        return named
     try:
         return getpass.getuser()
     except (OSError, KeyError):  # no such variable and no passwd entry (some containers)
@@ -362,6 +594,22 @@ def text_fields(action: Action) -> dict[str, str]:
     return out
 
 
+# The argument a person recognises an action by, in order of preference.
+_TELLING: Final = ("command", "url", "path", "file_path", "query", "sql", "package", "name")
+
+
+def action_summary(action: Action, width: int = 60) -> str:
+    """The action on one line, secrets masked: its telling argument, else its longest text."""
+    fields = text_fields(action)
+    args = {k: v for k, v in fields.items() if k.startswith("args.")}
+    text = next(
+        (args[f"args.{name}"] for name in _TELLING if f"args.{name}" in args),
+        max(args.values(), key=len, default=fields["type"]),
+    )
+    text = " ".join(redact_text(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def _target(item: FeedbackItem) -> str | None:
     """The verdict a learner should give: the entry's own when labelled correct, else the
     corrected one; a wrong label without a correction means the entry should not object."""
@@ -424,7 +672,8 @@ code { font-size: .9em; }
 """
 
 
-def _pct(value: float | None) -> str:
+def percent(value: float | None) -> str:
+    """A share as a whole percentage; a dash when there is nothing to rate."""
     return "-" if value is None else f"{value:.0%}"
 
 
@@ -444,7 +693,7 @@ def _canvas() -> Any:
     return FigureCanvasAgg
 
 
-def _week_axis(entries: Sequence[EntryFigures]) -> list[str]:
+def week_axis(entries: Sequence[EntryFigures]) -> list[str]:
     """Every ISO week from the first objection's to the last's, gaps included."""
     seen = [w.week for e in entries for w in e.weeks if w.week is not None]
     if not seen:
@@ -568,10 +817,10 @@ def _row(first: str, f: Figures, *, link: bool = False) -> str:
     cells = (
         str(f.objections),
         f"{f.flags} / {f.nudges} / {f.blocks}",
-        f"{f.labelled} ({_pct(f.labelled_share)})",
-        _pct(f.precision),
+        f"{f.labelled} ({percent(f.labelled_share)})",
+        percent(f.precision),
         f"{f.heeded} / {f.ignored} / {f.open}",
-        _pct(f.heed_rate),
+        percent(f.heed_rate),
     )
     head = html.escape(first)
     if link:  # to the entry's section below
@@ -596,7 +845,7 @@ def write_report(
     """
     _canvas()  # fail before writing anything when the extra is missing
     entries = figures(items)
-    weeks = _week_axis(entries)
+    weeks = week_axis(entries)
     when = (now or datetime.now(UTC)).astimezone(UTC)
     try:
         directory.mkdir(parents=True, exist_ok=True)

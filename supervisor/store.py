@@ -19,7 +19,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 import orjson
 from pydantic import JsonValue
@@ -28,10 +28,14 @@ from pydantic_core import PydanticSerializationError
 from supervisor.errors import StoreError
 from supervisor.models import Decision, Verdict
 
+if TYPE_CHECKING:
+    from supervisor.feedback import EntryFigures
+
 __all__ = [
     "STORE_ENV",
     "Anchor",
     "ChainLink",
+    "FeedbackFilter",
     "FeedbackItem",
     "Label",
     "LazyStore",
@@ -130,6 +134,28 @@ class FeedbackItem:
 
 
 @dataclass(frozen=True, slots=True)
+class FeedbackFilter:
+    """Which objections of the feedback log to read; every field left None matches all.
+
+    ``host`` is the agent host named in the action's metadata (``claude-code``, ``codex``,
+    ``langchain``...). ``labelled`` False asks for the unlabelled; ``correct`` asks for those
+    whose current label says right (True) or wrong (False). Times are inclusive of
+    ``since``, exclusive of ``until``.
+    """
+
+    entry_id: str | None = None
+    decision_id: str | None = None
+    verdict: str | None = None
+    session: str | None = None
+    agent: str | None = None
+    host: str | None = None
+    labelled: bool | None = None
+    correct: bool | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ChainLink:
     """Where a chain of signed records stands after one record: what the store anchors.
 
@@ -214,7 +240,9 @@ class Store(Protocol):
         note: str | None = None,
         corrected: str | None = None,
     ) -> None:
-        """Record (or replace) a person's label on one entry's objection in one decision.
+        """Record a person's label on one entry's objection in one decision.
+
+        The label becomes the current one; the earlier ones stay in the label history.
 
         Raises:
             StoreError: there is no such objection (the entry did not object there).
@@ -230,6 +258,34 @@ class Store(Protocol):
         limit: int | None = None,
     ) -> list[FeedbackItem]:
         """The feedback log: objections, oldest first, optionally of one entry, (un)labelled."""
+        ...
+
+    def feedback_page(
+        self, where: FeedbackFilter, *, offset: int = 0, limit: int = 50
+    ) -> list[FeedbackItem]:
+        """One page of the objections ``where`` matches, newest first."""
+        ...
+
+    def count_feedback(self, where: FeedbackFilter) -> int:
+        """How many objections ``where`` matches."""
+        ...
+
+    def feedback_figures(
+        self, where: FeedbackFilter, *, weekly: bool = False
+    ) -> list[EntryFigures]:
+        """Per entry, what ``figures(feedback)`` would count of the objections ``where``
+        matches (by ISO week too with ``weekly``), counted in the store without reading
+        each decision."""
+        ...
+
+    def label_history(self, decision_id: str, entry_id: str) -> list[Label]:
+        """Every label given to one entry's objection in one decision, oldest first; the
+        last is the current one (a relabel adds a label, it never overwrites one)."""
+        ...
+
+    def neighbours(self, decision_id: str, span: int = 5) -> list[Decision]:
+        """The decision with up to ``span`` decisions of its session before it and after it,
+        oldest first (the decision alone when it has no session; none when unknown)."""
         ...
 
     def bind_call(self, call_id: str, decision_id: str) -> None:
@@ -463,6 +519,25 @@ class LazyStore:
         limit: int | None = None,
     ) -> list[FeedbackItem]:
         return self._get().feedback(entry_id, labelled=labelled, since=since, limit=limit)
+
+    def feedback_page(
+        self, where: FeedbackFilter, *, offset: int = 0, limit: int = 50
+    ) -> list[FeedbackItem]:
+        return self._get().feedback_page(where, offset=offset, limit=limit)
+
+    def count_feedback(self, where: FeedbackFilter) -> int:
+        return self._get().count_feedback(where)
+
+    def feedback_figures(
+        self, where: FeedbackFilter, *, weekly: bool = False
+    ) -> list[EntryFigures]:
+        return self._get().feedback_figures(where, weekly=weekly)
+
+    def label_history(self, decision_id: str, entry_id: str) -> list[Label]:
+        return self._get().label_history(decision_id, entry_id)
+
+    def neighbours(self, decision_id: str, span: int = 5) -> list[Decision]:
+        return self._get().neighbours(decision_id, span)
 
     def bind_call(self, call_id: str, decision_id: str) -> None:
         self._get().bind_call(call_id, decision_id)

@@ -46,6 +46,10 @@ SHELL: Final[dict[str, Rewrite]] = {
         "node -e " + shlex.quote('require("child_process").execSync(' + json.dumps(c) + ")")
     ),
     "function": lambda c: f"run_it() {{\n{c}\n}}\nrun_it",
+    "process substitution": lambda c: f"source <(printf '%s\\n' {shlex.quote(c)})",
+    "python f-string": lambda c: _heredoc(
+        "python3", f"import os\ncommand = {c!r}\nos.system(f'{{command}}')"
+    ),
 }
 """A shell command rewritten; each value takes the command and gives the rewrite."""
 

@@ -464,6 +464,41 @@ def _windows(path: str, home: str | None) -> PathClass:
     return PathClass.OUTSIDE
 
 
+# Directories that hold credentials below them: reading one whole (tar, zip -r, cp -r,
+# grep -r) reads the keys in it, whatever the directory itself is classed as.
+_CREDENTIAL_DIRS_IN_HOME: Final = (
+    ".ssh", ".aws", ".azure", ".kube", ".docker", ".gnupg", ".password-store", ".config",
+    ".config/gcloud", ".config/gh", ".mozilla", ".mozilla/firefox", ".terraform.d", "Library",
+    "Library/Keychains",
+)  # fmt: skip
+
+
+def holds_credentials(path: str, where: Where) -> bool:
+    """Whether everything below ``path`` includes credentials: a home directory, ``/root``,
+    the directories of homes, ``/`` itself, or a credential directory in a home
+    (``~/.ssh``, ``~/.aws``...)."""
+    path = path.rstrip("/") or "/"
+    if path in ("/", "/root", *_HOME_PARENTS):
+        return True
+    homes = [where.home] if where.home else []
+    parent, _, name = path.rpartition("/")
+    if parent in _HOME_PARENTS and name:
+        homes.append(path)  # /home/someone: a home, known or not
+    for home in homes:
+        if path == home:
+            return True
+        if path.startswith(home + "/") and path[len(home) + 1 :] in _CREDENTIAL_DIRS_IN_HOME:
+            return True
+    if path.startswith("/root/") and path[6:] in _CREDENTIAL_DIRS_IN_HOME:
+        return True
+    for home_parent in _HOME_PARENTS:
+        rest = path[len(home_parent) + 1 :] if path.startswith(home_parent + "/") else ""
+        _, _, inner = rest.partition("/")
+        if inner in _CREDENTIAL_DIRS_IN_HOME:
+            return True
+    return False
+
+
 def describe(cls: PathClass, path: str | None = None) -> str:
     """A few words for a reason: ``"a system path"``; for an unknown ``path``, the missing
     fact (``"~, but the home directory is not known"``)."""

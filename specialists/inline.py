@@ -1,0 +1,1123 @@
+"""Programs given inline to an interpreter: what they run, as shell commands.
+
+``python -c``, ``python3 <<EOF``, ``node -e``, ``perl -e``, ``ruby -e``: the shell parser
+(:mod:`specialists.shellparse`) hands the program text here and parses what comes back as
+the commands the program amounts to. Python is read through :mod:`ast` (values the program
+states are followed: names, paths, f-strings and formatting, encodings, ``exec`` of stated or
+fetched text, functions called with known arguments, database drivers, pickles); the other
+languages are scanned for their process, file and network calls.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import binascii
+import codecs
+import posixpath
+import shlex
+import string
+from typing import Final, NamedTuple
+
+import re2
+
+MAX_CODE_CALLS: Final = 64  # calls looked at in one inline program
+
+
+def _expand_home(text: str, home: str | None) -> str:
+    """``~`` and ``~/x`` with ``home`` put in, normalised (Python does not expand ``~``:
+    only ``os.path.expanduser`` asks for this)."""
+    if home and (text == "~" or text.startswith("~/")):
+        text = home + text[1:]
+    return posixpath.normpath(text) if text else "."
+
+
+def decode_text(text: str, alphabet: str) -> str | None:
+    """``text`` decoded from base64 (or ``alphabet="base32"``), white space and missing
+    padding forgiven; None when it is not valid."""
+    data = "".join(text.split())
+    try:
+        if alphabet == "base32":
+            raw = base64.b32decode(data + "=" * (-len(data) % 8))
+        else:
+            raw = base64.b64decode(data + "=" * (-len(data) % 4), validate=False)
+    except (binascii.Error, ValueError):
+        return None
+    return raw.decode("utf-8", "replace")
+
+
+class CodeOp(NamedTuple):
+    """One thing a program does, as the shell command that does the same: ``kind`` is
+    ``"shell"`` (``words`` holds one command line) or ``"argv"`` (a program and its
+    arguments); ``source`` is the code it was read from, for reasons."""
+
+    kind: str
+    words: tuple[str, ...]
+    source: str
+
+
+_PY_DELETE: Final = {
+    "rmtree": ("rm", "-r"),
+    "remove": ("rm",),
+    "unlink": ("rm",),
+    "rmdir": ("rmdir",),
+    "removedirs": ("rmdir",),
+}
+_PY_SHELL: Final = frozenset({"system", "popen", "getoutput", "getstatusoutput"})
+_PY_SPAWN: Final = frozenset({"run", "call", "check_call", "check_output", "Popen"})
+_PY_PATH_METHODS: Final = frozenset(
+    {"write_text", "write_bytes", "read_text", "read_bytes", "touch", "mkdir"}
+)
+_PY_COPY: Final = {"copy": "cp", "copy2": "cp", "copyfile": "cp", "copytree": "cp", "move": "mv"}
+
+
+def _dotted(node: ast.AST) -> str:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    elif isinstance(node, ast.Call):
+        module = _imported_module(node)
+        parts.append(module if module is not None else _dotted(node.func) + "()")
+    return ".".join(reversed(parts))
+
+
+def _imported_module(node: ast.Call) -> str | None:
+    """``os`` for ``__import__('os')`` and ``importlib.import_module('os')``."""
+    func = node.func
+    called = (
+        func.id
+        if isinstance(func, ast.Name)
+        else func.attr
+        if isinstance(func, ast.Attribute)
+        else ""
+    )
+    if called not in ("__import__", "import_module") or not node.args:
+        return None
+    first = node.args[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value
+    return None
+
+
+class _PyEval:
+    """Literal values of simple Python expressions (strings, paths, HOME)."""
+
+    def __init__(self, names: dict[str, str], home: str | None, cwd: str | None) -> None:
+        self.names = names
+        self.home = home
+        self.cwd = cwd
+        self.files: dict[str, str] = {}  # names bound to a file's handle or content
+        self.blobs: dict[str, bytes] = {}  # names bound to a bytes literal
+        self.raw: dict[str, str] = {}  # names bound to a literal that value() reads as a path
+        self.fetched: dict[str, str] = {}  # names bound to a response or its body -> the URL
+
+    def value(self, node: ast.AST | None) -> str | None:
+        if node is None:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            literal = node.value
+            return "./" + literal if literal.startswith("~") else literal
+        if isinstance(node, ast.Constant) and isinstance(node.value, bytes):
+            return node.value.decode("utf-8", "replace")
+        if isinstance(node, ast.Name):
+            return self.names.get(node.id)
+        if isinstance(node, ast.Subscript) and _reversed_slice(node.slice):
+            backwards = self.value(node.value)  # "...sh"[::-1]
+            return backwards[::-1] if backwards is not None else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Div):
+            left, right = self.value(node.left), self.value(node.right)
+            if left is None or right is None:
+                return None
+            return posixpath.join(left, right) if isinstance(node.op, ast.Div) else left + right
+        if isinstance(node, ast.JoinedStr | ast.BinOp):
+            return self._formatted(node)  # f"rm -rf {p}", "rm -rf %s" % p
+        if isinstance(node, ast.Subscript) and _dotted(node.value) in ("os.environ", "environ"):
+            key = self.value(node.slice)
+            return self.env(key)
+        if not isinstance(node, ast.Call):
+            return None
+        name = _dotted(node.func)
+        last = name.rsplit(".", 1)[-1]
+        args = node.args
+        if last == "home" and not args:
+            return self.home
+        if last in ("getcwd", "cwd") and not args:
+            return self.cwd
+        if last in ("getenv", "get") and args and ("environ" in name or last == "getenv"):
+            return self.env(self.value(args[0]))
+        if last == "expanduser" and args:
+            text: str | None = self.value(args[0])
+            if text is not None and text.startswith("./~"):
+                text = text[2:]
+            return _expand_home(text, self.home) if text is not None else None
+        if last in ("Path", "PurePath", "PosixPath", "str", "abspath", "realpath", "fspath"):
+            return self.value(args[0]) if args else self.cwd if last == "Path" else None
+        if last == "join" and args and "path" in name:
+            values = [self.value(a) for a in args]
+            if any(v is None for v in values):
+                return None
+            return posixpath.join(*[v for v in values if v is not None])
+        return self._decoded(node, name, last)
+
+    def _decoded(self, node: ast.Call, name: str, last: str) -> str | None:
+        """The text an encoding call gives back: what the program would run or use."""
+        args = node.args
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        codecs_call = isinstance(receiver, ast.Name) and receiver.id == "codecs"
+        if last in ("decode", "encode") and receiver is not None and not codecs_call:
+            return self.value(receiver) if not args[1:] else None  # blob.decode("utf-8")
+        if last in ("b64decode", "b32decode", "urlsafe_b64decode", "decodebytes") and args:
+            text = self.value(args[0])
+            if text is None:
+                return None
+            if last == "urlsafe_b64decode":
+                text = text.replace("-", "+").replace("_", "/")
+            return decode_text(text, "base32" if last == "b32decode" else "base64")
+        if last == "fromhex" and args:
+            text = self.value(args[0])
+            try:
+                return bytes.fromhex(text).decode("utf-8", "replace") if text else None
+            except ValueError:
+                return None
+        if name in ("codecs.decode", "codecs.encode") and len(args) == 2:
+            text, codec = self.value(args[0]), self.value(args[1])
+            if text is not None and codec in ("rot13", "rot_13"):
+                return codecs.decode(text, "rot13")
+            return None
+        if last == "format" and isinstance(receiver, ast.Constant):
+            return self._formatted(node)  # "rm -rf {}".format(p)
+        if (last == "join" and isinstance(receiver, ast.Constant)) or name == "shlex.join":
+            items = args[0] if len(args) == 1 else None  # " ".join(["rm", "-rf", p])
+            if isinstance(items, ast.List | ast.Tuple):
+                parts = [self.text(e) for e in items.elts]
+                if any(part is None for part in parts) or len(parts) > MAX_PY_FORMAT_PARTS:
+                    return None
+                words = [part for part in parts if part is not None]
+                if name == "shlex.join":
+                    return " ".join(shlex.quote(word) for word in words)
+                separator = receiver.value if isinstance(receiver, ast.Constant) else " "
+                return separator.join(words) if isinstance(separator, str) else None
+        if last == "join" and len(args) == 1 and isinstance(receiver, ast.Constant):
+            inner = args[0]  # "".join(reversed(text))
+            if (
+                receiver.value == ""
+                and isinstance(inner, ast.Call)
+                and _dotted(inner.func) == "reversed"
+                and inner.args
+            ):
+                text = self.value(inner.args[0])
+                return text[::-1] if text is not None else None
+        if last == "compile" and name == "compile" and args:
+            return self.value(args[0])  # compile(source, name, "exec"): its source
+        return None
+
+    def text(self, node: ast.AST) -> str | None:
+        """A value as text put into a larger string: a literal as written (``"~"`` stays
+        ``~``: a shell expands it later), anything else as :meth:`value` reads it."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
+            literal = node.value
+            return literal if isinstance(literal, str) else literal.decode("utf-8", "replace")
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+            return str(node.value)
+        if isinstance(node, ast.Name) and node.id in self.raw:
+            return self.raw[node.id]
+        return self.value(node)
+
+    def _formatted(self, node: ast.AST) -> str | None:
+        """The text an f-string, ``str.format`` or ``%`` formatting builds from known values;
+        None when any value it puts in is unknown."""
+        if isinstance(node, ast.JoinedStr):
+            parts: list[str] = []
+            for part in node.values[:MAX_PY_FORMAT_PARTS]:
+                inner = part.value if isinstance(part, ast.FormattedValue) else part
+                if isinstance(part, ast.FormattedValue) and part.format_spec is not None:
+                    return None
+                text = self.text(inner)
+                if text is None:
+                    return None
+                parts.append(text)
+            return "".join(parts) if len(node.values) <= MAX_PY_FORMAT_PARTS else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            template = node.left
+            if not (isinstance(template, ast.Constant) and isinstance(template.value, str)):
+                return None
+            given = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+            values = [self.text(e) for e in given[:MAX_PY_FORMAT_PARTS]]
+            if any(v is None for v in values) or len(given) > MAX_PY_FORMAT_PARTS:
+                return None
+            try:
+                return template.value % tuple(values)
+            except (TypeError, ValueError, KeyError):
+                return None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            template = node.func.value
+            if not (isinstance(template, ast.Constant) and isinstance(template.value, str)):
+                return None
+            return self._str_format(template.value, node)
+        return None
+
+    def _str_format(self, template: str, node: ast.Call) -> str | None:
+        """``template.format(*args, **kwargs)`` with plain fields only (``{}``, ``{0}``,
+        ``{name}``): no attribute or index lookups are carried out on the values."""
+        positional = [self.text(a) for a in node.args[:MAX_PY_FORMAT_PARTS]]
+        named = {k.arg: self.text(k.value) for k in node.keywords if k.arg is not None}
+        out: list[str] = []
+        auto = 0
+        try:
+            fields = list(string.Formatter().parse(template))
+        except ValueError:
+            return None
+        for literal, field_name, spec, conversion in fields[:MAX_PY_FORMAT_PARTS]:
+            out.append(literal)
+            if field_name is None:
+                continue
+            if spec or conversion not in (None, "s"):
+                return None
+            if field_name == "":
+                field_name, auto = str(auto), auto + 1
+            if field_name.isdigit():
+                index = int(field_name)
+                value = positional[index] if index < len(positional) else None
+            elif field_name.isidentifier():
+                value = named.get(field_name)
+            else:
+                return None  # {0.attr} or {0[key]}: not followed
+            if value is None:
+                return None
+            out.append(value)
+        return "".join(out) if len(fields) <= MAX_PY_FORMAT_PARTS else None
+
+    def env(self, key: str | None) -> str | None:
+        if key == "HOME":
+            return self.home
+        if key == "PWD":
+            return self.cwd
+        return None
+
+
+def python_ops(code: str, home: str | None, cwd: str | None) -> list[CodeOp] | None:
+    """The shell commands, file operations and network sends in a Python program.
+
+    Values are followed as far as the program states them: names bound to strings, paths
+    built with ``os.path.join`` or ``/``, a module-level function called with literal
+    arguments (its body is read again with them), and which names hold a file's content or
+    handle (``with open(p) as f``, ``data = f.read()``), so that ``requests.post(url,
+    data=data)`` is known to send ``p``. None when the code does not parse.
+    """
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    reader = _PyReader(home, cwd)
+    reader.read(tree, _PyEval({}, home, cwd), depth=0)
+    reader.finish()
+    return reader.ops
+
+
+_PY_SENDERS: Final = frozenset({"post", "put", "patch", "request", "urlopen", "Request"})
+_PY_SOCKET_SENDS: Final = frozenset({"send", "sendall", "sendto", "sendfile"})
+_PY_KILLS: Final = frozenset({"kill", "terminate", "send_signal"})
+MAX_PY_INLINE_CALLS: Final = 16  # function calls whose bodies are read again with their args
+
+
+class _PyReader:
+    """Walks a Python module once, then the bodies of functions called with known values."""
+
+    def __init__(self, home: str | None, cwd: str | None) -> None:
+        self.home = home
+        self.cwd = cwd
+        self.ops: list[CodeOp] = []
+        self.seen = 0
+        self.inlined = 0
+        self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self.connects: list[tuple[str, str]] = []  # (host, port) of socket connects
+        self.spawns = False  # a shell or process is started (subprocess, os.dup2, pty)
+        self.process_listing = False  # psutil.process_iter / os.listdir('/proc')
+        self.kills: list[str] = []
+        self.databases: dict[str, tuple[str, ...]] = {}  # name -> the client it connects as
+        self.tuples: dict[str, ast.Tuple] = {}  # names bound to a tuple (a socket address)
+
+    def read(self, root: ast.AST, ev: _PyEval, depth: int) -> None:
+        if depth == 0 and isinstance(root, ast.Module):
+            for statement in root.body:
+                if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                    self.functions[statement.name] = statement
+        for node in ast.walk(root):
+            self.seen += 1
+            if self.seen > 40_000 or len(self.ops) >= MAX_CODE_CALLS:
+                return
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                self._assign(node.targets[0], node.value, ev)
+                continue
+            if isinstance(node, ast.With | ast.AsyncWith):
+                for item in node.items:
+                    if isinstance(item.optional_vars, ast.Name):
+                        path = _py_file_of(item.context_expr, ev)
+                        if path is not None:
+                            ev.files[item.optional_vars.id] = path
+                        url = _py_fetched(item.context_expr, ev)
+                        if url is not None:
+                            ev.fetched[item.optional_vars.id] = url
+                        client = self._client_of(item.context_expr, ev)
+                        if client is not None:
+                            self.databases[item.optional_vars.id] = client
+                continue
+            if not isinstance(node, ast.Call):
+                continue
+            op = _python_call(node, ev) or self._sql(node, ev)
+            if op is not None:
+                self.ops.append(op)
+            self._observe(node, ev)
+            self._inline(node, ev, depth)
+            self._run_code(node, ev, depth)
+
+    def _assign(self, target: ast.expr, value: ast.expr, ev: _PyEval) -> None:
+        if not isinstance(target, ast.Name):
+            return
+        if isinstance(value, ast.Tuple):
+            self.tuples[target.id] = value
+        if isinstance(value, ast.Constant) and isinstance(value.value, bytes):
+            ev.blobs[target.id] = value.value
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            ev.raw[target.id] = value.value
+        else:
+            ev.raw.pop(target.id, None)
+        url = _py_fetched(value, ev)
+        if url is not None:
+            ev.fetched[target.id] = url
+        else:
+            ev.fetched.pop(target.id, None)
+        text = ev.value(value)
+        if text is not None:
+            ev.names[target.id] = text
+        path = _py_file_of(value, ev)
+        if path is not None:
+            ev.files[target.id] = path
+        client = self._client_of(value, ev)
+        if client is not None:
+            self.databases[target.id] = client
+
+    def _client_of(self, node: ast.AST, ev: _PyEval) -> tuple[str, ...] | None:
+        """The database client a connection, cursor or engine stands for (``sqlite3 PATH``,
+        ``psql DSN``, ``mysql -h HOST DB``), as the command line that would reach the same
+        database; None when ``node`` is not one."""
+        if isinstance(node, ast.Await):
+            node = node.value
+        if isinstance(node, ast.Name):
+            return self.databases.get(node.id)
+        if not isinstance(node, ast.Call):
+            return None
+        name = _dotted(node.func)
+        module, _, last = name.rpartition(".")
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        if last in ("cursor", "connect", "begin", "acquire") and receiver is not None:
+            inherited = self._client_of(receiver, ev)  # conn.cursor(), engine.connect()
+            if inherited is not None:
+                return inherited
+        root = module.split(".", 1)[0]
+        if last in ("connect", "create_pool") and root in _PY_DB_DRIVERS:
+            return _py_db_client(_PY_DB_DRIVERS[root], node, ev)
+        if last in ("create_engine", "create_async_engine") and node.args:
+            url = _py_db_value(node.args[0], ev)
+            scheme = url.split(":", 1)[0].split("+", 1)[0] if url else ""
+            if scheme == "sqlite":
+                return ("sqlite3", url.split(":///", 1)[-1] if url else "<expr>")
+            if scheme in ("mysql", "mariadb"):
+                return ("mysql", "<expr>")
+            if scheme in ("postgresql", "postgres"):
+                return ("psql", url or "<expr>")
+            return ("psql", "<expr>") if url is None else None
+        return None
+
+    def _sql(self, node: ast.Call, ev: _PyEval) -> CodeOp | None:
+        """``conn.execute(SQL)``, ``cur.executescript(SQL)``, ``engine.execute(text(SQL))``
+        of stated SQL, as the client command that runs it against the same database."""
+        if not isinstance(node.func, ast.Attribute) or node.func.attr not in _PY_SQL_METHODS:
+            return None
+        if not node.args:
+            return None
+        first = node.args[0]
+        if isinstance(first, ast.Call) and _dotted(first.func).rsplit(".", 1)[-1] == "text":
+            first = first.args[0] if first.args else first  # sqlalchemy.text("...")
+        sql = ev.value(first)
+        client = self._client_of(node.func.value, ev)
+        if not sql or (client is None and not _SQL_START.match(sql)):
+            return None
+        client = client or ("psql", "<expr>")
+        flag = {"psql": ("-c",), "mysql": ("-e",)}.get(client[0], ())
+        try:
+            source = ast.unparse(node)[:200]
+        except (ValueError, RecursionError):  # pragma: no cover - unparse of a parsed tree
+            source = node.func.attr
+        return CodeOp("argv", (*client, *flag, sql), source)
+
+    def _observe(self, node: ast.Call, ev: _PyEval) -> None:
+        """Network sends, socket connects, process starts and kills."""
+        name = _dotted(node.func)
+        last = name.rsplit(".", 1)[-1]
+        try:
+            source = ast.unparse(node)[:200]
+        except (ValueError, RecursionError):  # pragma: no cover - unparse of a parsed tree
+            source = name
+        if last in ("loads", "load") and name.startswith(_PICKLE_MODULES) and node.args:
+            first = node.args[0]
+            blob = (
+                first.value
+                if isinstance(first, ast.Constant) and isinstance(first.value, bytes)
+                else ev.blobs.get(first.id)
+                if isinstance(first, ast.Name)
+                else None
+            )
+            if blob is not None:  # what the pickle calls when it is loaded
+                self.ops.extend(_pickle_ops(blob, source))
+            return
+        address = node.args[0] if node.args else None
+        if isinstance(address, ast.Name):
+            address = self.tuples.get(address.id, address)  # target = (host, port)
+        if last in ("connect", "create_connection") and isinstance(address, ast.Tuple):
+            parts = [ev.value(e) if not _is_int(e) else str(_int_of(e)) for e in address.elts]
+            host = parts[0] if parts and parts[0] else "<expr>"
+            port = parts[1] if len(parts) > 1 and parts[1] else "<expr>"
+            self.connects.append((host, port))
+            return
+        if (last in _PY_SHELL or last in _PY_SPAWN) and (
+            name.startswith(("os.", "subprocess.")) or name == last
+        ):
+            self.spawns = True
+        if last in ("dup2", "spawn") and name.startswith(("os.", "pty.")):
+            self.spawns = True
+        if last == "process_iter" or (
+            last == "listdir" and node.args and ev.value(node.args[0]) == "/proc"
+        ):
+            self.process_listing = True
+        if last in _PY_KILLS and "." in name:  # os.kill(pid), proc.kill(), p.terminate()
+            self.kills.append(source)
+        if last in _PY_SENDERS and "." in name:
+            url = ev.value(node.args[0]) if node.args else None
+            for kw in node.keywords:
+                if kw.arg == "url":
+                    url = ev.value(kw.value)
+            payload = [kw.value for kw in node.keywords if kw.arg in _PY_PAYLOAD_KEYWORDS]
+            if last in ("post", "put", "patch") and len(node.args) > 1:
+                payload.append(node.args[1])
+            if last == "request" and len(node.args) > 2:
+                payload.append(node.args[2])
+            for item in payload:
+                if _py_environ(item):  # the whole environment, secrets and all
+                    text = f"env | curl --data-binary @- {shlex.quote(url or '<expr>')}"
+                    self.ops.append(CodeOp("shell", (text,), source))
+                    break
+                path = _py_payload_path(item, ev)
+                if path is not None:
+                    words = ("curl", "--data-binary", "@" + path, url or "<expr>")
+                    self.ops.append(CodeOp("argv", words, source))
+                    break
+            return
+        if last in _PY_SOCKET_SENDS and node.args:
+            path = _py_payload_path(node.args[0], ev)
+            if path is not None:
+                host, port = self.connects[-1] if self.connects else ("<expr>", "<expr>")
+                text = f"nc {shlex.quote(host)} {shlex.quote(port)} < {shlex.quote(path)}"
+                self.ops.append(CodeOp("shell", (text,), source))
+        if last in ("storbinary", "storlines") and len(node.args) > 1:
+            path = _py_payload_path(node.args[1], ev)
+            if path is not None:
+                self.ops.append(CodeOp("argv", ("curl", "-T", path, "ftp://<expr>"), source))
+
+    def _run_code(self, node: ast.Call, ev: _PyEval, depth: int) -> None:
+        """``exec(text)`` and ``eval(text)`` of text the program states (a literal, a name
+        bound to one, base64 or hex of one, ``compile`` of one): that text is read as Python
+        too, with the program's names, so a program hidden in an encoding is judged by what
+        it runs."""
+        name = _dotted(node.func)
+        if name.rsplit(".", 1)[-1] not in _PY_CODE_RUNNERS or name not in (
+            "exec",
+            "eval",
+            "builtins.exec",
+            "builtins.eval",
+        ):
+            return
+        if not node.args or depth >= MAX_PY_CODE_DEPTH:
+            return
+        text = ev.value(node.args[0])
+        if not text:
+            url = _py_fetched(node.args[0], ev)
+            if url is not None:  # exec(requests.get(url).text): code fetched, then run
+                self.ops.append(CodeOp("shell", (f"curl -s {shlex.quote(url)} | python3",), name))
+            return
+        try:
+            tree = ast.parse(text, mode="eval" if name.endswith("eval") else "exec")
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            try:
+                tree = ast.parse(text)
+            except (SyntaxError, ValueError, MemoryError, RecursionError):
+                return
+        if isinstance(tree, ast.Module):
+            for statement in tree.body:
+                if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                    self.functions.setdefault(statement.name, statement)
+        self.read(tree, ev, depth + 1)
+
+    def _inline(self, node: ast.Call, ev: _PyEval, depth: int) -> None:
+        """Read a called module-level function's body again with the call's values."""
+        if not isinstance(node.func, ast.Name) or depth >= 2:
+            return
+        function = self.functions.get(node.func.id)
+        if function is None or self.inlined >= MAX_PY_INLINE_CALLS:
+            return
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        bound: dict[str, str] = {}
+        files: dict[str, str] = {}
+        given = [*zip(params, node.args, strict=False)]
+        given += [(kw.arg, kw.value) for kw in node.keywords if kw.arg in params]
+        for param, arg in given:
+            value = ev.value(arg)
+            if value is not None:
+                bound[param] = value
+            path = _py_payload_path(arg, ev)
+            if path is not None:
+                files[param] = path
+        if not bound and not files:
+            return
+        self.inlined += 1
+        names = {k: v for k, v in ev.names.items() if k not in params} | bound
+        inner = _PyEval(names, self.home, self.cwd)
+        inner.files.update({k: v for k, v in ev.files.items() if k not in params} | files)
+        for statement in function.body:
+            self.read(statement, inner, depth + 1)
+
+    def finish(self) -> None:
+        """What only the whole program shows: a socket wired to a shell, kills by listing."""
+        if self.connects and self.spawns:
+            host, port = self.connects[-1]
+            host = host if host != "<expr>" else "0.0.0.0"
+            port = port if port.isdigit() else "0"
+            text = f"sh -i >& /dev/tcp/{host}/{port} 0>&1"
+            self.ops.append(CodeOp("shell", (text,), "socket connected to a spawned shell"))
+        if self.kills and self.process_listing:
+            self.ops.append(CodeOp("argv", ("pkill", "-f", "<expr>"), self.kills[0]))
+
+
+_PY_PAYLOAD_KEYWORDS: Final = frozenset({"data", "files", "json", "content", "body"})
+# Python database drivers by top-level module -> the command-line client of that database.
+_PY_DB_DRIVERS: Final = {
+    "sqlite3": "sqlite3",
+    "aiosqlite": "sqlite3",
+    "psycopg2": "psql",
+    "psycopg": "psql",
+    "asyncpg": "psql",
+    "pg8000": "psql",
+    "pymysql": "mysql",
+    "MySQLdb": "mysql",
+    "mysql": "mysql",  # mysql.connector
+    "mariadb": "mysql",
+    "aiomysql": "mysql",
+}
+_PY_SQL_METHODS: Final = frozenset(
+    {"execute", "executemany", "executescript", "exec_driver_sql", "fetch", "fetchrow"}
+)
+_SQL_START: Final = re2.compile(
+    r"(?i)^\s*(select|insert|update|delete|drop|truncate|alter|create|grant|revoke|with|"
+    r"replace|merge|copy|vacuum|attach|pragma|rename)\b"
+)
+
+
+def _py_db_value(node: ast.AST, ev: _PyEval) -> str | None:
+    """A connection argument: its stated value, or ``$NAME`` for ``os.environ["NAME"]``
+    and ``os.getenv("NAME")`` (the database the environment names, as a shell would)."""
+    value = ev.value(node)
+    if value is not None:
+        return value
+    key: ast.AST | None = None
+    if isinstance(node, ast.Subscript) and _dotted(node.value) in ("os.environ", "environ"):
+        key = node.slice
+    elif isinstance(node, ast.Call) and node.args:
+        called = _dotted(node.func)
+        if called in ("os.getenv", "getenv", "os.environ.get", "environ.get"):
+            key = node.args[0]
+    name = ev.value(key) if key is not None else None
+    return f"${name}" if name else None
+
+
+def _py_db_client(client: str, node: ast.Call, ev: _PyEval) -> tuple[str, ...]:
+    """``sqlite3 PATH``, ``psql DSN`` or ``psql -h HOST -d DB``, ``mysql -h HOST DB``."""
+    keywords = {k.arg: k.value for k in node.keywords if k.arg}
+    first = node.args[0] if node.args else keywords.get("database") or keywords.get("dsn")
+    if client == "sqlite3":
+        return ("sqlite3", (_py_db_value(first, ev) if first is not None else None) or "<expr>")
+    words: list[str] = [client]
+    if client == "psql" and first is not None and node.args:
+        return ("psql", _py_db_value(first, ev) or "<expr>")
+    host = keywords.get("host")
+    if host is not None:
+        words += ["-h", _py_db_value(host, ev) or "<expr>"]
+    database = keywords.get("dbname") or keywords.get("database") or keywords.get("db")
+    if database is not None:
+        value = _py_db_value(database, ev) or "<expr>"
+        words += ["-d", value] if client == "psql" else [value]
+    return tuple(words) if len(words) > 1 else (client, "<expr>")
+
+
+_PY_CODE_RUNNERS: Final = frozenset({"exec", "eval"})
+MAX_PY_CODE_DEPTH: Final = 4  # exec(...) of code that itself execs, read this deep
+MAX_PY_FORMAT_PARTS: Final = 64  # pieces of an f-string, format or join that are followed
+
+
+def _reversed_slice(node: ast.AST) -> bool:
+    """``[::-1]``."""
+    return (
+        isinstance(node, ast.Slice)
+        and node.lower is None
+        and node.upper is None
+        and isinstance(node.step, ast.UnaryOp)
+        and isinstance(node.step.op, ast.USub)
+        and isinstance(node.step.operand, ast.Constant)
+        and node.step.operand.value == 1
+    )
+
+
+def _is_int(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, int)
+
+
+def _int_of(node: ast.AST) -> int:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, int) else 0
+
+
+def _py_file_of(node: ast.AST, ev: _PyEval) -> str | None:
+    """The path whose handle or content ``node`` is.
+
+    ``open(p)``, ``f.read()`` of such a handle, ``Path(p).read_bytes()``.
+    """
+    if isinstance(node, ast.Name):
+        return ev.files.get(node.id)
+    if not isinstance(node, ast.Call):
+        return None
+    name = _dotted(node.func)
+    last = name.rsplit(".", 1)[-1]
+    if last == "open" and name in ("open", "io.open") and node.args:
+        return ev.value(node.args[0])
+    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if receiver is None:
+        return None
+    if last in ("read", "readlines", "read_bytes", "read_text", "readline"):
+        if isinstance(receiver, ast.Name):
+            if receiver.id in ev.files:
+                return ev.files[receiver.id]
+            if last in ("read_bytes", "read_text"):
+                return ev.value(receiver)
+            return None
+        if isinstance(receiver, ast.Call):
+            return _py_file_of(receiver, ev) or (
+                ev.value(receiver) if last in ("read_bytes", "read_text") else None
+            )
+    return None
+
+
+_PICKLE_MODULES: Final = ("pickle.", "cPickle.", "_pickle.", "dill.", "cloudpickle.")
+_PICKLE_SHELL: Final = frozenset(
+    {
+        "os.system", "posix.system", "nt.system", "os.popen", "posix.popen",
+        "subprocess.call", "subprocess.run", "subprocess.Popen", "subprocess.check_call",
+        "subprocess.check_output", "subprocess.getoutput", "commands.getoutput",
+    }
+)  # fmt: skip
+_PICKLE_CODE: Final = frozenset(
+    {"builtins.eval", "builtins.exec", "__builtin__.eval", "__builtin__.exec"}
+)
+MAX_PICKLE_BYTES: Final = 65_536
+
+
+def _pickle_ops(data: bytes, source: str) -> list[CodeOp]:
+    """The commands a pickle runs when it is loaded, read from its opcodes.
+
+    ``pickletools.genops`` only decodes the opcode stream (nothing is imported or called), so
+    a payload such as ``cos\nsystem\n(S'rm -rf ~'\ntR.`` is read as the ``rm -rf ~`` it runs:
+    hiding a command in a pickle changes nothing about its verdict.
+    """
+    import pickletools
+
+    calls: list[tuple[str, list[str]]] = []
+    strings: list[str] = []
+    try:
+        for opcode, arg, _ in pickletools.genops(data[:MAX_PICKLE_BYTES]):
+            if opcode.name in ("GLOBAL", "INST") and isinstance(arg, str):
+                module, _, attr = arg.partition(" ")
+                calls.append((f"{module}.{attr}", []))
+            elif opcode.name == "STACK_GLOBAL" and len(strings) >= 2:
+                calls.append((f"{strings[-2]}.{strings[-1]}", []))
+            elif isinstance(arg, str):
+                strings.append(arg)
+                if calls:
+                    calls[-1][1].append(arg)
+            if len(calls) >= MAX_CODE_CALLS:
+                break
+    except (ValueError, IndexError, KeyError, EOFError, UnicodeDecodeError):
+        pass  # a damaged stream: what was read so far stands
+    ops: list[CodeOp] = []
+    for function, args in calls:
+        if function in _PICKLE_SHELL:
+            ops.append(CodeOp("shell", (args[0] if args else "<expr>",), source))
+        elif function in _PICKLE_CODE and args:
+            ops.append(CodeOp("shell", (f"python3 -c {shlex.quote(args[0])}",), source))
+    return ops
+
+
+def _py_environ(node: ast.AST) -> bool:
+    """``os.environ``, ``dict(os.environ)``, ``os.environ.copy()``, ``{**os.environ}``."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute) and _dotted(sub) in ("os.environ", "environ"):
+            return True
+        if isinstance(sub, ast.Name) and sub.id == "environ":
+            return True
+    return False
+
+
+def _py_payload_path(node: ast.AST, ev: _PyEval) -> str | None:
+    """The file a request body or socket payload carries, when it is one."""
+    if isinstance(node, ast.Dict):
+        for value in node.values:
+            found = _py_payload_path(value, ev) if value is not None else None
+            if found is not None:
+                return found
+        return None
+    if isinstance(node, ast.Tuple | ast.List):
+        for item in node.elts:
+            found = _py_payload_path(item, ev)
+            if found is not None:
+                return found
+        return None
+    if isinstance(node, ast.Call) and _dotted(node.func).rsplit(".", 1)[-1] in (
+        "encode",
+        "b64encode",
+        "dumps",
+        "bytes",
+        "str",
+    ):
+        target: ast.AST | None = node.args[0] if node.args else None
+        if target is None and isinstance(node.func, ast.Attribute):
+            target = node.func.value
+        return _py_payload_path(target, ev) if target is not None else None
+    return _py_file_of(node, ev)
+
+
+def _py_shell_text(node: ast.AST | None, ev: _PyEval) -> str:
+    """The command line a shell is given: stated text, a fetched body (as the ``curl … |
+    sh`` it is), or ``<expr>``."""
+    text = ev.value(node)
+    if text is not None:
+        return text
+    url = _py_fetched(node, ev) if node is not None else None
+    return f"curl -s {shlex.quote(url)} | sh" if url is not None else "<expr>"
+
+
+_PY_FETCHERS: Final = frozenset({"urlopen", "get", "request", "stream", "urlretrieve"})
+_PY_HTTP_MODULES: Final = ("requests", "httpx", "urllib", "urllib2", "urllib3", "aiohttp")
+_PY_BODY_READS: Final = frozenset({"read", "json", "decode", "iter_content", "readlines"})
+
+
+def _py_fetched(node: ast.AST, ev: _PyEval) -> str | None:
+    """The URL whose response (or body) ``node`` is: ``requests.get(u)``, ``.text`` and
+    ``.content`` of one, ``urlopen(u).read()``, a name bound to one; None otherwise."""
+    if isinstance(node, ast.Name):
+        return ev.fetched.get(node.id)
+    if isinstance(node, ast.Await):
+        return _py_fetched(node.value, ev)
+    if isinstance(node, ast.Attribute) and node.attr in ("text", "content", "body", "data"):
+        return _py_fetched(node.value, ev)
+    if not isinstance(node, ast.Call):
+        return None
+    name = _dotted(node.func)
+    module, _, last = name.rpartition(".")
+    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if last in _PY_BODY_READS and receiver is not None:
+        return _py_fetched(receiver, ev)
+    if last in ("compile", "str", "bytes") and name == last and node.args:
+        return _py_fetched(node.args[0], ev)
+    http = last == "urlopen" or module.split(".", 1)[0] in _PY_HTTP_MODULES
+    if last not in _PY_FETCHERS or not http or not node.args:
+        return None
+    target = node.args[1] if last == "request" and len(node.args) > 1 else node.args[0]
+    if isinstance(target, ast.Call) and _dotted(target.func).endswith("Request") and target.args:
+        target = target.args[0]  # urlopen(Request(url))
+    return ev.value(target) or "<expr>"
+
+
+def _python_call(node: ast.Call, ev: _PyEval) -> CodeOp | None:
+    name = _dotted(node.func)
+    last = name.rsplit(".", 1)[-1]
+    args = node.args
+    first = args[0] if args else None
+    try:
+        source = ast.unparse(node)[:200]
+    except (ValueError, RecursionError):  # pragma: no cover - unparse of a parsed tree
+        source = name
+    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if last in _PY_DELETE:
+        module = isinstance(receiver, ast.Name) and receiver.id in ("os", "shutil")
+        if receiver is None or module:
+            target = ev.value(first)  # os.remove(x), shutil.rmtree(x), rmtree(x)
+        elif isinstance(receiver, ast.Call | ast.Name | ast.BinOp) and not args:
+            target = ev.value(receiver)  # Path(x).unlink(), p.rmdir()
+            if target is None and not isinstance(receiver, ast.Call):
+                return None
+        else:
+            return None
+        return CodeOp("argv", (*_PY_DELETE[last], target or "<expr>"), source)
+    if last in _PY_SHELL and (name.startswith(("os.", "subprocess.", "commands.")) or name == last):
+        return CodeOp("shell", (_py_shell_text(first, ev),), source)
+    if last in _PY_SPAWN and (name.startswith("subprocess.") or name == last):
+        if isinstance(first, ast.List | ast.Tuple):
+            words = [ev.value(e) for e in first.elts]
+            return CodeOp("argv", tuple(w if w is not None else "<expr>" for w in words), source)
+        return CodeOp("shell", (_py_shell_text(first, ev),), source)
+    if last in _PY_COPY and name.startswith("shutil.") and len(args) >= 2:
+        src, dst = ev.value(args[0]), ev.value(args[1])
+        flag = ("-r",) if last == "copytree" else ()
+        return CodeOp("argv", (_PY_COPY[last], *flag, src or "<expr>", dst or "<expr>"), source)
+    if last in ("chmod", "chown") and name.startswith("os.") and len(args) >= 2:
+        target = ev.value(args[0])
+        bits = args[1]
+        shown = (
+            oct(bits.value)[2:]
+            if isinstance(bits, ast.Constant) and isinstance(bits.value, int)
+            else "<expr>"
+        )
+        return CodeOp("argv", (last, shown, target or "<expr>"), source)
+    if last == "open" and name in ("open", "io.open", "os.open") and first is not None:
+        target = ev.value(first)
+        mode: ast.expr | None = (
+            args[1]
+            if len(args) > 1
+            else next((k.value for k in node.keywords if k.arg == "mode"), None)
+        )
+        mode_text = (
+            mode.value if isinstance(mode, ast.Constant) and isinstance(mode.value, str) else "r"
+        )
+        writes = any(ch in mode_text for ch in "wax+")
+        opener = ("tee", "-a") if "a" in mode_text else ("tee",) if writes else ("cat",)
+        return CodeOp("argv", (*opener, target or "<expr>"), source)
+    if last in _PY_PATH_METHODS and isinstance(receiver, ast.Call | ast.Name | ast.BinOp):
+        target = ev.value(receiver)
+        program = "cat" if last.startswith("read") else "tee"
+        return CodeOp("argv", (program, target or "<expr>"), source)
+    captured = _py_capture(node, name)
+    if captured is not None:
+        return CodeOp("argv", captured, source)
+    return None
+
+
+# What a program captures of the person at the machine, as the command that captures the
+# same: the screen, the clipboard, keystrokes, the camera, the microphone.
+_CLIPBOARD: Final = ("xclip", "-selection", "clipboard", "-o")
+_SCREEN: Final = ("scrot", "<expr>")
+_KEYS: Final = ("logkeys", "--start")
+_CAMERA: Final = ("fswebcam", "<expr>")
+_MICROPHONE: Final = ("arecord", "<expr>")
+_PY_CAPTURES: Final[dict[tuple[str, str], tuple[str, ...]]] = {
+    ("pyperclip", "paste"): _CLIPBOARD,
+    ("clipboard", "paste"): _CLIPBOARD,
+    ("win32clipboard", "GetClipboardData"): _CLIPBOARD,
+    ("ImageGrab", "grabclipboard"): _CLIPBOARD,
+    ("ImageGrab", "grab"): _SCREEN,
+    ("pyautogui", "screenshot"): _SCREEN,
+    ("pyscreenshot", "grab"): _SCREEN,
+    ("mss", "mss"): _SCREEN,
+    ("keyboard", "Listener"): _KEYS,
+    ("keyboard", "on_press"): _KEYS,
+    ("keyboard", "on_release"): _KEYS,
+    ("keyboard", "hook"): _KEYS,
+    ("keyboard", "record"): _KEYS,
+    ("keyboard", "read_key"): _KEYS,
+    ("keyboard", "read_event"): _KEYS,
+    ("pyxhook", "HookManager"): _KEYS,
+    ("win32api", "GetAsyncKeyState"): _KEYS,
+    ("cv2", "VideoCapture"): _CAMERA,
+    ("sounddevice", "rec"): _MICROPHONE,
+    ("sounddevice", "InputStream"): _MICROPHONE,
+    ("sd", "rec"): _MICROPHONE,
+    ("sd", "InputStream"): _MICROPHONE,
+    ("speech_recognition", "Microphone"): _MICROPHONE,
+    ("sr", "Microphone"): _MICROPHONE,
+}
+_PY_CAPTURE_METHODS: Final = frozenset(
+    {"clipboard_get", "paste", "grab", "screenshot", "Listener", "on_press", "on_release", "hook"}
+    | {"record", "read_key", "read_event", "HookManager", "GetAsyncKeyState", "mss"}
+    | {"grabclipboard", "GetClipboardData", "VideoCapture", "rec", "InputStream", "Microphone"}
+    | {"open"}
+)
+
+
+def _py_capture(node: ast.Call, name: str) -> tuple[str, ...] | None:
+    """The capture a call makes: ``ImageGrab.grab()``, ``pyperclip.paste()``, a keyboard
+    listener, a camera opened by index, audio recorded from the default input."""
+    module, _, last = name.rpartition(".")
+    if last not in _PY_CAPTURE_METHODS:
+        return None
+    if last == "clipboard_get":  # tkinter: root.clipboard_get()
+        return _CLIPBOARD
+    if last == "open":  # PyAudio: pa.open(..., input=True) records from a microphone
+        for keyword in node.keywords:
+            if keyword.arg == "input" and isinstance(keyword.value, ast.Constant):
+                return _MICROPHONE if keyword.value.value is True else None
+        return None
+    found = _PY_CAPTURES.get((module.rsplit(".", 1)[-1], last))
+    if found is _CAMERA:  # cv2.VideoCapture("clip.mp4") reads a file, not a camera
+        first = node.args[0] if node.args else None
+        device = isinstance(first, ast.Constant) and (
+            isinstance(first.value, int)
+            or (isinstance(first.value, str) and first.value.startswith("/dev/video"))
+        )
+        return _CAMERA if device else None
+    return found
+
+
+# Calls recognised by the scanner for other languages: name -> what its first string is.
+_SCAN_CALLS: Final = {
+    "execSync": "shell",
+    "exec": "shell",
+    "execFileSync": "argv0",
+    "spawnSync": "argv0",
+    "spawn": "argv0",
+    "system": "shell",
+    "popen": "shell",
+    "qx": "shell",
+    "rmSync": "rm",
+    "rmdirSync": "rm",
+    "unlinkSync": "rm-file",
+    "rm_rf": "rm",
+    "rm_r": "rm",
+    "remove_dir_all": "rm",
+    "rmtree": "rm",
+    "remove_tree": "rm",
+    "unlink": "rm-file",
+    "readFileSync": "read",
+    "writeFileSync": "write",
+    "appendFileSync": "write",
+}
+
+
+def _string_at(code: str, i: int) -> tuple[str, int] | None:
+    """A quoted string literal starting at ``i`` (after spaces): its text and end."""
+    n = len(code)
+    while i < n and code[i] in " \t\n":
+        i += 1
+    if i >= n or code[i] not in "'\"`":
+        return None
+    quote = code[i]
+    out: list[str] = []
+    j = i + 1
+    while j < n:
+        c = code[j]
+        if c == "\\" and j + 1 < n:
+            nxt = code[j + 1]
+            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+            j += 2
+            continue
+        if c == quote:
+            text = "".join(out)
+            return (_js_template(text) if quote == "`" else text), j + 1
+        out.append(c)
+        j += 1
+    return None
+
+
+_JS_ENV: Final = re2.compile(
+    r"\$\{\s*process\.env(?:\.([A-Za-z_][A-Za-z0-9_]*)"
+    r"|\[\s*[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']\s*\])\s*\}"
+)
+_JS_HOME: Final = re2.compile(
+    r"\$\{\s*(?:require\(\s*[\"'](?:node:)?os[\"']\s*\)|os)\.homedir\(\)\s*\}"
+)
+
+
+def _js_template(text: str) -> str:
+    """A JavaScript template literal as the shell text it becomes: ``${process.env.HOME}``
+    is ``$HOME``, ``${os.homedir()}`` is ``$HOME``; other ``${…}`` stay as written."""
+    if "${" not in text:
+        return text
+    text = _JS_HOME.sub("${HOME}", text)
+    return str(_JS_ENV.sub(lambda m: "${" + (m.group(1) or m.group(2)) + "}", text))
+
+
+def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
+    """Shell commands and deletions in a node/perl/ruby one-liner, by scanning.
+
+    ``backquotes``: whether `` `…` `` runs a command (Perl, Ruby, PHP), not a template
+    literal (JavaScript)."""
+    ops: list[CodeOp] = []
+    for name, what in _SCAN_CALLS.items():
+        start = 0
+        for _ in range(MAX_CODE_CALLS):
+            at = code.find(name, start)
+            if at < 0 or len(ops) >= MAX_CODE_CALLS:
+                break
+            start = at + len(name)
+            if at > 0 and (code[at - 1].isalnum() or code[at - 1] == "_"):
+                continue
+            j = start
+            while j < len(code) and code[j] in " \t":
+                j += 1
+            if j < len(code) and code[j] in "({":
+                j += 1
+            literal = _string_at(code, j)
+            if literal is None:
+                continue
+            text, end = literal
+            window = code[end : end + 120]
+            source = code[at : end + 1]
+            if what == "shell":
+                ops.append(CodeOp("shell", (text,), source))
+            elif what == "argv0":
+                ops.append(CodeOp("argv", (text, *_scan_list(code, end)), source))
+            elif what == "rm":
+                recursive = "recursive" in window or name not in ("rmSync", "rmdirSync")
+                ops.append(
+                    CodeOp("argv", ("rm", "-r", text) if recursive else ("rm", text), source)
+                )
+            elif what == "rm-file":
+                ops.append(CodeOp("argv", ("rm", text), source))
+            elif what == "read":
+                ops.append(CodeOp("argv", ("cat", text), source))
+            elif what == "write":
+                ops.append(CodeOp("argv", ("tee", text), source))
+    # Perl and Ruby backquotes and %x(): shell commands.
+    for opener in ("`", "%x(", "qx{", "qx(") if backquotes else ():
+        at = code.find(opener)
+        if at >= 0 and len(ops) < MAX_CODE_CALLS:
+            closer = {"`": "`", "%x(": ")", "qx{": "}", "qx(": ")"}[opener]
+            end = code.find(closer, at + len(opener))
+            if end > at:
+                ops.append(CodeOp("shell", (code[at + len(opener) : end],), code[at : end + 1]))
+    return ops
+
+
+def _scan_list(code: str, i: int) -> list[str]:
+    """String items of a ``[...]`` list after ``i`` (``spawnSync('rm', ['-rf', '/'])``)."""
+    n = len(code)
+    while i < n and code[i] in " \t,":
+        i += 1
+    if i >= n or code[i] != "[":
+        return []
+    items: list[str] = []
+    i += 1
+    while i < n and len(items) < 64:
+        while i < n and code[i] in " \t\n,":
+            i += 1
+        if i >= n or code[i] == "]":
+            break
+        literal = _string_at(code, i)
+        if literal is None:
+            items.append("<expr>")
+            end = code.find(",", i)
+            close = code.find("]", i)
+            if close < 0:
+                break
+            i = end if 0 <= end < close else close
+            continue
+        text, i = literal
+        items.append(text)
+    return items
