@@ -295,7 +295,12 @@ def trace(
     records: Sequence[Source | _Record] = (),
 ) -> Trace:
     """Where ``value`` (a ``kind`` sink) came from, among ``records`` and ``sources``."""
-    shown = _cut(value if isinstance(value, str) else repr(value))
+    # A credential is never repeated in a reason, a correction or the evidence.
+    shown = (
+        "[credential]"
+        if kind == "credential"
+        else _cut(value if isinstance(value, str) else repr(value))
+    )
     groups = needles(kind, value)
     if groups is None:
         return Trace(parameter, kind, shown, "?", "unreadable")
@@ -305,6 +310,8 @@ def trace(
         if worst is None or _RANK[result.found] > _RANK[worst.found]:
             worst = result
     assert worst is not None
+    if kind == "credential":
+        worst = Trace(parameter, kind, shown, "credential", worst.found, worst.sources)
     return worst
 
 
