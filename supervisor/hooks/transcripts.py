@@ -8,11 +8,11 @@ blocks), the model's tool calls (``type: assistant``, ``tool_use`` blocks with `
 only, and keeps the session's sources within the transcript's bounds
 (:mod:`supervisor.transcript`), so a long session costs the new lines, not the whole file.
 
-Bounds: a file is read at most :data:`MAX_READ_BYTES` a call; one first seen larger than
-:data:`MAX_FIRST_BYTES` is read from its last :data:`MAX_FIRST_BYTES` only (its first request
-may then be lost: the check then says the request is not known). A line longer than
-:data:`MAX_LINE_BYTES` is skipped. Anything unreadable is skipped, never an error: the hook
-must answer.
+Bounds: at most the last :data:`MAX_READ_BYTES` of what is new are read a call, so a file
+first seen larger than that (or one that grew by more since the last event) is read from
+there: what came before is lost (its first request too: the check then says the request is
+not known). A line longer than :data:`MAX_LINE_BYTES` is skipped. Anything unreadable is
+skipped, never an error: the hook must answer.
 """
 
 from __future__ import annotations
@@ -27,10 +27,9 @@ from typing import Any, Final
 
 from supervisor.transcript import Source, Trust, bounded, message_text, request, result
 
-__all__ = ["MAX_FIRST_BYTES", "MAX_READ_BYTES", "TranscriptFiles", "sources_of_line"]
+__all__ = ["MAX_READ_BYTES", "TranscriptFiles", "sources_of_line"]
 
 MAX_READ_BYTES: Final = 4 << 20
-MAX_FIRST_BYTES: Final = 8 << 20
 MAX_LINE_BYTES: Final = 1 << 20
 MAX_FILES: Final = 64
 
@@ -105,8 +104,9 @@ class TranscriptFiles:
                 with open(path, "rb") as handle:
                     status = os.fstat(handle.fileno())
                     known = self._known(path, (status.st_dev, status.st_ino), status.st_size)
+                    known.offset = max(known.offset, status.st_size - MAX_READ_BYTES)
                     handle.seek(known.offset)
-                    chunk = handle.read(min(MAX_READ_BYTES, max(0, status.st_size - known.offset)))
+                    chunk = handle.read(status.st_size - known.offset)
             except OSError:
                 return [], 0
             end = chunk.rfind(b"\n") + 1  # complete lines only; the rest is read next time
@@ -127,7 +127,7 @@ class TranscriptFiles:
     def _known(self, path: str, identity: tuple[int, int], size: int) -> _File:
         known = self._files.pop(path, None)
         if known is None or known.identity != identity or known.offset > size:
-            known = _File(identity, offset=max(0, size - MAX_FIRST_BYTES))
+            known = _File(identity)
         self._files[path] = known
         while len(self._files) > MAX_FILES:
             self._files.popitem(last=False)
