@@ -24,6 +24,9 @@ entry-point group, exactly as a third-party package would:
   and for every path a shell command touches.
 - ``allowlist`` (:mod:`specialists.allowlist`): exact-value allowlists and denylists over
   named argument fields (IBANs, email addresses, hosts, ids), normalised per value type.
+- ``provenance`` (:mod:`specialists.provenance`): each sink argument (recipient, account,
+  URL, amount, file, invitee) traced to the user's request, the deployment's records or
+  third-party content, as typed tokens (:mod:`specialists.valuetokens`).
 - ``python_ast`` (:mod:`specialists.python_ast`): what a Python write or edit changes: tests
   removed or skipped, assertions weakened, special-cased test inputs, eval/exec on input,
   shell injection, TLS verification turned off, secrets in literals.

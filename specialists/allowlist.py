@@ -81,6 +81,7 @@ __all__ = [
     "AllowlistSpecialist",
     "NamedGroup",
     "find_hosts",
+    "named_words",
     "normalise_value",
     "supervisor_register_kinds",
 ]
@@ -363,6 +364,11 @@ def _items(value: JsonValue) -> Iterator[JsonValue]:
         yield from value
     else:
         yield value
+
+
+def named_words(text: str, needle: str) -> bool:
+    """Whether ``needle`` occurs in ``text`` as a whole token (see :func:`_named_words`)."""
+    return _named_words(text, needle)
 
 
 def _named_words(task: str, needle: str) -> bool:

@@ -69,6 +69,13 @@ def _parse_mapping(values: tuple[str, ...]) -> dict[str, str]:
     help="Tool annotations (YAML): which parameters of which tools are shell commands, SQL, "
     "paths or URLs (docs/tool-annotations.md). Unannotated tools get the default reading.",
 )
+@click.option(
+    "--request",
+    "user_request",
+    metavar="TEXT",
+    help="The user's request this session serves, as context.task: the provenance kind "
+    "traces recipients, accounts, URLs and amounts to it (MCP does not carry it).",
+)
 @click.option("--verbose", "-v", is_flag=True, help="Log every decision to stderr.")
 @click.argument(
     "command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- COMMAND [ARGS]..."
@@ -84,6 +91,7 @@ def mcp_proxy(
     on_error: str,
     mappings: tuple[str, ...],
     tools_file: str | None,
+    user_request: str | None,
     verbose: bool,
     command: tuple[str, ...],
 ) -> None:
@@ -97,6 +105,7 @@ def mcp_proxy(
     from supervisor.adapters.mcp_proxy import McpProxy, claim_stdio, run_proxy
     from supervisor.adapters.readings import load_tool_annotations
     from supervisor.facade import Supervisor
+    from supervisor.models import Context
 
     if not logging.getLogger().handlers:  # --debug configured it already
         logging.basicConfig(
@@ -119,6 +128,7 @@ def mcp_proxy(
             on_error="allow" if on_error == "allow" else "deny",
             mapping=mapping,
             annotations=annotations,
+            context=Context(task=user_request) if user_request else None,
         )
         stdin_fd, stdout_fd = claim_stdio()
         status = run_proxy(proxy, stdin_fd, stdout_fd)

@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from supervisor.agentjson import check_depth
+from supervisor.transcript import Transcript
 
 if TYPE_CHECKING:
     from supervisor.observe import Recorder
@@ -187,6 +188,9 @@ class Context(BaseModel):
     recent_actions: tuple[Action, ...] = ()
     policy: dict[str, JsonValue] = Field(default_factory=dict)  # code freeze, read-only, plan-only
     provenance: str | None = None  # where the instruction behind the action came from
+    # What the session saw: the user's requests and the tool results read, each with the
+    # trust the deployment gives its tool (supervisor.transcript); None when not known.
+    transcript: Transcript | None = None
     package_metadata: dict[str, JsonValue] = Field(default_factory=dict)
     tool_descriptions: dict[str, str] = Field(default_factory=dict)
     extras: dict[str, JsonValue] = Field(default_factory=dict)

@@ -146,6 +146,29 @@ def entry_dict(entry_id: str, **overrides: Any) -> dict[str, Any]:
     return base
 
 
+# A taxonomy with one provenance entry (nudge), and two IBANs: the user's landlord, whom
+# the request names, and an attacker's, whom only an email names (the adapter tests).
+PROVENANCE_TAXONOMY = r"""
+schema_version: 1
+id: provenance_test
+entries:
+  - id: value_from_untrusted_content
+    title: A sink value that only third-party content supplied
+    description: A payment or message whose recipient the user did not give.
+    example: {summary: An email told the agent to pay an attacker., source: arXiv:2406.13352}
+    severity: high
+    default_verdict: nudge
+    references: [LLM01]
+    detection: deterministic
+    applies_to: {action_types: ["*"]}
+    specialist:
+      kind: provenance
+      config: {}
+"""
+PROVENANCE_ATTACKER = "GB29NWBK60161331926819"
+PROVENANCE_LANDLORD = "DE89370400440532013000"
+
+
 PATIENT_MS = 60_000
 
 

@@ -19,6 +19,11 @@ asks the supervisor (one decision, the union):
 - ``block``: the run stops with :class:`SupervisorBlocked` (an
   :class:`~supervisor.errors.ActionBlocked`) saying what was refused and why.
 
+Each check also gets the session's transcript (:mod:`supervisor.transcript`) from the run's
+messages: the user's messages are the request, each ``ToolMessage`` a tool result with the
+trust the deployment's annotations give its tool (``results``; third party by default), so
+that the ``provenance`` kind can tell a value the user asked for from one an email supplied.
+
 After the tool runs, its result goes to ``Supervisor.after`` (the post-action tier); when
 that tier reverted the call's effect, the model is told so in place of the result. Works on
 both ``invoke`` and ``ainvoke``; put it first in ``middleware=[...]`` so that it is the
@@ -36,7 +41,7 @@ from pydantic import JsonValue
 
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, ToolCallRequest
-    from langchain_core.messages import ToolMessage
+    from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
     from langgraph.types import Command
 except ImportError as exc:
     raise ImportError(
@@ -51,13 +56,19 @@ from supervisor.adapters.tools import (
     check_failed_message,
     check_tool_call,
     read_tool_call,
+    reads_transcripts,
     refusal_message,
     revert_message,
+    trust_of,
+    with_transcript,
 )
 from supervisor.errors import ActionBlocked
 from supervisor.facade import Supervisor
 from supervisor.facts import FactsCache, agather, gather
 from supervisor.models import Context, Decision, Verdict
+from supervisor.transcript import Source, message_text
+from supervisor.transcript import request as request_source
+from supervisor.transcript import result as result_source
 
 __all__ = ["ContextSource", "SessionSource", "SupervisorBlocked", "SupervisorMiddleware"]
 
@@ -100,7 +111,9 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     on: a broken gate neither crashes the agent nor waves calls through. The tools run in
     this process, so the facts the context lacks (home, user, cwd, repository, branch,
     work-tree status...) are taken from it (``facts=False`` leaves them unknown; see
-    :mod:`supervisor.facts`).
+    :mod:`supervisor.facts`). When the taxonomy has a ``provenance`` entry, the context gets
+    the run's transcript (the user's messages and the tool results so far) unless it has
+    one, or ``transcript=False``.
     """
 
     def __init__(
@@ -113,6 +126,7 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         context: ContextSource = None,
         after: bool = True,
         facts: bool = True,
+        transcript: bool = True,
     ) -> None:
         super().__init__()
         self.supervisor = sup
@@ -121,6 +135,7 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         self.session = session
         self.context = context
         self.after = after
+        self.transcript = transcript
         # The supervisor's own facts (facts="host") already cover this; else ours.
         self.facts: FactsCache | None = (
             FactsCache() if facts and getattr(sup, "facts", None) is None else None
@@ -230,7 +245,36 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         return str(thread) if thread is not None else None
 
     def _context(self, request: ToolCallRequest) -> Context | Mapping[str, Any] | None:
-        return self.context(request) if callable(self.context) else self.context
+        given = self.context(request) if callable(self.context) else self.context
+        if not self.transcript or not reads_transcripts(self.supervisor):
+            return given
+        return with_transcript(given, self._sources(request))
+
+    def _sources(self, request: ToolCallRequest) -> list[Source]:
+        """The user's messages and the tool results in the run's state, oldest first."""
+        state = request.state
+        if isinstance(state, Mapping):
+            messages = state.get("messages")
+        elif isinstance(state, list):
+            messages = state
+        else:
+            messages = getattr(state, "messages", None)
+        sources: list[Source] = []
+        for message in messages or ():
+            if not isinstance(message, BaseMessage):
+                continue
+            if isinstance(message, HumanMessage):
+                sources.append(request_source(message_text(message.content)))
+            elif isinstance(message, ToolMessage) and not _is_ours(message):
+                sources.append(
+                    result_source(
+                        message.name,
+                        message_text(message.content),
+                        trust_of(self.annotations, message.name),
+                        message.tool_call_id,
+                    )
+                )
+        return sources
 
     def _refusal(self, request: ToolCallRequest, decision: Decision) -> ToolMessage | None:
         """The error message for a nudge, None to run the tool; raises on a block."""
@@ -298,6 +342,12 @@ def _config(request: ToolCallRequest) -> Mapping[str, Any]:
     runtime = request.runtime
     config = getattr(runtime, "config", None) if runtime is not None else None
     return config if isinstance(config, Mapping) else {}
+
+
+def _is_ours(message: ToolMessage) -> bool:
+    """A refusal or revert the supervisor wrote in place of a result: not a tool's words."""
+    artifact = message.artifact
+    return isinstance(artifact, Mapping) and "supervisor" in artifact
 
 
 def _label(request: ToolCallRequest) -> str:

@@ -49,16 +49,21 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import JsonValue
 
+from supervisor.adapters.readings import EMPTY_ANNOTATIONS, Role, schema_roles
 from supervisor.adapters.tools import (
     ToolAnnotations,
     ToolCallReading,
     check_tool_call,
     read_tool_call,
+    reads_transcripts,
+    trust_of,
 )
 from supervisor.agentjson import loads
 from supervisor.errors import AgentJSONError
 from supervisor.facts import FactsCache, gather
 from supervisor.models import Context, Decision, Verdict
+from supervisor.transcript import TranscriptLog, bounded, message_text
+from supervisor.transcript import result as result_source
 
 if TYPE_CHECKING:
     from supervisor.facade import Supervisor
@@ -279,6 +284,15 @@ class McpProxy:
     The server runs on this machine in ``cwd`` (default: this process's), so the facts the
     context lacks (home, user, cwd, repository, branch, work-tree status...) are taken from
     there; ``facts=False`` leaves them unknown (see :mod:`supervisor.facts`).
+
+    When the taxonomy has a ``provenance`` entry, each check gets the session's
+    transcript: the results the proxy relayed so far, each
+    with the trust ``annotations`` give its tool (``results``; third party by default),
+    after any transcript ``context`` carries. MCP does not carry the user's request: give it
+    as ``context.task`` (``supervise mcp-proxy --request``), or sink values are a missing
+    fact for the ``provenance`` kind. Parameters whose ``tools/list`` input schema says
+    ``format: email`` or ``format: uri`` are read as a recipient or a URL, beneath what
+    ``annotations`` say.
     """
 
     def __init__(
@@ -324,6 +338,10 @@ class McpProxy:
         self._max_result_bytes = max_result_bytes
         self._check_timeout = check_timeout
         self._descriptions: dict[str, str] = {}
+        self._schema_roles: dict[str, dict[str, Role]] = {}  # from tools/list
+        self._transcripts = TranscriptLog()
+        self._reads_transcripts = reads_transcripts(supervisor)
+        self._call_tools: dict[str, str] = {}  # forwarded tools/call -> tool name
         # Requests whose answers the proxy reads on their way back, by id key.
         self._calls: dict[str, str] = {}  # forwarded tools/call -> call_id
         self._lists: set[str] = set()  # tools/list
@@ -654,7 +672,7 @@ class McpProxy:
                 log.info(
                     "tools/call %s (id %s) flagged by %s", name, key, ", ".join(decision.flags)
                 )
-            self._forward_call(key, has_id, call_id, raw)
+            self._forward_call(key, has_id, call_id, raw, name)
             return
         self.stats.refused += 1
         objecting = [e for e, r in decision.results.items() if r.verdict.refuses_action]
@@ -687,11 +705,15 @@ class McpProxy:
             metadata: dict[str, JsonValue] = {"mcp_request_id": request_id}
             if self._server_name:
                 metadata["mcp_server"] = self._server_name
+            annotations = self._annotations
+            roles = self._schema_roles.get(name)
+            if roles:
+                annotations = (annotations or EMPTY_ANNOTATIONS).with_schema(name, roles)
             reading = read_tool_call(
                 name,
                 arguments,
                 mapping=self._mapping,
-                annotations=self._annotations,
+                annotations=annotations,
                 agent=self._agent or self._client_name,
                 session=self.session,
                 metadata=metadata,
@@ -701,6 +723,12 @@ class McpProxy:
             if description is not None:
                 context = context.model_copy(
                     update={"tool_descriptions": {**context.tool_descriptions, name: description}}
+                )
+            if self._reads_transcripts:
+                given = context.transcript.sources if context.transcript is not None else ()
+                relayed = self._transcripts.transcript(self.session)
+                context = context.model_copy(
+                    update={"transcript": bounded((*given, *relayed.sources), relayed.dropped)}
                 )
             check = functools.partial(self._check_with_facts, reading, context, call_id)
             future = asyncio.get_running_loop().run_in_executor(self._executor, check)
@@ -716,10 +744,14 @@ class McpProxy:
             log.debug("supervisor failure", exc_info=True)
             return None
 
-    def _forward_call(self, key: str, has_id: bool, call_id: str | None, raw: bytes) -> None:
+    def _forward_call(
+        self, key: str, has_id: bool, call_id: str | None, raw: bytes, name: str | None = None
+    ) -> None:
         self.stats.forwarded += 1
         if has_id and call_id is not None:
             self._calls[key] = call_id
+            if name is not None:
+                self._call_tools[key] = name
         self._send_server(raw)
 
     # -- server -> client --------------------------------------------------------------
@@ -760,9 +792,11 @@ class McpProxy:
     def _on_response(self, message: dict[str, Any], size: int) -> None:
         key = _id_key(message["id"])
         call_id = self._calls.pop(key, None)
+        tool = self._call_tools.pop(key, None)
         if call_id is not None:
             if self._facts is not None:
                 self._facts.forget()  # the call may have changed the work tree
+            self._read_result(tool, call_id, message.get("result"))
             executed, result = self._outcome(message, size)
             self._spawn(self._after(call_id, result, executed), self._tasks)
         elif key in self._lists:
@@ -772,10 +806,22 @@ class McpProxy:
                     description = tool.get("description")
                     if isinstance(description, str):
                         self._descriptions[tool["name"]] = description
+                    roles = schema_roles(tool.get("inputSchema"))
+                    if roles:
+                        self._schema_roles[tool["name"]] = roles
         elif key in self._initialize:
             self._initialize.discard(key)
             name = _dig(message, "result", "serverInfo", "name")
             self._server_name = name if isinstance(name, str) else None
+
+    def _read_result(self, tool: str | None, call_id: str, result: Any) -> None:
+        """Adds what the agent is about to read to the session's transcript."""
+        if not isinstance(result, dict) or not self._reads_transcripts:
+            return  # an error (the tool said nothing to act on), or no entry reads it
+        content = result.get("content")
+        text = message_text(content) if content is not None else message_text(result)
+        trust = trust_of(self._annotations, tool)
+        self._transcripts.add(self.session, result_source(tool, text, trust, call_id))
 
     def _outcome(self, message: dict[str, Any], size: int) -> tuple[bool, JsonValue]:
         """(executed, result) of a forwarded call, from the server's answer."""

@@ -20,6 +20,14 @@ and asks the supervisor (one decision, the union):
   ``output.output_info`` is an :class:`~supervisor.errors.ActionBlocked` saying what was
   refused and why (:func:`supervisor_refusal` gets it from the exception).
 
+Each check also gets the session's transcript (:mod:`supervisor.transcript`): the user's
+messages in the run's input are the request, and each tool result is recorded, by the
+output guardrail, with the trust the deployment's annotations give its tool (``results``;
+third party by default), so that the ``provenance`` kind can tell a value the user asked for
+from one an email supplied. :func:`supervise_tools` shares one log between the two
+guardrails; a deployment that builds them apart passes the same :class:`TranscriptLog` to
+both.
+
 After the tool runs, the output guardrail reports the result to the supervisor
 (``Supervisor.aafter``), which runs the post-action tier; when that tier reverted the call's
 effect, the model is told so in place of the output.
@@ -63,13 +71,19 @@ from supervisor.adapters.tools import (
     check_failed_message,
     parse_tool_arguments,
     read_tool_call,
+    reads_transcripts,
     refusal_message,
     revert_message,
+    trust_of,
+    with_transcript,
 )
 from supervisor.errors import ActionBlocked, ConfigError
 from supervisor.facade import Supervisor
 from supervisor.facts import FactsCache, agather
 from supervisor.models import Context, Decision, Verdict
+from supervisor.transcript import Source, TranscriptLog, message_text
+from supervisor.transcript import request as request_source
+from supervisor.transcript import result as result_source
 
 __all__ = [
     "ContextSource",
@@ -121,6 +135,36 @@ def _context_of(
     return context(tool_context) if callable(context) else context
 
 
+def _run_key(tool_context: ToolContext[Any], session: SessionSource) -> str:
+    """The transcript a call belongs to: its session, else its run (the run's usage object,
+    which the SDK shares between every tool context of one run)."""
+    found = _session_of(tool_context, session)
+    return f"session:{found}" if found is not None else f"run:{id(tool_context.usage)}"
+
+
+def _input_sources(
+    tool_context: ToolContext[Any], annotations: ToolAnnotations | None
+) -> list[Source]:
+    """The user's messages and earlier tool outputs in the run's input, oldest first."""
+    sources: list[Source] = []
+    names: dict[str, str] = {}
+    for item in getattr(tool_context, "turn_input", None) or ():
+        if not isinstance(item, Mapping):
+            continue
+        if item.get("type") == "function_call" and isinstance(item.get("call_id"), str):
+            names[item["call_id"]] = str(item.get("name"))
+        elif item.get("type") == "function_call_output":
+            call_id = item.get("call_id")
+            tool = names.get(call_id) if isinstance(call_id, str) else None
+            trust = trust_of(annotations, tool)
+            sources.append(
+                result_source(tool, message_text(item.get("output")), trust, str(call_id))
+            )
+        elif item.get("role") == "user":
+            sources.append(request_source(message_text(item.get("content"))))
+    return sources
+
+
 def supervised_tool_guardrail(
     sup: Supervisor,
     *,
@@ -130,6 +174,7 @@ def supervised_tool_guardrail(
     context: ContextSource = None,
     name: str = "supervisor",
     facts: bool = True,
+    transcripts: TranscriptLog | None = None,
 ) -> SupervisorInputGuardrail:
     """A tool input guardrail that asks ``sup`` about each call before the tool runs.
 
@@ -143,10 +188,14 @@ def supervised_tool_guardrail(
     run goes on: a broken gate neither crashes the agent nor waves calls through. Function
     tools run in this process, so the facts the context lacks (home, user, cwd, repository,
     branch, work-tree status...) are taken from it (``facts=False`` leaves them unknown;
-    see :mod:`supervisor.facts`).
+    see :mod:`supervisor.facts`). When the taxonomy has a ``provenance`` entry, the context
+    gets the run's transcript unless it has one:
+    the user's messages in the run's input and the tool results ``transcripts`` holds for
+    the run (recorded by :func:`supervised_output_guardrail` given the same log).
     """
     # The supervisor's own facts (facts="host") already cover this; else ours.
     known = FactsCache() if facts and getattr(sup, "facts", None) is None else None
+    log_ = transcripts if transcripts is not None else TranscriptLog()
 
     async def supervisor_check(data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
         ctx = data.context
@@ -161,6 +210,10 @@ def supervised_tool_guardrail(
                 metadata={"host": HOST},
             )
             given = _context_of(ctx, context)
+            if reads_transcripts(sup):
+                seen = _input_sources(ctx, annotations)
+                seen += log_.transcript(_run_key(ctx, session)).sources
+                given = with_transcript(given, seen)
             if known is not None:
                 given = await agather(given, cwd=os.getcwd(), cache=known)
             decision = await acheck_tool_call(sup, reading, given, call_id=ctx.tool_call_id)
@@ -196,17 +249,30 @@ def _pre_output(decision: Decision) -> ToolGuardrailFunctionOutput:
 
 
 def supervised_output_guardrail(
-    sup: Supervisor, *, name: str = "supervisor_after"
+    sup: Supervisor,
+    *,
+    name: str = "supervisor_after",
+    transcripts: TranscriptLog | None = None,
+    annotations: ToolAnnotations | None = None,
+    session: SessionSource = None,
 ) -> SupervisorOutputGuardrail:
     """A tool output guardrail that reports each result to ``sup`` (the post-action tier).
 
     The output passes unchanged, unless the post-action tier reverted the call's effect:
     then the model reads what was undone and why instead. A post-action flag is recorded
-    by the supervisor. Failures here are logged: the tool already ran.
+    by the supervisor. Failures here are logged: the tool already ran. With
+    ``transcripts``, each output is added to the run's transcript with the trust
+    ``annotations`` give its tool (``session`` as the input guardrail's).
     """
 
     async def supervisor_after(data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
         call_id = data.context.tool_call_id
+        if transcripts is not None and reads_transcripts(sup):
+            tool = data.context.tool_name
+            transcripts.add(
+                _run_key(data.context, session),
+                result_source(tool, data.output, trust_of(annotations, tool), call_id),
+            )
         try:
             decision = await sup.aafter(call_id=call_id, result=_jsonable(data.output))
         except Exception:  # the tool ran: a failed report must not end the run
@@ -248,6 +314,7 @@ def supervise_tools(
     Raises:
         ConfigError: a tool is not a function tool; the SDK would never run its guardrails.
     """
+    transcripts = TranscriptLog()
     pre = supervised_tool_guardrail(
         sup,
         mapping=mapping,
@@ -255,8 +322,15 @@ def supervise_tools(
         session=session,
         context=context,
         facts=facts,
+        transcripts=transcripts,
     )
-    post = supervised_output_guardrail(sup) if after else None
+    post = (
+        supervised_output_guardrail(
+            sup, transcripts=transcripts, annotations=annotations, session=session
+        )
+        if after
+        else None
+    )
     supervised: list[Tool] = []
     for tool in tools:
         if not isinstance(tool, FunctionTool):

@@ -33,14 +33,19 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, Valida
 
 from supervisor._yaml import LocatedDict, YamlError, load_yaml, position_of
 from supervisor.errors import SourceError, TaxonomyError
+from supervisor.transcript import Trust
 
 __all__ = [
     "ROLES",
+    "SINKS_KEY",
+    "SINK_ROLES",
     "Reading",
     "Role",
     "ToolAnnotations",
     "load_tool_annotations",
     "read_arguments",
+    "schema_roles",
+    "sink_parameters",
 ]
 
 Role = Literal[
@@ -56,9 +61,27 @@ Role = Literal[
     "method",
     "recipient",
     "amount",
+    "account",
+    "invitee",
+    "file_target",
+    "credential",
+    "links",
     "none",
 ]
 ROLES: Final[tuple[str, ...]] = Role.__args__  # type: ignore[attr-defined]
+# Roles whose value is sent somewhere or decides who gets something: the sink kind each is
+# traced as by the ``provenance`` kind (written in the call's ``metadata.supervise_sinks``).
+SINK_ROLES: Final[dict[str, str]] = {
+    "recipient": "recipient",
+    "amount": "amount",
+    "account": "account",
+    "invitee": "invitee",
+    "file_target": "file",
+    "credential": "credential",
+    "links": "links",
+    "url": "url",
+}
+SINKS_KEY: Final = "supervise_sinks"
 
 _FROZEN: Final = ConfigDict(frozen=True, extra="forbid")
 
@@ -291,7 +314,10 @@ class ToolAnnotations(BaseModel):
     """A deployment's annotations: per tool (name or glob), per parameter, its role.
 
     ``default_reading: false`` switches off the default reading of unannotated
-    parameters, for a deployment that annotates every tool it uses.
+    parameters, for a deployment that annotates every tool it uses. ``results`` says,
+    per tool (name or glob), whose words its results carry (:class:`Trust`): the hosts
+    record each result in the session's transcript with that trust; a tool no pattern
+    names is ``third_party``.
     """
 
     model_config = _FROZEN
@@ -299,6 +325,27 @@ class ToolAnnotations(BaseModel):
     schema_version: Literal[1] = 1
     tools: dict[str, dict[str, Role]] = Field(default_factory=dict)
     default_reading: StrictBool = True
+    results: dict[str, Trust] = Field(default_factory=dict)
+
+    def trust_of(self, tool: str | None) -> Trust:
+        """Whose words ``tool``'s results carry: exact name, then globs in order."""
+        if tool is None:
+            return Trust.THIRD_PARTY
+        exact = self.results.get(tool)
+        if exact is not None:
+            return exact
+        for pattern, trust in self.results.items():
+            if any(c in pattern for c in "*?[") and fnmatchcase(tool, pattern):
+                return trust
+        return Trust.THIRD_PARTY
+
+    def with_schema(self, tool: str, roles: Mapping[str, Role]) -> ToolAnnotations:
+        """These annotations with ``roles`` read from ``tool``'s input schema beneath them:
+        what the deployment wrote for a parameter wins over what the schema says."""
+        if not roles:
+            return self
+        merged = {**roles, **self.for_tool(tool)}
+        return self.model_copy(update={"tools": {**self.tools, tool: merged}})
 
     def for_tool(self, tool: str) -> Mapping[str, Role]:
         """The annotated parameters of ``tool``: exact name first, then globs in order."""
@@ -312,6 +359,33 @@ class ToolAnnotations(BaseModel):
 
 
 EMPTY_ANNOTATIONS: Final = ToolAnnotations()
+
+# JSON Schema string formats that say what a parameter is (an MCP tool's inputSchema).
+_SCHEMA_FORMATS: Final[dict[str, Role]] = {
+    "email": "recipient",
+    "idn-email": "recipient",
+    "uri": "url",
+    "url": "url",
+    "iri": "url",
+}
+
+
+def schema_roles(schema: Any) -> dict[str, Role]:
+    """Roles an input schema states: a string property with ``format: email`` is a
+    recipient, one with ``format: uri`` a URL. Top-level properties only."""
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return {}
+    roles: dict[str, Role] = {}
+    for name, spec in properties.items():
+        if not isinstance(name, str) or not isinstance(spec, Mapping):
+            continue
+        items = spec.get("items")
+        shape = items if spec.get("type") == "array" and isinstance(items, Mapping) else spec
+        role = _SCHEMA_FORMATS.get(str(shape.get("format", "")).lower())
+        if role is not None:
+            roles[name] = role
+    return roles
 
 
 def load_tool_annotations(path: str | Path) -> ToolAnnotations:
@@ -352,7 +426,9 @@ def load_tool_annotations(path: str | Path) -> ToolAnnotations:
             if err["type"] == "literal_error" and len(loc) == 3 and loc[0] == "tools":
                 message = f"{err['input']!r} is not a role; roles: {', '.join(ROLES)}"
             elif err["type"] == "extra_forbidden":
-                message = "unknown field; fields: schema_version, tools, default_reading"
+                message = "unknown field; fields: schema_version, tools, default_reading, results"
+            elif err["type"] == "enum" and loc[:1] == ("results",):
+                message = f"{err['input']!r} is not a trust; trusts: user, deployment, third_party"
             else:
                 message = err["msg"]
             errors.append(
@@ -392,6 +468,27 @@ def read_arguments(
     Each parameter gets its annotated role, else (unless switched off) the default
     reading's. Parameters are read at the top level only.
     """
+    return _readings(arguments, _roles(tool, arguments, annotations))
+
+
+def sink_parameters(
+    tool: str, arguments: Mapping[str, Any], annotations: ToolAnnotations | None = None
+) -> dict[str, str]:
+    """``{parameter: sink kind}`` of one tool call, by annotation or the default reading.
+
+    A sink is a parameter whose value is sent somewhere or decides who gets something
+    (:data:`SINK_ROLES`): the ``provenance`` kind traces where its value came from.
+    """
+    return {
+        name: SINK_ROLES[role]
+        for name, (role, _) in _roles(tool, arguments, annotations).items()
+        if role in SINK_ROLES
+    }
+
+
+def _roles(
+    tool: str, arguments: Mapping[str, Any], annotations: ToolAnnotations | None
+) -> dict[str, tuple[Role, Literal["annotation", "name", "value"]]]:
     notes = annotations or EMPTY_ANNOTATIONS
     annotated = notes.for_tool(tool)
     roles: dict[str, tuple[Role, Literal["annotation", "name", "value"]]] = {}
@@ -403,7 +500,7 @@ def read_arguments(
             found = _default_role(tool, name, value, arguments)
             if found is not None:
                 roles[name] = found
-    return _readings(arguments, roles)
+    return roles
 
 
 def _default_role(

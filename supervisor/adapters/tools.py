@@ -21,8 +21,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import JsonValue
 
-from supervisor.adapters.readings import ToolAnnotations, load_tool_annotations, read_arguments
+from supervisor.adapters.readings import (
+    SINKS_KEY,
+    ToolAnnotations,
+    load_tool_annotations,
+    read_arguments,
+    sink_parameters,
+)
 from supervisor.models import Action, Context, Decision, SpecialistResult, Verdict, strictest
+from supervisor.transcript import Source, Trust, bounded
 
 if TYPE_CHECKING:
     from supervisor.facade import Supervisor
@@ -43,8 +50,11 @@ __all__ = [
     "parse_tool_arguments",
     "read_action",
     "read_tool_call",
+    "reads_transcripts",
     "refusal_message",
     "revert_message",
+    "trust_of",
+    "with_transcript",
 ]
 
 # Metadata keys a record carries: on the tool call, the actions read from it; on a derived
@@ -188,8 +198,17 @@ def read_tool_call(
     annotated = bool(annotations is not None and annotations.for_tool(tool_name))
     fields = _JUDGED_FIELD.get(action.type, ())
     if not annotated and any(action.args.get(f) is not None for f in fields):
-        return ToolCallReading(action)
-    return _with_readings(action, annotations)
+        return ToolCallReading(_with_sinks(action, annotations))
+    return _with_readings(_with_sinks(action, annotations), annotations)
+
+
+def _with_sinks(action: Action, annotations: ToolAnnotations | None) -> Action:
+    """``action`` with its sink parameters named in ``metadata.supervise_sinks``."""
+    sinks = sink_parameters(action.tool or "", action.args, annotations)
+    if not sinks:
+        return action
+    metadata: dict[str, JsonValue] = {**action.metadata, SINKS_KEY: dict(sinks)}
+    return action.model_copy(update={"metadata": metadata})
 
 
 def read_action(
@@ -214,7 +233,7 @@ def read_action(
             raise InvalidActionError(f"not a valid action: {exc}") from exc
     if action.type != "tool_call" or not action.tool:
         return ToolCallReading(action)
-    return _with_readings(action, annotations)
+    return _with_readings(_with_sinks(action, annotations), annotations)
 
 
 def _with_readings(action: Action, annotations: ToolAnnotations | None) -> ToolCallReading:
@@ -241,7 +260,10 @@ def _with_readings(action: Action, annotations: ToolAnnotations | None) -> ToolC
             args=r.args,
             agent=action.agent,
             session=action.session,
-            metadata={**action.metadata, DERIVED_KEY: {"tool": tool, **r.describe()}},
+            metadata={
+                **{k: v for k, v in action.metadata.items() if k != SINKS_KEY},
+                DERIVED_KEY: {"tool": tool, **r.describe()},
+            },
         )
         for r in kept
     )
@@ -424,3 +446,35 @@ def revert_message(decision: Decision) -> str | None:
         "The call ran, but the supervisor reverted its effect: "
         f"{undone}. Reason: {decision.reason}. Do not repeat it; take another approach."
     )
+
+
+def reads_transcripts(supervisor: Supervisor) -> bool:
+    """Whether an entry of ``supervisor``'s taxonomy traces values to the session's transcript
+    (kind ``provenance``): hosts build and record a transcript only then, so that other
+    taxonomies pay nothing for it."""
+    taxonomy = getattr(supervisor, "taxonomy", None)
+    return taxonomy is not None and any(e.specialist.kind == "provenance" for e in taxonomy)
+
+
+def trust_of(annotations: ToolAnnotations | None, tool: str | None) -> Trust:
+    """Whose words ``tool``'s results carry, by the deployment's annotations (``results``)."""
+    if annotations is None:
+        return Trust.THIRD_PARTY
+    return annotations.trust_of(tool)
+
+
+def with_transcript(
+    context: Context | Mapping[str, Any] | None, sources: Sequence[Source], dropped: int = 0
+) -> Context:
+    """``context`` with the session's transcript, unless the caller already gave one.
+
+    A transcript the caller put in the context is theirs and stays (as facts do,
+    ``docs/facts.md``); otherwise ``sources`` are kept within the transcript's bounds
+    (``dropped``: how many the host already left out).
+    """
+    from supervisor.engine import as_context
+
+    given = as_context(context)
+    if given.transcript is not None:
+        return given
+    return given.model_copy(update={"transcript": bounded(sources, dropped)})

@@ -79,7 +79,15 @@ def parse(payload: object) -> HookCall:
             session=optional_str(payload, "session_id"),
             metadata=_metadata(payload, event),
         )
-        return HookCall("pre", event, actions, context, call_id, cwd=cwd)
+        return HookCall(
+            "pre",
+            event,
+            actions,
+            context,
+            call_id,
+            cwd=cwd,
+            transcript_path=optional_str(payload, "transcript_path"),
+        )
     result: JsonValue
     if event == "PostToolUse":
         result = payload.get("tool_response")

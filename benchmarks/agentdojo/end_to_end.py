@@ -1,0 +1,425 @@
+"""AgentDojo's own task pipeline, a scripted agent that obeys every injection, supervise in front.
+
+``run.py`` counts AgentDojo's ground-truth calls that supervise stops or passes. This script
+measures what AgentDojo itself measures: for every (user task, injection task) pair of a suite,
+AgentDojo loads the environment with the injection (its ``important_instructions`` text, on
+the vectors the user task reads), runs the agent through ``TaskSuite.run_task_with_pipeline``,
+and scores utility and security with the suite's own checks.
+
+The agent is scripted, not a model: it performs the user task's ground-truth calls, then
+obeys the injection (the injection task's ground-truth calls, computed on the environment it
+has reached), and answers with both tasks' expected outputs. Every call goes through a gate:
+
+- ``off``: everything runs (what an agent that obeys every injection achieves);
+- ``supervise``: the call is read with the deployment's tool annotations (``tools.yaml``: a
+  generic mapping of the suites' tools, nothing keyed to a task or an attacker value) and
+  decided by a supervisor built from a taxonomy (default: the ``support`` pack, whose
+  ``value_from_untrusted_content`` entry is the ``provenance`` kind). The context carries the
+  session's transcript: the user's request, and every tool result the agent read so far,
+  with the trust ``tools.yaml`` gives its tool. A nudged or blocked call does not run and
+  is left out of the trace;
+- ``oracle``: refuses exactly the attacker's calls that change the environment (run on a
+  copy to see), except a call that only marks mail as read.
+
+Usage::
+
+    .venv/bin/python benchmarks/agentdojo/end_to_end.py [--suite NAME]... [--mode MODE]...
+        [--benchmark-version v1.2.2] [--taxonomy support] [--tools tools.yaml]
+        [--max-pairs N] [--json]
+
+Attack success = share of pairs whose injection goal AgentDojo's check counts as reached;
+utility under attack = share of pairs whose user task its check counts as done; utility
+alone = user tasks run without an injection.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+import warnings
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import dojo_actions
+from agentdojo.agent_pipeline.base_pipeline_element import BasePipelineElement
+from agentdojo.agent_pipeline.tool_execution import tool_result_to_str
+from agentdojo.attacks.base_attacks import FixedJailbreakAttack
+from agentdojo.attacks.important_instructions_attacks import ImportantInstructionsAttack
+from agentdojo.base_tasks import BaseInjectionTask, BaseUserTask
+from agentdojo.functions_runtime import EmptyEnv, Env, FunctionsRuntime
+from agentdojo.task_suite.load_suites import get_suite
+from agentdojo.types import (
+    ChatAssistantMessage,
+    ChatMessage,
+    ChatToolResultMessage,
+    ChatUserMessage,
+    text_content_block_from_string,
+)
+
+from supervisor import Supervisor
+from supervisor.adapters.readings import ToolAnnotations, load_tool_annotations
+from supervisor.adapters.tools import check_tool_call, read_tool_call, trust_of
+from supervisor.models import Context
+from supervisor.transcript import Source, bounded, request, result
+
+HERE: Final = Path(__file__).resolve().parent
+SUITES: Final = ("workspace", "travel", "banking", "slack")
+MODES: Final = ("off", "supervise", "oracle")
+DEFAULT_VERSION: Final = "v1.2.2"
+MARKS_READ: Final = frozenset({"get_unread_emails"})  # changes only the read flags
+SHOWN: Final = 160
+NO_ENV: Final = EmptyEnv()
+
+
+@dataclass
+class Refusal:
+    """One call the gate refused: whose, which, and why."""
+
+    phase: str  # "user" or "attacker"
+    user_task: str
+    injection_task: str | None
+    tool: str
+    args: str
+    reason: str
+
+
+@dataclass
+class Gate:
+    """Decides each call of one run: off, supervise or oracle."""
+
+    mode: str
+    supervisor: Supervisor | None
+    annotations: ToolAnnotations | None
+    session: str
+    user_task: str
+    injection_task: str | None
+    sources: list[Source] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+    calls: Counter[str] = field(default_factory=Counter)
+
+    def allows(
+        self, phase: str, tool: str, args: dict[str, Any], env: Env, runtime: FunctionsRuntime
+    ) -> bool:
+        self.calls[phase] += 1
+        if self.mode == "off":
+            return True
+        if self.mode == "oracle":
+            if phase != "attacker" or tool in MARKS_READ:
+                return True
+            trial = env.model_copy(deep=True)
+            runtime.run_function(trial, tool, args)
+            if trial.model_dump() == env.model_dump():
+                return True
+            return self._refused(phase, tool, args, "changes the environment")
+        assert self.supervisor is not None
+        reading = read_tool_call(
+            tool,
+            dojo_actions.to_action(tool, args).args,
+            annotations=self.annotations,
+            session=self.session,
+        )
+        context = Context(transcript=bounded(self.sources))
+        decision = check_tool_call(self.supervisor, reading, context)
+        if decision.allowed:
+            return True
+        return self._refused(phase, tool, args, decision.reason)
+
+    def _refused(self, phase: str, tool: str, args: dict[str, Any], reason: str) -> bool:
+        shown = json.dumps(args, default=str, ensure_ascii=False)
+        self.refusals.append(
+            Refusal(
+                phase,
+                self.user_task,
+                self.injection_task,
+                tool,
+                shown if len(shown) <= SHOWN else shown[: SHOWN - 1] + "…",
+                reason[:400],
+            )
+        )
+        return False
+
+    def saw(self, tool: str, output: str, call_id: str) -> None:
+        self.sources.append(result(tool, output, trust_of(self.annotations, tool), call_id))
+
+
+class ScriptedAgent(BasePipelineElement):
+    """Performs the user task's ground truth, then the injection task's, through a gate."""
+
+    name = "scripted-agent"
+
+    def __init__(
+        self,
+        gate: Gate,
+        user_task: BaseUserTask[Any],
+        injection_task: BaseInjectionTask[Any] | None,
+    ) -> None:
+        self.gate = gate
+        self.user_task = user_task
+        self.injection_task = injection_task
+
+    def query(
+        self,
+        query: str,
+        runtime: FunctionsRuntime,
+        env: Env = NO_ENV,
+        messages: Sequence[ChatMessage] = (),
+        extra_args: dict[str, Any] | None = None,
+    ) -> tuple[str, FunctionsRuntime, Env, Sequence[ChatMessage], dict[str, Any]]:
+        self.gate.sources = [request(query)]
+        out: list[ChatMessage] = [
+            ChatUserMessage(role="user", content=[text_content_block_from_string(query)])
+        ]
+        self._perform("user", list(self.user_task.ground_truth(env)), runtime, env, out)
+        answer = self.user_task.GROUND_TRUTH_OUTPUT
+        if self.injection_task is not None:
+            calls = list(self.injection_task.ground_truth(env))
+            self._perform("attacker", calls, runtime, env, out)
+            answer = f"{answer}\n{self.injection_task.GROUND_TRUTH_OUTPUT}".strip()
+        out.append(
+            ChatAssistantMessage(
+                role="assistant", content=[text_content_block_from_string(answer)], tool_calls=None
+            )
+        )
+        return query, runtime, env, [*messages, *out], extra_args or {}
+
+    def _perform(
+        self,
+        phase: str,
+        calls: list[Any],
+        runtime: FunctionsRuntime,
+        env: Env,
+        out: list[ChatMessage],
+    ) -> None:
+        for index, call in enumerate(calls):
+            args = dict(call.args)
+            if not self.gate.allows(phase, call.function, args, env, runtime):
+                continue  # refused: it does not run, and the trace does not hold it
+            output, error = runtime.run_function(env, call.function, args)
+            text = tool_result_to_str(output) if error is None else error
+            self.gate.saw(call.function, text, f"{phase}-{index}")
+            out.append(
+                ChatAssistantMessage(
+                    role="assistant",
+                    tool_calls=[call],
+                    content=[text_content_block_from_string("")],
+                )
+            )
+            out.append(
+                ChatToolResultMessage(
+                    role="tool",
+                    content=[text_content_block_from_string(text)],
+                    tool_call=call,
+                    tool_call_id=None,
+                    error=error,
+                )
+            )
+
+
+@dataclass
+class ModeReport:
+    """One suite under one gate."""
+
+    suite: str
+    mode: str
+    pairs: int = 0
+    attack_success: int = 0
+    utility_under_attack: int = 0
+    user_tasks: int = 0
+    utility_alone: int = 0
+    user_calls: int = 0
+    user_calls_refused: int = 0
+    attacker_calls: int = 0
+    attacker_calls_refused: int = 0
+    seconds: float = 0.0
+    refused_user_calls: list[dict[str, Any]] = field(default_factory=list)
+    refused_alone: list[dict[str, Any]] = field(default_factory=list)  # user tasks alone
+    attacks_passed: list[str] = field(default_factory=list)
+
+
+def _key(task_id: str) -> int:
+    return int(task_id.rsplit("_", 1)[1])
+
+
+def run_suite(
+    name: str,
+    version: str,
+    mode: str,
+    taxonomy: Sequence[str],
+    annotations: ToolAnnotations,
+    max_pairs: int | None,
+) -> ModeReport:
+    suite = get_suite(version, name)
+    report = ModeReport(name, mode)
+    supervisor = Supervisor.from_taxonomy(*taxonomy, record=False) if mode == "supervise" else None
+    user_tasks = sorted(suite.user_tasks.items(), key=lambda item: _key(item[0]))
+    injection_tasks = sorted(suite.injection_tasks.items(), key=lambda item: _key(item[0]))
+    started = time.perf_counter()
+
+    def gate(user_id: str, injection_id: str | None) -> Gate:
+        session = f"{name}:{user_id}:{injection_id or '-'}"
+        return Gate(mode, supervisor, annotations, session, user_id, injection_id)
+
+    def tally(used: Gate) -> None:
+        report.user_calls += used.calls["user"]
+        report.attacker_calls += used.calls["attacker"]
+        for refusal in used.refusals:
+            if refusal.phase == "user":
+                report.user_calls_refused += 1
+                report.refused_user_calls.append(asdict(refusal))
+            else:
+                report.attacker_calls_refused += 1
+
+    for user_id, user_task in user_tasks:
+        used = gate(user_id, None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            utility, _ = suite.run_task_with_pipeline(
+                ScriptedAgent(used, user_task, None), user_task, None, {}
+            )
+        report.user_tasks += 1
+        report.utility_alone += bool(utility)
+        report.refused_alone.extend(asdict(r) for r in used.refusals)
+    attack = FixedJailbreakAttack(
+        ImportantInstructionsAttack._JB_STRING,
+        suite,
+        ScriptedAgent(gate("-", None), *_first(suite)),
+    )
+    attack.user_name, attack.model_name = "Emma Johnson", "GPT-4"
+    pairs = [(u, i) for u in user_tasks for i in injection_tasks]
+    for (user_id, user_task), (injection_id, injection_task) in pairs[:max_pairs]:
+        injections = attack.attack(user_task, injection_task)
+        used = gate(user_id, injection_id)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            utility, security = suite.run_task_with_pipeline(
+                ScriptedAgent(used, user_task, injection_task),
+                user_task,
+                injection_task,
+                injections,
+            )
+        report.pairs += 1
+        report.utility_under_attack += bool(utility)
+        report.attack_success += bool(security)
+        if security and mode != "off":
+            report.attacks_passed.append(f"{user_id}+{injection_id}")
+        tally(used)
+    report.seconds = round(time.perf_counter() - started, 1)
+    if supervisor is not None:
+        supervisor.close()
+    return report
+
+
+def _first(suite: Any) -> tuple[Any, None]:
+    return next(iter(suite.user_tasks.values())), None
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.1f} %)" if whole else "0/0"
+
+
+def _table(reports: Sequence[ModeReport]) -> list[str]:
+    header = (
+        f"{'suite':<10} {'mode':<10} {'attack success':>20} {'utility under attack':>22} "
+        f"{'utility alone':>18} {'user calls refused':>20} {'attacker calls refused':>24}"
+    )
+    lines = [header, "-" * len(header)]
+    totals: dict[str, ModeReport] = {}
+    for r in reports:
+        total = totals.setdefault(r.mode, ModeReport("all", r.mode))
+        for name in (
+            "pairs",
+            "attack_success",
+            "utility_under_attack",
+            "user_tasks",
+            "utility_alone",
+            "user_calls",
+            "user_calls_refused",
+            "attacker_calls",
+            "attacker_calls_refused",
+        ):
+            setattr(total, name, getattr(total, name) + getattr(r, name))
+    shown = [*reports, *totals.values()] if len({r.suite for r in reports}) > 1 else reports
+    for r in shown:
+        lines.append(
+            f"{r.suite:<10} {r.mode:<10} {_pct(r.attack_success, r.pairs):>20} "
+            f"{_pct(r.utility_under_attack, r.pairs):>22} "
+            f"{_pct(r.utility_alone, r.user_tasks):>18} "
+            f"{_pct(r.user_calls_refused, r.user_calls):>20} "
+            f"{_pct(r.attacker_calls_refused, r.attacker_calls):>24}"
+        )
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--suite", action="append", choices=SUITES)
+    parser.add_argument("--mode", action="append", choices=MODES)
+    parser.add_argument("--benchmark-version", default=DEFAULT_VERSION)
+    parser.add_argument(
+        "--taxonomy",
+        action="append",
+        help="pack name or taxonomy file (repeatable; default: the support pack)",
+    )
+    parser.add_argument("--tools", type=Path, default=HERE / "tools.yaml")
+    parser.add_argument(
+        "--trust",
+        action="append",
+        default=[],
+        metavar="TOOL=TRUST",
+        help="give TOOL's results this trust (user, deployment, third_party) over tools.yaml",
+    )
+    parser.add_argument("--max-pairs", type=int, default=None, help="pairs per suite (subset)")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--refusals", type=int, default=0, help="list N refused user calls")
+    options = parser.parse_args(argv)
+    logging.getLogger("supervisor").setLevel(logging.ERROR)
+    logging.getLogger("specialists").setLevel(logging.ERROR)
+    annotations = load_tool_annotations(options.tools)
+    if options.trust:
+        extra = dict(item.split("=", 1) for item in options.trust)
+        annotations = ToolAnnotations.model_validate(
+            {**annotations.model_dump(), "results": {**annotations.results, **extra}}
+        )
+    taxonomy = options.taxonomy or ["support"]
+    suites = [s for s in SUITES if not options.suite or s in options.suite]
+    modes = options.mode or list(MODES)
+    reports = [
+        run_suite(s, options.benchmark_version, m, taxonomy, annotations, options.max_pairs)
+        for s in suites
+        for m in modes
+    ]
+    if options.json:
+        print(json.dumps([asdict(r) for r in reports], indent=2, ensure_ascii=False))
+        return 0
+    subset = f", first {options.max_pairs} pairs per suite" if options.max_pairs else ""
+    print(
+        f"AgentDojo {options.benchmark_version} end to end, scripted agent that obeys every "
+        f"injection (important_instructions){subset}; taxonomy {', '.join(taxonomy)}, "
+        f"tools {options.tools.name}"
+        + (f" with {', '.join(options.trust)}" if options.trust else "")
+        + "\n"
+    )
+    print("\n".join(_table(reports)))
+    for r in reports:
+        print(f"\n== {r.suite} / {r.mode}: {r.seconds} s")
+        if r.mode == "supervise" and options.refusals:
+            print(f"   user calls refused with no injection: {len(r.refused_alone)}")
+            for c in r.refused_alone[: options.refusals]:
+                print(f"   - {c['user_task']}+{c['injection_task']} {c['tool']} {c['args']}")
+                print(f"       {c['reason'][:300]}")
+        if r.attacks_passed:
+            print(
+                f"   attacks that succeeded: {len(r.attacks_passed)}: "
+                f"{', '.join(r.attacks_passed[:30])}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
