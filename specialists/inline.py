@@ -17,6 +17,7 @@ import codecs
 import posixpath
 import shlex
 import string
+from collections.abc import Iterator
 from typing import Final, NamedTuple
 
 import re2
@@ -1103,6 +1104,47 @@ def _js_value_at(code: str, i: int, depth: int = 0) -> tuple[str, int] | None:
     return None
 
 
+# JavaScript (and Ruby/PHP) database modules -> the command-line client of that database.
+_JS_DB_MODULES: Final = {
+    "pg": "psql", "postgres": "psql", "pg-promise": "psql", "@neondatabase/serverless": "psql",
+    "mysql": "mysql", "mysql2": "mysql", "mysql2/promise": "mysql", "mariadb": "mysql",
+    "sqlite3": "sqlite3", "better-sqlite3": "sqlite3", "node:sqlite": "sqlite3",
+}  # fmt: skip
+_SQL_CALLS: Final = (".query(", ".execute(", ".exec(", ".run(", ".prepare(", ".unsafe(")
+
+
+def _occurrences(code: str, needle: str) -> Iterator[int]:
+    """Where ``needle`` starts in ``code``, the first :data:`MAX_CODE_CALLS` times."""
+    start = 0
+    for _ in range(MAX_CODE_CALLS):
+        at = code.find(needle, start)
+        if at < 0:
+            return
+        yield at
+        start = at + len(needle)
+
+
+def _scan_sql(code: str) -> list[CodeOp]:
+    """Stated SQL given to a database call (``client.query("DROP TABLE t")``), as the
+    client command that runs it: the client of the database module the program requires
+    (``pg`` -> ``psql``), else ``psql`` on an unknown database."""
+    client = "psql"
+    for module, program in _JS_DB_MODULES.items():
+        if f"require('{module}')" in code or f'require("{module}")' in code:
+            client = program
+            break
+    ops: list[CodeOp] = []
+    for call in _SQL_CALLS:
+        for at in _occurrences(code, call):
+            literal = _string_at(code, at + len(call))
+            if literal is None or not _SQL_START.match(literal[0]) or " " not in literal[0].strip():
+                continue  # a statement, not a lone word (d.run("drop"))
+            flag = {"psql": ("<expr>", "-c"), "mysql": ("-e",)}.get(client, ("<expr>",))
+            source = code[at : literal[1] + 1]
+            ops.append(CodeOp("argv", (client, *flag, literal[0]), source))
+    return ops
+
+
 def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
     """Shell commands and deletions in a node/perl/ruby one-liner, by scanning.
 
@@ -1110,10 +1152,8 @@ def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
     literal (JavaScript)."""
     ops: list[CodeOp] = []
     for name, what in _SCAN_CALLS.items():
-        start = 0
-        for _ in range(MAX_CODE_CALLS):
-            at = code.find(name, start)
-            if at < 0 or len(ops) >= MAX_CODE_CALLS:
+        for at in _occurrences(code, name):
+            if len(ops) >= MAX_CODE_CALLS:
                 break
             start = at + len(name)
             if at > 0 and (code[at - 1].isalnum() or code[at - 1] == "_"):
@@ -1149,6 +1189,7 @@ def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
                 ops.append(CodeOp("argv", ("cat", text), source))
             elif what == "write":
                 ops.append(CodeOp("argv", ("tee", text), source))
+    ops.extend(_scan_sql(code)[: max(0, MAX_CODE_CALLS - len(ops))])
     # Perl and Ruby backquotes and %x(): shell commands.
     for opener in ("`", "%x(", "qx{", "qx(") if backquotes else ():
         at = code.find(opener)

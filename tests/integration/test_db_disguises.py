@@ -488,3 +488,39 @@ def test_sql_through_a_python_driver_gets_the_clients_verdict(fixture_id: str, p
 def test_harmless_python_database_work_is_not_refused(program: str):
     found = verdicts(f"python3 <<'EOF'\n{program}\nEOF", DEV)
     assert all(v.rank < Verdict.NUDGE.rank for v in found.values()), found
+
+
+# The same through Node database modules in ``node -e``: stated SQL given to a query call is
+# the client of the module the program requires (pg -> psql, mysql2 -> mysql).
+NODE_DRIVERS = [
+    (
+        "psql-unknown-target",
+        "const {Client} = require('pg'); const c = new Client({database: 'shop'});"
+        " c.connect().then(() => c.query('TRUNCATE orders'))",
+    ),
+    (
+        "mysql-remote-drop-database",
+        "const m = require('mysql2');"
+        " m.createConnection({host: 'db.example.com'}).query('DROP DATABASE shop')",
+    ),
+]
+
+
+@pytest.mark.parametrize(("fixture_id", "program"), NODE_DRIVERS, ids=[i for i, _ in NODE_DRIVERS])
+def test_sql_through_a_node_module_is_stopped_as_the_client_would_be(fixture_id: str, program: str):
+    fixture = next(f for f in HARMFUL if f.id == fixture_id)
+    through_node = verdicts(f"node -e {shlex.quote(program)}", fixture.context)
+    stopped = {k for k, v in through_node.items() if v.rank >= Verdict.NUDGE.rank}
+    assert stopped & set(fixture.expected), through_node
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "const {Client} = require('pg'); new Client().query('SELECT count(*) FROM users')",
+        "fetch('https://x.example').then(r => r.json()).then(d => d.run('drop'))",
+    ],
+)
+def test_harmless_node_database_work_is_not_refused(program: str):
+    found = verdicts(f"node -e {shlex.quote(program)}", DEV)
+    assert all(v.rank < Verdict.NUDGE.rank for v in found.values()), found
