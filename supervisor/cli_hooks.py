@@ -328,11 +328,19 @@ def hook_install(
     else:
         click.echo(f"the supervise hook is already installed in {path}; nothing changed")
     click.echo(f"  command: {command}")
-    if portable and shutil.which(PORTABLE_PROGRAM) is None:
+    found = shutil.which(PORTABLE_PROGRAM) if portable else None
+    if portable and found is None:
         click.echo(
             f"supervise: warning: {PORTABLE_PROGRAM} is not on PATH here; a host that cannot "
             "find it runs every call unchecked. Install supervise where PATH finds it, or "
             "use --local (claude-code), which names this interpreter.",
+            err=True,
+        )
+    elif found is not None and sys.prefix != sys.base_prefix and found.startswith(sys.prefix):
+        click.echo(
+            f"supervise: warning: {PORTABLE_PROGRAM} is found in this virtual environment "
+            f"({found}); the host finds it only if it starts with that environment on PATH. "
+            "If not, use --local (claude-code), which names this interpreter.",
             err=True,
         )
     machine_paths = [str(Path(t).absolute()) for t in taxonomies if _is_file(t)]
