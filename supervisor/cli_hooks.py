@@ -298,6 +298,14 @@ def hook_install(
             "and runs the call",
             param_hint="--budget-ms",
         )
+    if matcher is not None and host == "codex":
+        from supervisor.errors import ConfigError
+        from supervisor.hooks.install import check_matcher
+
+        try:
+            check_matcher(matcher, host)
+        except ConfigError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--matcher'") from None
     path = _settings_path(host, scope, directory)
     project_dir = directory if directory is not None else Path.cwd()
     portable = scope != "local"

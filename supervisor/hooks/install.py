@@ -108,21 +108,36 @@ def settings_file(host: str, scope: Scope, directory: Path | None = None) -> Pat
     return base / folder / name
 
 
-def check_matcher(matcher: str) -> str:
-    """``matcher`` if it compiles as a regular expression.
+def check_matcher(matcher: str, host: str = "claude-code") -> str:
+    """``matcher`` if it compiles as a regular expression (for Codex, one without
+    look-around or back-references: it reads matchers with Rust's regex crate, whose syntax
+    RE2 shares).
 
     Raises:
         ConfigError: it does not, saying where and why; the hosts would either reject the
             whole settings file or never match, and every call would run unchecked.
     """
+    hint = "give tool names separated by | (Bash|Read) or a regex such as ^(Bash|mcp__.*)$"
     try:
         re.compile(matcher)
     except re.error as exc:
         where = f" at position {exc.pos}" if exc.pos is not None else ""
         raise ConfigError(
-            f"matcher {matcher!r} is not a valid regular expression: {exc.msg}{where}; "
-            "give tool names separated by | (Bash|Read) or a regex such as ^(Bash|mcp__.*)$"
+            f"matcher {matcher!r} is not a valid regular expression: {exc.msg}{where}; {hint}"
         ) from None
+    if host == "codex":
+        import re2
+
+        options = re2.Options()
+        options.log_errors = False
+        try:
+            re2.compile(matcher, options)
+        except re2.error as exc:
+            detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
+            raise ConfigError(
+                f"matcher {matcher!r} is not a regular expression Codex can read ({detail}): "
+                f"Rust regexes have no look-around or back-references; {hint}"
+            ) from None
     return matcher
 
 

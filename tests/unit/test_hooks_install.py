@@ -189,6 +189,15 @@ def test_an_invalid_matcher_is_refused_and_nothing_is_written(tmp_path):
     assert check_matcher("^(Bash|Read)$") == "^(Bash|Read)$"
     with pytest.raises(ConfigError, match=r"\[Bash"):
         check_matcher("[Bash")
+    # Codex reads Rust regexes: no look-around, which Python and JavaScript accept.
+    assert check_matcher("^(?!Read)\\w+$") == "^(?!Read)\\w+$"
+    with pytest.raises(ConfigError, match="Codex can read"):
+        check_matcher("^(?!Read)\\w+$", "codex")
+    argv = ["hook", "install", "codex", "--dir", str(project), "--matcher", "(?=Bash)"]
+    refused = CliRunner().invoke(cli, argv)
+    assert refused.exit_code == 2
+    assert "look-around" in refused.output
+    assert not (project / ".codex").exists()
 
 
 # -- portable commands, --local, uninstall ---------------------------------------------------
