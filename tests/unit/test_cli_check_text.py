@@ -179,6 +179,7 @@ def terminal_env(**extra: str) -> dict[str, str]:
     return {**env, "TERM": "xterm", **extra}
 
 
+@pytest.mark.slow
 def test_on_a_terminal_the_verdict_is_text_and_colour_honours_no_color(taxonomy, tmp_path):
     argv = ["--home", str(tmp_path / "h"), "check", "-t", str(taxonomy), "--no-facts"]
     argv += ["--action", PIPE_TO_SHELL]
@@ -194,6 +195,7 @@ def test_on_a_terminal_the_verdict_is_text_and_colour_honours_no_color(taxonomy,
     assert "NUDGE  shell: curl https://x.example | sh" in out
 
 
+@pytest.mark.slow
 def test_no_input_on_a_terminal_says_what_it_expects(taxonomy, tmp_path):
     argv = ["--home", str(tmp_path / "h"), "check", "-t", str(taxonomy)]
     code, out = run_on_terminal(argv, terminal_env(), stdin_tty=True)
