@@ -165,6 +165,7 @@ def cli(ctx: click.Context, home: Path | None, debug: bool) -> None:
     """supervise: decide, before each proposed agent action runs, whether it may run."""
     ctx.ensure_object(dict)
     ctx.obj["home"] = home
+    ctx.obj["debug"] = debug
     if debug:
         logging.basicConfig(
             level=logging.DEBUG, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
@@ -241,6 +242,20 @@ def _option_json(value: str, option: str) -> Any:
     type=click.Path(dir_okay=False),
     help="Tool annotations (YAML) for reading tool_call arguments (docs/tool-annotations.md).",
 )
+@click.option(
+    "--json/--text",
+    "as_json",
+    default=None,
+    help="JSON Lines (the default when stdout is not a terminal: scripts and hooks), or "
+    "readable text: the verdict, each objection with its reason and correction (the "
+    "default on a terminal).",
+)
+@click.option(
+    "--color/--no-color",
+    "color",
+    default=None,
+    help="Colour the text verdicts (default: on a terminal, unless NO_COLOR is set).",
+)
 @click.pass_context
 @handle_errors
 def check(
@@ -253,6 +268,8 @@ def check(
     full: bool,
     facts: bool,
     tools_file: str | None,
+    as_json: bool | None,
+    color: bool | None,
 ) -> None:
     """Decide on actions: one with --action, else JSON Lines on stdin.
 
@@ -265,22 +282,47 @@ def check(
     tool_call is also judged as the actions its arguments stand for (a "cmd" is a shell
     command), in one decision. Facts a context lacks are taken from this machine, cwd from
     this directory (--no-facts to leave them unknown); the record names them in the
-    context's "gathered".
+    context's "gathered". On a terminal each decision is printed as text instead (--json
+    for the JSON); warnings of a new state directory are shown once.
     """
     from supervisor.adapters.readings import load_tool_annotations
     from supervisor.adapters.tools import check_tool_call, read_action
+    from supervisor.cli_render import is_tty, render_decision, render_error, use_color
     from supervisor.facade import Supervisor
     from supervisor.facts import FactsCache, gather
+    from supervisor.notices import warnings_once
     from supervisor.redact import redact_json
+    from supervisor.state import resolve_home
 
+    if action_json is None:
+        if context_json is not None:
+            raise click.UsageError(
+                '--context goes with --action; on stdin, send {"action": ..., "context": ...} lines'
+            )
+        if is_tty(sys.stdin):
+            # Reading a terminal would wait, silently, for input nobody knows to type.
+            raise click.UsageError(
+                "no action to check: give one with --action "
+                '\'{"type": "shell", "args": {"command": "ls"}}\', or send JSON Lines on '
+                'stdin (one action, or {"action": ..., "context": ...}, per line), e.g. '
+                "from a file: supervise check < actions.jsonl"
+            )
     known = FactsCache() if facts else None
     annotations = load_tool_annotations(tools_file) if tools_file else None
-
+    as_text = as_json is False or (as_json is None and not full and is_tty(sys.stdout))
+    colored = use_color(color, is_tty(sys.stdout), os.environ)
+    home = resolve_home(ctx.obj["home"])
+    ctx.with_resource(warnings_once(home, sys.stderr, enabled=not ctx.obj.get("debug")))
     sup = Supervisor.from_taxonomy(
-        *_taxonomy_sources(taxonomies), home=ctx.obj["home"], record=not no_record, store=store
+        *_taxonomy_sources(taxonomies), home=home, record=not no_record, store=store
     )
 
     def emit(payload: dict[str, Any]) -> None:
+        if as_text and "error" in payload:
+            click.echo(
+                render_error(payload["line"], payload["error"], color=colored), color=colored
+            )
+            return
         # Reasons quote what matched, and that may be a credential: redact stdout too.
         click.echo(redact_json(json.dumps(payload, ensure_ascii=False)))
 
@@ -292,6 +334,9 @@ def check(
         except InvalidActionError as exc:
             emit({"line": line, "error": {"code": "invalid-action", "message": str(exc)}})
             return False
+        if as_text:
+            click.echo(render_decision(decision, line=line, color=colored), color=colored)
+            return True
         out = decision.model_dump(mode="json") if full else decision.summary()
         emit({"line": line, **out} if line is not None else out)
         return True
@@ -302,10 +347,6 @@ def check(
             context = _option_json(context_json, "--context") if context_json else None
             ok = decide(None, action, context)
             raise SystemExit(ExitCode.OK if ok else ExitCode.FAILED)
-        if context_json is not None:
-            raise click.UsageError(
-                '--context goes with --action; on stdin, send {"action": ..., "context": ...} lines'
-            )
         failed = 0
         for number, text in _lines(sys.stdin):
             try:
@@ -330,9 +371,8 @@ def check(
                 failed += 1
             sys.stdout.flush()
         if failed:
-            click.echo(
-                f"supervise: {failed} line(s) failed; see the error objects on stdout", err=True
-            )
+            where = "the errors above" if as_text else "the error objects on stdout"
+            click.echo(f"supervise: {failed} line(s) failed; see {where}", err=True)
         raise SystemExit(ExitCode.FAILED if failed else ExitCode.OK)
 
 

@@ -180,21 +180,58 @@ def hook_serve(
     serve(_home(ctx), _taxonomy_sources(taxonomies), store=store, path=socket_path, ready=ready)
 
 
+def _scope_options(fn: F) -> F:
+    options = (
+        click.option(
+            "--local",
+            "scope",
+            flag_value="local",
+            help="This machine's project settings, not committed (.claude/settings.local.json; "
+            "claude-code only).",
+        ),
+        click.option(
+            "--user",
+            "scope",
+            flag_value="user",
+            help="The user's settings (~/.claude/settings.json, ~/.codex/hooks.json).",
+        ),
+        click.option(
+            "--project",
+            "scope",
+            flag_value="project",
+            default=True,
+            help="The project's shared settings (.claude/settings.json, .codex/hooks.json). "
+            "The default.",
+        ),
+        click.option(
+            "--dir",
+            "directory",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            help="Project directory (default: the working directory), or the home directory "
+            "with --user.",
+        ),
+    )
+    for option in options:
+        fn = option(fn)
+    return fn
+
+
+def _matcher(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from supervisor.errors import ConfigError
+    from supervisor.hooks.install import check_matcher
+
+    if value is None:
+        return None
+    try:
+        return check_matcher(value)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param=param) from None
+
+
 @hook.command("install")
 @click.argument("host", type=click.Choice(["claude-code", "codex"]))
-@click.option(
-    "--project/--user",
-    default=True,
-    help="Project settings (.claude/settings.json, .codex/hooks.json) or the user's "
-    "(~/.claude/settings.json, ~/.codex/hooks.json). Default: project.",
-)
-@click.option(
-    "--dir",
-    "directory",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Project directory (default: the working directory), or the home directory with --user.",
-)
+@_scope_options
 @taxonomy_option
 @home_option
 @store_option
@@ -209,7 +246,13 @@ def hook_serve(
 @click.option(
     "--budget-ms", type=click.IntRange(min=1), default=None, help="See `hook claude-code`."
 )
-@click.option("--matcher", default=None, help="Which tools to check (the host's matcher syntax).")
+@click.option(
+    "--matcher",
+    default=None,
+    callback=_matcher,
+    help="Which tools to check: a regular expression over tool names (the host's matcher "
+    "syntax). Default: the tools supervise maps, and every MCP tool.",
+)
 @click.option(
     "--timeout-s",
     type=click.IntRange(min=1),
@@ -222,7 +265,7 @@ def hook_serve(
 def hook_install(
     ctx: click.Context,
     host: str,
-    project: bool,
+    scope: str,
     directory: Path | None,
     taxonomies: tuple[str, ...],
     store: str | None,
@@ -234,9 +277,13 @@ def hook_install(
 ) -> None:
     """Write the supervise hook into HOST's settings file (merged, idempotent).
 
-    Other settings and hooks are kept; running it again updates the supervise entry.
+    Other settings and hooks are kept; running it again updates the supervise entry. The
+    shared files (--project, --user) get a portable command, `supervise-hook` from PATH;
+    --local gets this interpreter's absolute path, which works without PATH.
     """
-    from supervisor.hooks.install import hook_command, install, settings_file
+    import shutil
+
+    from supervisor.hooks.install import PORTABLE_PROGRAM, hook_command, install
     from supervisor.state import default_home
 
     if host == "codex" and flag_as == "ask":
@@ -251,15 +298,27 @@ def hook_install(
             "and runs the call",
             param_hint="--budget-ms",
         )
-    path = settings_file(host, "project" if project else "user", directory)
+    if matcher is not None and host == "codex":
+        from supervisor.errors import ConfigError
+        from supervisor.hooks.install import check_matcher
+
+        try:
+            check_matcher(matcher, host)
+        except ConfigError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--matcher'") from None
+    path = _settings_path(host, scope, directory)
+    project_dir = directory if directory is not None else Path.cwd()
+    portable = scope != "local"
     given_home = ctx.obj.get("home") if ctx.obj else None
     if given_home is not None:
         home: Path | None = Path(given_home)
-    elif project:
+    elif scope == "local":
         # The project's state directory, outside it (see supervisor.state).
-        home = default_home(directory if directory is not None else Path.cwd())
+        home = default_home(project_dir)
     else:
-        home = None  # every project the host opens gets its own, found from the hook's cwd
+        # Every machine (and every project, with --user) has its own state directory,
+        # found by the hook from the directory the host runs it in.
+        home = None
     command = hook_command(
         host,
         home=home,
@@ -268,6 +327,8 @@ def hook_install(
         on_error=on_error,
         flag_as=flag_as,
         budget_ms=budget_ms,
+        portable=portable,
+        project=project_dir if scope == "project" else None,
     )
     result = install(host, path, command, matcher=matcher, timeout_s=timeout_s)
     if result.changed:
@@ -275,9 +336,69 @@ def hook_install(
     else:
         click.echo(f"the supervise hook is already installed in {path}; nothing changed")
     click.echo(f"  command: {command}")
-    serve_home = home if home is not None else default_home()
+    found = shutil.which(PORTABLE_PROGRAM) if portable else None
+    if portable and found is None:
+        click.echo(
+            f"supervise: warning: {PORTABLE_PROGRAM} is not on PATH here; a host that cannot "
+            "find it runs every call unchecked. Install supervise where PATH finds it, or "
+            "use --local (claude-code), which names this interpreter.",
+            err=True,
+        )
+    elif found is not None and sys.prefix != sys.base_prefix and found.startswith(sys.prefix):
+        click.echo(
+            f"supervise: warning: {PORTABLE_PROGRAM} is found in this virtual environment "
+            f"({found}); the host finds it only if it starts with that environment on PATH. "
+            "If not, use --local (claude-code), which names this interpreter.",
+            err=True,
+        )
+    machine_paths = [str(Path(t).absolute()) for t in taxonomies if _is_file(t)]
+    if portable and (given_home is not None or any(p in command for p in machine_paths)):
+        click.echo(
+            "  note: this command names paths of this machine (--home or a taxonomy file "
+            "outside the project); other machines may not have them.",
+        )
+    serve_home = home if home is not None else default_home(project_dir)
     click.echo(
         f"  faster: run `supervise hook serve --home {serve_home.absolute()}` and keep it running"
     )
     if host == "codex":
         click.echo("  Codex runs a new hook only once you trust it: open /hooks in Codex.")
+
+
+def _is_file(source: str) -> bool:
+    import os
+
+    return os.sep in source or source.endswith((".yaml", ".yml"))
+
+
+def _settings_path(host: str, scope: str, directory: Path | None) -> Path:
+    from supervisor.errors import ConfigError
+    from supervisor.hooks.install import settings_file
+
+    try:
+        return settings_file(host, scope, directory)  # type: ignore[arg-type]
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint="--local") from None
+
+
+@hook.command("uninstall")
+@click.argument("host", type=click.Choice(["claude-code", "codex"]))
+@_scope_options
+@click.pass_context
+@handle_errors
+def hook_uninstall(ctx: click.Context, host: str, scope: str, directory: Path | None) -> None:
+    """Remove the supervise hook from HOST's settings file; nothing else is touched.
+
+    Every handler that runs supervise goes, with the groups and events it leaves empty.
+    Running it again changes nothing.
+    """
+    from supervisor.hooks.install import uninstall
+
+    path = _settings_path(host, scope, directory)
+    result = uninstall(path)
+    if not result.removed:
+        click.echo(f"no supervise hook in {path}; nothing changed")
+        return
+    click.echo(f"removed {len(result.removed)} supervise hook(s) from {path}:")
+    for event, command in result.removed:
+        click.echo(f"  {event}: {command}")

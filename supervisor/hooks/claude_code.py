@@ -195,8 +195,8 @@ def pre_answer(decisions: Sequence[Decision], flag_as: FlagAs = "allow") -> Hook
             return _pre_json("ask", text)
         return json_answer({"systemMessage": text})
     if decision.verdict is Verdict.NUDGE:
-        return _pre_json("deny", nudge_text(decision))
-    return _pre_json("deny", block_text(decision))
+        return _pre_json("deny", nudge_text(decisions))
+    return _pre_json("deny", block_text(decisions))
 
 
 def _pre_json(permission: str, reason: str) -> HookAnswer:

@@ -1,10 +1,13 @@
 """The thin hook command: forward the event to the hook daemon; standard library only.
 
-This is what ``supervise hook install`` writes into the host's settings::
+This is what ``supervise hook install`` writes into the host's settings: the
+``supervise-hook`` console script in shared files, this interpreter by path in the files of
+one machine (``--local``)::
 
-    /path/to/python -m supervisor.hooks.client claude-code --home DIR -t coding
+    supervise-hook claude-code -t coding --on-error deny
+    /path/to/python -m supervisor.hooks.client claude-code --home DIR -t coding --on-error deny
 
-(or the ``supervise-hook`` console script). It reads the event on stdin, sends it to
+It reads the event on stdin, sends it to
 ``supervise hook serve`` on ``hook.sock`` in the state directory and prints the answer. It
 imports neither pydantic nor the supervisor's engine, so with the daemon running a hook
 costs an interpreter start and a round trip. When no daemon answers, it decides in-process

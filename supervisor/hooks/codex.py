@@ -278,7 +278,7 @@ def pre_answer(decisions: Sequence[Decision], flag_as: FlagAs = "allow") -> Hook
         return EMPTY
     if decision.verdict is Verdict.FLAG:
         return json_answer({"systemMessage": flag_text(decision)})
-    text = nudge_text(decision) if decision.verdict is Verdict.NUDGE else block_text(decision)
+    text = nudge_text(decisions) if decision.verdict is Verdict.NUDGE else block_text(decisions)
     return json_answer(
         {
             "hookSpecificOutput": {

@@ -107,20 +107,29 @@ def _clean(text: str) -> str:
     return truncate(redact_text(text))
 
 
-def nudge_text(decision: Decision) -> str:
-    """What the model reads for a nudge: every correction, and that it may try again."""
+def nudge_text(decisions: Sequence[Decision]) -> str:
+    """What the model reads for a nudge: every correction of every refused action (a patch
+    or a MultiEdit is several), and that it may try again."""
     lines = ["supervise refused this action. Change it as follows, then try again:"]
-    for correction in decision.corrections:
-        lines.append(f"- {correction.text} [{correction.entry_id}]")
-    if not decision.corrections:
-        lines.append(f"- {decision.reason}")
+    seen: set[str] = set()
+    for decision in decisions:
+        if not is_refusal(decision):
+            continue
+        said = [f"- {c.text} [{c.entry_id}]" for c in decision.corrections]
+        for line in said or [f"- {decision.reason}"]:
+            if line not in seen:
+                seen.add(line)
+                lines.append(line)
     return _clean("\n".join(lines))
 
 
-def block_text(decision: Decision) -> str:
-    """What the model reads for a block: refused for good, replan rather than retry."""
-    escalated = [e for e in decision.escalations if e.escalated]
-    lines = [f"supervise BLOCKED this action: {decision.reason.rstrip('. ')}."]
+def block_text(decisions: Sequence[Decision]) -> str:
+    """What the model reads for a block: refused for good, replan rather than retry. The
+    reason of every refused action is given, blocked or nudged."""
+    refused = [d for d in decisions if is_refusal(d)]
+    reasons = list(dict.fromkeys(d.reason.rstrip(". ") for d in refused if d.reason))
+    escalated = [e for d in refused for e in d.escalations if e.escalated]
+    lines = [f"supervise BLOCKED this action: {'; '.join(reasons)}."]
     if escalated:
         lines.append(
             "It was refused before with a correction that was not followed "

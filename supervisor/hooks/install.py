@@ -1,8 +1,9 @@
 """The hook entries in the hosts' settings files, merged without touching anything else.
 
-Claude Code reads ``.claude/settings.json`` (project) and ``~/.claude/settings.json``
-(user); Codex reads ``.codex/hooks.json`` (trusted projects) and ``~/.codex/hooks.json``.
-Both use the same shape::
+Claude Code reads ``.claude/settings.json`` (project, committed),
+``.claude/settings.local.json`` (project, this machine only, not committed) and
+``~/.claude/settings.json`` (user); Codex reads ``.codex/hooks.json`` (trusted projects) and
+``~/.codex/hooks.json``, and has no uncommitted per-project file. Both use the same shape::
 
     {"hooks": {"PreToolUse": [{"matcher": "...", "hooks": [{"type": "command",
       "command": "...", "timeout": 30}]}], "PostToolUse": [...]}}
@@ -10,15 +11,21 @@ Both use the same shape::
 Installing adds one group per event, or updates the group that already runs supervise (a
 command that runs ``supervisor.hooks.client``, ``supervise-hook`` or ``supervise hook``):
 other settings, other hooks and their order are kept, and installing twice changes nothing.
+Uninstalling removes only those handlers (and the groups they leave empty).
 
-The command names the interpreter by its absolute path: a host that cannot find a hook's
-program (exit 127) silently runs every call unchecked.
+The command in a committed project file is portable: the ``supervise-hook`` console script,
+found on each machine's ``PATH``, with no path of this machine in it. The files of one
+machine (``--local``, ``--user``) name this interpreter by its absolute path instead, which
+works even when supervise is installed in a virtual environment the host's ``PATH`` does not
+include: a host that cannot find a hook's program (exit 127) silently runs every call
+unchecked.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import sys
 import tempfile
@@ -33,31 +40,40 @@ __all__ = [
     "DEFAULT_MATCHERS",
     "EVENTS",
     "HOST_TIMEOUT_S",
+    "PORTABLE_PROGRAM",
     "Installed",
+    "Uninstalled",
+    "check_matcher",
     "hook_command",
     "install",
     "is_supervise_command",
     "settings_file",
+    "uninstall",
 ]
 
-Scope = Literal["project", "user"]
+Scope = Literal["project", "user", "local"]
 
 EVENTS: Final = ("PreToolUse", "PostToolUse")
 HOST_TIMEOUT_S: Final = 30
-# The tools whose calls the supervisor maps to well-known actions, and every MCP tool.
-# (Claude Code: a matcher with regex characters is an unanchored regex.)
+# The tools through which an agent runs commands, writes, reads or searches files (Grep and
+# Glob read credentials as well as Read does) and fetches, and every MCP tool. Both hosts take
+# a matcher with regex characters as an unanchored regex (``Edit`` would also match
+# ``NotebookEdit``), so the default is anchored: exactly these names.
 DEFAULT_MATCHERS: Final = {
     "claude-code": (
-        "Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit|Read|WebFetch|WebSearch|mcp__.*"
+        "^(Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob|WebFetch|WebSearch"
+        "|mcp__.*)$"
     ),
-    "codex": "Bash|shell|exec_command|apply_patch|mcp__.*",
+    "codex": "^(Bash|shell|exec_command|apply_patch|mcp__.*)$",
 }
+PORTABLE_PROGRAM: Final = "supervise-hook"
 _MARKERS: Final = ("supervisor.hooks.client", "supervise-hook", "supervise hook ")
 _FILES: Final = {
     ("claude-code", "project"): (".claude", "settings.json"),
     ("claude-code", "user"): (".claude", "settings.json"),
     ("codex", "project"): (".codex", "hooks.json"),
     ("codex", "user"): (".codex", "hooks.json"),
+    ("claude-code", "local"): (".claude", "settings.local.json"),
 }
 
 
@@ -68,12 +84,61 @@ class Installed:
     command: str
 
 
+@dataclass(frozen=True, slots=True)
+class Uninstalled:
+    path: Path
+    removed: tuple[tuple[str, str], ...]  # (event, command) of each handler taken out
+
+
 def settings_file(host: str, scope: Scope, directory: Path | None = None) -> Path:
     """The settings file to edit: under ``directory`` (default: the working directory for
-    ``project``, the user's home for ``user``)."""
+    ``project`` and ``local``, the user's home for ``user``).
+
+    Raises:
+        ConfigError: ``local`` for Codex, which has no uncommitted per-project file.
+    """
+    if (host, scope) not in _FILES:
+        raise ConfigError(
+            f"{host} has no per-project settings file that stays out of version control "
+            "(Codex reads .codex/hooks.json and ~/.codex/hooks.json only): use --user, or "
+            "--project and leave .codex/hooks.json out of git"
+        )
     base = directory if directory is not None else (Path.home() if scope == "user" else Path.cwd())
     folder, name = _FILES[(host, scope)]
     return base / folder / name
+
+
+def check_matcher(matcher: str, host: str = "claude-code") -> str:
+    """``matcher`` if it compiles as a regular expression (for Codex, one without
+    look-around or back-references: it reads matchers with Rust's regex crate, whose syntax
+    RE2 shares).
+
+    Raises:
+        ConfigError: it does not, saying where and why; the hosts would either reject the
+            whole settings file or never match, and every call would run unchecked.
+    """
+    hint = "give tool names separated by | (Bash|Read) or a regex such as ^(Bash|mcp__.*)$"
+    try:
+        re.compile(matcher)
+    except re.error as exc:
+        where = f" at position {exc.pos}" if exc.pos is not None else ""
+        raise ConfigError(
+            f"matcher {matcher!r} is not a valid regular expression: {exc.msg}{where}; {hint}"
+        ) from None
+    if host == "codex":
+        import re2
+
+        options = re2.Options()
+        options.log_errors = False
+        try:
+            re2.compile(matcher, options)
+        except re2.error as exc:
+            detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
+            raise ConfigError(
+                f"matcher {matcher!r} is not a regular expression Codex can read ({detail}): "
+                f"Rust regexes have no look-around or back-references; {hint}"
+            ) from None
+    return matcher
 
 
 def hook_command(
@@ -86,14 +151,36 @@ def hook_command(
     flag_as: str = "allow",
     budget_ms: int | None = None,
     python: str | None = None,
+    portable: bool = False,
+    project: Path | None = None,
 ) -> str:
-    """The shell command the host runs: the thin client, by absolute interpreter path."""
-    argv = [python or sys.executable, "-m", "supervisor.hooks.client", host]
+    """The shell command the host runs: the thin client.
+
+    ``portable``: the ``supervise-hook`` console script, for a file other machines read;
+    else this interpreter by absolute path (``python`` to name another). In a portable
+    Claude Code command a taxonomy file inside ``project`` is named from
+    ``$CLAUDE_PROJECT_DIR``, which Claude Code sets for its hooks; other files keep their
+    absolute path (Codex has no such variable).
+    """
+    if portable:
+        argv = [PORTABLE_PROGRAM, host]
+    else:
+        argv = [python or sys.executable, "-m", "supervisor.hooks.client", host]
     if home is not None:  # None: the client finds the repository's own from its cwd
         argv += ["--home", str(home.absolute())]
     for source in taxonomy:
         looks_like_file = os.sep in source or source.endswith((".yaml", ".yml"))
-        argv += ["-t", str(Path(source).absolute()) if looks_like_file else source]
+        if not looks_like_file:
+            argv += ["-t", source]
+            continue
+        path = Path(source).absolute()
+        if portable and host == "claude-code" and project is not None:
+            inside = _relative_to(path, project.absolute())
+            if inside is not None:
+                # Claude Code sets CLAUDE_PROJECT_DIR for hooks; expanded by the shell.
+                argv += ["-t", _PROJECT_DIR_MARK + inside.as_posix()]
+                continue
+        argv += ["-t", str(path)]
     if store:
         argv += ["--store", store]
     argv += ["--on-error", on_error]
@@ -101,7 +188,23 @@ def hook_command(
         argv += ["--flag-as", flag_as]
     if budget_ms is not None:
         argv += ["--budget-ms", str(budget_ms)]
-    return shlex.join(argv)
+    return " ".join(_quote(arg) for arg in argv)
+
+
+_PROJECT_DIR_MARK: Final = "\0project/"
+
+
+def _quote(arg: str) -> str:
+    if arg.startswith(_PROJECT_DIR_MARK):
+        return '"$CLAUDE_PROJECT_DIR"/' + shlex.quote(arg[len(_PROJECT_DIR_MARK) :])
+    return shlex.quote(arg)
+
+
+def _relative_to(path: Path, base: Path) -> Path | None:
+    try:
+        return path.relative_to(base)
+    except ValueError:
+        return None
 
 
 def is_supervise_command(handler: object) -> bool:
@@ -183,6 +286,49 @@ def install(
         return Installed(path, False, command)
     _write(path, new)
     return Installed(path, True, command)
+
+
+def uninstall(path: Path) -> Uninstalled:
+    """Remove every supervise handler from ``path``, and the groups and events it leaves
+    empty; everything else stays as it was. A missing file, or one without supervise, is
+    left untouched.
+
+    Raises:
+        ConfigError: the file is not a JSON object with a ``hooks`` object of lists.
+    """
+    data = _load(path)
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        if hooks is not None:
+            raise ConfigError(f"{path}: 'hooks' must be an object; nothing was written")
+        return Uninstalled(path, ())
+    removed: list[tuple[str, str]] = []
+    new_hooks: dict[str, Any] = {}
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            new_hooks[event] = groups
+            continue
+        kept: list[Any] = []
+        for group in groups:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(handlers, list):
+                kept.append(group)
+                continue
+            ours = [h for h in handlers if is_supervise_command(h)]
+            removed += [(event, h["command"]) for h in ours]
+            if not ours:
+                kept.append(group)
+            elif len(ours) < len(handlers):
+                kept.append({**group, "hooks": [h for h in handlers if h not in ours]})
+        if kept or not groups:
+            new_hooks[event] = kept
+    if not removed:
+        return Uninstalled(path, ())
+    new = {**data, "hooks": new_hooks}
+    if not new_hooks:
+        del new["hooks"]
+    _write(path, new)
+    return Uninstalled(path, tuple(removed))
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:

@@ -236,10 +236,9 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
         call_id = call.call_id if index == last else None
         # An MCP or unknown tool is also judged as what its arguments stand for (a "cmd" is a
         # shell command, a "sql" a query): one decision, the union (docs/tool-annotations.md).
-        decision = check_tool_call(sup, read_action(action), context, call_id=call_id)
-        decisions.append(decision)
-        if not decision.allowed:
-            break
+        # Every action is judged, also after a refusal, so the answer names every file of a
+        # patch or MultiEdit that must change, not only the first.
+        decisions.append(check_tool_call(sup, read_action(action), context, call_id=call_id))
     answer = host.pre_answer(decisions, settings.flag_as)
     return answer
 

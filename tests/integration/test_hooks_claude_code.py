@@ -368,11 +368,11 @@ def test_client_falls_back_when_the_daemon_is_gone(setup, tmp_path):
 def test_install_writes_a_command_that_answers(daemon, tmp_path):
     home, taxonomy = daemon
     project = tmp_path / "project"
-    settings = project / ".claude" / "settings.json"
+    settings = project / ".claude" / "settings.local.json"
     settings.parent.mkdir(parents=True)
     settings.write_text(json.dumps({"permissions": {"allow": ["Bash(ls)"]}}))
     argv = [*CLI, "--home", str(home), "hook", "install", "claude-code", "--dir", str(project)]
-    argv += ["-t", str(taxonomy)]
+    argv += ["-t", str(taxonomy), "--local"]
     first = run(argv, "")
     assert first.returncode == 0, first.stderr
     assert "installed the supervise hook" in first.stdout
@@ -383,7 +383,7 @@ def test_install_writes_a_command_that_answers(daemon, tmp_path):
     assert json.loads(settings.read_text()) == data
     (group,) = data["hooks"]["PreToolUse"]
     (handler,) = group["hooks"]
-    assert re.match(r"(?:Bash|\w+\|)", group["matcher"])
+    assert re.fullmatch(group["matcher"], "Grep")
     assert handler["timeout"] == 30
     assert shlex.split(handler["command"])[:3] == [sys.executable, "-m", "supervisor.hooks.client"]
     # Run the command exactly as Claude Code would: through the shell, the event on stdin
@@ -432,7 +432,12 @@ def test_the_documented_example_runs(tmp_path):
     assert group["matcher"] == DEFAULT_MATCHERS["claude-code"]
     (handler,) = group["hooks"]
     assert handler["timeout"] == 30
-    assert shlex.split(handler["command"])[1:4] == ["-m", "supervisor.hooks.client", "claude-code"]
+    assert shlex.split(handler["command"]) == [
+        "supervise-hook",
+        "claude-code",
+        "--on-error",
+        "deny",
+    ]
     # The sample event gets exactly the documented answer.
     answer = documented_answer("claude-code", blocks["event"], tmp_path / "h")
     assert answer == json.loads(blocks["answer"])

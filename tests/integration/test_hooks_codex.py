@@ -104,11 +104,9 @@ def test_install_and_the_documented_example(tmp_path):
             (handler,) = group["hooks"]
             assert set(handler) == {"type", "command", "timeout"}
             argv = shlex.split(handler["command"])
-            assert argv[1:4] == ["-m", "supervisor.hooks.client", "codex"]
-            assert argv[argv.index("--on-error") + 1] == "deny"
-    argv = shlex.split(written["hooks"]["PreToolUse"][0]["hooks"][0]["command"])
-    # the project's state directory, outside the project
-    assert argv[argv.index("--home") + 1] == str(default_home(project))
+            # portable: the console script, and no path of this machine
+            assert argv == ["supervise-hook", "codex", "--on-error", "deny"]
+    # the hook finds the project's state directory, outside the project, from its cwd
     assert not default_home(project).is_relative_to(project)
     blocks = doc_blocks("codex.md")
     answer = documented_answer("codex", blocks["event"], tmp_path / "h")

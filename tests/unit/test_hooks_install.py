@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from supervisor.cli import cli
 from supervisor.errors import ConfigError
 from supervisor.hooks.install import (
     DEFAULT_MATCHERS,
+    check_matcher,
     hook_command,
     install,
     is_supervise_command,
     settings_file,
+    uninstall,
 )
 
 OTHER_HOOK = {"type": "command", "command": "prettier --write", "timeout": 10}
@@ -37,6 +45,10 @@ def test_settings_files_per_host_and_scope(tmp_path):
     assert settings_file("claude-code", "user", tmp_path) == tmp_path / ".claude/settings.json"
     assert settings_file("codex", "project", tmp_path) == tmp_path / ".codex/hooks.json"
     assert settings_file("codex", "user", Path("/h")) == Path("/h/.codex/hooks.json")
+    local = settings_file("claude-code", "local", tmp_path)
+    assert local == tmp_path / ".claude/settings.local.json"
+    with pytest.raises(ConfigError, match="codex has no per-project settings file"):
+        settings_file("codex", "local", tmp_path)
 
 
 def test_command_names_the_interpreter_and_every_setting(tmp_path):
@@ -132,3 +144,162 @@ def test_codex_hooks_file_is_created_with_its_own_matcher(tmp_path):
         (group,) = data["hooks"][event]
         assert group["matcher"] == DEFAULT_MATCHERS["codex"]
         assert group["hooks"] == [{"type": "command", "command": cmd, "timeout": 30}]
+
+
+# -- the matcher -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "checked"),
+    [
+        ("Bash", True),
+        ("Read", True),
+        ("Grep", True),  # searches file contents: reads credentials as Read does
+        ("Glob", True),
+        ("mcp__github__create_issue", True),
+        ("NotebookEdit", True),
+        ("TodoWrite", False),
+        ("ReadMcpResource", False),  # anchored: "Read" is not a prefix match
+        ("XBash", False),
+    ],
+)
+def test_the_default_claude_code_matcher_is_anchored_and_covers_reads(tool, checked):
+    # Claude Code takes a matcher with regex characters as an unanchored regex (search).
+    assert bool(re.search(DEFAULT_MATCHERS["claude-code"], tool)) is checked
+
+
+def test_the_default_codex_matcher_is_anchored():
+    matcher = DEFAULT_MATCHERS["codex"]
+    assert re.search(matcher, "apply_patch")
+    assert re.search(matcher, "mcp__fs__read")
+    assert not re.search(matcher, "update_plan")
+    assert not re.search(matcher, "Bash2")
+
+
+def test_an_invalid_matcher_is_refused_and_nothing_is_written(tmp_path):
+    project = tmp_path / "project"
+    result = CliRunner().invoke(
+        cli, ["hook", "install", "claude-code", "--dir", str(project), "--matcher", "(Bash|Read"]
+    )
+    assert result.exit_code == 2
+    assert "'--matcher'" in result.output
+    assert "not a valid regular expression" in result.output
+    assert "missing )" in result.output
+    assert not (project / ".claude").exists()
+    assert check_matcher("^(Bash|Read)$") == "^(Bash|Read)$"
+    with pytest.raises(ConfigError, match=r"\[Bash"):
+        check_matcher("[Bash")
+    # Codex reads Rust regexes: no look-around, which Python and JavaScript accept.
+    assert check_matcher("^(?!Read)\\w+$") == "^(?!Read)\\w+$"
+    with pytest.raises(ConfigError, match="Codex can read"):
+        check_matcher("^(?!Read)\\w+$", "codex")
+    argv = ["hook", "install", "codex", "--dir", str(project), "--matcher", "(?=Bash)"]
+    refused = CliRunner().invoke(cli, argv)
+    assert refused.exit_code == 2
+    assert "look-around" in refused.output
+    assert not (project / ".codex").exists()
+
+
+# -- portable commands, --local, uninstall ---------------------------------------------------
+
+
+def install_cli(project: Path, *args: str) -> Any:
+    result = CliRunner().invoke(
+        cli, ["hook", "install", "claude-code", "--dir", str(project), *args]
+    )
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_the_shared_file_gets_a_portable_command(tmp_path):
+    project = tmp_path / "project"
+    (project / "team").mkdir(parents=True)
+    install_cli(project, "-t", "coding", "-t", str(project / "team" / "overlay.yaml"))
+    data = json.loads((project / ".claude" / "settings.json").read_text())
+    (handler,) = data["hooks"]["PreToolUse"][0]["hooks"]
+    command = handler["command"]
+    assert command.startswith("supervise-hook claude-code ")
+    assert str(tmp_path) not in command  # no path of this machine
+    assert sys.executable not in command
+    # The overlay is named from the directory Claude Code gives its hooks; the shell expands it.
+    argv = shlex.split(command)
+    assert (
+        argv[argv.index("-t", argv.index("-t") + 1) + 1] == "$CLAUDE_PROJECT_DIR/team/overlay.yaml"
+    )
+    expanded = subprocess.run(
+        ["sh", "-c", f"printf '%s\\n' {command.removeprefix('supervise-hook ')}"],
+        env={"CLAUDE_PROJECT_DIR": "/elsewhere/my project"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert "/elsewhere/my project/team/overlay.yaml" in expanded
+
+
+def test_local_writes_the_uncommitted_file_with_this_interpreter(tmp_path):
+    project = tmp_path / "project"
+    shared = project / ".claude" / "settings.json"
+    shared.parent.mkdir(parents=True)
+    shared.write_text(json.dumps(EXISTING))
+    result = install_cli(project, "--local")
+    assert "settings.local.json" in result.output
+    assert json.loads(shared.read_text()) == EXISTING  # the shared file is not touched
+    local = json.loads((project / ".claude" / "settings.local.json").read_text())
+    (handler,) = local["hooks"]["PreToolUse"][0]["hooks"]
+    argv = shlex.split(handler["command"])
+    assert argv[:4] == [sys.executable, "-m", "supervisor.hooks.client", "claude-code"]
+    assert "--home" in argv
+
+
+def test_codex_has_no_local_file(tmp_path):
+    result = CliRunner().invoke(
+        cli, ["hook", "install", "codex", "--local", "--dir", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert "--local" in result.output
+    assert "--user" in result.output  # says what to do instead
+    assert not (tmp_path / ".codex").exists()
+
+
+def test_uninstall_removes_only_supervise_and_is_idempotent(tmp_path):
+    project = tmp_path / "project"
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir(parents=True)
+    shared_group = {
+        "matcher": "Write",
+        "hooks": [OTHER_HOOK, {"type": "command", "command": "supervise-hook claude-code"}],
+    }
+    before = {**EXISTING, "hooks": {**EXISTING["hooks"], "PostToolUse": [shared_group]}}
+    path.write_text(json.dumps(before))
+    install_cli(project)
+    result = CliRunner().invoke(cli, ["hook", "uninstall", "claude-code", "--dir", str(project)])
+    assert result.exit_code == 0, result.output
+    assert "removed 2 supervise hook(s)" in result.output  # one per event
+    assert "PreToolUse: supervise-hook claude-code --on-error deny" in result.output
+    after = json.loads(path.read_text())
+    assert after == {
+        **EXISTING,
+        "hooks": {
+            **EXISTING["hooks"],
+            "PostToolUse": [{"matcher": "Write", "hooks": [OTHER_HOOK]}],
+        },
+    }
+    text = path.read_text()
+    again = CliRunner().invoke(cli, ["hook", "uninstall", "claude-code", "--dir", str(project)])
+    assert again.exit_code == 0
+    assert "nothing changed" in again.output
+    assert path.read_text() == text
+
+
+def test_uninstall_drops_the_events_it_empties_and_leaves_a_missing_file_alone(tmp_path):
+    path = tmp_path / ".codex" / "hooks.json"
+    assert uninstall(path).removed == ()
+    assert not path.exists()
+    install("codex", path, hook_command("codex", home=None, portable=True))
+    path.write_text(json.dumps({"other": 1, **json.loads(path.read_text())}))
+    result = uninstall(path)
+    assert [event for event, _ in result.removed] == ["PreToolUse", "PostToolUse"]
+    assert json.loads(path.read_text()) == {"other": 1}
+    path.write_text('{"hooks": []}')
+    with pytest.raises(ConfigError, match="'hooks' must be an object"):
+        uninstall(path)

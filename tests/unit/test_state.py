@@ -182,11 +182,17 @@ def test_a_legacy_home_is_named_once_and_not_used_silently(tmp_path, monkeypatch
 
 def test_hook_install_puts_the_state_outside_the_project(tmp_path):
     project = _repo(tmp_path / "project")
-    result = CliRunner().invoke(cli, ["hook", "install", "claude-code", "--dir", str(project)])
+    result = CliRunner().invoke(
+        cli, ["hook", "install", "claude-code", "--local", "--dir", str(project)]
+    )
     assert result.exit_code == 0, result.output
-    command = (project / ".claude" / "settings.json").read_text()
+    command = (project / ".claude" / "settings.local.json").read_text()
     assert str(default_home(project)) in command
     assert "/project/.supervise" not in command
+    # the shared file names no state directory: each machine's hook finds its own
+    result = CliRunner().invoke(cli, ["hook", "install", "claude-code", "--dir", str(project)])
+    assert result.exit_code == 0, result.output
+    assert "--home" not in (project / ".claude" / "settings.json").read_text()
     # user scope: each project the host opens finds its own from the hook's directory
     user = tmp_path / "me"
     result = CliRunner().invoke(
