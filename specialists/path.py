@@ -29,6 +29,7 @@ Checks (``checks``, usually one per entry):
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Final, Literal, NamedTuple, final
@@ -51,6 +52,8 @@ from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from supervisor.taxonomy import Entry
 
 __all__ = [
@@ -151,6 +154,8 @@ class PathConfig(KindConfig):
         action_modes: action type -> the effect it has on ``args.path``.
         verdict: the verdict on an objection; the entry's ``default_verdict`` when unset.
         max_chars: a shell command is cut here before parsing.
+        protect_home: the supervisor's own state directory (its keys, signed records and
+            store), wherever ``--home`` or ``$SUPERVISE_HOME`` put it, is sensitive too.
     """
 
     checks: Annotated[list[Check], Field(min_length=1, max_length=2)]
@@ -166,6 +171,7 @@ class PathConfig(KindConfig):
     action_modes: dict[str, Mode] = Field(default_factory=lambda: dict(DEFAULT_ACTION_MODES))
     verdict: Strength | None = None
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=1_048_576)
+    protect_home: bool = False
 
     @field_validator("checks")
     @classmethod
@@ -209,6 +215,8 @@ class PathSpecialist:
         "_exclude",
         "_max_chars",
         "_modes",
+        "_own_home",
+        "_protect_home",
         "_scope",
         "_scratch",
         "_sensitive",
@@ -236,6 +244,16 @@ class PathSpecialist:
         self._shell = config.shell
         self._action_modes = dict(config.action_modes)
         self._max_chars = config.max_chars
+        self._protect_home = config.protect_home and sensitive
+        self._own_home: tuple[str, ...] = ()
+
+    def bind_home(self, home: Path) -> None:
+        """The state directory of the Supervisor this specialist serves (see
+        ``protect_home``): as given and with links resolved."""
+        if self._protect_home:
+            given = resolve_path(str(home.absolute()), None, None)
+            real = resolve_path(os.path.realpath(home), None, None)
+            self._own_home = tuple(dict.fromkeys((given, real)))
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal when the action names no path, or the verdict on the first problem."""
@@ -255,6 +273,16 @@ class PathSpecialist:
                 if result is not None:
                     return result
         return SpecialistResult.ok()
+
+    def _in_own_home(self, path: str) -> bool:
+        """Whether ``path`` is in this Supervisor's state directory, as written or once its
+        links are resolved (``ln -s STATE x; rm x/state.db``)."""
+        if any(is_within(path, home) for home in self._own_home):
+            return True
+        if not path.startswith("/"):
+            return False
+        real = os.path.realpath(path)
+        return real != path and any(is_within(real, home) for home in self._own_home)
 
     # What the action touches ---------------------------------------------------------------
 
@@ -288,8 +316,11 @@ class PathSpecialist:
         sensitive = self._sensitive
         if sensitive is None:
             return None
-        if not sensitive.match(effect.path, roots.home) and not (
-            effect.glob and sensitive.could_match(effect.path, roots.home)
+        own = self._own_home and self._in_own_home(effect.path)
+        if (
+            not own
+            and not sensitive.match(effect.path, roots.home)
+            and not (effect.glob and sensitive.could_match(effect.path, roots.home))
         ):
             return None
         if self._exclude.match(effect.path, roots.home):

@@ -72,3 +72,27 @@ def test_writing_or_deleting_protected_state_is_blocked(action):
 )
 def test_reading_it_and_writing_elsewhere_is_not(action):
     assert verdict(action) in (Verdict.OK, None)
+
+
+def test_a_state_directory_given_with_home_is_protected_wherever_it_is(tmp_path):
+    """``--home``/``$SUPERVISE_HOME`` may put the state anywhere: the Supervisor's own state
+    directory is protected by where it is, not by the default's name."""
+    home = tmp_path / "ops" / "guard-state"
+    link = tmp_path / "state-link"
+    with Supervisor.from_taxonomy("coding", home=home, record=False) as sup:
+        link.symlink_to(home)
+        context = {**CONTEXT, "cwd": str(tmp_path), "repo_root": str(tmp_path)}
+        refused = [
+            shell(f"rm -rf {home}/keys"),
+            {"type": "file_write", "args": {"path": f"{home}/state.db", "content": ""}},
+            shell(f"echo x > {link}/keys/signing.pub"),  # through a link to it
+            shell(f"truncate -s 0 {home}/state.db"),
+        ]
+        for action in refused:
+            result = sup.check(action, context).results.get(ENTRY)
+            assert result is not None, action
+            assert result.verdict is Verdict.BLOCK, action
+        fine = [shell(f"ls {home}"), shell(f"rm -rf {tmp_path}/ops/other")]
+        for action in fine:
+            result = sup.check(action, context).results.get(ENTRY)
+            assert result is None or result.verdict is Verdict.OK, action
