@@ -281,7 +281,10 @@ class PathSpecialist:
             return True
         if not path.startswith("/"):
             return False
-        real = os.path.realpath(path)
+        try:
+            real = os.path.realpath(path)
+        except (ValueError, OSError):  # a NUL byte, a loop of links: not a path to follow
+            return False
         return real != path and any(is_within(real, home) for home in self._own_home)
 
     # What the action touches ---------------------------------------------------------------

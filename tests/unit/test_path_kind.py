@@ -397,3 +397,17 @@ def test_find_name_patterns_and_globs_meet_the_sensitive_globs(command: str, obj
 )
 def test_find_and_globs_that_miss_the_sensitive_globs_pass(command: str):
     assert BACKUPS.evaluate(sh(command), CTX).verdict is Verdict.OK
+
+
+def test_protect_home_ignores_what_is_not_a_path(tmp_path):
+    """A NUL byte or a loop of links in an agent's path is not followed (nor a crash)."""
+    from specialists.path import PathConfig, PathSpecialist
+
+    specialist = PathSpecialist(
+        PathConfig(checks=["sensitive"], modes=["write"], protect_home=True), Verdict.BLOCK
+    )
+    specialist.bind_home(tmp_path / "state")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    assert not specialist._in_own_home("/x\x00y")
+    assert not specialist._in_own_home(str(tmp_path / "loop" / "f"))
+    assert specialist._in_own_home(str(tmp_path / "state" / "keys"))
