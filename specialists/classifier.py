@@ -483,6 +483,52 @@ def word_ngrams(text: str) -> list[str]:
     return tokens + [f"{a} {b}" for a, b in itertools.pairwise(tokens)]
 
 
+class _WordSlots:
+    """The char block's hashed slots of each word, kept for the words seen before.
+
+    ``char_wb`` n-grams never cross a word, so a text's slots are its words' slots put
+    together: a word met again (``git``, ``type:``, ``shell``, a path) is neither cut into
+    n-grams nor hashed again. Bounded: agent input may hold any number of distinct words.
+    """
+
+    __slots__ = ("_max_words", "_n_features", "_slots")
+
+    MAX_WORD_CHARS: Final = 64  # longer words are rarely repeated: computed, not kept
+
+    def __init__(self, n_features: int, max_words: int = 8192) -> None:
+        self._n_features = n_features
+        self._max_words = max_words
+        self._slots: dict[str, tuple[int, ...]] = {}
+
+    def of_text(self, text: str) -> list[int]:
+        """The slots of ``char_wb_ngrams(text)``, as a multiset (order is not kept)."""
+        out: list[int] = []
+        known = self._slots
+        for word in text.split():
+            slots = known.get(word)
+            if slots is None:
+                slots = self._compute(word)
+                if len(word) <= self.MAX_WORD_CHARS:
+                    if len(known) >= self._max_words:
+                        known.clear()
+                    known[word] = slots
+            out.extend(slots)
+        return out
+
+    def _compute(self, word: str) -> tuple[int, ...]:
+        import mmh3
+
+        n_features = self._n_features
+        padded = f" {word} "
+        grams = [
+            padded[i : i + n]
+            for n in range(2, min(5, len(padded)) + 1)
+            for i in range(len(padded) - n + 1)
+        ]
+        # sklearn: abs() of the signed 32-bit hash, modulo n_features (-2**31 included).
+        return tuple([abs(h) % n_features for h in map(mmh3.hash, grams)])
+
+
 def _hashed(
     grams: Sequence[str], n_features: int, idf: npt.NDArray[np.float64]
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
@@ -494,7 +540,17 @@ def _hashed(
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
     hashes = np.fromiter(map(mmh3.hash, grams), dtype=np.int64, count=len(grams))
     # sklearn: abs() of the signed 32-bit hash, modulo n_features (-2**31 included).
-    slots = np.abs(hashes) % n_features
+    return _weighted(np.abs(hashes) % n_features, idf)
+
+
+def _weighted(
+    slots: npt.NDArray[np.int64], idf: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """Hashed slots (any order) as a row: counts, sublinear tf, idf, l2 norm."""
+    import numpy as np
+
+    if not slots.size:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
     # np.unique(slots, return_counts=True), without its overhead on a few hundred values
     slots.sort()
     first = np.empty(slots.size, dtype=bool)
@@ -554,6 +610,7 @@ class Bundle:
         self.a = checked["a"]
         self.b = checked["b"]
         self.folds = folds
+        self._word_slots = _WordSlots(self.char_features)
 
     @classmethod
     def from_npz(cls, params: Mapping[str, Any], data: bytes) -> Bundle:
@@ -614,14 +671,17 @@ class Bundle:
         import numpy as np
 
         lowered = _utf8(text).lower()
-        chars, char_values = _hashed(char_wb_ngrams(lowered), self.char_features, self.char_idf)
+        slots = self._word_slots.of_text(lowered)
+        chars, char_values = _weighted(np.array(slots, dtype=np.int64), self.char_idf)
         words, word_values = _hashed(word_ngrams(lowered), self.word_features, self.word_idf)
         scores = (
             char_values @ self.weights[chars]
             + word_values @ self.weights[self.char_features + words]
             + self.intercepts
         )
-        return float(np.mean(1.0 / (1.0 + np.exp(self.a * scores + self.b))))
+        probabilities = 1.0 / (1.0 + np.exp(self.a * scores + self.b))
+        # np.mean's own sum and division, without its checks: the same float, bit for bit
+        return float(np.add.reduce(probabilities) / probabilities.size)
 
 
 def _params(char_features: int, word_features: int, folds: int) -> dict[str, Any]:
