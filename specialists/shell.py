@@ -71,10 +71,10 @@ from __future__ import annotations
 
 import shlex
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Annotated, Final, Literal, final
+from typing import TYPE_CHECKING, Annotated, Final, Generic, Literal, TypeVar, final
 
 from pydantic import AfterValidator, Field, JsonValue, model_validator
 
@@ -633,7 +633,7 @@ class _Rule:
                 return None
             obj = target
             detail = f"{head} writes {target}"
-        paths = _paths(cmd, home) if self.paths_any or self.target is not None else []
+        paths = _paths(cmd, home) if self.paths_any or self.target is not None else ()
         if self.paths_any:
             globs = _glob_paths(cmd, home)
             found = next(
@@ -826,18 +826,48 @@ def file_command_of(action: Action) -> str | None:
 
 _memo = threading.local()
 MAX_EARLIER: Final = 8  # earlier shell commands of the session read for staged credentials
+_T = TypeVar("_T")
 
 
-def _effects_of(cmd: SimpleCommand, home: str | None) -> list[PathEffect]:
-    """``path_effects`` of the command the rules are looking at, computed once for all of
-    them (every effect rule asks about the same command in turn)."""
-    last = getattr(_memo, "last", None)
-    if last is not None and last[0] is cmd and last[1] == home:
-        effects: list[PathEffect] = last[2]
-        return effects
-    effects = path_effects(cmd, home)
-    _memo.last = (cmd, home, effects)  # holds cmd, so its id cannot be reused meanwhile
-    return effects
+class _PerCommand(Generic[_T]):
+    """What a function of a command (and the home) gives, computed once per command for
+    all the rules and entries that ask about it in turn during a decision (per thread, the
+    last few commands)."""
+
+    __slots__ = ("_compute", "_local")
+
+    MAX_COMMANDS: Final = 64
+
+    def __init__(self, compute: Callable[[SimpleCommand, str | None], _T]) -> None:
+        self._compute = compute
+        self._local = threading.local()
+
+    def __call__(self, cmd: SimpleCommand, home: str | None) -> _T:
+        memo: dict[int, tuple[SimpleCommand, str | None, _T]] | None = getattr(
+            self._local, "memo", None
+        )
+        if memo is None:
+            memo = self._local.memo = {}
+        hit = memo.get(id(cmd))
+        if hit is not None and hit[0] is cmd and hit[1] == home:
+            return hit[2]
+        value = self._compute(cmd, home)
+        if len(memo) >= self.MAX_COMMANDS:
+            memo.clear()
+        memo[id(cmd)] = (cmd, home, value)  # holds cmd, so its id cannot be reused meanwhile
+        return value
+
+
+def _resolved_paths(cmd: SimpleCommand, home: str | None) -> tuple[str, ...]:
+    return (
+        *(resolve_path(w, cmd.cwd, home) for w in cmd.positionals if w),
+        *(r.path for r in cmd.redirects if r.path is not None and r.reads),
+    )
+
+
+# ``path_effects`` of a command, and its resolved positionals and input-redirection targets.
+_effects_of: Final = _PerCommand(path_effects)
+_paths: Final = _PerCommand(_resolved_paths)
 
 
 # Copiers that send only when an operand is on another machine (``host:path``).
@@ -929,13 +959,6 @@ def _sends(cmd: SimpleCommand) -> bool:
 
 def _show_flag(flag: str, program: str) -> str:
     return "-" + flag if len(flag) == 1 or program == "find" else "--" + flag
-
-
-def _paths(cmd: SimpleCommand, home: str | None) -> list[str]:
-    """Resolved positionals and input-redirection targets of a command."""
-    paths = [resolve_path(w, cmd.cwd, home) for w in cmd.positionals if w]
-    paths.extend(r.path for r in cmd.redirects if r.path is not None and r.reads)
-    return paths
 
 
 def _glob_paths(cmd: SimpleCommand, home: str | None) -> frozenset[str]:
