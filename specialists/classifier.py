@@ -1036,6 +1036,7 @@ class ModelStore:
     def __init__(self, root: Path, entry_id: str) -> None:
         self.root = root
         self.entry_id = entry_id
+        self._current_path = os.fspath(root / CURRENT_FILE)  # stat on every decision: joined once
 
     def version_dir(self, version: str) -> Path:
         if not _VERSION_RE.match(version):
@@ -1045,7 +1046,7 @@ class ModelStore:
     def pointer(self) -> tuple[int, int, int] | None:
         """A stamp of the ``current`` file (replaced atomically on promotion); None if absent."""
         try:
-            stat = (self.root / CURRENT_FILE).stat()
+            stat = os.stat(self._current_path)
         except FileNotFoundError:
             return None
         except OSError as exc:
