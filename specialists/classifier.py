@@ -556,9 +556,13 @@ def _weighted(
     first = np.empty(slots.size, dtype=bool)
     first[0] = True
     np.not_equal(slots[1:], slots[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
+    starts = first.nonzero()[0]
     index = slots[starts]
-    counts = np.diff(np.append(starts, slots.size))
+    # each run's length: the next run's start (the end, for the last) minus its own
+    ends = np.empty_like(starts)
+    ends[:-1] = starts[1:]
+    ends[-1] = slots.size
+    counts = ends - starts
     values = (np.log(counts.astype(np.float64)) + 1.0) * idf[index]
     norm = math.sqrt(float(np.dot(values, values)))
     if norm > 0.0:
