@@ -1017,13 +1017,15 @@ class ShellSpecialist:
         if command is None:
             return SpecialistResult.refuse()
         parsed = parse_for(command, context, max_chars=self._max_chars)
-        where = self._where(parsed, context)
+        where: _Where | None = None  # found when a rule first asks (most commands: none)
         _memo.context = context  # for files an earlier command staged (_staged_credentials)
         _memo.staged = None
         best: _Hit | None = None
         best_verdict = Verdict.OK
         for cmd in parsed.commands:
             for rule in (*self._by_program.get(cmd.program, ()), *self._universal):
+                if where is None:
+                    where = self._where(parsed, context)
                 hit = rule.match(cmd, parsed, where)
                 if hit is None:
                     continue
@@ -1034,7 +1036,7 @@ class ShellSpecialist:
                     verdict = Verdict.FLAG
                 if best is None or _STRENGTH[verdict] > _STRENGTH[best_verdict]:
                     best, best_verdict = hit, verdict
-        if best is not None:
+        if best is not None and where is not None:
             return self._objection(best, best_verdict, parsed, where)
         if parsed.truncated and self._truncated is not None:
             return SpecialistResult(
