@@ -458,6 +458,7 @@ class _Rule:
     """A compiled :class:`ShellRule`."""
 
     __slots__ = (
+        "any_program",
         "args_any",
         "args_none",
         "assignments_any",
@@ -497,6 +498,7 @@ class _Rule:
         wild = [p for p in rule.program if any(c in p for c in "*?[")]
         self.programs = frozenset(p for p in rule.program if p not in wild)
         self.program_globs = WordGlobs(wild) if wild else None
+        self.any_program = not self.programs and self.program_globs is None
         self.subcommands = tuple(tuple(s.split()) for s in rule.subcommand)
         self.flags_any = frozenset(rule.flags_any)
         self.flags_all = frozenset(rule.flags_all)
@@ -530,10 +532,6 @@ class _Rule:
         self.verdict = Verdict(rule.verdict) if rule.verdict else default
         self.correction = rule.correction
 
-    @property
-    def any_program(self) -> bool:
-        return not self.programs and self.program_globs is None
-
     def wants(self, program: str) -> bool:
         if program in self.programs:
             return True
@@ -562,9 +560,9 @@ class _Rule:
                 return None
             matched.append(_show_flag(hit_flags[0], cmd.program))
         words = cmd.argv[1:]
-        if self.args_none and self.args_none.first(words) is not None:
+        if self.args_none.globs and self.args_none.first(words) is not None:
             return None
-        if self.args_any:
+        if self.args_any.globs:
             arg = self.args_any.first(words)
             if arg is None:
                 return None
@@ -576,20 +574,20 @@ class _Rule:
                 return None
             obj = f"{cmd.program}:{sub}"
             matched.insert(0, sub)
-        if self.prefixes_any:
+        if self.prefixes_any.globs:
             prefix = self.prefixes_any.first(sorted(cmd.prefix_names))
             if prefix is None:
                 return None
             if obj == cmd.program:
                 obj = prefix
             matched.append(f"under {prefix}")
-        if self.assignments_any:
+        if self.assignments_any.globs:
             pair = self._assignment(cmd, parsed)
             if pair is None:
                 return None
             matched.append(pair)
             obj = pair.split("=", 1)[0] + "="
-        if self.variables_any:
+        if self.variables_any.globs:
             variable = self.variables_any.first(cmd.variables)
             if variable is None:
                 return None
@@ -609,7 +607,7 @@ class _Rule:
             obj, detail = found
             return self._paths_then(cmd, where, obj, detail, matched)
         head = " ".join([cmd.program or "a redirection", *matched[:2]])
-        if not (self.target or self.paths_any or self.redirects_any):
+        if not (self.target or self.paths_any.globs or self.redirects_any.globs):
             shown = _cut(" ".join(cmd.argv), 80) or "a redirection"
             head = f"runs {shown!r}" + (f" ({self.label})" if self.label != shown else "")
         return self._paths_then(cmd, where, obj, head, matched)
@@ -620,7 +618,7 @@ class _Rule:
         """Apply the path conditions (target, paths, redirects) and build the hit."""
         home = where.home
         detail = head
-        if self.redirects_any:
+        if self.redirects_any.globs:
             target = next(
                 (
                     r.path
@@ -633,8 +631,8 @@ class _Rule:
                 return None
             obj = target
             detail = f"{head} writes {target}"
-        paths = _paths(cmd, home) if self.paths_any or self.target is not None else ()
-        if self.paths_any:
+        paths = _paths(cmd, home) if self.paths_any.globs or self.target is not None else ()
+        if self.paths_any.globs:
             globs = _glob_paths(cmd, home)
             found = next(
                 (
@@ -693,7 +691,7 @@ class _Rule:
                     cls, what = PathClass.CREDENTIAL, f"written from {source}"
             if self.classes and cls not in self.classes:
                 continue
-            if self.paths_none and self.paths_none.match(effect.path, where.home):
+            if self.paths_none.globs and self.paths_none.match(effect.path, where.home):
                 continue
             shown = cmd.program or "a redirection"
             detail = f"{shown} {_VERBS[effect.mode]} {effect.path} ({what})"
@@ -734,7 +732,7 @@ class _Rule:
         # points, to -delete or to the command -exec runs with {}
         filtered = cmd.filtered or find_filtered(cmd)
         for path in paths:
-            if self.paths_none and self.paths_none.match(path, where.home):
+            if self.paths_none.globs and self.paths_none.match(path, where.home):
                 continue
             if target == "root_or_home":
                 why = None if filtered else _critical(path, where)

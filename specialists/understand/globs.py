@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Final
 
 import re2
@@ -201,7 +202,7 @@ class PathGlobs:
             built = (_union_nfa([g for g in self.globs if _anchored(g)], home), floating)
             self._automata[home] = built
         anchored, floating_globs = built
-        mine = _glob_nfa(pattern, shell=True)
+        mine = _pattern_nfa(pattern)
         if anchored is not None and _intersects(mine, anchored):
             return True
         runs = _literal_runs(_last(pattern))
@@ -355,6 +356,13 @@ def _glob_nfa(glob: str, *, shell: bool) -> _Nfa:
     nfa = _Nfa()
     nfa.accept = _add_glob(nfa, 0, glob, shell)
     return nfa
+
+
+@lru_cache(maxsize=256)
+def _pattern_nfa(pattern: str) -> _Nfa:
+    """A command's shell glob as an automaton, built once for every rule that asks (only
+    read by :func:`_intersects`)."""
+    return _glob_nfa(pattern, shell=True)
 
 
 def _anchored(glob: str) -> bool:
