@@ -1,17 +1,24 @@
 """Decision latency of ``check()`` against a plain-Python floor, measured in the same run.
 
-    .venv/bin/python benchmarks/latency.py            # full run (about a minute)
+    .venv/bin/python benchmarks/latency.py            # full run (a few minutes)
     .venv/bin/python benchmarks/latency.py --quick    # fewer rounds
 
-For 3, 10 and 30 regex/domain specialists, on a fixed mixed set of 1,000 actions (about 10 %
-dangerous), it prints p50/p95/p99 latency and decisions per second for:
+For 3, 30 and 300 regex/domain specialists, on a fixed mixed set of 1,000 actions (about 10 %
+dangerous), it prints p50/p95/p99 latency, decisions per second and the p50 as a multiple of
+the floor for:
 
 * ``floor (re)``: the same checks as stdlib ``re`` patterns called one after another in a
   plain function (no verdicts, no records): the least any engine could cost;
 * ``floor (re2)``: the same with google-re2, the linear-time engine the regex kind uses;
 * ``engine``: ``Engine.check`` with nothing written;
-* ``supervisor``: ``Supervisor.check`` as configured by default: the decision log and the
-  SQLite store in a temporary state directory.
+* ``records off``: ``Supervisor(record=False).check``;
+* ``records on``: ``Supervisor.check`` as configured by default: the signed decision log
+  and the SQLite store in a temporary state directory.
+
+Then the same for the shipped coding pack (its learned entry's seed model built first) on
+typical agent shell commands (``benchmarks/quality.py``'s), next to the 3-pattern floor on
+those commands. The modes of a configuration take turns, a round each, so that a busy moment
+of a shared machine falls on all of them.
 
 Then the cost of a hung specialist with a 50 ms timeout (time from the call to its return),
 and the cost of reading a shell command line (``specialists.shellparse.parse``, no cache): plain
@@ -36,6 +43,9 @@ from typing import Any
 import re2
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for benchmarks.quality
+
+from benchmarks.quality import pack_kinds, shell_commands, train_seed_models
 from specialists import shellparse
 from supervisor.engine import Engine
 from supervisor.facade import Supervisor
@@ -77,6 +87,9 @@ SHELL_PATTERNS = [
     r"\bgit\s+branch\s+-D\s+(?:main|master)\b",
 ]
 DENIED_DOMAINS = ["webhook.site", "pastebin.com", "ngrok.io", "requestbin.net"]
+# Beyond the hand-written patterns: one per in-house tool, as a large deployment would add.
+MORE_PATTERNS = [rf"\bops-tool-{i}\s+(?:purge|wipe|drop)\b" for i in range(400)]
+ENTRY_COUNTS = (3, 30, 300)
 
 
 def _entry(entry_id: str, kind: str, config: dict[str, Any], types: list[str]) -> dict[str, Any]:
@@ -97,7 +110,7 @@ def _entry(entry_id: str, kind: str, config: dict[str, Any], types: list[str]) -
 def taxonomy_doc(n: int) -> tuple[dict[str, Any], list[str]]:
     """n specialists: one domain specialist, the rest regex over shell commands."""
     entries = [_entry("egress", "domain", {"fields": ["url"], "denied": DENIED_DOMAINS}, ["http"])]
-    patterns = SHELL_PATTERNS[: n - 1]
+    patterns = (SHELL_PATTERNS + MORE_PATTERNS)[: n - 1]
     for i, pattern in enumerate(patterns):
         entries.append(_entry(f"shell_{i}", "regex", {"match": {"command": [pattern]}}, ["shell"]))
     return {"schema_version": 1, "id": f"bench{n}", "entries": entries}, patterns
@@ -169,26 +182,45 @@ def floor_function(patterns: list[str], compile_: Callable[[str], Any]) -> Calla
     return check
 
 
-def measure(fn: Callable[[Action], Any], items: list[Action], rounds: int) -> dict[str, float]:
-    for action in items[:200]:
-        fn(action)  # warm up caches
-    samples: list[int] = []
+def measure(
+    fns: dict[str, Callable[[Any], Any]], items: list[Any], rounds: int
+) -> dict[str, dict[str, float]]:
+    """p50/p95/p99 (µs) and decisions per second of each function over ``items``; the
+    functions take turns, a round each, so that load falls on all of them alike."""
+    for fn in fns.values():
+        for action in items[:200]:
+            fn(action)  # warm up caches
+    samples: dict[str, list[int]] = {name: [] for name in fns}
+    spent: dict[str, int] = dict.fromkeys(fns, 0)
     gc.collect()
-    started = time.perf_counter()
     for _ in range(rounds):
-        for action in items:
-            t0 = time.perf_counter_ns()
-            fn(action)
-            samples.append(time.perf_counter_ns() - t0)
-    wall = time.perf_counter() - started
-    samples.sort()
-    n = len(samples)
-    return {
-        "p50": samples[n // 2] / 1000,
-        "p95": samples[int(n * 0.95)] / 1000,
-        "p99": samples[int(n * 0.99)] / 1000,
-        "per_s": n / wall,
-    }
+        for name, fn in fns.items():
+            out = samples[name]
+            started = time.perf_counter_ns()
+            for action in items:
+                t0 = time.perf_counter_ns()
+                fn(action)
+                out.append(time.perf_counter_ns() - t0)
+            spent[name] += time.perf_counter_ns() - started
+    stats = {}
+    for name, values in samples.items():
+        values.sort()
+        n = len(values)
+        stats[name] = {
+            "p50": values[n // 2] / 1000,
+            "p95": values[int(n * 0.95)] / 1000,
+            "p99": values[int(n * 0.99)] / 1000,
+            "per_s": n / (spent[name] / 1e9),
+        }
+    return stats
+
+
+def print_rows(label: str, stats: dict[str, dict[str, float]], floor: float) -> None:
+    for mode, m in stats.items():
+        print(
+            f"{label:>11}  {mode:<12} {m['p50']:>8.1f} {m['p95']:>8.1f} {m['p99']:>8.1f} "
+            f"{m['per_s']:>12,.0f} {m['p50'] / floor:>8.1f}x"
+        )
 
 
 class _HungConfig(KindConfig):
@@ -278,10 +310,50 @@ def shell_cost(rounds: int) -> list[tuple[str, dict[str, float]]]:
         ("1.1 KB script", [SCRIPT * 2]),
     ):
         items = [Action(type="shell", args={"command": line}) for line in lines] * 50
-        rows.append(
-            (name, measure(lambda a: shellparse.parse(a.args["command"], cwd="/w"), items, rounds))
-        )
+        parse = {name: lambda a: shellparse.parse(a.args["command"], cwd="/w")}
+        rows.append((name, measure(parse, items, rounds)[name]))
     return rows
+
+
+def coding_pack(tmp: Path, rounds: int) -> None:
+    """The shipped coding pack on typical agent shell commands, beside the 3-pattern floor."""
+    kinds = pack_kinds()
+    taxonomy = load_taxonomy(["coding"], kinds)
+    homes = {"off": tmp / "coding-off", "on": tmp / "coding-on"}
+    for home in homes.values():
+        train_seed_models(taxonomy, kinds, home)  # the classifier entry's seed model
+    context = Context(
+        cwd="/home/dev/src/shop-api",
+        repo_root="/home/dev/src/shop-api",
+        home="/home/dev",
+        env={"HOME": "/home/dev"},
+        branch="feature/cart-discounts",
+        git_status="",
+    )
+    commands = [
+        Action(type="shell", tool="Bash", args={"command": c}, session="latency")
+        for c in shell_commands(1000, seed=7)
+    ]
+    engine = Engine(taxonomy, kinds, home=homes["off"])
+    off = Supervisor(taxonomy, kinds=kinds, home=homes["off"], record=False)
+    on = Supervisor(taxonomy, kinds=kinds, home=homes["on"])
+    floor = floor_function(SHELL_PATTERNS[:2], re.compile)
+    stats = measure(
+        {
+            "floor (re)": floor,
+            "engine": lambda a: engine.check(a, context),
+            "records off": lambda a: off.check(a, context),
+            "records on": lambda a: on.check(a, context),
+        },
+        commands,
+        rounds,
+    )
+    print(
+        f"coding pack ({len(taxonomy.entries)} entries) on {len(commands)} typical shell commands:"
+    )
+    print_rows("coding", stats, stats["floor (re)"]["p50"])
+    off.close()
+    on.close()
 
 
 def main() -> None:
@@ -311,34 +383,38 @@ def main() -> None:
     kinds = load_kinds()
     print(
         f"python {sys.version.split()[0]}; {len(items)} actions, {dangerous} dangerous; "
-        f"{rounds} rounds each"
+        f"{rounds} rounds each (a quarter of them for 300 entries and the coding pack)"
     )
-    print(
+    header = (
         f"{'specialists':>11}  {'mode':<12} {'p50 µs':>8} {'p95 µs':>8} {'p99 µs':>8} "
-        f"{'decisions/s':>12}"
+        f"{'decisions/s':>12} {'p50/floor':>9}"
     )
+    print(header)
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
-        for n in (3, 10, 30):
+        for n in ENTRY_COUNTS:
             doc, patterns = taxonomy_doc(n)
             path = tmp / f"bench{n}.yaml"
             path.write_text(yaml.safe_dump(doc))
             taxonomy = load_taxonomy([path], kinds)
             engine = Engine(taxonomy, kinds)
-            sup = Supervisor(taxonomy, kinds=kinds, home=tmp / f"home{n}")
-            rows = [
-                ("floor (re)", floor_function(patterns, re.compile)),
-                ("floor (re2)", floor_function(patterns, re2.compile)),
-                ("engine", engine.check),
-                ("supervisor", sup.check),
-            ]
-            for mode, fn in rows:
-                m = measure(fn, items, rounds)
-                print(
-                    f"{n:>11}  {mode:<12} {m['p50']:>8.1f} {m['p95']:>8.1f} {m['p99']:>8.1f} "
-                    f"{m['per_s']:>12,.0f}"
-                )
-            sup.close()
+            off = Supervisor(taxonomy, kinds=kinds, home=tmp / f"off{n}", record=False)
+            on = Supervisor(taxonomy, kinds=kinds, home=tmp / f"home{n}")
+            stats = measure(
+                {
+                    "floor (re)": floor_function(patterns, re.compile),
+                    "floor (re2)": floor_function(patterns, re2.compile),
+                    "engine": engine.check,
+                    "records off": off.check,
+                    "records on": on.check,
+                },
+                items,
+                rounds if n < 100 else max(1, rounds // 4),
+            )
+            print_rows(str(n), stats, stats["floor (re)"]["p50"])
+            off.close()
+            on.close()
+        coding_pack(tmp, max(1, rounds // 4))
         costs = sorted(hung_cost(tmp, 5 if args.quick else 20))
         print(
             f"\nhung specialist, timeout 50 ms: returned after {statistics.median(costs):.1f} ms "

@@ -483,6 +483,52 @@ def word_ngrams(text: str) -> list[str]:
     return tokens + [f"{a} {b}" for a, b in itertools.pairwise(tokens)]
 
 
+class _WordSlots:
+    """The char block's hashed slots of each word, kept for the words seen before.
+
+    ``char_wb`` n-grams never cross a word, so a text's slots are its words' slots put
+    together: a word met again (``git``, ``type:``, ``shell``, a path) is neither cut into
+    n-grams nor hashed again. Bounded: agent input may hold any number of distinct words.
+    """
+
+    __slots__ = ("_max_words", "_n_features", "_slots")
+
+    MAX_WORD_CHARS: Final = 64  # longer words are rarely repeated: computed, not kept
+
+    def __init__(self, n_features: int, max_words: int = 8192) -> None:
+        self._n_features = n_features
+        self._max_words = max_words
+        self._slots: dict[str, tuple[int, ...]] = {}
+
+    def of_text(self, text: str) -> list[int]:
+        """The slots of ``char_wb_ngrams(text)``, as a multiset (order is not kept)."""
+        out: list[int] = []
+        known = self._slots
+        for word in text.split():
+            slots = known.get(word)
+            if slots is None:
+                slots = self._compute(word)
+                if len(word) <= self.MAX_WORD_CHARS:
+                    if len(known) >= self._max_words:
+                        known.clear()
+                    known[word] = slots
+            out.extend(slots)
+        return out
+
+    def _compute(self, word: str) -> tuple[int, ...]:
+        import mmh3
+
+        n_features = self._n_features
+        padded = f" {word} "
+        grams = [
+            padded[i : i + n]
+            for n in range(2, min(5, len(padded)) + 1)
+            for i in range(len(padded) - n + 1)
+        ]
+        # sklearn: abs() of the signed 32-bit hash, modulo n_features (-2**31 included).
+        return tuple([abs(h) % n_features for h in map(mmh3.hash, grams)])
+
+
 def _hashed(
     grams: Sequence[str], n_features: int, idf: npt.NDArray[np.float64]
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
@@ -494,15 +540,29 @@ def _hashed(
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
     hashes = np.fromiter(map(mmh3.hash, grams), dtype=np.int64, count=len(grams))
     # sklearn: abs() of the signed 32-bit hash, modulo n_features (-2**31 included).
-    slots = np.abs(hashes) % n_features
+    return _weighted(np.abs(hashes) % n_features, idf)
+
+
+def _weighted(
+    slots: npt.NDArray[np.int64], idf: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """Hashed slots (any order) as a row: counts, sublinear tf, idf, l2 norm."""
+    import numpy as np
+
+    if not slots.size:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
     # np.unique(slots, return_counts=True), without its overhead on a few hundred values
     slots.sort()
     first = np.empty(slots.size, dtype=bool)
     first[0] = True
     np.not_equal(slots[1:], slots[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
+    starts = first.nonzero()[0]
     index = slots[starts]
-    counts = np.diff(np.append(starts, slots.size))
+    # each run's length: the next run's start (the end, for the last) minus its own
+    ends = np.empty_like(starts)
+    ends[:-1] = starts[1:]
+    ends[-1] = slots.size
+    counts = ends - starts
     values = (np.log(counts.astype(np.float64)) + 1.0) * idf[index]
     norm = math.sqrt(float(np.dot(values, values)))
     if norm > 0.0:
@@ -554,6 +614,7 @@ class Bundle:
         self.a = checked["a"]
         self.b = checked["b"]
         self.folds = folds
+        self._word_slots = _WordSlots(self.char_features)
 
     @classmethod
     def from_npz(cls, params: Mapping[str, Any], data: bytes) -> Bundle:
@@ -614,14 +675,17 @@ class Bundle:
         import numpy as np
 
         lowered = _utf8(text).lower()
-        chars, char_values = _hashed(char_wb_ngrams(lowered), self.char_features, self.char_idf)
+        slots = self._word_slots.of_text(lowered)
+        chars, char_values = _weighted(np.array(slots, dtype=np.int64), self.char_idf)
         words, word_values = _hashed(word_ngrams(lowered), self.word_features, self.word_idf)
         scores = (
             char_values @ self.weights[chars]
             + word_values @ self.weights[self.char_features + words]
             + self.intercepts
         )
-        return float(np.mean(1.0 / (1.0 + np.exp(self.a * scores + self.b))))
+        probabilities = 1.0 / (1.0 + np.exp(self.a * scores + self.b))
+        # np.mean's own sum and division, without its checks: the same float, bit for bit
+        return float(np.add.reduce(probabilities) / probabilities.size)
 
 
 def _params(char_features: int, word_features: int, folds: int) -> dict[str, Any]:
@@ -976,6 +1040,7 @@ class ModelStore:
     def __init__(self, root: Path, entry_id: str) -> None:
         self.root = root
         self.entry_id = entry_id
+        self._current_path = os.fspath(root / CURRENT_FILE)  # stat on every decision: joined once
 
     def version_dir(self, version: str) -> Path:
         if not _VERSION_RE.match(version):
@@ -985,7 +1050,7 @@ class ModelStore:
     def pointer(self) -> tuple[int, int, int] | None:
         """A stamp of the ``current`` file (replaced atomically on promotion); None if absent."""
         try:
-            stat = (self.root / CURRENT_FILE).stat()
+            stat = os.stat(self._current_path)
         except FileNotFoundError:
             return None
         except OSError as exc:

@@ -71,10 +71,10 @@ from __future__ import annotations
 
 import shlex
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Annotated, Final, Literal, final
+from typing import TYPE_CHECKING, Annotated, Final, Generic, Literal, TypeVar, final
 
 from pydantic import AfterValidator, Field, JsonValue, model_validator
 
@@ -458,6 +458,7 @@ class _Rule:
     """A compiled :class:`ShellRule`."""
 
     __slots__ = (
+        "any_program",
         "args_any",
         "args_none",
         "assignments_any",
@@ -497,6 +498,7 @@ class _Rule:
         wild = [p for p in rule.program if any(c in p for c in "*?[")]
         self.programs = frozenset(p for p in rule.program if p not in wild)
         self.program_globs = WordGlobs(wild) if wild else None
+        self.any_program = not self.programs and self.program_globs is None
         self.subcommands = tuple(tuple(s.split()) for s in rule.subcommand)
         self.flags_any = frozenset(rule.flags_any)
         self.flags_all = frozenset(rule.flags_all)
@@ -530,10 +532,6 @@ class _Rule:
         self.verdict = Verdict(rule.verdict) if rule.verdict else default
         self.correction = rule.correction
 
-    @property
-    def any_program(self) -> bool:
-        return not self.programs and self.program_globs is None
-
     def wants(self, program: str) -> bool:
         if program in self.programs:
             return True
@@ -562,9 +560,9 @@ class _Rule:
                 return None
             matched.append(_show_flag(hit_flags[0], cmd.program))
         words = cmd.argv[1:]
-        if self.args_none and self.args_none.first(words) is not None:
+        if self.args_none.globs and self.args_none.first(words) is not None:
             return None
-        if self.args_any:
+        if self.args_any.globs:
             arg = self.args_any.first(words)
             if arg is None:
                 return None
@@ -576,20 +574,20 @@ class _Rule:
                 return None
             obj = f"{cmd.program}:{sub}"
             matched.insert(0, sub)
-        if self.prefixes_any:
+        if self.prefixes_any.globs:
             prefix = self.prefixes_any.first(sorted(cmd.prefix_names))
             if prefix is None:
                 return None
             if obj == cmd.program:
                 obj = prefix
             matched.append(f"under {prefix}")
-        if self.assignments_any:
+        if self.assignments_any.globs:
             pair = self._assignment(cmd, parsed)
             if pair is None:
                 return None
             matched.append(pair)
             obj = pair.split("=", 1)[0] + "="
-        if self.variables_any:
+        if self.variables_any.globs:
             variable = self.variables_any.first(cmd.variables)
             if variable is None:
                 return None
@@ -609,7 +607,7 @@ class _Rule:
             obj, detail = found
             return self._paths_then(cmd, where, obj, detail, matched)
         head = " ".join([cmd.program or "a redirection", *matched[:2]])
-        if not (self.target or self.paths_any or self.redirects_any):
+        if not (self.target or self.paths_any.globs or self.redirects_any.globs):
             shown = _cut(" ".join(cmd.argv), 80) or "a redirection"
             head = f"runs {shown!r}" + (f" ({self.label})" if self.label != shown else "")
         return self._paths_then(cmd, where, obj, head, matched)
@@ -620,7 +618,7 @@ class _Rule:
         """Apply the path conditions (target, paths, redirects) and build the hit."""
         home = where.home
         detail = head
-        if self.redirects_any:
+        if self.redirects_any.globs:
             target = next(
                 (
                     r.path
@@ -633,8 +631,8 @@ class _Rule:
                 return None
             obj = target
             detail = f"{head} writes {target}"
-        paths = _paths(cmd, home) if self.paths_any or self.target is not None else []
-        if self.paths_any:
+        paths = _paths(cmd, home) if self.paths_any.globs or self.target is not None else ()
+        if self.paths_any.globs:
             globs = _glob_paths(cmd, home)
             found = next(
                 (
@@ -693,7 +691,7 @@ class _Rule:
                     cls, what = PathClass.CREDENTIAL, f"written from {source}"
             if self.classes and cls not in self.classes:
                 continue
-            if self.paths_none and self.paths_none.match(effect.path, where.home):
+            if self.paths_none.globs and self.paths_none.match(effect.path, where.home):
                 continue
             shown = cmd.program or "a redirection"
             detail = f"{shown} {_VERBS[effect.mode]} {effect.path} ({what})"
@@ -734,7 +732,7 @@ class _Rule:
         # points, to -delete or to the command -exec runs with {}
         filtered = cmd.filtered or find_filtered(cmd)
         for path in paths:
-            if self.paths_none and self.paths_none.match(path, where.home):
+            if self.paths_none.globs and self.paths_none.match(path, where.home):
                 continue
             if target == "root_or_home":
                 why = None if filtered else _critical(path, where)
@@ -826,18 +824,48 @@ def file_command_of(action: Action) -> str | None:
 
 _memo = threading.local()
 MAX_EARLIER: Final = 8  # earlier shell commands of the session read for staged credentials
+_T = TypeVar("_T")
 
 
-def _effects_of(cmd: SimpleCommand, home: str | None) -> list[PathEffect]:
-    """``path_effects`` of the command the rules are looking at, computed once for all of
-    them (every effect rule asks about the same command in turn)."""
-    last = getattr(_memo, "last", None)
-    if last is not None and last[0] is cmd and last[1] == home:
-        effects: list[PathEffect] = last[2]
-        return effects
-    effects = path_effects(cmd, home)
-    _memo.last = (cmd, home, effects)  # holds cmd, so its id cannot be reused meanwhile
-    return effects
+class _PerCommand(Generic[_T]):
+    """What a function of a command (and the home) gives, computed once per command for
+    all the rules and entries that ask about it in turn during a decision (per thread, the
+    last few commands)."""
+
+    __slots__ = ("_compute", "_local")
+
+    MAX_COMMANDS: Final = 64
+
+    def __init__(self, compute: Callable[[SimpleCommand, str | None], _T]) -> None:
+        self._compute = compute
+        self._local = threading.local()
+
+    def __call__(self, cmd: SimpleCommand, home: str | None) -> _T:
+        memo: dict[int, tuple[SimpleCommand, str | None, _T]] | None = getattr(
+            self._local, "memo", None
+        )
+        if memo is None:
+            memo = self._local.memo = {}
+        hit = memo.get(id(cmd))
+        if hit is not None and hit[0] is cmd and hit[1] == home:
+            return hit[2]
+        value = self._compute(cmd, home)
+        if len(memo) >= self.MAX_COMMANDS:
+            memo.clear()
+        memo[id(cmd)] = (cmd, home, value)  # holds cmd, so its id cannot be reused meanwhile
+        return value
+
+
+def _resolved_paths(cmd: SimpleCommand, home: str | None) -> tuple[str, ...]:
+    return (
+        *(resolve_path(w, cmd.cwd, home) for w in cmd.positionals if w),
+        *(r.path for r in cmd.redirects if r.path is not None and r.reads),
+    )
+
+
+# ``path_effects`` of a command, and its resolved positionals and input-redirection targets.
+_effects_of: Final = _PerCommand(path_effects)
+_paths: Final = _PerCommand(_resolved_paths)
 
 
 # Copiers that send only when an operand is on another machine (``host:path``).
@@ -931,13 +959,6 @@ def _show_flag(flag: str, program: str) -> str:
     return "-" + flag if len(flag) == 1 or program == "find" else "--" + flag
 
 
-def _paths(cmd: SimpleCommand, home: str | None) -> list[str]:
-    """Resolved positionals and input-redirection targets of a command."""
-    paths = [resolve_path(w, cmd.cwd, home) for w in cmd.positionals if w]
-    paths.extend(r.path for r in cmd.redirects if r.path is not None and r.reads)
-    return paths
-
-
 def _glob_paths(cmd: SimpleCommand, home: str | None) -> frozenset[str]:
     """The resolved paths of the command's unexpanded glob words (``.en?``, ``*.pem``)."""
     if not cmd.glob_words:
@@ -994,13 +1015,15 @@ class ShellSpecialist:
         if command is None:
             return SpecialistResult.refuse()
         parsed = parse_for(command, context, max_chars=self._max_chars)
-        where = self._where(parsed, context)
+        where: _Where | None = None  # found when a rule first asks (most commands: none)
         _memo.context = context  # for files an earlier command staged (_staged_credentials)
         _memo.staged = None
         best: _Hit | None = None
         best_verdict = Verdict.OK
         for cmd in parsed.commands:
             for rule in (*self._by_program.get(cmd.program, ()), *self._universal):
+                if where is None:
+                    where = self._where(parsed, context)
                 hit = rule.match(cmd, parsed, where)
                 if hit is None:
                     continue
@@ -1011,7 +1034,7 @@ class ShellSpecialist:
                     verdict = Verdict.FLAG
                 if best is None or _STRENGTH[verdict] > _STRENGTH[best_verdict]:
                     best, best_verdict = hit, verdict
-        if best is not None:
+        if best is not None and where is not None:
             return self._objection(best, best_verdict, parsed, where)
         if parsed.truncated and self._truncated is not None:
             return SpecialistResult(

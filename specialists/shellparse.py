@@ -395,6 +395,9 @@ def parse_for(command: str, context: Context, *, max_chars: int = DEFAULT_MAX_CH
     parse is done once. ``cwd`` is ``context.cwd`` (else ``repo_root``); ``home`` is
     ``context.home`` (else ``env["HOME"]``).
     """
+    # A command within the limit parses the same under any limit it fits in: kinds with
+    # different limits (the shell kind's 64 KiB, secrets' 256 KiB) share one parse.
+    max_chars = min(max_chars, len(command))
     last: tuple[str, object, int, ParsedShell] | None = getattr(_local, "last", None)
     if last is not None and last[1] is context and last[2] == max_chars and last[0] == command:
         return last[3]

@@ -211,8 +211,12 @@ def _stamp(
     reason: str | None = None,
     recorder: Recorder | None = None,
 ) -> SpecialistResult:
-    if result is _OK_RESULT and status is Status.DONE and not (recorder and recorder.observations):
+    plain = status is Status.DONE and verdict is None and reason is None
+    if plain and result is _OK_RESULT and not (recorder and recorder.observations):
         values = slot.ok_values.copy()  # the common case: no objection, nothing to copy
+    elif plain and result is _REFUSE_RESULT and not (recorder and recorder.observations):
+        values = slot.ok_values.copy()  # not this entry's domain: the same, but refused
+        values["verdict"] = Verdict.REFUSE
     else:
         values = {
             "verdict": result.verdict if verdict is None else verdict,
@@ -476,19 +480,16 @@ class Engine:
                 except ValueError as exc:
                     self._errored(run, slot, exc, elapsed, recorder)
                     continue
-            if recorder is not None:
-                if result is not _OK_RESULT:
-                    run.objected = True
-                results[slot.entry.id] = _stamp(
-                    result, Status.DONE, elapsed, slot, recorder=recorder
-                )
-            elif result is _OK_RESULT:
+            if result is _OK_RESULT and recorder is None:
                 values = slot.ok_values.copy()  # the common case, without a call
                 values["elapsed_ms"] = elapsed / 1e6
                 results[slot.entry.id] = _trusted(SpecialistResult, values, _RESULT_FIELDS)
-            else:
+                continue
+            # A done ok or refusal (with evidence, say) is no vote: nothing to combine.
+            verdict = result.verdict
+            if verdict is not Verdict.OK and verdict is not Verdict.REFUSE:
                 run.objected = True
-                results[slot.entry.id] = _stamp(result, Status.DONE, elapsed, slot)
+            results[slot.entry.id] = _stamp(result, Status.DONE, elapsed, slot, recorder=recorder)
 
     def _read_only(self, context: Context) -> Context:
         """``context`` with its mappings and lists frozen; the last one is kept, since an

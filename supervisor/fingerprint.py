@@ -15,6 +15,7 @@ import logging
 import re
 import shlex
 import threading
+from functools import lru_cache
 from typing import Final
 
 from pydantic import JsonValue
@@ -44,6 +45,22 @@ def normalise_shell(command: str) -> str:
     """A canonical form of a shell command line; falls back to folded whitespace."""
     if len(command) > MAX_CHARS:
         return " ".join(command.split())
+    if len(command) <= _CACHED_CHARS:
+        # The same command is fingerprinted by the budget entry while deciding and by the
+        # store after: split it once.
+        return _normalise_shell_cached(command)
+    return _normalise_shell(command)
+
+
+_CACHED_CHARS: Final = 4_096  # longer lines are rarely repeated: not kept
+
+
+@lru_cache(maxsize=512)
+def _normalise_shell_cached(command: str) -> str:
+    return _normalise_shell(command)
+
+
+def _normalise_shell(command: str) -> str:
     if _QUOTING.isdisjoint(command):
         # No quoting, escape or comment: shlex would give exactly the runs of word
         # characters and of punctuation, which this finds ten times faster (two disjoint

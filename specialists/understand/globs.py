@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Final
 
 import re2
@@ -74,6 +75,19 @@ def _bracket_at(glob: str, i: int, first_close: int) -> tuple[str, int]:
     return "[" + body.replace("\\", "\\\\") + "]", end + 1
 
 
+def _literal_prefix(glob: str) -> str:
+    """The characters every path an absolute glob matches starts with.
+
+    Up to the first wildcard or class; before ``**`` the ``/`` goes too, since ``/a/**``
+    also matches ``/a`` itself.
+    """
+    cut = next((i for i, c in enumerate(glob) if c in "*?["), len(glob))
+    prefix = glob[:cut]
+    if glob.startswith("**", cut) and prefix.endswith("/"):
+        prefix = prefix[:-1]
+    return prefix
+
+
 def _glob_options() -> re2.Options:
     options = re2.Options()
     options.never_capture = True
@@ -95,7 +109,7 @@ class PathGlobs:
         ValueError: a glob that cannot be compiled, naming it.
     """
 
-    __slots__ = ("_absolute", "_automata", "_home", "globs")
+    __slots__ = ("_absolute", "_automata", "_home", "_prefixes", "globs")
 
     _automata: dict[str | None, tuple[_Nfa | None, list[tuple[frozenset[str], _Nfa]]]]
 
@@ -103,6 +117,7 @@ class PathGlobs:
         self.globs = tuple(globs)
         absolute: list[str] = []
         home: list[str] = []
+        prefixes: list[str] | None = []
         for glob in self.globs:
             if not glob or glob.strip() != glob:
                 raise ValueError(f"glob {glob!r} is empty or has surrounding spaces")
@@ -110,11 +125,17 @@ class PathGlobs:
                 home.append(_glob_regex(glob[1:] or "/"))
             elif glob.startswith("/"):
                 absolute.append(_glob_regex(glob.rstrip("/") or "/"))
+                if prefixes is not None:
+                    prefixes.append(_literal_prefix(glob.rstrip("/") or "/"))
             else:
                 body = glob[2:] if glob.startswith("./") else glob
                 absolute.append("(?:.*/)?" + _glob_regex(body))
+                prefixes = None  # a floating glob matches at any depth
         self._absolute = self._compile(absolute, self.globs)
         self._home = self._compile(home, self.globs)
+        # Every path the absolute globs match starts with one of these (None: no such
+        # prefix, the regex decides alone).
+        self._prefixes = tuple(prefixes) if prefixes and all(prefixes) else None
         self._automata = {}
 
     @staticmethod
@@ -132,7 +153,11 @@ class PathGlobs:
 
     def match(self, path: str, home: str | None = None) -> bool:
         """Whether the normalised ``path`` matches a glob (``home`` for ``~/`` globs)."""
-        if self._absolute is not None and self._absolute.fullmatch(path) is not None:
+        if (
+            self._absolute is not None
+            and (self._prefixes is None or path.startswith(self._prefixes))
+            and self._absolute.fullmatch(path) is not None
+        ):
             return True
         if self._home is None:
             return False
@@ -177,7 +202,7 @@ class PathGlobs:
             built = (_union_nfa([g for g in self.globs if _anchored(g)], home), floating)
             self._automata[home] = built
         anchored, floating_globs = built
-        mine = _glob_nfa(pattern, shell=True)
+        mine = _pattern_nfa(pattern)
         if anchored is not None and _intersects(mine, anchored):
             return True
         runs = _literal_runs(_last(pattern))
@@ -333,6 +358,13 @@ def _glob_nfa(glob: str, *, shell: bool) -> _Nfa:
     return nfa
 
 
+@lru_cache(maxsize=256)
+def _pattern_nfa(pattern: str) -> _Nfa:
+    """A command's shell glob as an automaton, built once for every rule that asks (only
+    read by :func:`_intersects`)."""
+    return _glob_nfa(pattern, shell=True)
+
+
 def _anchored(glob: str) -> bool:
     return glob.startswith(("/", "~/")) or glob == "~"
 
@@ -454,12 +486,17 @@ def _word_regex(glob: str) -> str:
 class WordGlobs:
     """Globs over whole words, matched in linear time (one RE2 per list)."""
 
-    __slots__ = ("_exact", "_regex", "globs")
+    __slots__ = ("_every", "_exact", "_needles", "_regex", "globs")
 
     def __init__(self, globs: Iterable[str]) -> None:
         self.globs = tuple(globs)
         wild = [g for g in self.globs if any(c in g for c in "*?[")]
         self._exact = frozenset(g for g in self.globs if g not in wild)
+        self._every = "*" in wild  # matches every word: no regex to run
+        # A word a wild glob matches holds the glob's longest literal run; one that holds
+        # none of them cannot match (None: some glob has no literal, nothing to rule out).
+        needles = [max(_literal_runs(g), key=len, default="") for g in wild]
+        self._needles = None if not all(needles) else tuple(needles)
         self._regex: re2._Regexp | None = None
         if wild:
             joined = "|".join(f"(?:{_word_regex(g)})" for g in wild)
@@ -472,9 +509,14 @@ class WordGlobs:
         return bool(self.globs)
 
     def match(self, word: str) -> bool:
-        if word in self._exact:
+        if word in self._exact or self._every:
             return True
-        return self._regex is not None and self._regex.fullmatch(word) is not None
+        if self._regex is None:
+            return False
+        needles = self._needles
+        if needles is not None and not any(n in word for n in needles):
+            return False
+        return self._regex.fullmatch(word) is not None
 
     def first(self, words: Iterable[str]) -> str | None:
         """The first of ``words`` that matches, if any."""

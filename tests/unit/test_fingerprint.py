@@ -96,3 +96,21 @@ def test_unquoted_commands_split_as_shlex_splits_them(command):
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     assert fp._PLAIN_TOKEN.findall(command) == list(lexer)
+
+
+def test_kept_canonical_forms_are_the_computed_ones():
+    """Short lines are split once and kept; the kept answer is the one computed afresh,
+    and a line longer than what is kept is still split, not kept."""
+    from supervisor.fingerprint import _CACHED_CHARS, _normalise_shell, _normalise_shell_cached
+
+    lines = [
+        "git commit -m 'fix: x' --no-verify",
+        "rm -rf build/ dist/",
+        'echo "a b" | tee out',
+        "cat " + "x" * (_CACHED_CHARS + 10) + " 'q'",
+    ]
+    for line in lines * 2:
+        assert normalise_shell(line) == _normalise_shell(line)
+    kept = _normalise_shell_cached.cache_info().currsize
+    normalise_shell(lines[-1])
+    assert _normalise_shell_cached.cache_info().currsize == kept
