@@ -4,7 +4,7 @@
 
 Two ways to keep one specialist's edit of ``action.args`` from reaching the others and the
 record: freeze one copy for all of a decision's specialists (what the engine does,
-``supervisor.engine._judgeable``), or give each specialist a deep copy of its own
+``supervisor.judged.judgeable_action``), or give each specialist a deep copy of its own
 (``copy.deepcopy`` per specialist). Measured for three actions (a shell command, a file
 write of 10 KB, a tool call with nested arguments) and 3 or 10 specialists. Median of
 repeated runs, in microseconds per decision.
@@ -17,7 +17,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from supervisor.engine import _judgeable
+from supervisor.judged import judgeable_action
 from supervisor.models import Action
 
 ACTIONS = {
@@ -51,7 +51,7 @@ def per_call_us(fn: Callable[[], object], rounds: int = 7, calls: int = 2_000) -
 def main() -> None:
     print(f"{'action':<20} {'freeze once':>12} {'deepcopy x3':>12} {'deepcopy x10':>13}")
     for name, action in ACTIONS.items():
-        frozen = per_call_us(lambda a=action: _judgeable(a))  # type: ignore[misc]
+        frozen = per_call_us(lambda a=action: judgeable_action(a))  # type: ignore[misc]
         copies3 = per_call_us(
             lambda a=action: [copy.deepcopy((a.args, a.metadata)) for _ in range(3)]  # type: ignore[misc]
         )

@@ -33,7 +33,6 @@ import asyncio
 import inspect
 import logging
 import os
-import re
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -49,7 +48,7 @@ from pydantic import ValidationError
 
 from supervisor._workers import WorkerPool, background_loop
 from supervisor.errors import InvalidActionError, PluginError
-from supervisor.frozen import freeze
+from supervisor.judged import FROZEN_EMPTY_CONTEXT, frozen_context, judgeable_action, unchecked
 from supervisor.memory import InProcessMemory, NudgeMemory, StoreMemory
 from supervisor.models import (
     EMPTY_CONTEXT,
@@ -183,25 +182,6 @@ _OK_RESULT: Final = SpecialistResult.ok()
 _DECISION_FIELDS: Final = frozenset(Decision.model_fields)
 
 
-_new_object = object.__new__
-_set_attr = object.__setattr__
-
-
-def _trusted(cls: type[Any], values: dict[str, Any], fields: frozenset[str]) -> Any:
-    """Build a frozen model from values the engine already validated, skipping validation.
-
-    Decisions are built on every action; pydantic validation would cost more than all the
-    regex specialists together. Only the engine calls this, with complete values; a test
-    checks that the result equals a validated model.
-    """
-    model = _new_object(cls)
-    _set_attr(model, "__dict__", values)
-    _set_attr(model, "__pydantic_fields_set__", set(fields))
-    _set_attr(model, "__pydantic_extra__", None)
-    _set_attr(model, "__pydantic_private__", None)
-    return model
-
-
 def _stamp(
     result: SpecialistResult,
     status: Status,
@@ -232,7 +212,7 @@ def _stamp(
     if recorder is not None and recorder.observations:
         values["observations"] = (*values["observations"], *recorder.observations)
     values["elapsed_ms"] = elapsed_ns / 1e6
-    stamped: SpecialistResult = _trusted(SpecialistResult, values, _RESULT_FIELDS)
+    stamped: SpecialistResult = unchecked(SpecialistResult, values, _RESULT_FIELDS)
     return stamped
 
 
@@ -361,7 +341,7 @@ class Engine:
             tuple[str, str | None], tuple[tuple[_Slot, ...], tuple[_Slot, ...]]
         ] = {}
         self._cache_lock = threading.Lock()
-        self._last_context: tuple[Context, Context] = (EMPTY_CONTEXT, _FROZEN_EMPTY_CONTEXT)
+        self._last_context: tuple[Context, Context] = (EMPTY_CONTEXT, FROZEN_EMPTY_CONTEXT)
 
     # -- the decision ------------------------------------------------------------------
 
@@ -443,7 +423,7 @@ class Engine:
         if not inline and not pooled:
             return run
         # Specialists judge a read-only copy; the record keeps what the agent proposed.
-        run.judged = action = _judgeable(action)
+        run.judged = action = judgeable_action(action)
         run.seen = ctx = self._read_only(ctx)
         try:
             if pooled:
@@ -483,7 +463,7 @@ class Engine:
             if result is _OK_RESULT and recorder is None:
                 values = slot.ok_values.copy()  # the common case, without a call
                 values["elapsed_ms"] = elapsed / 1e6
-                results[slot.entry.id] = _trusted(SpecialistResult, values, _RESULT_FIELDS)
+                results[slot.entry.id] = unchecked(SpecialistResult, values, _RESULT_FIELDS)
                 continue
             # A done ok or refusal (with evidence, say) is no vote: nothing to combine.
             verdict = result.verdict
@@ -497,7 +477,7 @@ class Engine:
         last = self._last_context
         if last[0] is context:
             return last[1]
-        frozen = _frozen_context(context)
+        frozen = frozen_context(context)
         self._last_context = (context, frozen)
         return frozen
 
@@ -760,7 +740,7 @@ class Engine:
             escalations = conclusion.escalations
         else:
             verdict, reason, corrections, flags, escalations = Verdict.OK, "", (), (), ()
-        decision: Decision = _trusted(
+        decision: Decision = unchecked(
             Decision,
             {
                 "decision_id": run.decision_id,
@@ -917,73 +897,6 @@ _SPECIALIST_FIELDS: Final = (
     "evidence",
     "observations",
 )
-
-
-_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
-
-
-def _has_surrogate(value: object) -> bool:
-    if isinstance(value, str):
-        return not value.isascii() and _LONE_SURROGATE.search(value) is not None
-    if isinstance(value, dict):
-        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_surrogate(v) for v in value)
-    return False
-
-
-def _replace_surrogates(value: Any) -> Any:
-    if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_replace_surrogates(v) for v in value]
-    return value
-
-
-def _judgeable(action: Action) -> Action:
-    """The action as specialists see it: read-only, lone surrogates replaced by U+FFFD.
-
-    Its ``args`` and ``metadata`` are frozen (:func:`supervisor.frozen.freeze`), so no
-    specialist can change what another judges or what the decision records; one copy is
-    shared by all of a decision's specialists.
-
-    A lone surrogate (from a ``"\\ud800"`` JSON escape, or a PEP 383 undecodable byte) has
-    no UTF-8 form, so RE2, ``open()`` and most parsers raise on it; a specialist that raises
-    loses its vote, which would let one planted code point switch a check off. The
-    replacement keeps every other character and offset.
-    """
-    args: Any = action.args
-    tool = action.tool
-    if _has_surrogate(args) or _has_surrogate(tool):
-        args, tool = _replace_surrogates(args), _replace_surrogates(tool)
-    values = action.__dict__.copy()
-    values["args"], values["tool"] = freeze(args), tool
-    values["metadata"] = freeze(action.metadata)
-    judged: Action = _trusted(Action, values, _ACTION_FIELDS)
-    return judged
-
-
-_ACTION_FIELDS: Final = frozenset(Action.model_fields)
-_CONTEXT_MUTABLE: Final = tuple(
-    name
-    for name in ("env", "policy", "package_metadata", "tool_descriptions", "extras")
-    if name in Context.model_fields
-)
-
-
-def _frozen_context(context: Context) -> Context:
-    """``context`` with its mappings (and the actions it lists) read-only."""
-    values = context.__dict__.copy()
-    for name in _CONTEXT_MUTABLE:
-        values[name] = freeze(values[name])
-    values["recent_actions"] = tuple(_judgeable(a) for a in context.recent_actions)
-    frozen: Context = context.model_copy(update=values)
-    return frozen
-
-
-_FROZEN_EMPTY_CONTEXT: Final = _frozen_context(EMPTY_CONTEXT)
 
 
 def _as_action(action: Action | Mapping[str, Any]) -> Action:

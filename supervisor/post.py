@@ -28,6 +28,7 @@ from pydantic import JsonValue, ValidationError
 
 from supervisor._workers import WorkerPool, background_loop
 from supervisor.errors import PluginError
+from supervisor.judged import frozen_context, judgeable_action
 from supervisor.models import (
     Action,
     Context,
@@ -103,13 +104,13 @@ class PostTier:
         then sees ``prepared=None``); the action is not held up beyond that timeout.
         """
         prepared: dict[str, JsonValue] = {}
+        seen: tuple[Action, Context] | None = None
         for slot in self.applicable(action):
             prepare = getattr(slot.specialist, "prepare", None)
             if not callable(prepare):
                 continue
-            future: Future[JsonValue] = self._pool.submit(
-                functools.partial(prepare, action, context)
-            )
+            seen = seen or (judgeable_action(action), frozen_context(context))
+            future: Future[JsonValue] = self._pool.submit(functools.partial(prepare, *seen))
             try:
                 prepared[slot.entry.id] = future.result(timeout=slot.entry.timeout_ms / 1000)
             except FutureTimeout:
@@ -143,6 +144,7 @@ class PostTier:
             return None
         start = time.perf_counter_ns()
         pending: list[tuple[_PostSlot, Future[SpecialistResult], Recorder, Effect, float]] = []
+        judged, frozen = judgeable_action(action), frozen_context(context)  # read-only copies
         for slot in slots:
             if replay is not None:
                 observations = replay[slot.entry.id].observations
@@ -153,11 +155,11 @@ class PostTier:
                 shown = effect.model_copy(update={"prepared": prepared.get(slot.entry.id)})
                 recorder = Recorder()
                 timeout_s = slot.entry.timeout_ms / 1000
-            ctx = context.model_copy()
+            ctx = frozen.model_copy()
             ctx._recorder = recorder
             ctx._agent = action.agent
             ctx._session = action.session
-            future = self._submit(slot, action, ctx, shown)
+            future = self._submit(slot, judged, ctx, shown)
             pending.append((slot, future, recorder, shown, time.monotonic() + timeout_s))
         results: dict[str, SpecialistResult] = {}
         for slot, future, recorder, shown, deadline in pending:
@@ -196,7 +198,7 @@ class PostTier:
                 }
             )
         flags = tuple(e for e, r in results.items() if r.verdict is Verdict.FLAG)
-        reverts = () if replay is not None else self._revert(action, results, prepared)
+        reverts = () if replay is not None else self._revert(judged, results, prepared)
         verdict = strictest(r.verdict for r in results.values() if r.verdict is not Verdict.REFUSE)
         reasons = [f"{e}: {results[e].reason}" for e in flags if results[e].reason]
         # What to tell the agent: only entries that say something (a correction template).

@@ -233,11 +233,18 @@ class Exploding:
     def prepare(self, action: Action, context: Context) -> Any:
         if self.config.where == "prepare":
             raise RuntimeError("prepare exploded")
+        if self.config.where == "mutate":
+            try:
+                action.args["path"] = "/etc/passwd"
+            except TypeError as exc:
+                return {"refused": str(exc)}
         return {"seen": True}
 
     def verify(self, action: Action, context: Context, effect: Effect) -> SpecialistResult:
         if self.config.where == "verify":
             raise RuntimeError("verify exploded")
+        if self.config.where == "mutate":
+            context.env["INJECTED"] = "1"  # raises: the input is read-only
         if self.config.where == "revert":
             return SpecialistResult(
                 verdict=Verdict.BLOCK, evidence={"revert": "unknown-kind", "object": "x"}
@@ -373,3 +380,18 @@ def test_a_hook_pair_shares_state_through_postgresql(postgres_url, tmp_path, rep
     assert post is not None
     assert post.reverts[0].restored
     assert target.read_text() == TESTS_BEFORE
+
+
+def test_a_post_specialist_cannot_change_what_it_is_given(tmp_path, repo):
+    """Post specialists get the same read-only copies as the pre tier: an edit raises (an
+    error result, not a crash) and the action recorded is the one proposed."""
+    sup = exploding_sup(tmp_path, "mutate")
+    target = repo / "a.txt"
+    decision = sup.check(write(target, "x"), {"cwd": str(repo), "env": {"HOME": "/h"}})
+    post = sup.after(decision.decision_id, {"ok": True})
+    sup.close()
+    assert post is not None
+    result = post.results["boom"]
+    assert result.status is Status.ERROR
+    assert "read-only" in (result.reason or "")
+    assert post.action.args["path"] == str(target)

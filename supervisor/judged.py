@@ -1,0 +1,101 @@
+"""What specialists are handed: the action and context of a decision, read-only.
+
+Both tiers use these (the engine before the action runs, the post-action tier after): one
+frozen copy of the action per decision, lone surrogates replaced, and the context's mappings
+read-only, so no specialist can change what another judges or what the decision records.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from supervisor.frozen import freeze
+from supervisor.models import EMPTY_CONTEXT, Action, Context
+
+__all__ = ["FROZEN_EMPTY_CONTEXT", "frozen_context", "judgeable_action", "unchecked"]
+
+_new_object = object.__new__
+_set_attr = object.__setattr__
+
+
+def unchecked(cls: type[Any], values: dict[str, Any], fields: frozenset[str]) -> Any:
+    """Build a frozen model from values the engine already validated, skipping validation.
+
+    Decisions are built on every action; pydantic validation would cost more than all the
+    regex specialists together. Only the engine and :func:`judgeable_action` call this, with
+    complete values; a test checks that the result equals a validated model.
+    """
+    model = _new_object(cls)
+    _set_attr(model, "__dict__", values)
+    _set_attr(model, "__pydantic_fields_set__", set(fields))
+    _set_attr(model, "__pydantic_extra__", None)
+    _set_attr(model, "__pydantic_private__", None)
+    return model
+
+
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _has_surrogate(value: object) -> bool:
+    if isinstance(value, str):
+        return not value.isascii() and _LONE_SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_surrogate(v) for v in value)
+    return False
+
+
+def _replace_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace_surrogates(v) for v in value]
+    return value
+
+
+def judgeable_action(action: Action) -> Action:
+    """The action as specialists see it: read-only, lone surrogates replaced by U+FFFD.
+
+    Its ``args`` and ``metadata`` are frozen (:func:`supervisor.frozen.freeze`), so no
+    specialist can change what another judges or what the decision records; one copy is
+    shared by all of a decision's specialists.
+
+    A lone surrogate (from a ``"\\ud800"`` JSON escape, or a PEP 383 undecodable byte) has
+    no UTF-8 form, so RE2, ``open()`` and most parsers raise on it; a specialist that raises
+    loses its vote, which would let one planted code point switch a check off. The
+    replacement keeps every other character and offset.
+    """
+    args: Any = action.args
+    tool = action.tool
+    if _has_surrogate(args) or _has_surrogate(tool):
+        args, tool = _replace_surrogates(args), _replace_surrogates(tool)
+    values = action.__dict__.copy()
+    values["args"], values["tool"] = freeze(args), tool
+    values["metadata"] = freeze(action.metadata)
+    judged: Action = unchecked(Action, values, _ACTION_FIELDS)
+    return judged
+
+
+_ACTION_FIELDS: Final = frozenset(Action.model_fields)
+_CONTEXT_MUTABLE: Final = tuple(
+    name
+    for name in ("env", "policy", "package_metadata", "tool_descriptions", "extras")
+    if name in Context.model_fields
+)
+
+
+def frozen_context(context: Context) -> Context:
+    """``context`` with its mappings (and the actions it lists) read-only."""
+    values = context.__dict__.copy()
+    for name in _CONTEXT_MUTABLE:
+        values[name] = freeze(values[name])
+    values["recent_actions"] = tuple(judgeable_action(a) for a in context.recent_actions)
+    frozen: Context = context.model_copy(update=values)
+    return frozen
+
+
+FROZEN_EMPTY_CONTEXT: Final = frozen_context(EMPTY_CONTEXT)
