@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 
 from pydantic import JsonValue, ValidationError
 
@@ -169,6 +169,34 @@ class Dialect:
     day: str  # an SQL expression for the UTC day (YYYY-MM-DD) of the objection ``o``
     text: str = ""  # what reads a JSON column as text ("::text" in PostgreSQL)
     materialized: str = ""  # "MATERIALIZED " where a CTE is otherwise inlined (PostgreSQL)
+
+
+class FeedbackReads:
+    """The feedback reads both SQL stores answer the same way: the query is the dialect's,
+    the rows come back through the store's own ``_feedback`` (its connection and its types)."""
+
+    _dialect: ClassVar[Dialect]
+
+    def _feedback(self, sql: str, params: list[object]) -> list[FeedbackItem]:
+        raise NotImplementedError  # pragma: no cover - each store defines it
+
+    def feedback(
+        self,
+        entry_id: str | None = None,
+        *,
+        labelled: bool | None = None,
+        since: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[FeedbackItem]:
+        where = FeedbackFilter(entry_id=entry_id, labelled=labelled, since=since)
+        return self._feedback(*feedback_where(self._dialect, where, limit=limit))
+
+    def feedback_page(
+        self, where: FeedbackFilter, *, offset: int = 0, limit: int = 50
+    ) -> list[FeedbackItem]:
+        return self._feedback(
+            *feedback_where(self._dialect, where, newest_first=True, offset=offset, limit=limit)
+        )
 
 
 def _joined(prefix: str, objections: str, decisions: bool = True) -> str:

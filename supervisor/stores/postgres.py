@@ -26,10 +26,10 @@ from supervisor.errors import StoreBusyError, StoreError
 from supervisor.feedback import (
     Dialect,
     EntryFigures,
+    FeedbackReads,
     check_label,
     feedback_from,
     feedback_item,
-    feedback_where,
     parse_decision,
     session_neighbours,
     tallied,
@@ -237,8 +237,10 @@ _ANCHOR: Final = (
 )
 
 
-class PostgresStore:
+class PostgresStore(FeedbackReads):
     """A :class:`~supervisor.store.Store` in a PostgreSQL database."""
+
+    _dialect = _DIALECT
 
     local = False  # every question is a network round trip, which can hang
 
@@ -687,24 +689,6 @@ class PostgresStore:
             )
 
         self._run("recording a label", do)
-
-    def feedback(
-        self,
-        entry_id: str | None = None,
-        *,
-        labelled: bool | None = None,
-        since: datetime | None = None,
-        limit: int | None = None,
-    ) -> list[FeedbackItem]:
-        where = FeedbackFilter(entry_id=entry_id, labelled=labelled, since=since)
-        return self._feedback(*feedback_where(_DIALECT, where, limit=limit))
-
-    def feedback_page(
-        self, where: FeedbackFilter, *, offset: int = 0, limit: int = 50
-    ) -> list[FeedbackItem]:
-        return self._feedback(
-            *feedback_where(_DIALECT, where, newest_first=True, offset=offset, limit=limit)
-        )
 
     def count_feedback(self, where: FeedbackFilter) -> int:
         body, params = feedback_from(_DIALECT, where)

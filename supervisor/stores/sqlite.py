@@ -25,10 +25,10 @@ from supervisor.errors import StoreError
 from supervisor.feedback import (
     Dialect,
     EntryFigures,
+    FeedbackReads,
     check_label,
     feedback_from,
     feedback_item,
-    feedback_where,
     parse_decision,
     session_neighbours,
     tallied,
@@ -209,8 +209,10 @@ def _label(row: Any) -> Label:
     )
 
 
-class SqliteStore:
+class SqliteStore(FeedbackReads):
     """A :class:`~supervisor.store.Store` in one SQLite file."""
+
+    _dialect = _DIALECT
 
     def __init__(self, path: Path, *, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
         self.path = Path(path)
@@ -648,24 +650,6 @@ class SqliteStore:
                 )
 
         self._run("recording a label", do)
-
-    def feedback(
-        self,
-        entry_id: str | None = None,
-        *,
-        labelled: bool | None = None,
-        since: datetime | None = None,
-        limit: int | None = None,
-    ) -> list[FeedbackItem]:
-        where = FeedbackFilter(entry_id=entry_id, labelled=labelled, since=since)
-        return self._feedback(*feedback_where(_DIALECT, where, limit=limit))
-
-    def feedback_page(
-        self, where: FeedbackFilter, *, offset: int = 0, limit: int = 50
-    ) -> list[FeedbackItem]:
-        return self._feedback(
-            *feedback_where(_DIALECT, where, newest_first=True, offset=offset, limit=limit)
-        )
 
     def count_feedback(self, where: FeedbackFilter) -> int:
         body, params = feedback_from(_DIALECT, where)
