@@ -52,6 +52,9 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
   restricts which programs that code may come from.
 - ``piped_into_any``: only when the output is piped into such a command
   (``env | grep *TOKEN*``).
+- ``self_call``: the command calls the shell function it runs inside, piped into or from
+  another call of it (a fork bomb, ``:(){ :|:& };:``, whatever the function is named or
+  however the line is wrapped).
 - ``effects_any`` / ``classes_any``: what the command does to a path (``read``, ``write``,
   ``delete``) and the class of that path (``system``, ``credential``, ``startup``,
   ``unknown``...; :mod:`specialists.understand`), whatever program or language does it.
@@ -256,6 +259,9 @@ class ShellRule(KindConfig):
         piped_into_none: ``PROGRAM [WORD-GLOB...]``: not when the output is piped into such
             a command (one that reads a secret from stdin).
         pipe_into_shell: the command runs code it reads from another command.
+        self_call: the command calls the shell function it runs inside and pipes into or from
+            another call of it (``:(){ :|:& };:``, whatever the function is named): each
+            call starts two more, without end.
         code_from: program globs that code must come from (with ``pipe_into_shell``).
         effects_any: what the command does to a path (``read``, ``write``, ``delete``), by
             any program the parser knows (redirections, ``rm``, ``cp``, ``tee``, ``curl -d
@@ -288,6 +294,7 @@ class ShellRule(KindConfig):
     piped_into_none: list[Consumer] = Field(default_factory=list, max_length=100)
     piped_into_any: list[Consumer] = Field(default_factory=list, max_length=100)
     pipe_into_shell: bool = False
+    self_call: bool = False
     code_from: list[WordGlob] = Field(default_factory=list)
     effects_any: list[Effect] = Field(default_factory=list)
     classes_any: list[PathClassName] = Field(default_factory=list)
@@ -306,12 +313,14 @@ class ShellRule(KindConfig):
             or self.redirects_any
             or self.paths_any
             or self.pipe_into_shell
+            or self.self_call
             or self.effects_any
             or self.classes_any
         ):
             raise ValueError(
                 "a rule needs program, prefixes_any, assignments_any, variables_any, "
-                "redirects_any, paths_any, pipe_into_shell, effects_any or classes_any: "
+                "redirects_any, paths_any, pipe_into_shell, self_call, effects_any or "
+                "classes_any: "
                 "otherwise it is about every command"
             )
         if self.sends and not (self.effects_any or self.classes_any):
@@ -481,6 +490,7 @@ class _Rule:
         "program_globs",
         "programs",
         "redirects_any",
+        "self_call",
         "sends",
         "subcommands",
         "target",
@@ -513,6 +523,7 @@ class _Rule:
         self.assignments_any = WordGlobs(rule.assignments_any)
         self.variables_any = WordGlobs(rule.variables_any)
         self.pipe = rule.pipe_into_shell
+        self.self_call = rule.self_call
         self.piped_into_none = _consumers(rule.piped_into_none)
         self.piped_into_any = _consumers(rule.piped_into_any)
         self.code_from = WordGlobs(rule.code_from)
@@ -593,6 +604,15 @@ class _Rule:
                 return None
             matched.append("$" + variable)
             obj = f"{cmd.program}:${variable}"
+        if self.self_call:
+            if not _calls_itself_in_a_pipe(cmd):
+                return None
+            obj = f"{cmd.program}()"
+            detail = (
+                f"{cmd.program}() calls itself through a pipe: every call starts two more, "
+                "until the machine runs out of processes"
+            )
+            return self._paths_then(cmd, where, obj, detail, matched)
         if self.pipe:
             source = self._code_source(cmd)
             if source is None:
@@ -934,6 +954,15 @@ def _staged_credentials(parsed: ParsedShell, where: Where) -> dict[str, str]:
                 staged.setdefault(effect.path, source + when)
     _memo.staged = (parsed, where, staged)
     return staged
+
+
+def _calls_itself_in_a_pipe(cmd: SimpleCommand) -> bool:
+    """Whether ``cmd`` calls the shell function it runs inside, piped into or from another
+    call of the same function (``f(){ f|f& }``)."""
+    if not cmd.program or f"{cmd.program}()" not in cmd.via:
+        return False
+    into = cmd.pipe_to[0] if cmd.pipe_to else ""
+    return into == cmd.program or cmd.program in cmd.pipe_from
 
 
 def _sends(cmd: SimpleCommand) -> bool:

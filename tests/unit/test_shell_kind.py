@@ -1085,3 +1085,37 @@ def test_a_file_an_earlier_command_of_the_session_staged_is_a_credential():
     result = judge(SEND_CREDENTIALS, send, context)
     assert result.verdict is Verdict.BLOCK
     assert "/home/u/.ssh by an earlier command" in (result.reason or "")
+
+
+# --------------------------------------------------------------------------------------
+# A function that calls itself through a pipe (a fork bomb), by structure, not by spelling
+
+FORK_BOMB: dict[str, Any] = {"rules": [{"name": "fork bomb", "self_call": True}]}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ":(){ :|:& };:",
+        "bomb() { bomb | bomb & }; bomb",
+        "sh -c 'x(){ x|x & }; x'",
+        f"echo {b64(':(){ :|:& };:')} | base64 -d | bash",
+    ],
+)
+def test_a_function_calling_itself_through_a_pipe_objects(command: str):
+    result = judge(FORK_BOMB, command)
+    assert result.verdict is Verdict.BLOCK, command
+    assert "calls itself through a pipe" in (result.reason or "")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'walk() { for d in "$1"/*; do [ -d "$d" ] && walk "$d"; done; }; walk src',
+        "g() { ls | grep x; }; g",
+        "f() { echo a | f2; }; f2() { cat; }; f",
+        "ls | ls",
+    ],
+)
+def test_recursion_without_a_pipe_to_itself_and_pipes_without_recursion_pass(command: str):
+    assert judge(FORK_BOMB, command).verdict is Verdict.OK, command
