@@ -72,6 +72,10 @@ class Supervisor:
     a service judging actions of agents elsewhere would state another machine's home and
     tree as theirs. Turn it on when the agent's tools run here (the hooks, the CLI and the
     adapters do it themselves).
+
+    ``observers`` are called with each decision and its context once it is made (after it is
+    recorded): metrics, traces (:class:`supervisor.telemetry.DecisionSpans`), a dashboard. One
+    that raises is logged and skipped; the decision stands.
     """
 
     def __init__(
@@ -87,6 +91,7 @@ class Supervisor:
         sensitive_fields: Sequence[str] = (),
         on_record_error: Literal["log", "raise"] = "log",
         facts: Literal["host"] | None = None,
+        observers: Sequence[Callable[[Decision, Context], None]] = (),
     ) -> None:
         if facts not in (None, "host"):
             raise ConfigError(f"facts must be None or 'host', not {facts!r}")
@@ -122,13 +127,30 @@ class Supervisor:
             OrderedDict()
         )
         self._raise_on_record_error = on_record_error == "raise"
+        self._record_on = record
+        self._observers = tuple(observers)
         self._engine = Engine(
             taxonomy,
             kinds,
             memory=self.memory,
-            on_decision=self._record if record else None,
+            on_decision=self._decided if record or self._observers else None,
             home=self.home,
         )
+
+    def _decided(self, decision: Decision, context: Context) -> None:
+        """Record the decision, then tell the observers (an observer that raises is logged:
+        it never costs the decision or the other observers)."""
+        try:
+            if self._record_on:
+                self._record(decision, context)
+        finally:
+            for observer in self._observers:
+                try:
+                    observer(decision, context)
+                except Exception:
+                    log.exception(
+                        "observer %r failed on decision %s", observer, decision.decision_id
+                    )
 
     def _record(self, decision: Decision, context: Context) -> None:
         # The signed record first: the store then anchors its chain where it now stands, in
@@ -238,6 +260,7 @@ class Supervisor:
         sensitive_fields: Sequence[str] = (),
         on_record_error: Literal["log", "raise"] = "log",
         facts: Literal["host"] | None = None,
+        observers: Sequence[Callable[[Decision, Context], None]] = (),
     ) -> Supervisor:
         """Load pack names and/or YAML files (pack first, overlays after) and build one.
 
@@ -257,6 +280,7 @@ class Supervisor:
             sensitive_fields=sensitive_fields,
             on_record_error=on_record_error,
             facts=facts,
+            observers=observers,
         )
 
     def check(
