@@ -118,6 +118,7 @@ SHELLS: Final = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "y
 _PYTHON_NAMES: Final = frozenset({"pypy", "pypy3", "py"})
 INTERPRETERS: Final = frozenset(
     {"node", "nodejs", "perl", "ruby", "php", "deno", "bun", "pwsh", "powershell", "osascript"}
+    | {"pwsh.exe", "powershell.exe"}
 )
 # Redirect operators (without an fd number) that write to their target.
 WRITE_REDIRECTS: Final = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
@@ -2105,6 +2106,13 @@ _LONG_CODE: Final = {
 }
 
 
+# PowerShell parameters that take a value (any unambiguous prefix may be written).
+_PWSH_VALUED: Final = (
+    "executionpolicy", "windowstyle", "outputformat", "inputformat", "configurationname",
+    "workingdirectory", "settingsfile", "custompipename", "psconsolefile", "version",
+)  # fmt: skip
+
+
 def _family(program: str) -> str:
     if program in SHELLS:
         return "shell"
@@ -2112,7 +2120,7 @@ def _family(program: str) -> str:
         return "python"
     if program in ("node", "nodejs", "bun"):
         return "node"
-    if program in ("pwsh", "powershell"):
+    if program.lower() in ("pwsh", "powershell", "pwsh.exe", "powershell.exe"):
         return "pwsh"
     return program
 
@@ -2143,11 +2151,15 @@ def _interpreter_args(program: str, args: Sequence[str]) -> _Interp:
             return _Interp(None, None, True, False)
         if family == "pwsh" and word.startswith("-"):
             key = word.lstrip("-").lower()
-            if key in long_code:
+            # PowerShell takes any unambiguous prefix of a parameter: -enc, -encod...
+            encoded = key in ("ec", "e") or (len(key) >= 2 and "encodedcommand".startswith(key))
+            if key in long_code or encoded:
                 code = args[i + 1] if i + 1 < n else ""
-                encoded = key in ("encodedcommand", "ec", "e")
                 return _Interp(code, None, False, encoded)
-            i += 1
+            if key in ("file", "f"):
+                return _Interp(None, args[i + 1] if i + 1 < n else None, False, False)
+            valued = any(len(key) >= 2 and name.startswith(key) for name in _PWSH_VALUED)
+            i += 2 if valued or key in ("ep", "ex", "wd") else 1
             continue
         if word.startswith("--"):
             key, has_value, value = word[2:].partition("=")

@@ -207,6 +207,10 @@ def windows_ops(text: str, home: str | None) -> list[WindowsOp]:
         op = _translate(parsed, statement, home, piped=sep == "|", previous=previous)
         if op is not None:
             ops.append(op)
+        elif parsed.verb not in _EVAL and _names_a_command(words[0]):
+            # any other cmdlet or program runs as written (Set-MpPreference -Disable...,
+            # New-LocalUser, reg add ...): rules keyed on its name judge it as if typed
+            ops.append(WindowsOp("argv", tuple(w.strip("'\"") for w in words), statement))
         # iex (iwr URL): the fetch inside the parentheses is the code run
         lowered = [w.lower() for w in parsed.args]
         fetch = next((i for i, w in enumerate(lowered) if w in _FETCH), None)
@@ -215,6 +219,12 @@ def windows_ops(text: str, home: str | None) -> list[WindowsOp]:
             ops.append(WindowsOp("shell", (f"curl -fsSL {_q(url)} | sh",), statement))
         previous = parsed
     return ops
+
+
+def _names_a_command(word: str) -> bool:
+    """A word that names a command (``Set-MpPreference``, ``reg``, ``net.exe``), not an
+    expression (``$x = 1``, ``(Get-Item x).Length``, ``[IO.File]::Delete(…)``)."""
+    return bool(word) and (word[0].isalpha() or word[0] == "_") and "(" not in word
 
 
 def _url(parsed: _Parsed) -> str:

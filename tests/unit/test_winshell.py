@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from specialists.shellparse import parse, path_effects, resolve_path
@@ -45,7 +47,27 @@ def test_download_and_run_is_curl_into_a_shell(line: str):
 def test_quotes_and_separators():
     ops = windows_ops('Remove-Item "C:\\Program Files\\App" -Recurse; Write-Host "a;b"', HOME)
     assert ops[0].words == ("rm", "-r", "/c:/Program Files/App")
-    assert len(ops) == 1
+    # the quoted ";" does not split: the cmdlet runs as written, with its one argument
+    assert [op.words for op in ops[1:]] == [("Write-Host", "a;b")]
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("Set-MpPreference -DisableRealtimeMonitoring $true", ("Set-MpPreference",)),
+        ("New-LocalUser -Name x -NoPassword", ("New-LocalUser",)),
+        ("reg add HKCU\\Software\\x /v y", ("reg", "add")),
+    ],
+)
+def test_other_cmdlets_and_programs_run_as_written(line: str, words: tuple[str, ...]):
+    (op,) = windows_ops(line, HOME)
+    assert op.kind == "argv"
+    assert op.words[: len(words)] == words
+
+
+@pytest.mark.parametrize("line", ["$x = 1", "(Get-Item x).Length", "[IO.File]::Exists('x')"])
+def test_expressions_are_not_commands(line: str):
+    assert windows_ops(line, HOME) == []
 
 
 def test_drive_paths_resolve_and_classify():
@@ -75,3 +97,24 @@ def test_cmd_c_runs_its_line():
     assert rm
     assert rm[0].argv == ("rm", "-r", "/c:/Users/dev")
     assert rm[0].via == ("cmd /c",)
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "powershell -enc",
+        "powershell -En",
+        "powershell.exe -EncodedCommand",
+        "pwsh -NoProfile -ec",
+        "powershell -ExecutionPolicy Bypass -e",
+    ],
+)
+def test_encoded_commands_by_any_prefix_of_the_parameter_are_read(prefix: str):
+    encoded = base64.b64encode("Remove-Item -Recurse -Force C:\\Users\\dev".encode("utf-16-le"))
+    parsed = parse(f"{prefix} {encoded.decode()}", cwd="/w", home="/h")
+    assert ("rm", "-r", "/c:/Users/dev") in [c.argv for c in parsed.commands]
+
+
+def test_parameters_with_values_are_skipped_before_the_command():
+    parsed = parse('powershell -ExecutionPolicy Bypass -Command "Stop-Process -Name node"')
+    assert ("pkill", "node") in [c.argv for c in parsed.commands]
