@@ -45,13 +45,14 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for benchmarks.quality
 
-from benchmarks.quality import pack_kinds, shell_commands, train_seed_models
+from benchmarks.quality import pack_kinds, shell_commands
 from specialists import shellparse
 from supervisor.engine import Engine
 from supervisor.facade import Supervisor
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult
 from supervisor.plugins import load_kinds
+from supervisor.seeds import build_seed_models
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
 from supervisor.taxonomy import load_taxonomy
 
@@ -321,7 +322,7 @@ def coding_pack(tmp: Path, rounds: int) -> None:
     taxonomy = load_taxonomy(["coding"], kinds)
     homes = {"off": tmp / "coding-off", "on": tmp / "coding-on"}
     for home in homes.values():
-        train_seed_models(taxonomy, kinds, home)  # the classifier entry's seed model
+        build_seed_models(taxonomy, kinds, home)  # the classifier entry's seed model
     context = Context(
         cwd="/home/dev/src/shop-api",
         repo_root="/home/dev/src/shop-api",

@@ -52,6 +52,7 @@ from supervisor.facade import Supervisor
 from supervisor.memory import StoreMemory
 from supervisor.models import Context, Decision, Verdict
 from supervisor.plugins import KindRegistry, load_kinds
+from supervisor.seeds import build_seed_models
 from supervisor.store import open_store
 from supervisor.taxonomy import Taxonomy, load_taxonomy
 
@@ -167,39 +168,6 @@ def _result_map(decision: Decision) -> dict[str, tuple[Verdict, str, str]]:
     }
 
 
-def train_seed_models(taxonomy: Taxonomy, kinds: KindRegistry, home: Path) -> list[str]:
-    """Build each learned entry's seed model in ``home``, as ``supervise train ID --seed-only``.
-
-    Nothing trains implicitly: without this, a classifier entry has no model and errors.
-    """
-    from supervisor.errors import ModelError
-    from supervisor.facade import _signing_keys
-    from supervisor.state import ensure_home
-
-    if kinds.hook is None:
-        return []
-    keys = _signing_keys(None, ensure_home(home))
-    trained = []
-    for entry in taxonomy.entries:
-        try:
-            report = kinds.hook.supervisor_train(
-                entry=entry,
-                config=taxonomy.configs[entry.id],
-                home=home,
-                keys=keys,
-                feedback=[],
-                examples=[],
-                force=False,
-                seed_only=True,
-            )
-        except ModelError as exc:
-            print(f"warning: no seed model for {entry.id}: {exc}", file=sys.stderr)
-            continue
-        if report is not None:
-            trained.append(f"{entry.id}: {report['version']}")
-    return trained
-
-
 def run_cases(
     taxonomy: Taxonomy,
     kinds: KindRegistry,
@@ -208,13 +176,14 @@ def run_cases(
 ) -> list[Outcome]:
     """Decide every case in its own session; earlier steps first, with their outcomes.
 
-    ``models_home`` holds the learned entries' models (see :func:`train_seed_models`); by
-    default the seed models are built in the temporary home first.
+    ``models_home`` holds the learned entries' models (see
+    :func:`supervisor.seeds.build_seed_models`); by default the seed models are built in the
+    temporary home first.
     """
     with tempfile.TemporaryDirectory(prefix="supervise-quality-") as tmp:
         home = Path(tmp)
         if models_home is None:
-            train_seed_models(taxonomy, kinds, home)
+            build_seed_models(taxonomy, kinds, home)
         else:
             for part in ("keys", "models"):
                 if (models_home / part).is_dir():
@@ -732,7 +701,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The learned entries' seed models, built once for both runs.
     with tempfile.TemporaryDirectory(prefix="supervise-models-") as models:
         models_home = Path(models)
-        train_seed_models(taxonomy, kinds, models_home)
+        build_seed_models(taxonomy, kinds, models_home)
         outcomes = run_cases(taxonomy, kinds, cases, models_home)
         latency = (
             None

@@ -358,11 +358,35 @@ def hook_install(
             "outside the project); other machines may not have them.",
         )
     serve_home = home if home is not None else default_home(project_dir)
+    if scope != "user" or given_home is not None:  # the state directory the hook will use
+        _seed_models(taxonomies, serve_home)
     click.echo(
         f"  faster: run `supervise hook serve --home {serve_home.absolute()}` and keep it running"
     )
     if host == "codex":
         click.echo("  Codex runs a new hook only once you trust it: open /hooks in Codex.")
+
+
+def _seed_models(taxonomies: tuple[str, ...], home: Path) -> None:
+    """Build the learned entries' seed models in ``home`` now, so that they judge from the
+    hook's first call (``supervise train ENTRY --seed-only`` for each)."""
+    from supervisor.errors import SupervisorError
+    from supervisor.plugins import load_kinds
+    from supervisor.seeds import build_seed_models
+    from supervisor.taxonomy import load_taxonomy
+
+    try:
+        kinds = load_kinds()
+        taxonomy = load_taxonomy(_taxonomy_sources(taxonomies), kinds)
+        built = build_seed_models(taxonomy, kinds, home)
+    except SupervisorError as exc:  # the hook is installed; the models can come later
+        click.echo(
+            f"  note: seed models not built ({str(exc).splitlines()[0]}); the hook's learned "
+            "entries abstain until `supervise train ENTRY_ID --seed-only` builds them",
+        )
+        return
+    for line in built:
+        click.echo(f"  built the seed model {line} in {home}")
 
 
 def _is_file(source: str) -> bool:

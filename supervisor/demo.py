@@ -117,40 +117,19 @@ def _show(
 
 
 def _train_seed_models(home: Path) -> None:
-    """Build the seed models of learned entries the first time the demo runs in ``home``.
-
-    Outside the demo that is ``supervise train ENTRY --seed-only``; which kinds learn is
-    theirs to say (the ``supervisor_train`` hook), so every entry is offered.
-    """
-    from supervisor.facade import _signing_keys
+    """Build the seed models of learned entries the first time the demo runs in ``home``
+    (outside the demo: ``supervise train ENTRY --seed-only``, or ``hook install``)."""
     from supervisor.plugins import load_kinds
-    from supervisor.state import ensure_home
+    from supervisor.seeds import build_seed_models
     from supervisor.taxonomy import load_taxonomy
 
-    if (home / "models").exists():
-        return
     kinds = load_kinds()
-    taxonomy = load_taxonomy(list(DEMO_PACKS), kinds)
-    ensure_home(home)
-    keys = _signing_keys(None, home)
-    for entry in taxonomy.entries:
-        if kinds.hook is None:
-            return
-        report = kinds.hook.supervisor_train(
-            entry=entry,
-            config=taxonomy.configs[entry.id],
-            home=home,
-            keys=keys,
-            feedback=[],
-            examples=[],
-            force=False,
-            seed_only=True,
+    for built in build_seed_models(load_taxonomy(list(DEMO_PACKS), kinds), kinds, home):
+        entry = built.split(":", 1)[0]
+        click.echo(
+            f"(first run: trained the seed model of {entry}, "
+            f"like `supervise train {entry} --seed-only`)"
         )
-        if report is not None:
-            click.echo(
-                f"(first run: trained the seed model of {entry.id}, "
-                f"like `supervise train {entry.id} --seed-only`)"
-            )
 
 
 def run_demo(home: Path | None, color: bool | None = None) -> list[Decision]:

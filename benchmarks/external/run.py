@@ -48,12 +48,12 @@ from typing import Any, Final
 
 from benchmarks.external import disguises, readers
 from benchmarks.external.readers import Case
-from benchmarks.quality import train_seed_models
 from supervisor.adapters.tools import check_tool_call, read_action
 from supervisor.facade import Supervisor
 from supervisor.memory import StoreMemory
 from supervisor.models import Action, Context, Decision, Verdict
 from supervisor.plugins import KindRegistry, load_kinds
+from supervisor.seeds import build_seed_models
 from supervisor.store import LazyStore
 from supervisor.taxonomy import Taxonomy, load_taxonomy, with_timeouts
 
@@ -218,7 +218,7 @@ def run_cases(
     with tempfile.TemporaryDirectory(prefix="supervise-external-") as work:
         models_home = Path(work) / "models-home"
         kinds = pack_kinds()
-        train_seed_models(load_pack(sources, kinds), kinds, models_home)
+        build_seed_models(load_pack(sources, kinds), kinds, models_home)
         if workers <= 1:
             _start_worker(sources, str(models_home), work)
             try:

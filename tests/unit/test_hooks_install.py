@@ -303,3 +303,26 @@ def test_uninstall_drops_the_events_it_empties_and_leaves_a_missing_file_alone(t
     path.write_text('{"hooks": []}')
     with pytest.raises(ConfigError, match="'hooks' must be an object"):
         uninstall(path)
+
+
+def test_install_builds_the_seed_models_of_the_home_the_hook_uses(tmp_path):
+    """The learned entry judges from the hook's first call: install built its seed model in
+    the project's state directory (once: a second install builds nothing)."""
+    from supervisor.state import default_home
+
+    project = tmp_path / "seeded"
+    project.mkdir()
+    first = install_cli(project)
+    assert "built the seed model pi_injected_instruction_relay" in first.output
+    home = default_home(project)
+    assert (home / "models" / "pi_injected_instruction_relay").is_dir()
+    again = install_cli(project)
+    assert "built the seed model" not in again.output
+
+
+def test_install_with_a_taxonomy_not_there_yet_still_installs(tmp_path):
+    project = tmp_path / "later"
+    project.mkdir()
+    result = install_cli(project, "-t", str(project / "team.yaml"))
+    assert "seed models not built" in result.output
+    assert (project / ".claude" / "settings.json").is_file()
