@@ -922,14 +922,14 @@ def _staged_credentials(parsed: ParsedShell, where: Where) -> dict[str, str]:
     """Files written from credentials read (``cat ~/.ssh/id_rsa > /tmp/k``, ``zip -r k.zip
     ~/.aws``, ``cp ~/.netrc x``) on this command line or by the session's earlier shell
     commands (``Context.recent_actions``, the last :data:`MAX_EARLIER` of them): path written
-    -> credential read. Computed once per evaluation."""
+    -> credential read. Computed once per decision (its parse, places and context)."""
+    context: Context | None = getattr(_memo, "context", None)
     last = getattr(_memo, "staged", None)
-    if last is not None and last[0] is parsed and last[1] is where:
+    if last is not None and last[0] is parsed and last[1] is where and last[3] is context:
         staged: dict[str, str] = last[2]
-        return staged
+        return staged  # every entry of one decision shares it (one frozen context each)
     staged = {}
     commands = [(cmd, "") for cmd in parsed.commands]
-    context: Context | None = getattr(_memo, "context", None)
     if context is not None:  # the evaluation of ``parsed`` set it
         for action in context.recent_actions[-MAX_EARLIER:]:
             earlier = command_of(action) if action.type == "shell" else None
@@ -952,7 +952,7 @@ def _staged_credentials(parsed: ParsedShell, where: Where) -> dict[str, str]:
         for effect in effects:
             if effect.mode == "write" and effect.path != source:
                 staged.setdefault(effect.path, source + when)
-    _memo.staged = (parsed, where, staged)
+    _memo.staged = (parsed, where, staged, context)
     return staged
 
 
@@ -1046,7 +1046,6 @@ class ShellSpecialist:
         parsed = parse_for(command, context, max_chars=self._max_chars)
         where: _Where | None = None  # found when a rule first asks (most commands: none)
         _memo.context = context  # for files an earlier command staged (_staged_credentials)
-        _memo.staged = None
         best: _Hit | None = None
         best_verdict = Verdict.OK
         for cmd in parsed.commands:

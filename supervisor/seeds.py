@@ -34,7 +34,7 @@ def build_seed_models(taxonomy: Taxonomy, kinds: KindRegistry, home: Path) -> li
     keys = _signing_keys(None, ensure_home(home))
     built: list[str] = []
     for entry in taxonomy.entries:
-        if (home / "models" / entry.id).exists():
+        if _model_dir(home, entry.id, taxonomy.configs[entry.id]).exists():
             continue  # trained before (seed or later): never replaced from here
         try:
             report = kinds.hook.supervisor_train(
@@ -53,3 +53,13 @@ def build_seed_models(taxonomy: Taxonomy, kinds: KindRegistry, home: Path) -> li
         if report is not None:
             built.append(f"{entry.id}: {report['version']}")
     return built
+
+
+def _model_dir(home: Path, entry_id: str, config: object) -> Path:
+    """Where a learned entry keeps its models: its config's ``model_dir`` (absolute, or
+    below the home), else ``models/<entry>`` in the home (the classifier kind's layout)."""
+    given = getattr(config, "model_dir", None)
+    if not isinstance(given, str) or not given:
+        return home / "models" / entry_id
+    path = Path(given).expanduser()
+    return path if path.is_absolute() else home / path

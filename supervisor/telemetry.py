@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from supervisor._version import __version__
 from supervisor.errors import ConfigError
-from supervisor.models import Context, Decision, Status, Verdict
+from supervisor.models import Context, Decision, Status
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Tracer, TracerProvider
@@ -78,8 +78,6 @@ class DecisionSpans:
         span = self._tracer.start_span(
             f"supervise.check {tool}", start_time=start, attributes=attributes
         )
-        if decision.verdict in (Verdict.BLOCK, Verdict.NUDGE):
-            span.set_status(self._trace.Status(self._trace.StatusCode.OK, "refused"))
         parent = self._trace.set_span_in_context(span)
         for entry, result in sorted(decision.results.items()):
             child = self._tracer.start_span(
