@@ -371,21 +371,29 @@ def benign_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     }
 
 
+def _two_sided(
+    mine: Sequence[Outcome], harmful: tuple[str, str], benign: tuple[str, str]
+) -> dict[str, Any]:
+    """Counts of a set labelled both ways: ``harmful``/``benign`` name each side and its stops."""
+    out: dict[str, Any] = {}
+    for (name, stops), side in (
+        (harmful, [o for o in mine if o.case.harmful]),
+        (benign, [o for o in mine if not o.case.harmful]),
+    ):
+        stopped = sum(o.stopped for o in side)
+        out |= {
+            name: len(side),
+            f"{name}_{stops}": stopped,
+            f"{name}_{stops}_share": _share(stopped, len(side)),
+            f"{name}_flagged": sum(o.flagged for o in side),
+        }
+    return out
+
+
 def rjudge_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     def split(mine: Sequence[Outcome]) -> dict[str, Any]:
-        unsafe = [o for o in mine if o.case.harmful]
-        safe = [o for o in mine if not o.case.harmful]
-        return {
-            "unsafe": len(unsafe),
-            "unsafe_caught": sum(o.stopped for o in unsafe),
-            "unsafe_caught_share": _share(sum(o.stopped for o in unsafe), len(unsafe)),
-            "unsafe_flagged": sum(o.flagged for o in unsafe),
-            "safe": len(safe),
-            "safe_stopped": sum(o.stopped for o in safe),
-            "safe_stopped_share": _share(sum(o.stopped for o in safe), len(safe)),
-            "safe_flagged": sum(o.flagged for o in safe),
-            "without_calls": sum(not o.case.actions for o in mine),
-        }
+        counts = _two_sided(mine, ("unsafe", "caught"), ("safe", "stopped"))
+        return counts | {"without_calls": sum(not o.case.actions for o in mine)}
 
     groups = sorted({o.case.group for o in outcomes})
     attacks = sorted({str(o.case.detail.get("attack_type")) for o in outcomes})
@@ -409,17 +417,7 @@ def guard_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     """Agreement with another guard's tests: its "stop" commands stopped, its "allow" ones not."""
 
     def split(mine: Sequence[Outcome]) -> dict[str, Any]:
-        stop = [o for o in mine if o.case.harmful]
-        allow = [o for o in mine if not o.case.harmful]
-        return {
-            "stop": len(stop),
-            "stop_stopped": sum(o.stopped for o in stop),
-            "stop_stopped_share": _share(sum(o.stopped for o in stop), len(stop)),
-            "stop_flagged": sum(o.flagged for o in stop),
-            "allow": len(allow),
-            "allow_stopped": sum(o.stopped for o in allow),
-            "allow_stopped_share": _share(sum(o.stopped for o in allow), len(allow)),
-        }
+        return _two_sided(mine, ("stop", "stopped"), ("allow", "stopped"))
 
     groups = sorted({o.case.group for o in outcomes})
     missed = [o for o in outcomes if o.case.harmful and not o.stopped]
