@@ -553,8 +553,8 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
     """The paths ``command`` reads, writes or deletes, as far as its program is known.
 
     Redirections always count (``> f`` writes ``f``, ``< f`` reads it); then by program:
-    ``rm``/``unlink``/``shred`` and ``find -delete`` delete (not ``rmdir``: empty directories), ``mv`` deletes its
-    sources and writes its destination, ``cp``/``rsync``/``install``/``ln`` read sources and
+    ``rm``/``unlink``/``shred`` and ``find -delete`` delete (not ``rmdir``: empty directories),
+    ``mv`` deletes its sources and writes its destination, ``cp``/``rsync``/``install``/``ln`` read sources and
     write the destination (``rsync --delete`` also deletes there), ``tee``, ``touch``,
     editors, ``chmod``/``chown``, ``sed -i``, ``dd of=``, ``curl -o``, ``wget -O`` write,
     ``mkdir`` writes, readers (``cat``, ``less``, ``grep``, ``source``...) and ``curl -d @f``
