@@ -555,10 +555,10 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
     Redirections always count (``> f`` writes ``f``, ``< f`` reads it); then by program:
     ``rm``/``unlink``/``shred`` and ``find -delete`` delete (not ``rmdir``: empty directories),
     ``mv`` deletes its sources and writes its destination, ``cp``/``rsync``/``install``/``ln``
-    read sources and write the destination (``rsync --delete`` also deletes there), ``tee``, ``touch``,
-    editors, ``chmod``/``chown``, ``sed -i``, ``dd of=``, ``curl -o``, ``wget -O`` write,
-    ``mkdir`` writes, readers (``cat``, ``less``, ``grep``, ``source``...) and ``curl -d @f``
-    / ``-T f`` read. Unknown programs contribute only their redirections.
+    read sources and write the destination (``rsync --delete`` also deletes there), ``tee``,
+    ``touch``, editors, ``chmod``/``chown``, ``sed -i``, ``dd of=``, ``curl -o``, ``wget -O``
+    write, ``mkdir`` writes, readers (``cat``, ``less``, ``grep``, ``source``...) and ``curl -d
+    @f`` / ``-T f`` read. Unknown programs contribute only their redirections.
     """
     effects: list[PathEffect] = []
     cwd = command.cwd
