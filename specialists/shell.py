@@ -24,7 +24,8 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
 - ``program``: program names or globs (``rm``, ``mkfs*``); the basename, after prefixes
   such as ``sudo``/``env``/``timeout`` are stripped.
 - ``subcommand``: words that must appear in order among the first positionals
-  (``destroy``, ``delete namespace``, ``system prune``).
+  (``destroy``, ``delete namespace``, ``system prune``); a word may be a glob
+  (``delete-*``, ``*:destroy``).
 - ``flags_any`` / ``flags_all`` / ``flags_none``: normalised options: ``r`` for ``-r`` (also
   inside ``-rf``), ``recursive`` for ``--recursive``.
 - ``args_any`` / ``args_none``: globs over the words after the program (``-1``, ``777``,
@@ -244,7 +245,8 @@ class ShellRule(KindConfig):
         name: a short label for the evidence (``recursive delete``).
         program: program names or globs (basename, prefixes stripped).
         subcommand: word sequences, any of which must appear in order among the first
-            positionals (``destroy``, ``delete namespace``).
+            positionals (``destroy``, ``delete namespace``); a word may be a glob
+            (``delete-*``).
         flags_any, flags_all, flags_none: normalised flag names.
         args_any, args_none: globs over the words after the program.
         target: a condition on the positionals' resolved paths or on how they expanded.
@@ -509,7 +511,9 @@ class _Rule:
         self.programs = frozenset(p for p in rule.program if p not in wild)
         self.program_globs = WordGlobs(wild) if wild else None
         self.any_program = not self.programs and self.program_globs is None
-        self.subcommands = tuple(tuple(s.split()) for s in rule.subcommand)
+        self.subcommands = tuple(
+            tuple(_SubWord(w) for w in words.split()) for words in rule.subcommand
+        )
         self.flags_any = frozenset(rule.flags_any)
         self.flags_all = frozenset(rule.flags_all)
         self.flags_none = frozenset(rule.flags_none)
@@ -777,8 +781,9 @@ class _Rule:
         for words in self.subcommands:
             size = len(words)
             for start in range(min(3, len(head) - size + 1)):
-                if tuple(head[start : start + size]) == words:
-                    return " ".join(words)
+                found = head[start : start + size]
+                if all(w.match(f) for w, f in zip(words, found, strict=True)):
+                    return " ".join(found)
         return None
 
     def _assignment(self, cmd: SimpleCommand, parsed: ParsedShell) -> str | None:
@@ -795,6 +800,19 @@ class _Rule:
         if not self.code_from:
             return sources[0] if sources else "stdin"
         return next((s for s in sources if self.code_from.match(s)), None)
+
+
+class _SubWord:
+    """One word of a subcommand: itself, or a glob over the word (``delete-*``)."""
+
+    __slots__ = ("glob", "word")
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+        self.glob = WordGlobs((word,)) if any(c in word for c in "*?[") else None
+
+    def match(self, found: str) -> bool:
+        return self.glob.match(found) if self.glob is not None else found == self.word
 
 
 @lru_cache(maxsize=256)

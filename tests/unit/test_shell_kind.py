@@ -1119,3 +1119,47 @@ def test_a_function_calling_itself_through_a_pipe_objects(command: str):
 )
 def test_recursion_without_a_pipe_to_itself_and_pipes_without_recursion_pass(command: str):
     assert judge(FORK_BOMB, command).verdict is Verdict.OK, command
+
+
+# --------------------------------------------------------------------------------------
+# Subcommand words as globs
+
+
+SERVICE_DELETE = {
+    "rules": [
+        {"program": ["aws"], "subcommand": ["delete-*", "s3 rm"], "args_none": ["--dryrun"]},
+        {"program": ["heroku", "gh"], "subcommand": ["*:destroy", "delete"]},
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "aws ec2 delete-snapshot --snapshot-id snap-1",
+        "aws --region eu-west-1 sqs delete-queue --queue-url u",
+        "aws s3 rm s3://bucket/key",
+        "heroku apps:destroy shop",
+        "gh release delete v1.2",
+        "sudo -u deploy aws rds delete-db-snapshot --db-snapshot-identifier s",
+    ],
+)
+def test_a_subcommand_word_may_be_a_glob(command: str):
+    result = judge(SERVICE_DELETE, command)
+    assert result.verdict is Verdict.BLOCK, command
+    assert result.reason is not None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "aws ec2 describe-snapshots",
+        "aws s3 rm s3://bucket/key --dryrun",
+        "aws s3 ls s3://bucket/delete-me",  # the word is an operand after the subcommand
+        "heroku apps:info shop",
+        "gh release view v1.2",
+        "echo aws ec2 delete-snapshot",
+    ],
+)
+def test_a_glob_subcommand_matches_only_there(command: str):
+    assert judge(SERVICE_DELETE, command) is SpecialistResult.ok()
