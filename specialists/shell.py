@@ -609,11 +609,12 @@ class _Rule:
             matched.append("$" + variable)
             obj = f"{cmd.program}:${variable}"
         if self.self_call:
-            if not _calls_itself_in_a_pipe(cmd):
+            how = _calls_itself_twice(cmd, parsed)
+            if how is None:
                 return None
             obj = f"{cmd.program}()"
             detail = (
-                f"{cmd.program}() calls itself through a pipe: every call starts two more, "
+                f"{cmd.program}() calls itself {how}: every call starts two more, "
                 "until the machine runs out of processes"
             )
             return self._paths_then(cmd, where, obj, detail, matched)
@@ -974,13 +975,42 @@ def _staged_credentials(parsed: ParsedShell, where: Where) -> dict[str, str]:
     return staged
 
 
-def _calls_itself_in_a_pipe(cmd: SimpleCommand) -> bool:
-    """Whether ``cmd`` calls the shell function it runs inside, piped into or from another
-    call of the same function (``f(){ f|f& }``)."""
+def _calls_itself_twice(cmd: SimpleCommand, parsed: ParsedShell) -> str | None:
+    """How ``cmd`` calls the shell function it runs inside alongside another call of it:
+    piped into or from it (``f(){ f|f& }``), or in the background beside a second call in
+    the same body (``f(){ f & f & }``). None when it does not: a single call, or calls one
+    after the other, is recursion that ends or fails, not a doubling."""
     if not cmd.program or f"{cmd.program}()" not in cmd.via:
-        return False
+        return None
     into = cmd.pipe_to[0] if cmd.pipe_to else ""
-    return into == cmd.program or cmd.program in cmd.pipe_from
+    if into == cmd.program or cmd.program in cmd.pipe_from:
+        return "through a pipe"
+    if cmd.background and _twins_in_one_body(cmd, parsed.commands) >= 2:
+        return "twice in the background"
+    return None
+
+
+def _twins_in_one_body(cmd: SimpleCommand, commands: Sequence[SimpleCommand]) -> int:
+    """Calls like ``cmd`` (same program, same path to it) in the one reading of the body that
+    holds it: the commands around it whose path starts with its own; a command reached by a
+    shorter path (the function called again from outside) begins another reading."""
+    at = next((i for i, c in enumerate(commands) if c is cmd), None)
+    if at is None:
+        return 0
+    depth = len(cmd.via)
+
+    def inside(c: SimpleCommand) -> bool:
+        return len(c.via) >= depth and c.via[:depth] == cmd.via
+
+    first = at
+    while first > 0 and inside(commands[first - 1]):
+        first -= 1
+    last = at
+    while last + 1 < len(commands) and inside(commands[last + 1]):
+        last += 1
+    return sum(
+        1 for c in commands[first : last + 1] if c.program == cmd.program and c.via == cmd.via
+    )
 
 
 def _sends(cmd: SimpleCommand) -> bool:

@@ -134,6 +134,7 @@ _SPECIAL_PARAMS: Final = frozenset("@*#?$!-0123456789")
 # Names a program can be given for "read me from standard input".
 _STDIN_FILES: Final = frozenset({"/dev/stdin", "-", "/proc/self/fd/0", "/dev/fd/0"})
 MAX_FUNCTIONS: Final = 64
+MAX_RECURSION: Final = 2  # readings of a function's body along one path of calls
 _POSITIONAL: Final = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "*", "#")
 _RESERVED: Final = _names(
     "if then else elif fi for while until do done case esac select function coproc { "
@@ -232,6 +233,7 @@ class SimpleCommand:
         synthetic: derived from code rather than written as a shell command (the
             ``rm -r /x`` that ``python -c 'shutil.rmtree("/x")'`` amounts to).
         fallback: found by the conservative tokenizer because the text did not parse.
+        background: it runs in the background (``cmd &``, or inside something that does).
     """
 
     program: str
@@ -261,6 +263,7 @@ class SimpleCommand:
     stdin_args: bool = False
     synthetic: bool = False
     fallback: bool = False
+    background: bool = False
     stdin_text: str | None = field(default=None, repr=False)
 
     @property
@@ -1444,9 +1447,12 @@ class _Scope(NamedTuple):
     via: tuple[str, ...]
     prefixes: tuple[str, ...]
     fallback: bool
+    background: bool = False  # inside ``… &``
 
     def nest(self, step: str) -> _Scope:
-        return _Scope(self.depth + 1, (*self.via, step), self.prefixes, self.fallback)
+        return _Scope(
+            self.depth + 1, (*self.via, step), self.prefixes, self.fallback, self.background
+        )
 
 
 @dataclass(slots=True)
@@ -2509,6 +2515,8 @@ class _Parser:
             ]
             return [self._pipeline(parts, state, scope)]
         if isinstance(node, bashtree.Group):
+            if node.background and not scope.background:
+                scope = scope._replace(background=True)
             result = self._walk_nodes(node.body, state.copy() if node.subshell else state, scope)
             if node.redirects is not None:
                 self._pipeline([node.redirects], state, scope)
@@ -2778,6 +2786,7 @@ class _Parser:
             glob_words=tuple(w for w in dict.fromkeys(expanded.glob_fields) if w in argv),
             pipe_from=pipe_from,
             stdin_args=stripped.xargs,
+            background=scope.background,
             filtered=from_input is not None and from_input.filtered,
             fallback=scope.fallback,
             stdin_text=stdin_text,
@@ -2829,8 +2838,15 @@ class _Parser:
         if cmd.program == "find":
             self._find_exec(cmd, child, scope)
         function = state.functions.get(cmd.argv[0]) if cmd.argv else None
-        if function is not None and scope.depth < self.max_depth:
-            self._walk_nodes(function, child.called(cmd.argv[1:]), scope.nest(f"{program}()"))
+        step = f"{program}()"
+        # A recursive function is read through one call of itself (with that call's
+        # arguments), not until the nesting limit: deeper calls run the same body again.
+        if (
+            function is not None
+            and scope.depth < self.max_depth
+            and scope.via.count(step) < MAX_RECURSION
+        ):
+            self._walk_nodes(function, child.called(cmd.argv[1:]), scope.nest(step))
         alias = state.aliases.get(cmd.argv[0]) if cmd.argv and function is None else None
         if alias is not None and scope.depth < self.max_depth:
             text = " ".join([alias, *(_quote(word) for word in cmd.argv[1:])])

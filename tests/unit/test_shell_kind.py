@@ -1111,10 +1111,30 @@ def test_a_function_calling_itself_through_a_pipe_objects(command: str):
 @pytest.mark.parametrize(
     "command",
     [
+        "f(){ f & f & }; f",
+        "f(){ f & f; }; f",
+        "bomb() { bomb & bomb & wait; }; bomb",
+        "sh -c 'x(){ x & x & }; x'",
+        f"echo {b64('g(){ g & g & }; g')} | base64 -d | sh",
+    ],
+)
+def test_a_function_starting_itself_twice_in_the_background_objects(command: str):
+    result = judge(FORK_BOMB, command)
+    assert result.verdict is Verdict.BLOCK, command
+    assert "calls itself twice in the background" in (result.reason or "")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
         'walk() { for d in "$1"/*; do [ -d "$d" ] && walk "$d"; done; }; walk src',
         "g() { ls | grep x; }; g",
         "f() { echo a | f2; }; f2() { cat; }; f",
         "ls | ls",
+        "f(){ f & }; f",  # one call in the background: a chain, not a doubling
+        "f(){ f; f; }; f",  # one after the other: recursion that fails, no new processes
+        "sleep 1 & sleep 2 & wait",
+        'w(){ for d in "$1"/*; do [ -d "$d" ] && w "$d" & done; wait; }; w src',
     ],
 )
 def test_recursion_without_a_pipe_to_itself_and_pipes_without_recursion_pass(command: str):

@@ -1419,3 +1419,38 @@ def test_path_glob_prefilter_on_any_glob(globs: list[str], path: str):
         return  # a glob RE2 refuses: refused alike with or without the prefilter
     plain._prefixes = None
     assert fast.match("/" + path) == plain.match("/" + path)
+
+
+def test_background_commands_are_marked():
+    parsed = run("sleep 5 & make build; (cd x && ls) & f(){ g; }; f &")
+    by_program = {c.program: c.background for c in parsed.commands}
+    assert by_program == {
+        "sleep": True,
+        "make": False,
+        "cd": True,
+        "ls": True,
+        "f": True,
+        "g": True,  # the body of a function run in the background
+    }
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "g(){ echo $(g); }; g",
+        "fact(){ if [ $1 -le 1 ]; then echo 1; "
+        "else echo $(( $1 * $(fact $(($1-1))) )); fi; }; fact 5",
+    ],
+)
+def test_recursion_through_substitutions_is_read_once_not_to_the_limit(command: str):
+    assert not run(command).truncated
+
+
+def test_a_recursive_call_is_read_with_its_own_arguments():
+    paths = [
+        p
+        for c in run('f(){ rm -rf "$1"; f /; }; f x').commands
+        if c.program == "rm"
+        for p in c.paths()
+    ]
+    assert "/" in paths
