@@ -1094,34 +1094,23 @@ FORK_BOMB: dict[str, Any] = {"rules": [{"name": "fork bomb", "self_call": True}]
 
 
 @pytest.mark.parametrize(
-    "command",
+    ("command", "how"),
     [
-        ":(){ :|:& };:",
-        "bomb() { bomb | bomb & }; bomb",
-        "sh -c 'x(){ x|x & }; x'",
-        f"echo {b64(':(){ :|:& };:')} | base64 -d | bash",
+        (":(){ :|:& };:", "through a pipe"),
+        ("bomb() { bomb | bomb & }; bomb", "through a pipe"),
+        ("sh -c 'x(){ x|x & }; x'", "through a pipe"),
+        (f"echo {b64(':(){ :|:& };:')} | base64 -d | bash", "through a pipe"),
+        ("f(){ f & f & }; f", "twice in the background"),
+        ("f(){ f & f; }; f", "twice in the background"),
+        ("bomb() { bomb & bomb & wait; }; bomb", "twice in the background"),
+        ("sh -c 'x(){ x & x & }; x'", "twice in the background"),
+        (f"echo {b64('g(){ g & g & }; g')} | base64 -d | sh", "twice in the background"),
     ],
 )
-def test_a_function_calling_itself_through_a_pipe_objects(command: str):
+def test_a_function_starting_itself_twice_at_once_objects(command: str, how: str):
     result = judge(FORK_BOMB, command)
     assert result.verdict is Verdict.BLOCK, command
-    assert "calls itself through a pipe" in (result.reason or "")
-
-
-@pytest.mark.parametrize(
-    "command",
-    [
-        "f(){ f & f & }; f",
-        "f(){ f & f; }; f",
-        "bomb() { bomb & bomb & wait; }; bomb",
-        "sh -c 'x(){ x & x & }; x'",
-        f"echo {b64('g(){ g & g & }; g')} | base64 -d | sh",
-    ],
-)
-def test_a_function_starting_itself_twice_in_the_background_objects(command: str):
-    result = judge(FORK_BOMB, command)
-    assert result.verdict is Verdict.BLOCK, command
-    assert "calls itself twice in the background" in (result.reason or "")
+    assert f"calls itself {how}" in (result.reason or "")
 
 
 @pytest.mark.parametrize(
