@@ -39,7 +39,7 @@ from supervisor.errors import (
 )
 from supervisor.facade import Supervisor
 from supervisor.facts import FactsCache, gather
-from supervisor.hooks import claude_code, codex
+from supervisor.hooks import AGENT_ENV, claude_code, codex
 from supervisor.hooks.answer import (
     DEFAULT_BUDGET_MS,
     EMPTY,
@@ -63,7 +63,6 @@ HOST_MODULES: Final[dict[str, ModuleType]] = {"claude-code": claude_code, "codex
 _CACHE_SIZE: Final = 4
 # The agent's environment variables that facts are read from (home, user). The hook process
 # has the agent's environment; the daemon is told them with each request.
-AGENT_ENV: Final = ("HOME", "USERPROFILE", "USER", "LOGNAME", "USERNAME")
 
 
 @dataclass(frozen=True, slots=True)
