@@ -702,6 +702,8 @@ def _print_decision(record: Any, decision: dict[str, Any], context: dict[str, An
     )
     if decision.get("degraded"):
         click.echo(f"  degraded  {decision['degraded']}")
+    if decision.get("coverage"):
+        click.echo(f"  coverage  {decision['coverage']}: nothing checked this action")
     for correction in decision.get("corrections", []):
         click.echo(f"  told      {correction['text']}")
     for escalation in decision.get("escalations", []):

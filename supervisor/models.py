@@ -432,6 +432,10 @@ class Decision(BaseModel):
     tier: Literal["pre", "post"] = "pre"
     parent: str | None = None
     reverts: tuple[Revert, ...] = ()
+    # What the taxonomy does not cover: "no entry covers action type 'x'" when no entry
+    # applies to the action's type or tool. The verdict is still ok (nothing objected), but
+    # the action was not checked at all, and the record says so. None when covered.
+    coverage: str | None = None
 
     @field_validator("verdict")
     @classmethod
@@ -466,6 +470,7 @@ class Decision(BaseModel):
             "session": self.session,
             "elapsed_ms": round(self.elapsed_ms, 3),
             **({"degraded": self.degraded} if self.degraded else {}),
+            **({"coverage": self.coverage} if self.coverage else {}),
             **({"tier": self.tier, "parent": self.parent} if self.tier == "post" else {}),
             **(
                 {"reverts": [r.model_dump(mode="json") for r in self.reverts]}
