@@ -16,7 +16,10 @@ without one installs it:
    abstains until it is trained, as before;
 3. under the entry's model lock (so concurrent first uses install once), if there is still no
    model: the files are written as a version of the entry, signed by the state directory's
-   key, and promoted, exactly as training would leave them; a warning says so, once.
+   key, and promoted, exactly as training would leave them; a warning says so, once. Only in
+   a state directory that exists: a ``Supervisor`` makes it when it records; one that does
+   not record (``supervise check --no-record``) on a directory nobody made writes nothing,
+   and the entry stays unavailable there.
 
 From then on the version is like any trained one: verified by its signature on every load,
 named in each decision's record, compared with by the next ``supervise train``. Nothing here
@@ -130,8 +133,8 @@ def install_shipped_seed(
         ModelError: the shipped files differ from their pins, or cannot be written.
     """
     shipped = SHIPPED.get(entry_id)
-    if shipped is None or config.seed is None:
-        return None
+    if shipped is None or config.seed is None or not home.is_dir():
+        return None  # (a home nobody made, as with --no-record, is not made here either)
     files = shipped_files(entry_id)
     manifest = _manifest(entry_id, files)
     trained_with = manifest.get("sklearn_version")
@@ -142,9 +145,8 @@ def install_shipped_seed(
     # The bundle is checked as a loader would, and kept uncompressed (faster to load).
     bundle = classifier.Bundle.from_npz(manifest.get("bundle", {}), files[BUNDLE_FILE])
     from supervisor.facade import _signing_keys
-    from supervisor.state import ensure_home
 
-    keys = _signing_keys(None, ensure_home(home))
+    keys = _signing_keys(None, home)
     with store.locked():
         if store.current() is not None:
             return None  # another process installed it (or trained one) first

@@ -100,6 +100,7 @@ def test_a_shipped_file_that_fails_its_pin_is_refused(tmp_path, monkeypatch):
         ShippedSeed(pinned.version, {**pinned.sha256, MODEL_FILE: "0" * 64}),
     )
     home = tmp_path / "home"
+    home.mkdir()
     with Supervisor.from_taxonomy("coding", home=home, record=False) as sup:
         result = sup.check(RELAY).results[ENTRY]
     assert result.status is Status.ERROR
@@ -117,6 +118,7 @@ def test_an_overlay_that_changes_the_model_gets_no_shipped_one(tmp_path, write_t
         }
     )
     home = tmp_path / "home"
+    home.mkdir()
     with Supervisor.from_taxonomy("coding", str(overlay), home=home, record=False) as sup:
         first = sup.check(RELAY).results[ENTRY]
         second = sup.check(RELAY).results[ENTRY]
