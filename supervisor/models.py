@@ -90,6 +90,13 @@ class Verdict(StrEnum):
         return self is Verdict.NUDGE or self is Verdict.BLOCK
 
 
+# What "refuse" means where a person reads a specialist's verdict (supervise show and replay,
+# the review page): the word is kept (records, taxonomies and the API use it), explained.
+REFUSE_MEANING: Final = (
+    "refuse = the entry abstained: the action is not in its domain, so it gave no vote "
+    "(it does not mean the action was refused)"
+)
+
 _RANK: Final[dict[Verdict, int]] = {
     Verdict.REFUSE: -1,
     Verdict.OK: 0,
