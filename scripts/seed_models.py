@@ -34,17 +34,11 @@ import skops.io
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from specialists.classifier import (  # noqa: E402 - after the path is set
-    BUNDLE_FILE,
-    MANIFEST_FILE,
-    MODEL_FILE,
-    ModelStore,
-    deployment_public_key,
-    model_root,
-)
+from specialists import classifier  # noqa: E402 - after the path is set
+from specialists.classifier import BUNDLE_FILE, MANIFEST_FILE, MODEL_FILE  # noqa: E402
 from specialists.shipped_seeds import SEED_DIR, SHIPPED  # noqa: E402
-from supervisor.plugins import load_kinds  # noqa: E402
-from supervisor.seeds import build_seed_models  # noqa: E402
+from supervisor.facade import _signing_keys  # noqa: E402
+from supervisor.state import ensure_home  # noqa: E402
 from supervisor.taxonomy import load_taxonomy  # noqa: E402
 
 PINS_FILE = ROOT / "specialists" / "shipped_seeds.py"
@@ -53,14 +47,14 @@ OUT = ROOT / "specialists" / "data" / SEED_DIR
 
 def train(entry_id: str, home: Path) -> tuple[str, dict, bytes, bytes]:
     """(version, manifest, compressed pipeline, compressed bundle) of a fresh seed model."""
-    taxonomy = load_taxonomy(["coding"])
-    entry = next(e for e in taxonomy.entries if e.id == entry_id)
-    config = taxonomy.configs[entry_id]
-    build_seed_models(taxonomy, load_kinds(), home)
-    store = ModelStore(model_root(entry_id, config, home), entry_id)  # type: ignore[arg-type]
-    version = store.current()
-    assert version is not None, f"no seed model was built for {entry.id}"
-    model = store.load(version, deployment_public_key(home))
+    config = load_taxonomy(["coding"]).configs[entry_id]
+    assert isinstance(config, classifier.ClassifierConfig), entry_id
+    keys = _signing_keys(None, ensure_home(home))
+    store = classifier.ModelStore(classifier.model_root(entry_id, config, home), entry_id)
+    # Trained, never installed from the package: what supervise train --seed-only --force does.
+    report = classifier.train(entry_id, config, store, keys, classifier.seed_examples(config))
+    version = str(report["version"])
+    model = store.load(version, keys.public)
     manifest = json.loads((store.version_dir(version) / MANIFEST_FILE).read_text())
     pipeline = skops.io.dumps(model.pipeline, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
     arrays = io.BytesIO()

@@ -1634,4 +1634,12 @@ def supervisor_train(
             if extra is not None:
                 data.append(extra)
     store = ModelStore(model_root(entry.id, config, home), entry.id)
+    if seed_only and not force:
+        # The seed model ships with the package when it fits this config: the same version
+        # training would give, installed without scikit-learn (force trains it here).
+        from specialists.shipped_seeds import shipped_report
+
+        report = shipped_report(entry.id, config, store, home)
+        if report is not None:
+            return report
     return train(entry.id, config, store, keys, data, force=force)

@@ -42,7 +42,14 @@ from specialists import classifier
 from specialists.classifier import BUNDLE_FILE, MANIFEST_FILE, MODEL_FILE, ClassifierConfig
 from supervisor.errors import ModelError
 
-__all__ = ["SHIPPED", "ShippedSeed", "install_shipped_seed", "seed_version", "shipped_files"]
+__all__ = [
+    "SHIPPED",
+    "ShippedSeed",
+    "install_shipped_seed",
+    "seed_version",
+    "shipped_files",
+    "shipped_report",
+]
 
 log = logging.getLogger(__name__)
 
@@ -165,3 +172,36 @@ def install_shipped_seed(
         store.root,
     )
     return shipped.version
+
+
+def shipped_report(
+    entry_id: str, config: ClassifierConfig, store: classifier.ModelStore, home: Path
+) -> dict[str, Any] | None:
+    """``supervise train ENTRY --seed-only`` without training, when the shipped seed model
+    fits: install it, and report as training would (the figures are the ones its manifest
+    recorded when it was built). None when it does not fit or the store has a model."""
+    version = install_shipped_seed(entry_id, config, store, home)
+    if version is None:
+        return None
+    manifest = _manifest(entry_id, shipped_files(entry_id))
+    seed = int(manifest.get("sources", {}).get("seed", 0))
+    return {
+        "entry": entry_id,
+        "version": version,
+        "promoted": True,
+        "reason": "first model of the entry: the seed model that ships with the package, "
+        "the version training gives (files checked against their pinned sha256)",
+        "metric": manifest.get("metric", config.metric),
+        "new": manifest.get("metrics", {}),
+        "current_version": None,
+        "current": None,
+        "current_error": None,
+        "examples": {
+            "seed": seed,
+            "feedback": 0,
+            "examples": 0,
+            "train": manifest.get("training_examples", 0),
+            "held_out": manifest.get("held_out_examples", 0),
+        },
+        "model_dir": str(store.root),
+    }

@@ -149,3 +149,26 @@ def test_the_shipped_model_is_what_training_on_the_seed_data_gives():
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert f"{ENTRY}: {SHIPPED[ENTRY].version}, arrays the same" in run.stdout
+
+
+def test_train_seed_only_installs_the_shipped_model_unless_forced(tmp_path):
+    """`supervise train ENTRY --seed-only` (and so hook install, the demo, the benchmarks)
+    installs the shipped model, the version training would give; --force trains it."""
+    from click.testing import CliRunner
+
+    from supervisor.cli import cli
+
+    home = tmp_path / "home"
+    argv = ["--home", str(home), "train", ENTRY, "-t", "coding", "--seed-only"]
+    first = CliRunner().invoke(cli, argv)
+    assert first.exit_code == 0, first.output
+    version = SHIPPED[ENTRY].version
+    assert f"{version} promoted: first model of the entry: the seed model that ships" in (
+        first.stdout
+    )
+    assert "226 training and 64 held-out examples (seed 290" in first.stdout
+    again = CliRunner().invoke(cli, [*argv, "--json"])
+    assert again.exit_code == 0, again.output
+    report = json.loads(again.stdout)
+    assert report["version"] == version
+    assert report["promoted"] is False  # trained now, the same version: nothing to promote
