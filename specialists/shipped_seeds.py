@@ -131,10 +131,16 @@ def _manifest(entry_id: str, files: Mapping[str, bytes]) -> dict[str, Any]:
 
 
 def install_shipped_seed(
-    entry_id: str, config: ClassifierConfig, store: classifier.ModelStore, home: Path
+    entry_id: str,
+    config: ClassifierConfig,
+    store: classifier.ModelStore,
+    home: Path,
+    *,
+    say: bool = True,
 ) -> str | None:
     """Install the shipped seed model of ``entry_id`` in ``store`` when it has no model yet
     and the entry's config gives the shipped version; the version installed, else None.
+    ``say``: log a warning that it was installed (off when the caller reports it).
 
     Raises:
         ModelError: the shipped files differ from their pins, or cannot be written.
@@ -163,6 +169,8 @@ def install_shipped_seed(
             keys,
         )
         store.promote(shipped.version)
+    if not say:
+        return shipped.version
     log.warning(
         "entry %s: installed the seed model %s that ships with the package (built from its "
         "seed data; files checked against their pinned sha256) in %s, signed with this state "
@@ -180,7 +188,7 @@ def shipped_report(
     """``supervise train ENTRY --seed-only`` without training, when the shipped seed model
     fits: install it, and report as training would (the figures are the ones its manifest
     recorded when it was built). None when it does not fit or the store has a model."""
-    version = install_shipped_seed(entry_id, config, store, home)
+    version = install_shipped_seed(entry_id, config, store, home, say=False)
     if version is None:
         return None
     manifest = _manifest(entry_id, shipped_files(entry_id))
