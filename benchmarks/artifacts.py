@@ -126,7 +126,7 @@ def main() -> None:
         snapshots = [tmp / "signed" / "artifacts" / "taxonomies"]
         records = list(read_records(files))
         began = time.perf_counter()
-        outcomes = list(Replayer(kinds, snapshots=snapshots).replay(records))
+        outcomes = list(Replayer(kinds, snapshots=snapshots, home=tmp / "signed").replay(records))
         elapsed = time.perf_counter() - began
         different = [o for o in outcomes if isinstance(o, str) or not o.same]
         print(
@@ -140,7 +140,9 @@ def main() -> None:
         parallel = [
             outcome
             for _, run in replay_chunks(
-                Replayer(kinds, snapshots=snapshots), chunks(files, jobs * 8, 256 * 1024), jobs
+                Replayer(kinds, snapshots=snapshots, home=tmp / "signed"),
+                chunks(files, jobs * 8, 256 * 1024),
+                jobs,
             )
             for outcome in run
         ]

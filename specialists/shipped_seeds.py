@@ -102,8 +102,8 @@ def shipped_files(entry_id: str) -> dict[str, bytes]:
             raise ModelError(
                 f"the shipped seed model file {where} has sha256 {actual[:16]}…, not the "
                 "pinned one: the installed package was modified; refusing to use it "
-                "(reinstall the package, or train: supervise train "
-                f"{entry_id} --seed-only)"
+                "(reinstall the package, or train the seed model here: supervise train "
+                f"{entry_id} --seed-only --force)"
             )
         files[name] = data
     return files
