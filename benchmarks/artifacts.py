@@ -85,6 +85,7 @@ def main() -> None:
         durable.log.durable = True
         print(f"coding + browsing packs ({len(taxonomy)} entries), {len(items)} mixed actions")
         per_call_us(engine.check, items[:100], 1)  # warm: first builds, demotions
+        durable.check(items[0], CONTEXT)  # its home's first decision installs the seed model
         base = per_call_us(engine.check, items, 1)
         print(f"engine alone:                   p50 {base[0]:8.1f} µs   p99 {base[1]:8.1f} µs")
         sign = per_call_us(signed.check, items, rounds)

@@ -33,7 +33,7 @@ RUNS: list[tuple[str, str, list[str], str]] = [
         "round",
     ),
     ("mcp_proxy", "mcp_proxy", ["--calls", "5"], "ms"),
-    ("artifacts", "artifacts", ["--count", "20", "--pairs", "1", "--fsync", "5"], "replay ("),
+    ("artifacts", "artifacts", ["--count", "20", "--pairs", "1", "--fsync", "5"], " 0 different"),
     ("frozen_input", "frozen_input", ["--rounds", "1", "--calls", "20"], "freeze once"),
     ("latency", "latency", ["--quick", "--rounds", "1", "--actions", "50"], "shell parse"),
     (
