@@ -37,7 +37,8 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
   several words), ``unknown`` (a word's value depends on another command's output).
 - ``paths_any`` / ``paths_none``: path globs over the resolved positionals and input
   redirections (``**/.env``, ``~/.ssh/**``). An unexpanded glob word (``cat .en?``) matches
-  when some name it could expand to would (:meth:`PathGlobs.could_match`).
+  when some name it could expand to would (:meth:`PathGlobs.could_match`). ``scratch_none``:
+  a path in a scratch directory (``/tmp``, ``$TMPDIR``) outside the workspace does not count.
 - ``redirects_any``: path globs over resolved output-redirection targets (``~/.bashrc``).
 - ``prefixes_any``: wrappers the command runs under (``sudo``, ``doas``).
 - ``assignments_any``: ``NAME`` or ``NAME=value`` globs over variables set for the command
@@ -251,6 +252,7 @@ class ShellRule(KindConfig):
         args_any, args_none: globs over the words after the program.
         target: a condition on the positionals' resolved paths or on how they expanded.
         paths_any, paths_none: path globs over resolved positionals and input redirections.
+        scratch_none: a path in a scratch directory outside the workspace does not count.
         redirects_any: path globs over resolved output-redirection targets.
         prefixes_any: wrapper names the command must run under (``sudo``).
         assignments_any: ``NAME`` / ``NAME=value`` globs over variables set on the line.
@@ -289,6 +291,7 @@ class ShellRule(KindConfig):
     target: Target | None = None
     paths_any: list[PathGlob] = Field(default_factory=list)
     paths_none: list[PathGlob] = Field(default_factory=list)
+    scratch_none: bool = False
     redirects_any: list[PathGlob] = Field(default_factory=list)
     prefixes_any: list[WordGlob] = Field(default_factory=list)
     assignments_any: list[WordGlob] = Field(default_factory=list)
@@ -440,6 +443,13 @@ def _critical(path: str, where: _Where) -> str | None:
     return None
 
 
+def _scratch_only(path: str, where: _Where) -> bool:
+    """Whether ``path`` is in a scratch directory and not in the workspace."""
+    if where.workspace is not None and is_within(path, where.workspace):
+        return False
+    return any(is_within(path, scratch) for scratch in where.scratch)
+
+
 def _outside(path: str, where: _Where, filtered: bool = False) -> str | None:
     """Why ``path`` is outside the workspace (and scratch), or None when it is not.
 
@@ -492,6 +502,7 @@ class _Rule:
         "program_globs",
         "programs",
         "redirects_any",
+        "scratch_none",
         "self_call",
         "sends",
         "subcommands",
@@ -522,6 +533,7 @@ class _Rule:
         self.target = rule.target
         self.paths_any = PathGlobs(rule.paths_any)
         self.paths_none = PathGlobs(rule.paths_none)
+        self.scratch_none = rule.scratch_none
         self.redirects_any = PathGlobs(rule.redirects_any)
         self.prefixes_any = WordGlobs(rule.prefixes_any)
         self.assignments_any = WordGlobs(rule.assignments_any)
@@ -668,6 +680,7 @@ class _Rule:
                         or (p in globs and self.paths_any.could_match(p, home))
                     )
                     and not self.paths_none.match(p, home)
+                    and not (self.scratch_none and _scratch_only(p, where))
                 ),
                 None,
             )

@@ -68,7 +68,7 @@ from supervisor.post import PostTier
 from supervisor.specialist import Execution, Specialist, SpecialistKind, close_specialist
 from supervisor.taxonomy import Entry, Taxonomy
 
-__all__ = ["CircuitBreaker", "Engine", "Replay", "as_context"]
+__all__ = ["CircuitBreaker", "Engine", "Replay", "as_context", "uncovered_note"]
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,8 @@ BREAKER_COOLDOWN_S: Final = 30.0
 BREAKER_MAX_COOLDOWN_S: Final = 600.0
 _ROUTE_CACHE_MAX: Final = 4096
 _MAX_SAID_ERRORS: Final = 32  # distinct failures logged per entry; later ones go to debug
+_MAX_SAID_UNCOVERED: Final = 256  # action types and tools no entry covers, said once each
+_SHOWN_NAME_CHARS: Final = 80
 REPLAY_DEADLINE_NS: Final = 30_000_000_000
 # Calls of one entry still running past their deadline; beyond this it is not called again
 # until one of them ends (each holds a worker thread the pool has had to replace).
@@ -257,6 +259,7 @@ class _Run:
     replay: Replay | None = None
     judged: Action | None = None  # what specialists see: read-only, surrogates replaced
     seen: Context = EMPTY_CONTEXT  # the context as specialists see it: read-only
+    coverage: str | None = None  # the decision's coverage note: no entry applies
 
 
 @dataclass(frozen=True)
@@ -340,6 +343,9 @@ class Engine:
         self._route_cache: dict[
             tuple[str, str | None], tuple[tuple[_Slot, ...], tuple[_Slot, ...]]
         ] = {}
+        # Per (type, tool) that no entry applies to: the note the decision carries.
+        self._uncovered: dict[tuple[str, str | None], str] = {}
+        self._said_uncovered: set[str] = set()
         self._cache_lock = threading.Lock()
         self._last_context: tuple[Context, Context] = (EMPTY_CONTEXT, FROZEN_EMPTY_CONTEXT)
 
@@ -421,6 +427,9 @@ class Engine:
             budget_ns = max(budget_ns, REPLAY_DEADLINE_NS)
         run = _Run(action, ctx, self._ids(), start, start + budget_ns, {}, [], replay=replay)
         if not inline and not pooled:
+            run.coverage = self._uncovered.get((action.type, action.tool))
+            if run.coverage is not None and replay is None:
+                self._say_uncovered(run.coverage)
             return run
         # Specialists judge a read-only copy; the record keeps what the agent proposed.
         run.judged = action = judgeable_action(action)
@@ -491,11 +500,33 @@ class Engine:
                 tuple(s for s in slots if s.execution is Execution.INLINE),
                 tuple(s for s in slots if s.execution is not Execution.INLINE),
             )
+            # Not one entry, before or after the action, knows it: said, not silently ok.
+            uncovered = not slots and not any(
+                e.applies_to.matches(action) for e in self.taxonomy.entries
+            )
             with self._cache_lock:
                 if len(self._route_cache) >= _ROUTE_CACHE_MAX:
                     self._route_cache.clear()  # agents use few tools; a flood of names is noise
+                    self._uncovered.clear()
                 self._route_cache[key] = route
+                if uncovered:
+                    self._uncovered[key] = uncovered_note(action)
         return route
+
+    def _say_uncovered(self, note: str) -> None:
+        """Log a coverage note once per engine (the CLI says it once per state directory)."""
+        said = self._said_uncovered
+        if note in said or len(said) >= _MAX_SAID_UNCOVERED:
+            return
+        with self._cache_lock:
+            if note in said:
+                return
+            said.add(note)
+        log.warning(
+            "%s: such actions are decided ok without any check (the record says so); an "
+            "entry whose applies_to names it would check them",
+            note,
+        )
 
     def _submit_all(self, run: _Run, pooled: tuple[_Slot, ...]) -> None:
         now_s = run.start_ns / 1e9
@@ -760,12 +791,25 @@ class Engine:
                 "tier": "pre",
                 "parent": None,
                 "reverts": (),
+                "coverage": run.coverage,
             },
             _DECISION_FIELDS,
         )
         if self._on_decision is not None and run.replay is None:
             self._on_decision(decision, run.context)
         return decision
+
+
+def uncovered_note(action: Action) -> str:
+    """What a decision says when no entry of the taxonomy applies to its action."""
+    note = f"no entry covers action type {_shown(action.type)}"
+    return note if action.tool is None else f"{note} or tool {_shown(action.tool)}"
+
+
+def _shown(name: str) -> str:
+    if len(name) > _SHOWN_NAME_CHARS:
+        name = name[: _SHOWN_NAME_CHARS - 1] + "…"
+    return repr(name)
 
 
 def _recorded_timeout(run: _Run, slot: _Slot) -> bool:

@@ -431,7 +431,7 @@ def test_replay_uses_the_recorded_facts_not_the_machine(repo, tmp_path, monkeypa
         monkeypatch.setattr(facts, name, no_look)
     records = _records(home)
     assert [r.body["context"]["branch"] for r in records] == ["main", "main"]
-    replayer = Replayer(load_kinds(), snapshots=[home / "artifacts" / "taxonomies"])
+    replayer = Replayer(load_kinds(), snapshots=[home / "artifacts" / "taxonomies"], home=home)
     for record in records:
         again = replayer.replay_record(record)
         assert again.error is None

@@ -1172,3 +1172,12 @@ def test_a_subcommand_word_may_be_a_glob(command: str):
 )
 def test_a_glob_subcommand_matches_only_there(command: str):
     assert judge(SERVICE_DELETE, command) is SpecialistResult.ok()
+
+
+def test_scratch_none_skips_scratch_outside_the_workspace_only():
+    config = {"rules": [{"program": ["rm"], "paths_any": ["**/test"], "scratch_none": True}]}
+    assert judge(config, "rm -rf /tmp/test") is SpecialistResult.ok()
+    assert judge(config, "rm -rf test").verdict is Verdict.BLOCK  # /work/app/test
+    in_tmp = Context(cwd="/tmp/ci/app", repo_root="/tmp/ci/app", home="/home/u")
+    assert judge(config, "rm -rf test", in_tmp).verdict is Verdict.BLOCK  # the workspace's
+    assert judge(config, "rm -rf /tmp/other/test", in_tmp) is SpecialistResult.ok()
