@@ -391,6 +391,7 @@ def main() -> None:
         f"{'decisions/s':>12} {'p50/floor':>9}"
     )
     print(header)
+    engine_p50: dict[int, float] = {}
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         for n in ENTRY_COUNTS:
@@ -413,8 +414,14 @@ def main() -> None:
                 rounds if n < 100 else max(1, rounds // 4),
             )
             print_rows(str(n), stats, stats["floor (re)"]["p50"])
+            engine_p50[n] = stats["engine"]["p50"]
             off.close()
             on.close()
+        first, last = ENTRY_COUNTS[0], ENTRY_COUNTS[-1]
+        print(
+            f"engine p50, {last} entries / {first} entries: "
+            f"{engine_p50[last] / engine_p50[first]:.1f}x"
+        )
         coding_pack(tmp, max(1, rounds // 4))
         costs = sorted(hung_cost(tmp, 5 if args.quick else 20))
         print(
