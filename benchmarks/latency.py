@@ -415,9 +415,14 @@ def main() -> None:
             )
             print_rows(str(n), stats, stats["floor (re)"]["p50"])
             engine_p50[n] = stats["engine"]["p50"]
+            if n == ENTRY_COUNTS[0]:
+                # The fixed cost: an action no entry applies to (a click), nothing to run.
+                clicks = [Action(type="click", args={"selector": f"#b{i}"}) for i in range(1000)]
+                fixed = measure({"engine": engine.check}, clicks, rounds)["engine"]["p50"]
             off.close()
             on.close()
         first, last = ENTRY_COUNTS[0], ENTRY_COUNTS[-1]
+        print(f"engine p50 when no entry applies (fixed cost): {fixed:.2f} µs")
         print(
             f"engine p50, {last} entries / {first} entries: "
             f"{engine_p50[last] / engine_p50[first]:.1f}x"

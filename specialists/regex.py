@@ -203,6 +203,8 @@ def _getter(name: str) -> Getter:
 def _field_getter(name: str) -> FieldGetter:
     """Like :func:`_getter`, for an action and its context (``context.<field>...``)."""
     if not name.startswith(_CONTEXT_ROOT):
+        if "." not in name and name not in ("tool", "type", "args", "metadata"):
+            return lambda action, _: action.args.get(name)  # the usual case, in one call
         get = _getter(name)
         return lambda action, _: get(action)
     _, field, *keys = name.split(".")
@@ -378,6 +380,8 @@ class RegexSpecialist:
 
 # Distinct sets of absent fields remembered by a screen (which entries then refuse).
 _ABSENT_CACHE_MAX: Final = 1024
+# An RE2 set's match function, and per set index the entries whose pattern that is.
+_Matcher = tuple[Callable[[bytes], list[int]], tuple[tuple[int, ...], ...]]
 
 
 def _set_matchers(
@@ -411,7 +415,7 @@ class RegexScreen:
     when none of its fields is present: what its own ``evaluate`` returns without a match.
     """
 
-    __slots__ = ("_absent", "_fields_of", "_getters", "_groups", "_others")
+    __slots__ = ("_absent", "_fields", "_fields_of", "_others")
 
     def __init__(self, specialists: Sequence[object]) -> None:
         patterns: dict[tuple[str, bool, int], dict[str, list[int]]] = {}
@@ -430,33 +434,41 @@ class RegexScreen:
                 names.append(field.name)
             self._fields_of.append((index, frozenset(names)))
         self._others = tuple(others)
-        self._getters = tuple(
-            (name, _field_getter(name)) for name in dict.fromkeys(k[0] for k in patterns)
-        )
-        self._groups = []
+        # Per field: its getter, and per (case, cap) its sets with, per set index, the
+        # entries whose pattern it is.
+        groups: dict[str, list[tuple[int, tuple[_Matcher, ...]]]] = {}
         for (name, ignore_case, limit), owners in patterns.items():
             texts = list(owners)
-            matchers = [
+            matchers = tuple(
                 (match, tuple(tuple(owners[texts[i]]) for i in at))
                 for match, at in _set_matchers(texts, ignore_case)
-            ]
-            self._groups.append((name, limit, tuple(matchers)))
+            )
+            groups.setdefault(name, []).append((limit, matchers))
+        self._fields = tuple(
+            (name, _field_getter(name), tuple(caps)) for name, caps in groups.items()
+        )
         self._absent: dict[frozenset[str], tuple[int, ...]] = {}
 
     def __call__(self, action: Action, context: Context) -> tuple[Collection[int], Collection[int]]:
-        texts = {name: _text(get(action, context)) for name, get in self._getters}
-        run: set[int] = set(self._others)
-        for name, limit, matchers in self._groups:
-            text = texts[name]
+        run: set[int] = set()
+        absent: list[str] | None = None
+        for name, get, caps in self._fields:
+            value = get(action, context)
+            text = value if type(value) is str else _text(value)
             if text is None:
+                if absent is None:
+                    absent = [name]
+                else:
+                    absent.append(name)
                 continue
-            data = (text if len(text) <= limit else text[:limit]).encode("utf-8", "replace")
-            for match, owners in matchers:
-                for hit in match(data):
-                    run.update(owners[hit])
-        if None not in texts.values():
-            return run, ()
-        return run, self._refusing(frozenset(n for n, t in texts.items() if t is None))
+            for limit, matchers in caps:
+                data = (text if len(text) <= limit else text[:limit]).encode("utf-8", "replace")
+                for match, owners in matchers:
+                    for hit in match(data):
+                        run.update(owners[hit])
+        if self._others:
+            run.update(self._others)
+        return run, () if absent is None else self._refusing(frozenset(absent))
 
     def _refusing(self, absent: frozenset[str]) -> tuple[int, ...]:
         """The entries none of whose fields is present."""

@@ -252,6 +252,8 @@ class _Plan:
     screens: tuple[tuple[_ScreenGroup, dict[int, _Slot]], ...]
 
 
+_perf_ns: Final = time.perf_counter_ns
+_now: Final = datetime.now
 _RESULT_FIELDS: Final = frozenset(SpecialistResult.model_fields)
 _OK_RESULT: Final = SpecialistResult.ok()
 _DECISION_FIELDS: Final = frozenset(Decision.model_fields)
@@ -295,6 +297,9 @@ def _policy_verdict(policy: str) -> Verdict:
     return Verdict(policy)
 
 
+_time_ns: Final = time.time_ns
+
+
 class _IdFactory:
     """Decision ids that sort by time: milliseconds, a per-process nonce, a counter."""
 
@@ -310,10 +315,10 @@ class _IdFactory:
         self._prefix = ""
 
     def __call__(self) -> str:
-        ms = time.time_ns() // 1_000_000
+        ms = _time_ns() // 1_000_000
         if ms != self._last_ms:  # many decisions share a millisecond: format it once
             self._last_ms, self._prefix = ms, f"{ms:011x}{self._nonce}"
-        return f"{self._prefix}{next(self._counter) & 0xFFFFFF:06x}"
+        return self._prefix + format(next(self._counter) & 0xFFFFFF, "06x")
 
 
 @dataclass(slots=True)
@@ -416,6 +421,26 @@ class Engine:
         self._route_cache: dict[tuple[str, str | None], _Route] = {}
         self._cache_lock = threading.Lock()
         self._last_context: tuple[Context, Context] = (EMPTY_CONTEXT, FROZEN_EMPTY_CONTEXT)
+        # What every decision of this engine starts from: an ok with nothing to say.
+        self._decision_values: dict[str, Any] = {
+            "decision_id": "",
+            "verdict": Verdict.OK,
+            "action": None,
+            "session": None,
+            "agent": None,
+            "results": None,
+            "corrections": (),
+            "flags": (),
+            "escalations": (),
+            "reason": "",
+            "taxonomy_hash": taxonomy.hash,
+            "created_at": None,
+            "elapsed_ms": 0.0,
+            "degraded": None,
+            "tier": "pre",
+            "parent": None,
+            "reverts": (),
+        }
 
     # -- the decision ------------------------------------------------------------------
 
@@ -431,6 +456,10 @@ class Engine:
         With ``replay``, re-decide a recorded action from what was recorded (see
         :class:`Replay`); nothing is recorded and no I/O happens unless it says ``live``.
         """
+        if type(action) is Action and replay is None:
+            route = self._route_cache.get((action.type, action.tool))
+            if route is not None and route[3]:
+                return self._unjudged(action, context)
         run = self._start(action, context, replay)
         try:
             stall: _Stall | None = None
@@ -455,6 +484,10 @@ class Engine:
         self, action: Action | Mapping[str, Any], context: Context | Mapping[str, Any] | None = None
     ) -> Decision:
         """Like :meth:`check`, but waits without blocking the running event loop."""
+        if type(action) is Action:
+            route = self._route_cache.get((action.type, action.tool))
+            if route is not None and route[3]:
+                return self._unjudged(action, context)
         run = self._start(action, context)
         try:
             stall: _Stall | None = None
@@ -487,7 +520,7 @@ class Engine:
             action = _as_action(action)
         ctx = EMPTY_CONTEXT if context is None else as_context(context)
         start = time.perf_counter_ns()
-        inline, pooled, plan = self._route(action)
+        inline, pooled, plan, _ = self._route(action)
         budget_ns = self._budgets_ns.get(action.type, self._default_budget_ns)
         if replay is not None:
             # A replay asks what the specialists answer, not whether this machine is as fast
@@ -565,11 +598,8 @@ class Engine:
         if route is None:
             slots = [s for s in self._slots if s.entry.applies_to.matches(action)]
             inline = tuple(s for s in slots if s.execution is Execution.INLINE)
-            route = (
-                inline,
-                tuple(s for s in slots if s.execution is not Execution.INLINE),
-                _plan(inline),
-            )
+            pooled = tuple(s for s in slots if s.execution is not Execution.INLINE)
+            route = (inline, pooled, _plan(inline), not inline and not pooled)
             with self._cache_lock:
                 if len(self._route_cache) >= _ROUTE_CACHE_MAX:
                     self._route_cache.clear()  # agents use few tools; a flood of names is noise
@@ -811,40 +841,52 @@ class Engine:
         # Results are in a fixed order (skipped, then inline in taxonomy order, then pooled by
         # deadline), never in order of arrival, so a replay gives the same record.
         results = run.results
+        values = self._decision_values.copy()  # an ok with nothing to say
+        action = run.action
         if run.objected:
             memory = run.replay.memory if run.replay is not None else self.memory
-            conclusion = conclude(run.action, results, self._entries, memory, run.decision_id)
-            verdict, reason = conclusion.verdict, conclusion.reason
-            corrections, flags = conclusion.corrections, conclusion.flags
-            escalations = conclusion.escalations
-        else:
-            verdict, reason, corrections, flags, escalations = Verdict.OK, "", (), (), ()
-        decision: Decision = unchecked(
-            Decision,
-            {
-                "decision_id": run.decision_id,
-                "verdict": verdict,
-                "action": run.action,
-                "session": run.action.session,
-                "agent": run.action.agent,
-                "results": results,
-                "corrections": corrections,
-                "flags": flags,
-                "escalations": escalations,
-                "reason": reason,
-                "taxonomy_hash": self.taxonomy.hash,
-                "created_at": datetime.now(UTC),
-                "elapsed_ms": (time.perf_counter_ns() - run.start_ns) / 1e6,
-                "degraded": self.memory.degraded,
-                "tier": "pre",
-                "parent": None,
-                "reverts": (),
-            },
-            _DECISION_FIELDS,
-        )
+            conclusion = conclude(action, results, self._entries, memory, run.decision_id)
+            values["verdict"] = conclusion.verdict
+            values["corrections"] = conclusion.corrections
+            values["flags"] = conclusion.flags
+            values["escalations"] = conclusion.escalations
+            values["reason"] = conclusion.reason
+        values["decision_id"] = run.decision_id
+        values["action"] = action
+        values["session"] = action.session
+        values["agent"] = action.agent
+        values["results"] = results
+        values["created_at"] = _now(UTC)
+        values["elapsed_ms"] = (time.perf_counter_ns() - run.start_ns) / 1e6
+        values["degraded"] = self.memory.degraded
+        decision = _decision(values)
         if self._on_decision is not None and run.replay is None:
             self._on_decision(decision, run.context)
         return decision
+
+    def _unjudged(self, action: Action, context: Context | Mapping[str, Any] | None) -> Decision:
+        """The decision on an action no entry applies to: ok, with nothing to run."""
+        ctx = EMPTY_CONTEXT if context is None else as_context(context)
+        start = _perf_ns()
+        values = self._decision_values.copy()
+        values["decision_id"] = self._ids()
+        values["action"] = action
+        values["session"] = action.session
+        values["agent"] = action.agent
+        values["results"] = {}
+        values["created_at"] = _now(UTC)
+        values["degraded"] = self.memory.degraded
+        values["elapsed_ms"] = (_perf_ns() - start) / 1e6
+        decision = _decision(values)
+        if self._on_decision is not None:
+            self._on_decision(decision, ctx)
+        return decision
+
+
+def _decision(values: dict[str, Any]) -> Decision:
+    """A decision from complete values the engine built (see :func:`unchecked`)."""
+    decision: Decision = unchecked(Decision, values, _DECISION_FIELDS)
+    return decision
 
 
 def _recorded_timeout(run: _Run, slot: _Slot) -> bool:
@@ -873,7 +915,8 @@ def _skip(run: _Run, slot: _Slot, why: str) -> None:
     )
 
 
-_Route = tuple[tuple[_Slot, ...], tuple[_Slot, ...], _Plan | None]
+# (inline slots, pooled slots, how the screened inline ones run, whether no entry applies)
+_Route = tuple[tuple[_Slot, ...], tuple[_Slot, ...], _Plan | None, bool]
 
 
 def _build_screens(slots: Sequence[_Slot]) -> tuple[_ScreenGroup, ...]:

@@ -28,22 +28,41 @@ def unchecked(cls: type[Any], values: dict[str, Any], fields: frozenset[str]) ->
     """
     model = _new_object(cls)
     _set_attr(model, "__dict__", values)
-    _set_attr(model, "__pydantic_fields_set__", set(fields))
+    shared = _FIELD_SETS.get(fields)
+    if shared is None:
+        shared = _FIELD_SETS[fields] = set(fields)
+    # One set per field list, shared: pydantic changes it only when a field is assigned,
+    # which a frozen model refuses, and gives a copy its own.
+    _set_attr(model, "__pydantic_fields_set__", shared)
     _set_attr(model, "__pydantic_extra__", None)
     _set_attr(model, "__pydantic_private__", None)
     return model
+
+
+_FIELD_SETS: dict[frozenset[str], set[str]] = {}
 
 
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 def _has_surrogate(value: object) -> bool:
+    # Plain loops: this runs on every decision, and most values are short ASCII strings.
     if isinstance(value, str):
         return not value.isascii() and _LONE_SURROGATE.search(value) is not None
     if isinstance(value, dict):
-        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
+        for key, item in value.items():
+            if type(item) is str:
+                if not item.isascii() and _LONE_SURROGATE.search(item) is not None:
+                    return True
+            elif _has_surrogate(item):
+                return True
+            if not key.isascii() and _has_surrogate(key):
+                return True
+        return False
     if isinstance(value, list):
-        return any(_has_surrogate(v) for v in value)
+        for item in value:
+            if _has_surrogate(item):
+                return True
     return False
 
 
@@ -71,7 +90,7 @@ def judgeable_action(action: Action) -> Action:
     """
     args: Any = action.args
     tool = action.tool
-    if _has_surrogate(args) or _has_surrogate(tool):
+    if _has_surrogate(args) or (tool is not None and _has_surrogate(tool)):
         args, tool = _replace_surrogates(args), _replace_surrogates(tool)
     values = action.__dict__.copy()
     values["args"], values["tool"] = freeze(args), tool
