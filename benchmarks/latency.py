@@ -15,6 +15,9 @@ the floor for:
 * ``records on``: ``Supervisor.check`` as configured by default: the signed decision log
   and the SQLite store in a temporary state directory.
 
+After them, the fixed cost (``engine`` p50 on actions no entry applies to: clicks, with the
+3-entry taxonomy) and the engine's p50 with 300 entries as a multiple of its p50 with 3.
+
 Then the same for the shipped coding pack (its learned entry's seed model built first) on
 typical agent shell commands (``benchmarks/quality.py``'s), next to the 3-pattern floor on
 those commands. The modes of a configuration take turns, a round each, so that a busy moment
