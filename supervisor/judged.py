@@ -19,21 +19,27 @@ _new_object = object.__new__
 _set_attr = object.__setattr__
 
 
-def unchecked(cls: type[Any], values: dict[str, Any], fields: frozenset[str]) -> Any:
+def unchecked(
+    cls: type[Any], values: dict[str, Any], fields: frozenset[str], *, shared: bool = True
+) -> Any:
     """Build a frozen model from values the engine already validated, skipping validation.
 
     Decisions are built on every action; pydantic validation would cost more than all the
     regex specialists together. Only the engine and :func:`judgeable_action` call this, with
     complete values; a test checks that the result equals a validated model.
+
+    With ``shared``, the model's set of field names is one set for every model built with
+    the same ``fields``: pydantic changes it only when a field is assigned, which a frozen
+    model refuses, and gives a copy its own. What specialists are handed gets its own.
     """
     model = _new_object(cls)
     _set_attr(model, "__dict__", values)
-    shared = _FIELD_SETS.get(fields)
-    if shared is None:
-        shared = _FIELD_SETS[fields] = set(fields)
-    # One set per field list, shared: pydantic changes it only when a field is assigned,
-    # which a frozen model refuses, and gives a copy its own.
-    _set_attr(model, "__pydantic_fields_set__", shared)
+    names = _FIELD_SETS.get(fields) if shared else None
+    if names is None:
+        names = set(fields)
+        if shared:
+            _FIELD_SETS[fields] = names
+    _set_attr(model, "__pydantic_fields_set__", names)
     _set_attr(model, "__pydantic_extra__", None)
     _set_attr(model, "__pydantic_private__", None)
     return model
@@ -95,7 +101,7 @@ def judgeable_action(action: Action) -> Action:
     values = action.__dict__.copy()
     values["args"], values["tool"] = freeze(args), tool
     values["metadata"] = freeze(action.metadata)
-    judged: Action = unchecked(Action, values, _ACTION_FIELDS)
+    judged: Action = unchecked(Action, values, _ACTION_FIELDS, shared=False)
     return judged
 
 

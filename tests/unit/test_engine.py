@@ -343,6 +343,7 @@ def test_decision_round_trips_through_json(engine):
 
 @pytest.mark.parametrize("action_type", ["shell", "click"])  # an entry applies; none does
 def test_decisions_built_without_validation_equal_validated_ones(engine, action_type):
+    from supervisor.judged import judgeable_action
     from supervisor.models import Decision, SpecialistResult
 
     eng = engine(scripted("a", {"execution": "inline"}), scripted("b", {"verdict": "flag"}))
@@ -356,6 +357,9 @@ def test_decisions_built_without_validation_equal_validated_ones(engine, action_
     for result in eng.check(SHELL).results.values():
         assert result == SpecialistResult.model_validate(result.model_dump())
         assert result.model_fields_set == set(SpecialistResult.model_fields)
+    # What specialists are handed has a field set of its own, decision by decision.
+    judged = [judgeable_action(d.action) for _ in range(2)]
+    assert judged[0].model_fields_set is not judged[1].model_fields_set
 
 
 def test_observations_are_recorded_in_the_result(engine):

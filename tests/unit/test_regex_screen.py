@@ -8,7 +8,9 @@ same in everything but timing.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
+import re
 import tempfile
 import time
 from collections.abc import Collection, Sequence
@@ -62,9 +64,11 @@ def shown(decision: Decision) -> dict[str, Any]:
         # What a specialist read from outside (a clock, a database) carries its own time.
         result["observations"] = [(o["kind"], o["error"]) for o in result["observations"]]
     dumped["results"] = list(results.items())  # the order is part of the record
-    for escalation in dumped["escalations"]:
-        escalation.pop("previous_decisions")  # ids of each engine's own decisions
-    return dumped
+    # Each engine names its own earlier decisions (an escalation's reason): ids aside.
+    return json.loads(DECISION_ID.sub("<id>", json.dumps(dumped)))
+
+
+DECISION_ID = re.compile(r"\b[0-9a-f]{25}\b")
 
 
 def both(taxonomy: Taxonomy) -> tuple[Engine, Engine]:
