@@ -16,6 +16,9 @@ the floor for:
 * ``records on``: ``Supervisor.check`` as configured by default: the signed decision log
   and the SQLite store in a temporary state directory.
 
+After them, the fixed cost (``engine`` p50 on actions no entry applies to: clicks, with the
+3-entry taxonomy) and the engine's p50 with 300 entries as a multiple of its p50 with 3.
+
 Then the same for the shipped coding pack (its learned entry's seed model built first) on
 typical agent shell commands (``benchmarks/quality.py``'s), next to the 3-pattern floor on
 those commands. The modes of a configuration take turns, a round each, so that a busy moment
@@ -394,6 +397,7 @@ def main() -> None:
         f"{'decisions/s':>12} {'p50/floor':>9}"
     )
     print(header)
+    engine_p50: dict[int, float] = {}
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         for n in ENTRY_COUNTS:
@@ -416,8 +420,21 @@ def main() -> None:
                 rounds if n < 100 else max(1, rounds // 4),
             )
             print_rows(str(n), stats, stats["floor (re)"]["p50"])
+            engine_p50[n] = stats["engine"]["p50"]
+            if n == ENTRY_COUNTS[0]:
+                # The fixed cost: an action no entry applies to (a click), nothing to run.
+                clicks = [
+                    Action(type="click", args={"selector": f"#b{i}"}) for i in range(len(items))
+                ]
+                fixed = measure({"engine": engine.check}, clicks, rounds)["engine"]["p50"]
             off.close()
             on.close()
+        first, last = ENTRY_COUNTS[0], ENTRY_COUNTS[-1]
+        print(f"engine p50 when no entry applies (fixed cost): {fixed:.2f} µs")
+        print(
+            f"engine p50, {last} entries / {first} entries: "
+            f"{engine_p50[last] / engine_p50[first]:.1f}x"
+        )
         coding_pack(tmp, max(1, rounds // 4), args.actions)
         costs = sorted(hung_cost(tmp, 5 if args.quick else 20))
         print(
