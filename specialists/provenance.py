@@ -15,11 +15,19 @@ a file id as a number that is not part of a date. A value that is not of a typed
 
 For each value:
 
-- named by the user's request, a result of a trusted tool, or the records: fine;
+- named by the user's request, a result of a trusted tool (or a trusted field of a result,
+  ``the field amount of the result of get_transactions (c1)``), or the records: fine;
 - found only in third-party results: the entry's verdict, with a correction that names
   the results it came from (``the result of read_inbox (call_7)``);
-- found nowhere: ``when_nowhere`` (``nudge`` by default: a value the agent made up, or
-  computed, is a fact the supervisor does not have; it is never a silent ok).
+- an amount found nowhere that is arithmetic over trusted numbers, one of them the
+  request's (:mod:`specialists.computed`): ``when_computed`` (``ok`` by default), and the
+  evidence says how (``200.29 = 1000 * 19.5 % + 5.29``);
+- found nowhere: ``when_nowhere`` (``nudge`` by default: a value the agent made up is a
+  fact the supervisor does not have; it is never a silent ok).
+
+A file or other object id (a ``file`` sink) that third-party text names is the third
+party's choice even when a trusted field lists it (the records say it exists, not that the
+user chose it), unless the user's request names it too.
 
 The request is the transcript's, else ``context.task`` (the user's request as the host
 gave it). Without either (no transcript, or a host that does not feed one) the check
@@ -44,11 +52,13 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Annotated, Final, Literal, TypeVar, final
 
 from pydantic import Field, JsonValue
 
 from specialists.allowlist import named_words, normalise_value
+from specialists.computed import Operand, derive
 from specialists.valuetokens import (
     Token,
     decimal_text,
@@ -61,7 +71,7 @@ from specialists.valuetokens import (
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
-from supervisor.transcript import Source, request
+from supervisor.transcript import Source, Trust, request
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -83,13 +93,14 @@ MAX_VALUE_CHARS: Final = 4_096  # a sink value longer than this is not traced: i
 MAX_VALUES: Final = 50
 SHOWN_CHARS: Final = 120
 CACHE_SIZE: Final = 512  # texts whose tokens are kept
+MAX_TOTALS: Final = 32  # sums of one source's numbers tried as computed amounts
 _T = TypeVar("_T")
 
 SinkKind = Literal[
     "recipient", "invitee", "account", "url", "amount", "file", "credential", "links"
 ]
 SINK_KINDS: Final[tuple[SinkKind, ...]] = SinkKind.__args__  # type: ignore[attr-defined]
-Found = Literal["trusted", "untrusted", "nowhere", "unreadable"]
+Found = Literal["trusted", "computed", "untrusted", "nowhere", "unreadable"]
 
 _WHAT: Final[dict[str, str]] = {
     "recipient": "recipient",
@@ -113,6 +124,9 @@ class ProvenanceConfig(KindConfig):
         records: texts the deployment trusts (payees on file, its own directory): a value
             they name is fine, read as a tool result is read.
         when_nowhere: a value no source names: ``nudge`` (default), ``flag`` or ``ok``.
+        when_computed: an amount no source names that is arithmetic over trusted values
+            (:mod:`specialists.computed`): ``ok`` (default), ``flag`` or ``nudge``; the
+            evidence says how it is computed either way.
         when_request_unknown: no request in the transcript: ``nudge`` (default), ``flag``
             or ``block``.
         verdict: the verdict on a value only third parties wrote; the entry's
@@ -123,6 +137,7 @@ class ProvenanceConfig(KindConfig):
     kinds: list[SinkKind] = Field(default_factory=lambda: list(SINK_KINDS))
     records: list[Annotated[str, Field(max_length=100_000)]] = Field(default_factory=list)
     when_nowhere: Literal["ok", "flag", "nudge"] = "nudge"
+    when_computed: Literal["ok", "flag", "nudge"] = "ok"
     when_request_unknown: Literal["flag", "nudge", "block"] = "nudge"
     verdict: Literal["flag", "nudge", "block"] | None = None
 
@@ -257,12 +272,12 @@ class _Record:
     text: str
 
 
-def _holds(source: Source | _Record, needle: _Needle) -> bool:
+def _holds(text: str, needle: _Needle) -> bool:
     if needle.token is not None:
-        held = _CACHE.of(source.text)
+        held = _CACHE.of(text)
         return any(Token(t, needle.token.value) in held for t in needle.types)  # type: ignore[arg-type]
     assert needle.words is not None
-    return named_words(_CACHE.folded(source.text), needle.words)
+    return named_words(_CACHE.folded(text), needle.words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,9 +290,10 @@ class Trace:
     needle: str  # what was looked for: "email a@b.c", "number 13", "name alice"
     found: Found
     sources: tuple[str, ...] = ()  # how each source that holds it is named
+    computed: str | None = None  # how a computed value is had from trusted ones
 
     def evidence(self) -> dict[str, JsonValue]:
-        return {
+        shown: dict[str, JsonValue] = {
             "parameter": self.parameter,
             "kind": self.kind,
             "value": self.value,
@@ -285,6 +301,9 @@ class Trace:
             "found": self.found,
             "sources": list(self.sources),
         }
+        if self.computed is not None:
+            shown["computed"] = self.computed
+        return shown
 
 
 def trace(
@@ -315,7 +334,13 @@ def trace(
     return worst
 
 
-_RANK: Final[dict[str, int]] = {"trusted": 0, "nowhere": 1, "untrusted": 2, "unreadable": 3}
+_RANK: Final[dict[str, int]] = {
+    "trusted": 0,
+    "computed": 1,
+    "nowhere": 2,
+    "untrusted": 3,
+    "unreadable": 4,
+}
 
 
 def _trace_group(
@@ -330,18 +355,69 @@ def _trace_group(
         return Trace(parameter, kind, shown, "nothing", "trusted")
     # The first needle of the group that any source holds decides (a full URL, else its host).
     for needle in group:
-        if any(_holds(r, needle) for r in records):
+        if any(_holds(r.text, needle) for r in records):
             return Trace(parameter, kind, shown, needle.describe(), "trusted", ("the records",))
-        holding = [s for s in sources if _holds(s, needle)]
-        if not holding:
-            continue
-        trusted = [s for s in holding if s.trust.trusted]
+        trusted: list[str] = []
+        user: list[str] = []
+        untrusted: list[str] = []
+        for source in sources:
+            for trust, text, field in source.pieces():
+                if _holds(text, needle):
+                    where = source.describe(field)
+                    (trusted if trust.trusted else untrusted).append(where)
+                    if trust is Trust.USER:
+                        user.append(where)
+        if kind in _CHOSEN_KINDS and untrusted:
+            # The deployment's records say the object exists, not that the user chose it:
+            # an id third-party text points at is the third party's choice unless the
+            # user named it too.
+            trusted = user
         if trusted:
-            named = tuple(dict.fromkeys(s.describe() for s in trusted))
+            named = tuple(dict.fromkeys(trusted))
             return Trace(parameter, kind, shown, needle.describe(), "trusted", named)
-        named = tuple(dict.fromkeys(s.describe() for s in holding))
-        return Trace(parameter, kind, shown, needle.describe(), "untrusted", named)
-    return Trace(parameter, kind, shown, group[0].describe(), "nowhere")
+        if untrusted:
+            named = tuple(dict.fromkeys(untrusted))
+            return Trace(parameter, kind, shown, needle.describe(), "untrusted", named)
+    first = group[0]
+    if kind == "amount" and first.token is not None:
+        found = computed(first.token.value, sources, records)
+        if found is not None:
+            how, named = found
+            return Trace(parameter, kind, shown, first.describe(), "computed", named, how)
+    return Trace(parameter, kind, shown, first.describe(), "nowhere")
+
+
+def computed(
+    target: str, sources: Sequence[Source], records: Sequence[Source | _Record] = ()
+) -> tuple[str, tuple[str, ...]] | None:
+    """How the amount ``target`` is arithmetic over numbers that trusted sources give
+    (the request first, then the records, then trusted results from the newest), with
+    where they were found; None when it is not (:mod:`specialists.computed`)."""
+    operands: list[Operand] = []
+    totals: list[Operand] = []
+
+    def read(text: str, where: str) -> None:
+        numbers = [Decimal(t.value) for t in _CACHE.of(text) if t.type in _AMOUNT_TYPES]
+        operands.extend(Operand(n, where) for n in numbers)
+        if len(numbers) > 1 and len(totals) < MAX_TOTALS:
+            totals.append(Operand(sum(numbers, Decimal(0)), where))
+
+    request_named = "the user's request"
+    for source in sources:
+        if source.kind == "request":
+            read(source.text, request_named)
+    for record in records:
+        read(record.text, "the records")
+    for source in reversed(sources):
+        if source.kind == "result":
+            for trust, text, field in source.pieces():
+                if trust.trusted:
+                    read(text, source.describe(field))
+    found = derive(target, operands, totals, frozenset({request_named}))
+    return (found.expression, found.sources) if found is not None else None
+
+
+_CHOSEN_KINDS: Final = frozenset({"file"})  # objects the records list, chosen by someone
 
 
 def _cut(text: str) -> str:
@@ -372,6 +448,7 @@ class ProvenanceSpecialist:
     """Objects to the first sink value that only third parties wrote, or that nobody did."""
 
     __slots__ = (
+        "_computed",
         "_fields",
         "_kinds",
         "_nowhere",
@@ -388,6 +465,7 @@ class ProvenanceSpecialist:
         self._kinds = frozenset(config.kinds)
         self._records = tuple(_Record(text) for text in config.records)
         self._nowhere = Verdict(config.when_nowhere)
+        self._computed = Verdict(config.when_computed)
         self._unknown = Verdict(config.when_request_unknown)
 
     def sinks(self, action: Action) -> list[tuple[str, str, JsonValue]]:
@@ -446,6 +524,15 @@ class ProvenanceSpecialist:
         worst = max(traces, key=lambda t: (_RANK[t.found], t.kind != "amount"))
         if worst.found == "trusted":
             return SpecialistResult(verdict=Verdict.OK, evidence=evidence)
+        if worst.found == "computed":
+            return self._result(
+                self._computed,
+                f"amount {worst.value!r} (argument {worst.parameter}) is computed from "
+                f"trusted values: {worst.computed}",
+                "Check that the user asked for this computation.",
+                evidence,
+                worst.needle,
+            )
         what = f"{_WHAT[worst.kind]} {worst.value!r} (argument {worst.parameter})"
         if worst.found == "unreadable":
             return self._result(
@@ -479,9 +566,11 @@ class ProvenanceSpecialist:
             )
         return self._result(
             self._nowhere,
-            f"{what} appears nowhere in the user's request or in what the agent read",
-            f"{worst.value!r} is not in the user's request or in any tool result: do not "
-            "guess or compute a value for this. Use the value the user gave, or ask them.",
+            f"{what} appears nowhere in the user's request or in what the agent read"
+            + (", and is no arithmetic over trusted values" if worst.kind == "amount" else ""),
+            f"{worst.value!r} is not in the user's request or in any tool result"
+            + (", nor computed from the values they give" if worst.kind == "amount" else "")
+            + ": do not guess it. Use the value the user gave, or ask them.",
             evidence,
             worst.needle,
         )

@@ -18,6 +18,13 @@ of the context): each source is cut at :data:`MAX_SOURCE_CHARS`, and past
 dropped (requests are kept first). ``dropped`` counts what was left out, so a reader knows
 the picture is partial. :class:`TranscriptLog` keeps one per session for hosts that see
 the run one message at a time.
+
+Trust can also be set per field of a result (:class:`ResultTrust`): a bank's transaction
+list vouches for its amounts, dates and account numbers, not for the subjects a sender
+wrote. A structured result (a JSON object or array, or a string holding one) whose tool
+has field trust is kept as its fields: each named field's values, with that field's trust
+(:class:`FieldText`), and the rest of the result, with the tool's trust, as the source's
+``text``. A result that is not structured keeps the tool's trust as a whole.
 """
 
 from __future__ import annotations
@@ -25,16 +32,22 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from enum import StrEnum
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from supervisor.agentjson import loads
+from supervisor.errors import AgentJSONError
+
 __all__ = [
+    "MAX_FIELDS",
     "MAX_SOURCES",
     "MAX_SOURCE_CHARS",
     "MAX_TOTAL_CHARS",
+    "FieldText",
+    "ResultTrust",
     "Source",
     "Transcript",
     "TranscriptLog",
@@ -49,6 +62,9 @@ __all__ = [
 MAX_SOURCE_CHARS: Final = 8_192
 MAX_SOURCES: Final = 100
 MAX_TOTAL_CHARS: Final = 65_536
+MAX_FIELDS: Final = 32  # fields a result's trust may name
+MAX_PARSED_CHARS: Final = 1_000_000  # a longer result string is not parsed for its fields
+MAX_RESULT_DEPTH: Final = 32  # values nested deeper in a result stay in its rest
 MAX_SESSIONS: Final = 1_000  # sessions a TranscriptLog keeps, least recently used dropped
 
 _FROZEN: Final = ConfigDict(frozen=True, extra="forbid")
@@ -67,8 +83,43 @@ class Trust(StrEnum):
         return self is not Trust.THIRD_PARTY
 
 
+class ResultTrust(BaseModel):
+    """Whose words a tool's results carry, per field.
+
+    ``trust`` is the trust of everything the fields do not name. ``fields`` maps a key of
+    the result's records (``amount``: that key at any depth, and all beneath it) or a
+    dotted path from the result's top (``account.iban``; arrays are passed through) to
+    its trust. Where two names hold a value, the one that names it deepest wins.
+    """
+
+    model_config = _FROZEN
+
+    trust: Trust = Trust.THIRD_PARTY
+    fields: dict[str, Trust] = Field(default_factory=dict, max_length=MAX_FIELDS)
+
+    @property
+    def least(self) -> Trust:
+        """The trust of a result whose fields cannot be told apart: the least trusted."""
+        order = (Trust.THIRD_PARTY, Trust.DEPLOYMENT, Trust.USER)
+        return min((self.trust, *self.fields.values()), key=order.index)
+
+
+class FieldText(BaseModel):
+    """The values of one field of a structured result, with the field's trust."""
+
+    model_config = _FROZEN
+
+    name: str = Field(max_length=500)  # as the tool's result trust names it
+    trust: Trust
+    text: str = Field(max_length=MAX_SOURCE_CHARS)  # its values, one a line
+
+
 class Source(BaseModel):
-    """One text the session saw: a request of the user, or a tool's result."""
+    """One text the session saw: a request of the user, or a tool's result.
+
+    A structured result read with field trust has ``fields``: each named field's values
+    with its trust; ``text`` is then the rest of the result (with ``trust``).
+    """
 
     model_config = _FROZEN
 
@@ -78,13 +129,28 @@ class Source(BaseModel):
     tool: str | None = Field(default=None, max_length=500)  # the tool whose result it is
     call_id: str | None = Field(default=None, max_length=500)
     cut: bool = False  # the text was longer and was cut to MAX_SOURCE_CHARS
+    fields: tuple[FieldText, ...] = Field(default=(), max_length=MAX_FIELDS)
 
-    def describe(self) -> str:
-        """How a reason names it: ``the user's request``, ``the result of read_inbox (c3)``."""
+    @property
+    def size(self) -> int:
+        """Characters it holds, its fields' included."""
+        return len(self.text) + sum(len(f.text) for f in self.fields)
+
+    def describe(self, field: str | None = None) -> str:
+        """How a reason names it: ``the user's request``, ``the result of read_inbox (c3)``,
+        ``the field amount of the result of get_transactions (c4)``."""
         if self.kind == "request":
             return "the user's request"
         where = f"the result of {self.tool or 'a tool'}"
-        return f"{where} ({self.call_id})" if self.call_id else where
+        where = f"{where} ({self.call_id})" if self.call_id else where
+        return f"the field {field} of {where}" if field is not None else where
+
+    def pieces(self) -> Iterator[tuple[Trust, str, str | None]]:
+        """(trust, text, field name) of each part with one trust: the fields, then the rest."""
+        for field in self.fields:
+            yield field.trust, field.text, field.name
+        if self.text:
+            yield self.trust, self.text, None
 
 
 class Transcript(BaseModel):
@@ -149,7 +215,7 @@ def bounded(sources: Iterable[Source], dropped: int = 0) -> Transcript:
     order = [i for i, s in enumerate(items) if s.kind == "request"]
     order += [i for i in range(len(items) - 1, -1, -1) if items[i].kind == "result"]
     for index in order:
-        size = len(items[index].text)
+        size = items[index].size
         if len(keep) >= MAX_SOURCES or total + size > MAX_TOTAL_CHARS:
             continue
         keep.add(index)
@@ -164,10 +230,128 @@ def request(text: str) -> Source:
 
 
 def result(
-    tool: str | None, value: JsonValue | object, trust: Trust, call_id: str | None = None
+    tool: str | None,
+    value: JsonValue | object,
+    trust: Trust | ResultTrust,
+    call_id: str | None = None,
 ) -> Source:
-    """A tool's result, with the trust the deployment gives that tool."""
-    return _source("result", trust, as_text(value), tool, call_id)
+    """A tool's result, with the trust the deployment gives that tool (or its fields)."""
+    if isinstance(trust, Trust):
+        return _source("result", trust, as_text(value), tool, call_id)
+    if not trust.fields:
+        return _source("result", trust.trust, as_text(value), tool, call_id)
+    structure = _structure(value)
+    if structure is None:  # nothing to tell the fields apart by
+        return _source("result", trust.least, as_text(value), tool, call_id)
+    try:
+        return _fielded(tool, structure, trust, call_id)
+    except _TooDeep:
+        return _source("result", trust.least, as_text(value), tool, call_id)
+
+
+def _structure(value: JsonValue | object) -> dict[str, Any] | list[Any] | None:
+    """A result as an object or an array: as given, or parsed from JSON text."""
+    if isinstance(value, dict | list):
+        return value
+    if not isinstance(value, str) or len(value) > MAX_PARSED_CHARS:
+        return None
+    text = value.strip()
+    if not text.startswith(("{", "[")):
+        return None
+    try:
+        parsed = loads(text, what="a tool result", max_depth=MAX_RESULT_DEPTH)
+    except AgentJSONError:
+        return None
+    return parsed if isinstance(parsed, dict | list) else None
+
+
+def _field_of(keys: tuple[str, ...], names: dict[str, Trust]) -> tuple[str, int] | None:
+    """The field name that holds a value at ``keys`` (object keys from the top), and how
+    many of the keys it covers: the name that covers the most; a dotted path from the top
+    wins over a key at the same depth."""
+    best: tuple[int, int, str] | None = None
+    for name in names:
+        parts = tuple(name.split("."))
+        if len(parts) > 1:
+            rank = (len(parts) if keys[: len(parts)] == parts else -1, 1, name)
+        else:
+            rank = (max((i + 1 for i, key in enumerate(keys) if key == name), default=-1), 0, name)
+        if rank[0] > 0 and (best is None or rank[:2] > best[:2]):
+            best = rank
+    return (best[2], best[0]) if best is not None else None
+
+
+def _leaf_text(value: object) -> str:
+    return value if isinstance(value, str) else as_text(value)
+
+
+class _TooDeep(Exception):
+    """A result nested past MAX_RESULT_DEPTH: its fields are not told apart."""
+
+
+def _fielded(
+    tool: str | None,
+    structure: dict[str, Any] | list[Any],
+    trust: ResultTrust,
+    call_id: str | None,
+) -> Source:
+    """A structured result as its named fields' values and the rest (see the module docs).
+
+    Raises:
+        _TooDeep: the result nests deeper than :data:`MAX_RESULT_DEPTH`.
+    """
+    values: dict[str, list[str]] = {}
+
+    def rest(node: object, keys: tuple[str, ...], depth: int) -> object:
+        """``node`` without the values a field names (collected into ``values``): a
+        value, and a key beneath a named one (``shared_with: {alice@x.com: r}``)."""
+        if depth > MAX_RESULT_DEPTH:
+            raise _TooDeep
+        if isinstance(node, dict):
+            kept: dict[str, object] = {}
+            for key, item in node.items():
+                path = (*keys, str(key))
+                match = _field_of(path, trust.fields)
+                if match is not None and match[1] < len(path):
+                    values.setdefault(match[0], []).append(str(key))
+                left = rest(item, path, depth + 1)
+                if left is not _GONE:
+                    kept[str(key)] = left
+            return kept if kept or not node else _GONE
+        if isinstance(node, list):
+            items = [left for item in node if (left := rest(item, keys, depth + 1)) is not _GONE]
+            return items if items or not node else _GONE
+        match = _field_of(keys, trust.fields) if keys else None
+        if match is None:
+            return node
+        values.setdefault(match[0], []).append(_leaf_text(node))
+        return _GONE
+
+    left = rest(structure, (), 0)
+    budget = MAX_SOURCE_CHARS
+    cut = False
+    fields: list[FieldText] = []
+    for name in trust.fields:  # in the order the annotation gives them
+        if name not in values:
+            continue
+        text = "\n".join(values[name])
+        cut = cut or len(text) > budget
+        fields.append(FieldText(name=name[:500], trust=trust.fields[name], text=text[:budget]))
+        budget -= len(fields[-1].text)
+    text = "" if left is _GONE else as_text(left)
+    cut = cut or len(text) > budget
+    return Source(
+        kind="result",
+        trust=trust.trust,
+        text=text[:budget],
+        tool=tool[:500] if tool else None,
+        call_id=call_id[:500] if call_id else None,
+        cut=cut,
+        fields=tuple(fields),
+    )
+
+
+_GONE: Final = object()  # a subtree whose every value a field took
 
 
 class TranscriptLog:

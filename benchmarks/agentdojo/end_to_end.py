@@ -206,7 +206,10 @@ class ScriptedAgent(BasePipelineElement):
                 continue  # refused: it does not run, and the trace does not hold it
             output, error = runtime.run_function(env, call.function, args)
             text = tool_result_to_str(output) if error is None else error
-            self.gate.saw(call.function, text, f"{phase}-{index}")
+            # The transcript gets the same result as JSON, as a host relays it (an MCP
+            # server's text content), so that field trust can tell its fields apart.
+            relayed = tool_result_to_str(output, _json) if error is None else error
+            self.gate.saw(call.function, relayed, f"{phase}-{index}")
             out.append(
                 ChatAssistantMessage(
                     role="assistant",
@@ -244,6 +247,10 @@ class ModeReport:
     refused_user_calls: list[dict[str, Any]] = field(default_factory=list)
     refused_alone: list[dict[str, Any]] = field(default_factory=list)  # user tasks alone
     attacks_passed: list[str] = field(default_factory=list)
+
+
+def _json(value: dict[str, Any] | list[dict[str, Any]]) -> str:
+    return json.dumps(value, default=str, ensure_ascii=False)
 
 
 def _key(task_id: str) -> int:

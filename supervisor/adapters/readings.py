@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, Valida
 
 from supervisor._yaml import LocatedDict, YamlError, load_yaml, position_of
 from supervisor.errors import SourceError, TaxonomyError
-from supervisor.transcript import Trust
+from supervisor.transcript import ResultTrust, Trust
 
 __all__ = [
     "ROLES",
@@ -317,7 +317,8 @@ class ToolAnnotations(BaseModel):
     parameters, for a deployment that annotates every tool it uses. ``results`` says,
     per tool (name or glob), whose words its results carry (:class:`Trust`): the hosts
     record each result in the session's transcript with that trust; a tool no pattern
-    names is ``third_party``.
+    names is ``third_party``. A tool's trust may be given per field of its results
+    (:class:`~supervisor.transcript.ResultTrust`: ``{trust: ..., fields: {key: trust}}``).
     """
 
     model_config = _FROZEN
@@ -325,10 +326,11 @@ class ToolAnnotations(BaseModel):
     schema_version: Literal[1] = 1
     tools: dict[str, dict[str, Role]] = Field(default_factory=dict)
     default_reading: StrictBool = True
-    results: dict[str, Trust] = Field(default_factory=dict)
+    results: dict[str, Trust | ResultTrust] = Field(default_factory=dict)
 
-    def trust_of(self, tool: str | None) -> Trust:
-        """Whose words ``tool``'s results carry: exact name, then globs in order."""
+    def trust_of(self, tool: str | None) -> Trust | ResultTrust:
+        """Whose words ``tool``'s results carry (as a whole, or per field): exact name,
+        then globs in order."""
         if tool is None:
             return Trust.THIRD_PARTY
         exact = self.results.get(tool)
@@ -421,10 +423,14 @@ def load_tool_annotations(path: str | Path) -> ToolAnnotations:
     except ValidationError as exc:
         errors = []
         for err in exc.errors(include_url=False):
-            loc = tuple(err["loc"])
+            loc = _result_loc(tuple(err["loc"]), root)
+            if loc is None:
+                continue  # the other reading of a tool's results (a trust, or its fields)
             position = position_of(root, loc)
             if err["type"] == "literal_error" and len(loc) == 3 and loc[0] == "tools":
                 message = f"{err['input']!r} is not a role; roles: {', '.join(ROLES)}"
+            elif err["type"] == "extra_forbidden" and loc[:1] == ("results",):
+                message = "unknown field; fields of a tool's results: trust, fields"
             elif err["type"] == "extra_forbidden":
                 message = "unknown field; fields: schema_version, tools, default_reading, results"
             elif err["type"] == "enum" and loc[:1] == ("results",):
@@ -442,6 +448,19 @@ def load_tool_annotations(path: str | Path) -> ToolAnnotations:
                 )
             )
         raise TaxonomyError(errors) from None
+
+
+def _result_loc(loc: tuple[Any, ...], root: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """An error's place without the union's tag (``results.TOOL.ResultTrust.trust``); None
+    for an error of the reading the value was not written as (a trust, or a mapping)."""
+    if len(loc) < 3 or loc[0] != "results":
+        return loc
+    results = root.get("results")
+    given = results.get(loc[1]) if isinstance(results, Mapping) else None
+    mapping = loc[2] == "ResultTrust"
+    if mapping != isinstance(given, Mapping):
+        return None
+    return (*loc[:2], *loc[3:])
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from supervisor.adapters.readings import (
     sink_parameters,
 )
 from supervisor.models import Action, Context, Decision, SpecialistResult, Verdict, strictest
-from supervisor.transcript import Source, Trust, bounded
+from supervisor.transcript import ResultTrust, Source, Trust, bounded
 
 if TYPE_CHECKING:
     from supervisor.facade import Supervisor
@@ -459,8 +459,9 @@ def reads_transcripts(supervisor: Supervisor) -> bool:
     return taxonomy is not None and any(e.specialist.kind == "provenance" for e in taxonomy)
 
 
-def trust_of(annotations: ToolAnnotations | None, tool: str | None) -> Trust:
-    """Whose words ``tool``'s results carry, by the deployment's annotations (``results``)."""
+def trust_of(annotations: ToolAnnotations | None, tool: str | None) -> Trust | ResultTrust:
+    """Whose words ``tool``'s results carry (as a whole, or per field), by the deployment's
+    annotations (``results``)."""
     if annotations is None:
         return Trust.THIRD_PARTY
     return annotations.trust_of(tool)

@@ -25,7 +25,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from supervisor.transcript import Source, Trust, bounded, message_text, request, result
+from supervisor.transcript import (
+    ResultTrust,
+    Source,
+    Trust,
+    bounded,
+    message_text,
+    request,
+    result,
+)
 
 __all__ = ["MAX_READ_BYTES", "TranscriptFiles", "sources_of_line"]
 
@@ -44,7 +52,9 @@ class _File:
 
 
 def sources_of_line(
-    line: dict[str, Any], tools: dict[str, str], trust_of: Callable[[str | None], Trust]
+    line: dict[str, Any],
+    tools: dict[str, str],
+    trust_of: Callable[[str | None], Trust | ResultTrust],
 ) -> list[Source]:
     """The sources one transcript line adds (``tools`` learns the names of tool calls)."""
     message = line.get("message")
@@ -95,7 +105,7 @@ class TranscriptFiles:
         self._files: OrderedDict[str, _File] = OrderedDict()
 
     def sources(
-        self, path: str, trust_of: Callable[[str | None], Trust] | None = None
+        self, path: str, trust_of: Callable[[str | None], Trust | ResultTrust] | None = None
     ) -> tuple[list[Source], int]:
         """The session's sources so far, and how many were dropped to stay bounded."""
         judge = trust_of or (lambda tool: Trust.THIRD_PARTY)
