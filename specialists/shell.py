@@ -443,6 +443,13 @@ def _critical(path: str, where: _Where) -> str | None:
     return None
 
 
+def _unset_words(cmd: SimpleCommand) -> str:
+    """How the variables that expanded to nothing are known to be unset."""
+    if cmd.unknown_vars:
+        return "has no known value (none was given, so it is read as unset)"
+    return "is not set"
+
+
 def _scratch_only(path: str, where: _Where) -> bool:
     """Whether ``path`` is in a scratch directory and not in the workspace."""
     if where.workspace is not None and is_within(path, where.workspace):
@@ -748,8 +755,8 @@ class _Rule:
                 shown = _cut(" ".join(cmd.positionals) or "nothing", 60)
                 return (
                     f"unset:{cmd.unset_vars[0]}",
-                    f"depends on {names}, which is not set: it expands to nothing and the "
-                    f"arguments become {shown!r}",
+                    f"depends on {names}, which {_unset_words(cmd)}: it expands to nothing "
+                    f"and the arguments become {shown!r}",
                 )
             if cmd.split_words:
                 return (
@@ -1149,7 +1156,7 @@ class ShellSpecialist:
         reason = hit.detail
         if cmd.unset_vars and hit.rule.target != "unsafe_expansion":
             names = ", ".join("$" + n for n in cmd.unset_vars[:3])
-            reason += f", because {names} is not set and expands to nothing"
+            reason += f", because {names} {_unset_words(cmd)} and expands to nothing"
         if cmd.prefixes and "under " not in reason:
             reason += f", under {cmd.prefixes[-1]}" if len(cmd.prefixes) == 1 else ""
         if cmd.via:

@@ -212,6 +212,8 @@ class SimpleCommand:
         inline_code: the program text given with ``-c``/``-e`` (``sh -c``, ``python -c``,
             ``node -e``, ``perl -e``, ``eval``), when there is one.
         unset_vars: variables that expanded to nothing in this command's words.
+        unknown_vars: those of them nobody said were unset (no value was given): read as
+            unset, the worst case, but their value is a missing fact.
         variables: every variable its words reference (``$OPENAI_API_KEY``), set or not.
         dynamic: some word depends on a value that is not known without running something
             (a command substitution with unknown output, ``read``, arithmetic).
@@ -251,6 +253,7 @@ class SimpleCommand:
     code_from: tuple[str, ...] = ()
     inline_code: str | None = None
     unset_vars: tuple[str, ...] = ()
+    unknown_vars: tuple[str, ...] = ()
     variables: tuple[str, ...] = ()
     dynamic: bool = False
     split_words: bool = False
@@ -493,6 +496,8 @@ def _run(
         max_depth=max_depth, max_commands=max_commands, budget=2 * len(text) + NESTED_EXTRA_CHARS
     )
     state = _State(variables, set(), cwd, home)
+    if env:
+        parser.declared_unset = frozenset(n for n, v in env.items() if v == "<unset>")
     try:
         parser.parse_text(text, state, _Scope(0, (), (), False))
         parser.finish()
@@ -2324,6 +2329,9 @@ class _Parser:
         self.fallback = False
         self.truncated = False
         self.last_programs: list[str] = []
+        # Variables the caller said are unset (env value "<unset>"); any other variable
+        # with no value is not known, and is read as unset (the worst case) all the same.
+        self.declared_unset: frozenset[str] = frozenset()
 
     # Entry points ------------------------------------------------------------------------
 
@@ -2779,6 +2787,7 @@ class _Parser:
             code_from=code_from,
             inline_code=code,
             unset_vars=tuple(expanded.unset),
+            unknown_vars=tuple(n for n in expanded.unset if n not in self.declared_unset),
             variables=tuple(expanded.names),
             dynamic=expanded.dynamic or (from_input is not None and from_input.unknown),
             split_words=expanded.split,

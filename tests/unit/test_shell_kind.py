@@ -330,10 +330,15 @@ def test_reason_says_what_runs_and_through_what():
     assert result.evidence["workspace"] == "/work/app"
 
 
-def test_reason_names_the_unset_variable():
+def test_reason_names_the_unset_variable_and_whether_that_is_known():
     result = judge(RECURSIVE_DELETE, 'rm -rf "$BUILD_DIR/"')
+    assert result.verdict is Verdict.BLOCK  # the worst case: it may be unset
     assert result.reason is not None
-    assert "$BUILD_DIR is not set" in result.reason
+    assert "$BUILD_DIR has no known value" in result.reason
+    declared = CTX.model_copy(update={"env": {"BUILD_DIR": "<unset>"}})
+    known = judge(RECURSIVE_DELETE, 'rm -rf "$BUILD_DIR/"', declared)
+    assert known.verdict is Verdict.BLOCK
+    assert "$BUILD_DIR is not set" in (known.reason or "")
 
 
 def test_scratch_directories_and_tmpdir():
