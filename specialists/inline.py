@@ -857,6 +857,9 @@ def _python_call(node: ast.Call, ev: _PyEval) -> CodeOp | None:
     except (ValueError, RecursionError):  # pragma: no cover - unparse of a parsed tree
         source = name
     receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if last == "urlretrieve" and len(args) >= 2:  # urllib.request.urlretrieve(url, file)
+        url, target = ev.value(args[0]), ev.value(args[1])
+        return CodeOp("argv", ("curl", "-sS", "-o", target or "<expr>", url or "<expr>"), source)
     if last in _PY_DELETE:
         module = isinstance(receiver, ast.Name) and receiver.id in ("os", "shutil")
         if receiver is None or module:

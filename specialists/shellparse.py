@@ -1475,6 +1475,9 @@ class _State:
     # Aliases defined earlier (name -> text): zsh expands them in scripts too, and a shell
     # with expand_aliases set (as agent hosts' shells often are) does.
     aliases: dict[str, str] = field(default_factory=dict)
+    # Files downloaded earlier on the line (path -> the program that fetched it): shared by
+    # every copy, as ``files`` is.
+    downloads: dict[str, str] = field(default_factory=dict)
 
     def copy(self) -> _State:
         return _State(
@@ -1485,6 +1488,7 @@ class _State:
             self.files,
             self.functions,
             self.aliases,
+            self.downloads,
         )
 
     def called(self, args: Sequence[str]) -> _State:
@@ -2467,6 +2471,8 @@ class _Parser:
             static = _static_step(cmd, static)
             if static is not None:
                 _remember_writes(cmd, static, state.files)
+            if cmd.program in _DOWNLOADERS:
+                _remember_downloads(cmd, state)
             upstream.append(cmd)
         if len(made) > 2:
             self._link_sinks(made)
@@ -2771,6 +2777,10 @@ class _Parser:
                     code = word.split("=", 1)[1]
                     nested.append(("shell", code))
                     break
+        if state.downloads and not code_from:
+            fetched = _runs_download(program, argv, positionals, cwd, state)
+            if fetched is not None:  # curl -o x URL && ./x: fetched code run as it arrives
+                code_from = (fetched,)
         cmd = SimpleCommand(
             program=program,
             argv=tuple(argv),
@@ -2907,7 +2917,7 @@ class _Parser:
                     continue
                 self.parse_text(op.words[0], state.copy(), scope)
             else:
-                self._synthetic(list(op.words), op.source, cmd.cwd, scope)
+                self._synthetic(list(op.words), op.source, cmd.cwd, scope, state)
 
     def _synthetic(
         self,
@@ -2915,27 +2925,35 @@ class _Parser:
         source: str,
         cwd: str | None,
         scope: _Scope,
+        state: _State | None = None,
     ) -> None:
         if not argv:
             return
         program = posixpath.basename(argv[0])
         flags, positionals = _flags(program, argv[1:])
-        self._emit(
-            SimpleCommand(
-                program=program,
-                argv=tuple(argv),
-                flags=flags,
-                positionals=positionals,
-                prefixes=scope.prefixes,
-                depth=scope.depth,
-                source=source,
-                cwd=cwd,
-                via=scope.via,
-                dynamic="<expr>" in argv,
-                synthetic=True,
-                fallback=scope.fallback,
-            )
+        fetched = (
+            _runs_download(program, argv, positionals, cwd, state)
+            if state is not None and state.downloads
+            else None
         )
+        made = SimpleCommand(
+            program=program,
+            argv=tuple(argv),
+            flags=flags,
+            positionals=positionals,
+            prefixes=scope.prefixes,
+            depth=scope.depth,
+            source=source,
+            cwd=cwd,
+            via=scope.via,
+            code_from=(fetched,) if fetched is not None else (),
+            dynamic="<expr>" in argv,
+            synthetic=True,
+            fallback=scope.fallback,
+        )
+        self._emit(made)
+        if state is not None and program in _DOWNLOADERS:
+            _remember_downloads(made, state)
 
     def _find_exec(
         self,
@@ -3053,6 +3071,66 @@ def _shebang_family(text: str) -> str:
         name = posixpath.basename(words[-1])
     family = _family(name)
     return family if family in ("shell", "python", "node", "perl", "ruby") else "shell"
+
+
+_DOWNLOADERS: Final = frozenset({"curl", "wget", "aria2c", "fetch"})
+
+
+def _remember_downloads(cmd: SimpleCommand, state: _State) -> None:
+    """Record the files a downloader writes: ``-o F``/``-O F`` (also in a cluster,
+    ``-fsSLo F``), or the URL's last path segment (``curl -O``, ``wget URL``)."""
+    argv = cmd.argv
+    named = "o" if cmd.program in ("curl", "aria2c") else "O"
+    targets: list[str] = []
+    remote_name = cmd.program == "wget"
+    for i, word in enumerate(argv[1:], 1):
+        nxt = argv[i + 1] if i + 1 < len(argv) else ""
+        if word.startswith("--"):
+            key, _, value = word[2:].partition("=")
+            if key in ("output", "output-document", "out"):
+                targets.append(value or nxt)
+            elif key == "remote-name":
+                remote_name = True
+        elif word.startswith("-") and len(word) > 1:
+            letters = word[1:]
+            at = letters.find(named)
+            if at >= 0:
+                targets.append(letters[at + 1 :] or nxt)
+            elif cmd.program == "curl" and "O" in letters:
+                remote_name = True
+    if remote_name and not targets:
+        url = next((w for w in cmd.positionals if "://" in w), None)
+        if url is not None:
+            name = url.split("://", 1)[1].split("?", 1)[0].split("#", 1)[0]
+            base = posixpath.basename(name) if "/" in name else ""
+            targets.append(base or "index.html")
+    for target in targets:
+        if target and target != "-" and len(state.downloads) < MAX_FILES:
+            state.downloads[resolve_path(target, cmd.cwd, state.home)] = cmd.program
+
+
+def _runs_download(
+    program: str, argv: Sequence[str], positionals: Sequence[str], cwd: str | None, state: _State
+) -> str | None:
+    """The downloader of the file this command runs as code, if it downloaded it earlier on
+    the line: the program itself (``./x``), an interpreter's script (``bash x.sh``), or what
+    ``source``/``.`` reads."""
+    script: str | None = None
+    if program in SHELLS or _is_python(program) or program in INTERPRETERS:
+        script = _interpreter_args(program, list(argv[1:])).script
+    elif program in ("source", ".") and positionals:
+        script = positionals[0]
+    elif program.lower() in _WINDOWS_RUNNERS and len(argv) > 1:
+        script = argv[1].replace("\\", "/")  # Start-Process FILE (PowerShell, translated)
+    elif argv and "/" in argv[0]:
+        script = argv[0]
+    if script is None:
+        return None
+    return state.downloads.get(resolve_path(script, cwd, state.home))
+
+
+# PowerShell's ways to run a file by its path (what winshell leaves as a program).
+_WINDOWS_RUNNERS: Final = frozenset({"start-process", "saps", "start", "invoke-item", "ii"})
 
 
 def _remember_writes(cmd: SimpleCommand, output: str, files: dict[str, str]) -> None:

@@ -1454,3 +1454,32 @@ def test_a_recursive_call_is_read_with_its_own_arguments():
         for p in c.paths()
     ]
     assert "/" in paths
+
+
+@pytest.mark.parametrize(
+    ("command", "program", "fetcher"),
+    [
+        ("curl -fsSLo install.sh https://get.example.sh && sh install.sh", "sh", "curl"),
+        ("curl -o /tmp/a http://x.example/a && chmod +x /tmp/a && /tmp/a", "a", "curl"),
+        ("curl -O https://x.example/tool.sh && bash tool.sh", "bash", "curl"),
+        ("wget https://x.example/setup.py && python3 setup.py install", "python3", "wget"),
+        ("cd /tmp && wget -O b http://x.example/b && ./b", "b", "wget"),
+        ("curl --output=s.sh https://x.example/s && source s.sh", "source", "curl"),
+    ],
+)
+def test_a_file_downloaded_then_run_on_the_line_is_fetched_code(
+    command: str, program: str, fetcher: str
+):
+    assert only(command, program).code_from == (fetcher,)
+
+
+@pytest.mark.parametrize(
+    ("command", "program"),
+    [
+        ("curl -o data.json https://x.example/d && python3 load.py data.json", "python3"),
+        ("curl -fsSLo install.sh https://get.example.sh && less install.sh", "less"),
+        ("wget -O - https://x.example/s | tee s.sh && cat s.sh", "cat"),
+    ],
+)
+def test_a_downloaded_file_that_is_only_read_is_not_run(command: str, program: str):
+    assert only(command, program).code_from == ()
