@@ -511,6 +511,63 @@ def keys_generate(ctx: click.Context, directory: Path | None, force: bool) -> No
     click.echo(f"public:  {target / PUBLIC_FILE} (give this to verifiers)")
 
 
+@keys.command("rotate")
+@home_option
+@click.pass_context
+@handle_errors
+def keys_rotate(ctx: click.Context) -> None:
+    """Replace the signing key within the chain of records.
+
+    The old key signs a hand-over to the new public key (which accepts it), written into
+    the chain as a record, and `supervise verify` follows it: records before it verify with
+    the old key, records after it with the new one. The old key is kept in keys/retired/
+    to open the values it sealed. Writers running with the old key read the new one before
+    their next record.
+    """
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from supervisor.artifacts import ArtifactLog
+    from supervisor.signing import (
+        KEY_ENV,
+        KEYS_DIR,
+        PRIVATE_FILE,
+        PUBLIC_FILE,
+        KeyPair,
+        install_keys,
+        load_private_key,
+        retire_key,
+    )
+
+    if os.environ.get(KEY_ENV):
+        raise click.UsageError(
+            f"${KEY_ENV} names the signing key ({os.environ[KEY_ENV]}); keys rotate replaces "
+            "the state directory's key (keys/signing.key): unset it, or rotate that file's "
+            "holder's way"
+        )
+    home = _home(ctx)
+    directory = home / KEYS_DIR
+    path = directory / PRIVATE_FILE
+    if not path.exists():
+        raise click.ClickException(
+            f"{path} does not exist: there is no key to rotate (supervise keys generate makes one)"
+        )
+    old = load_private_key(path)
+    new = KeyPair.from_private(Ed25519PrivateKey.generate())
+    kept = retire_key(directory, old)
+    log = ArtifactLog(home, old, key_file=path)
+    try:
+        seq = log.hand_over(new, install=lambda: install_keys(directory, new.private))
+    finally:
+        log.close()
+    click.echo(f"key {new.key_id} replaces {old.key_id}")
+    if seq is None:
+        click.echo("no records yet: the first record will be signed with the new key")
+    else:
+        click.echo(f"hand-over: record {seq} of the chain, signed with the old key")
+    click.echo(f"public:  {directory / PUBLIC_FILE} (give this to verifiers)")
+    click.echo(f"old key: {kept} (kept to open the values it sealed)")
+
+
 def _public_key(ctx: click.Context, key: Path | None) -> Any:
     from supervisor.signing import KEYS_DIR, PUBLIC_FILE, load_public_key
 
@@ -660,7 +717,7 @@ def show(ctx: click.Context, which: str, key: Path | None, as_json: bool) -> Non
         files, want_line = _artifact_paths(ctx, ()), None
     found: Record | None = None
     for item in read_records(files):
-        if not isinstance(item, Record):
+        if not isinstance(item, Record) or item.handover:
             continue
         if which == "last" or (want_line is None and Path(path_part).is_file()):
             found = item
@@ -671,7 +728,7 @@ def show(ctx: click.Context, which: str, key: Path | None, as_json: bool) -> Non
             break
     if found is None:
         raise click.ClickException(f"no recorded decision {which!r}")
-    decision, context = unseal(found, load_private_key(key) if key else None)
+    decision, context = unseal(found, load_private_key(key, retired=True) if key else None)
     if as_json:
         click.echo(json.dumps({**found.body, "decision": decision, "context": context}, indent=2))
         return
@@ -816,8 +873,8 @@ def replay_key(ctx: click.Context, key: Path | None) -> Any:
 
     default = _home(ctx) / KEYS_DIR / PRIVATE_FILE
     if key is not None:
-        return load_private_key(key)
-    return load_private_key(default) if default.exists() else None
+        return load_private_key(key, retired=True)
+    return load_private_key(default, retired=True) if default.exists() else None
 
 
 def _print_replay(report: Any) -> None:
