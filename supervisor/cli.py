@@ -9,7 +9,7 @@ import os
 import sys
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Final, ParamSpec, TypeVar
 
@@ -175,7 +175,7 @@ def cli(ctx: click.Context, home: Path | None, debug: bool) -> None:
 # -- check -------------------------------------------------------------------------------
 
 
-def _parse_line(text: str, number: int) -> tuple[Any, Any]:
+def _parse_line(text: str | bytes, number: int) -> tuple[Any, Any]:
     """(action, context) from one JSON line: an Action, or {"action": ..., "context": ...}.
 
     Read strictly (:func:`supervisor.agentjson.loads`): a duplicate key, nesting past the
@@ -196,8 +196,13 @@ def _parse_line(text: str, number: int) -> tuple[Any, Any]:
     return data, None
 
 
-def _lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
-    for number, line in enumerate(stream, start=1):
+def _lines(stream: IO[str]) -> Iterator[tuple[int, str | bytes]]:
+    """The stream's non-blank lines, numbered. Read as bytes when the stream has them, so
+    that a line that is not UTF-8 is that line's error (``invalid-json``), not the end of
+    the stream: a text stdin decodes strictly in most locales, and raises mid-stream."""
+    binary: IO[bytes] | None = getattr(stream, "buffer", None)
+    lines: Iterable[str | bytes] = binary if binary is not None else stream
+    for number, line in enumerate(lines, start=1):
         if line.strip():
             yield number, line
 
