@@ -147,7 +147,15 @@ def private_server(tmp_path: Path) -> Iterator[PrivateServer]:
             "-E",
             "UTF8",
         )
-        server.start()
+        for attempt in range(3):
+            try:
+                server.start()
+                break
+            except RuntimeError:
+                # Another process took the free port between its choice and the start.
+                if attempt == 2:
+                    raise
+                server.port = _free_port()
         yield server
     finally:
         with contextlib.suppress(RuntimeError, subprocess.SubprocessError, OSError):
