@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/artifacts.py             # 10,000 decisions (a few minutes)
     .venv/bin/python benchmarks/artifacts.py --count 2000
+    .venv/bin/python benchmarks/artifacts.py --count 20 --pairs 1 --fsync 5   # seconds: a smoke run
 
 Runs the latency benchmark's mixed actions through the coding and browsing packs and prints:
 the per-decision latency of the engine alone and with signed records (in-process memory, so
@@ -64,20 +65,27 @@ def paired_ns(with_record, alone, action) -> int:  # type: ignore[no-untyped-def
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--count", type=int, default=10_000, help="decisions to record")
+    parser.add_argument(
+        "--pairs", type=int, default=3, help="paired runs of each action (the added cost)"
+    )
+    parser.add_argument("--fsync", type=int, default=200, help="decisions with an fsync each")
     args = parser.parse_args()
     kinds = load_kinds()
     taxonomy = load_taxonomy(["coding", "browsing"], kinds)
-    items = actions(1000)
+    items = actions(min(1000, max(args.count, 1)))  # the mix: 1,000 actions, fewer to smoke
     rounds = max(1, args.count // len(items))
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
-        engine = Engine(taxonomy, kinds)
         signed = Supervisor(taxonomy, kinds=kinds, home=tmp / "signed", memory=InProcessMemory())
         durable = Supervisor(taxonomy, kinds=kinds, home=tmp / "durable", memory=InProcessMemory())
+        # Every home's learned entry installs the shipped seed model on its first decision,
+        # so the engine alone and the supervisors judge with the same entries.
+        engine = Engine(taxonomy, kinds, home=tmp / "signed")
         assert durable.log is not None
         durable.log.durable = True
         print(f"coding + browsing packs ({len(taxonomy)} entries), {len(items)} mixed actions")
         per_call_us(engine.check, items[:100], 1)  # warm: first builds, demotions
+        durable.check(items[0], CONTEXT)  # its home's first decision installs the seed model
         base = per_call_us(engine.check, items, 1)
         print(f"engine alone:                   p50 {base[0]:8.1f} µs   p99 {base[1]:8.1f} µs")
         sign = per_call_us(signed.check, items, rounds)
@@ -88,16 +96,18 @@ def main() -> None:
         # The same action through both, back to back, so that the machine's moment and the
         # action's own cost cancel out: what a record adds to one decision.
         added = sorted(
-            paired_ns(signed.check, engine.check, action) for action in items for _ in range(3)
+            paired_ns(signed.check, engine.check, action)
+            for action in items
+            for _ in range(args.pairs)
         )
         print(
             f"added by the record, paired:    p50 {added[len(added) // 2] / 1000:8.1f} µs"
             f"   p90 {added[int(len(added) * 0.9)] / 1000:8.1f} µs   ({len(added)} pairs)"
         )
-        fsync = per_call_us(durable.check, items[:200], 1)
+        fsync = per_call_us(durable.check, items[: args.fsync], 1)
         print(
             f"with signed records + fsync:    p50 {fsync[0]:8.1f} µs   p99 {fsync[1]:8.1f} µs"
-            f"   (+{fsync[0] - base[0]:.1f} µs p50; 200 decisions)"
+            f"   (+{fsync[0] - base[0]:.1f} µs p50; {min(args.fsync, len(items))} decisions)"
         )
         signed.close()
         durable.close()
@@ -117,7 +127,7 @@ def main() -> None:
         snapshots = [tmp / "signed" / "artifacts" / "taxonomies"]
         records = list(read_records(files))
         began = time.perf_counter()
-        outcomes = list(Replayer(kinds, snapshots=snapshots).replay(records))
+        outcomes = list(Replayer(kinds, snapshots=snapshots, home=tmp / "signed").replay(records))
         elapsed = time.perf_counter() - began
         different = [o for o in outcomes if isinstance(o, str) or not o.same]
         print(
@@ -131,7 +141,9 @@ def main() -> None:
         parallel = [
             outcome
             for _, run in replay_chunks(
-                Replayer(kinds, snapshots=snapshots), chunks(files, jobs * 8, 256 * 1024), jobs
+                Replayer(kinds, snapshots=snapshots, home=tmp / "signed"),
+                chunks(files, jobs * 8, 256 * 1024),
+                jobs,
             )
             for outcome in run
         ]

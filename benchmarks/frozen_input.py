@@ -1,6 +1,7 @@
 """What it costs to hand specialists an input they cannot edit, per decision.
 
     .venv/bin/python benchmarks/frozen_input.py
+    .venv/bin/python benchmarks/frozen_input.py --rounds 1 --calls 20   # seconds: a smoke run
 
 Two ways to keep one specialist's edit of ``action.args`` from reaching the others and the
 record: freeze one copy for all of a decision's specialists (what the engine does,
@@ -12,6 +13,7 @@ repeated runs, in microseconds per decision.
 
 from __future__ import annotations
 
+import argparse
 import copy
 import statistics
 import time
@@ -49,14 +51,21 @@ def per_call_us(fn: Callable[[], object], rounds: int = 7, calls: int = 2_000) -
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=7, help="timed rounds (the median)")
+    parser.add_argument("--calls", type=int, default=2_000, help="calls per round")
+    args = parser.parse_args()
+    size = {"rounds": args.rounds, "calls": args.calls}
     print(f"{'action':<20} {'freeze once':>12} {'deepcopy x3':>12} {'deepcopy x10':>13}")
     for name, action in ACTIONS.items():
-        frozen = per_call_us(lambda a=action: judgeable_action(a))  # type: ignore[misc]
+        frozen = per_call_us(lambda a=action: judgeable_action(a), **size)  # type: ignore[misc]
         copies3 = per_call_us(
-            lambda a=action: [copy.deepcopy((a.args, a.metadata)) for _ in range(3)]  # type: ignore[misc]
+            lambda a=action: [copy.deepcopy((a.args, a.metadata)) for _ in range(3)],  # type: ignore[misc]
+            **size,
         )
         copies10 = per_call_us(
-            lambda a=action: [copy.deepcopy((a.args, a.metadata)) for _ in range(10)]  # type: ignore[misc]
+            lambda a=action: [copy.deepcopy((a.args, a.metadata)) for _ in range(10)],  # type: ignore[misc]
+            **size,
         )
         print(f"{name:<20} {frozen:>10.2f}us {copies3:>10.2f}us {copies10:>11.2f}us")
 

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/latency.py            # full run (a few minutes)
     .venv/bin/python benchmarks/latency.py --quick    # fewer rounds
+    .venv/bin/python benchmarks/latency.py --rounds 1 --actions 50   # seconds: a smoke run
 
 For 3, 30 and 300 regex/domain specialists, on a fixed mixed set of 1,000 actions (about 10 %
 dangerous), it prints p50/p95/p99 latency, decisions per second and the p50 as a multiple of
@@ -14,6 +15,9 @@ the floor for:
 * ``records off``: ``Supervisor(record=False).check``;
 * ``records on``: ``Supervisor.check`` as configured by default: the signed decision log
   and the SQLite store in a temporary state directory.
+
+After them, the fixed cost (``engine`` p50 on actions no entry applies to: clicks, with the
+3-entry taxonomy) and the engine's p50 with 300 entries as a multiple of its p50 with 3.
 
 Then the same for the shipped coding pack (its learned entry's seed model built first) on
 typical agent shell commands (``benchmarks/quality.py``'s), next to the 3-pattern floor on
@@ -316,7 +320,7 @@ def shell_cost(rounds: int) -> list[tuple[str, dict[str, float]]]:
     return rows
 
 
-def coding_pack(tmp: Path, rounds: int) -> None:
+def coding_pack(tmp: Path, rounds: int, count: int = 1000) -> None:
     """The shipped coding pack on typical agent shell commands, beside the 3-pattern floor."""
     kinds = pack_kinds()
     taxonomy = load_taxonomy(["coding"], kinds)
@@ -333,7 +337,7 @@ def coding_pack(tmp: Path, rounds: int) -> None:
     )
     commands = [
         Action(type="shell", tool="Bash", args={"command": c}, session="latency")
-        for c in shell_commands(1000, seed=7)
+        for c in shell_commands(count, seed=7)
     ]
     engine = Engine(taxonomy, kinds, home=homes["off"])
     off = Supervisor(taxonomy, kinds=kinds, home=homes["off"], record=False)
@@ -360,9 +364,11 @@ def coding_pack(tmp: Path, rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    parser.add_argument("--rounds", type=int, help="rounds of each mode (20; 3 with --quick)")
+    parser.add_argument("--actions", type=int, default=1000, help="actions in each mix")
     args = parser.parse_args()
-    rounds = 3 if args.quick else 20
-    items = actions()
+    rounds = args.rounds or (3 if args.quick else 20)
+    items = actions(args.actions)
     dangerous = sum(
         1
         for a in items
@@ -391,6 +397,7 @@ def main() -> None:
         f"{'decisions/s':>12} {'p50/floor':>9}"
     )
     print(header)
+    engine_p50: dict[int, float] = {}
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         for n in ENTRY_COUNTS:
@@ -413,9 +420,22 @@ def main() -> None:
                 rounds if n < 100 else max(1, rounds // 4),
             )
             print_rows(str(n), stats, stats["floor (re)"]["p50"])
+            engine_p50[n] = stats["engine"]["p50"]
+            if n == ENTRY_COUNTS[0]:
+                # The fixed cost: an action no entry applies to (a click), nothing to run.
+                clicks = [
+                    Action(type="click", args={"selector": f"#b{i}"}) for i in range(len(items))
+                ]
+                fixed = measure({"engine": engine.check}, clicks, rounds)["engine"]["p50"]
             off.close()
             on.close()
-        coding_pack(tmp, max(1, rounds // 4))
+        first, last = ENTRY_COUNTS[0], ENTRY_COUNTS[-1]
+        print(f"engine p50 when no entry applies (fixed cost): {fixed:.2f} µs")
+        print(
+            f"engine p50, {last} entries / {first} entries: "
+            f"{engine_p50[last] / engine_p50[first]:.1f}x"
+        )
+        coding_pack(tmp, max(1, rounds // 4), args.actions)
         costs = sorted(hung_cost(tmp, 5 if args.quick else 20))
         print(
             f"\nhung specialist, timeout 50 ms: returned after {statistics.median(costs):.1f} ms "

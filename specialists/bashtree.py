@@ -87,6 +87,7 @@ class Group(NamedTuple):
     body: tuple[Node, ...]
     subshell: bool  # ( ) and substitutions: assignments inside do not outlive it
     redirects: RawCommand | None = None  # the compound's own redirections (words empty)
+    background: bool = False  # ``stmt &``: runs in a subshell beside what follows
 
 
 class Loop(NamedTuple):
@@ -264,7 +265,14 @@ class _Reader:
         return self.statements_of(node.named_children, depth)
 
     def statements_of(self, nodes: list[tree_sitter.Node], depth: int) -> list[Node]:
-        return [s for node in nodes for s in self.statement(node, depth)]
+        out: list[Node] = []
+        for node in nodes:
+            found = self.statement(node, depth)
+            after = node.next_sibling
+            if found and after is not None and after.type == "&":
+                found = [Group(tuple(found), subshell=True, background=True)]
+            out.extend(found)
+        return out
 
     def statement(self, node: tree_sitter.Node, depth: int) -> list[Node]:
         kind = node.type

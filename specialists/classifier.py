@@ -27,7 +27,9 @@ bytes that were hashed are loaded (``numpy.load(allow_pickle=False)``; skops wit
 list of trusted types for training). A missing, unsigned, tampered or foreign-signed version
 is a :class:`~supervisor.errors.ModelError`: the entry's result has status ``error`` and its
 ``on_error`` policy applies. Nothing is trained implicitly: an entry with no model is
-unavailable until ``supervise train ENTRY --seed-only`` builds the seed model.
+unavailable until ``supervise train ENTRY --seed-only`` builds the seed model, unless the
+package ships that seed model (pinned hashes; :mod:`specialists.shipped_seeds`), which the
+first evaluation installs in the state directory.
 
 The version used is recorded as an observation (``kind: model``) and put in the evidence of
 every result, so the decision record names it and a replay loads that same version.
@@ -899,17 +901,29 @@ def fit(examples: Sequence[Example], random_state: int) -> Pipeline:
     return model
 
 
-def _version_id(train_set: Sequence[Example], config: ClassifierConfig) -> str:
-    """Named after what it was trained on: same data and settings, same version."""
-    import sklearn
+def _version_id(
+    train_set: Sequence[Example], config: ClassifierConfig, sklearn_version: str | None = None
+) -> str:
+    """Named after what it was trained on: same data and settings, same version.
 
+    ``sklearn_version`` is the installed one unless given (a shipped seed model names the
+    one it was trained with).
+    """
+    if sklearn_version is None:
+        sklearn_version = _sklearn_version()
     seed_only = all(e.source == "seed" for e in train_set)
 
     digest = hashlib.sha256()
-    digest.update(f"{_RECIPE}|{sklearn.__version__}|{config.random_state}|".encode())
+    digest.update(f"{_RECIPE}|{sklearn_version}|{config.random_state}|".encode())
     for example in sorted(train_set, key=lambda e: e.digest):
         digest.update(f"{example.digest}:{int(example.positive)}\n".encode())
     return f"{'seed' if seed_only else 'v'}-{digest.hexdigest()[:12]}"
+
+
+def _sklearn_version() -> str:
+    import sklearn
+
+    return str(sklearn.__version__)
 
 
 # -- keys --------------------------------------------------------------------------------
@@ -1096,17 +1110,25 @@ class ModelStore:
         """
         import skops.io
 
-        version = str(manifest["version"])
-        target = self.version_dir(version)
         bundle = Bundle.from_pipeline(pipeline)
         check_agreement(bundle, pipeline, probes)
+        files = {MODEL_FILE: skops.io.dumps(pipeline), BUNDLE_FILE: bundle.to_npz()}
+        return self.save_files(files, {**manifest, "bundle": bundle.params}, keys)
+
+    def save_files(
+        self, files: Mapping[str, bytes], manifest: dict[str, Any], keys: KeyPair
+    ) -> str:
+        """Write a version from its pipeline's and bundle's bytes, sealed with ``keys``
+        (the manifest gets their SHA-256), atomically; its id."""
+        version = str(manifest["version"])
+        target = self.version_dir(version)
         self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
         staging = self.root / f".tmp-{version}-{os.getpid()}-{os.urandom(4).hex()}"
         staging.mkdir(mode=0o700)
         try:
-            skops.io.dump(pipeline, staging / MODEL_FILE)
-            (staging / BUNDLE_FILE).write_bytes(bundle.to_npz())
-            _seal(staging, self.entry_id, version, {**manifest, "bundle": bundle.params}, keys)
+            (staging / MODEL_FILE).write_bytes(files[MODEL_FILE])
+            (staging / BUNDLE_FILE).write_bytes(files[BUNDLE_FILE])
+            _seal(staging, self.entry_id, version, manifest, keys)
             try:
                 staging.rename(target)
             except OSError:
@@ -1375,6 +1397,8 @@ def train(
             "positives": positives,
             "sources": sources,
             "random_state": config.random_state,
+            "seed": config.seed,
+            "sklearn_version": _sklearn_version(),
         }
         if current_version != version:
             store.save(model, manifest, keys, probes=[e.text for e in data])
@@ -1429,6 +1453,8 @@ class ClassifierSpecialist:
         self._lock = threading.Lock()
         # (stamp of the ``current`` pointer, the model it named when loaded)
         self._loaded: tuple[tuple[int, int, int], LoadedModel] | None = None
+        # Whether a shipped seed model may still be installed (no: none fits this config)
+        self._may_install = True
 
     def bind_home(self, home: Path) -> None:
         """Use ``home`` (the Supervisor's state directory) for models and the public key."""
@@ -1438,6 +1464,20 @@ class ClassifierSpecialist:
                 model_root(self.entry_id, self.config, self._home), self.entry_id
             )
             self._loaded = None
+            self._may_install = True
+
+    def _install_shipped(self, store: ModelStore, home: Path) -> bool:
+        """Install the seed model shipped with the package, when one fits this entry
+        (:mod:`specialists.shipped_seeds`); whether the store has a model now."""
+        if not self._may_install:
+            return False
+        from specialists.shipped_seeds import install_shipped_seed
+
+        install_shipped_seed(self.entry_id, self.config, store, home)
+        # Tried once: it installed, another process did first, or none fits this config.
+        # (A shipped file that fails its pin raises, and is tried again next time.)
+        self._may_install = False
+        return store.current() is not None
 
     def _model_store(self) -> tuple[ModelStore, Path]:
         with self._lock:
@@ -1477,6 +1517,8 @@ class ClassifierSpecialist:
             if loaded is not None and loaded[0] == stamp:
                 return loaded[1]
             version = store.current() if stamp is not None else None
+            if (stamp is None or version is None) and self._install_shipped(store, home):
+                stamp, version = store.pointer(), store.current()
             if stamp is None or version is None:
                 raise self._missing(store, home)
             model = store.load_bundle(version, deployment_public_key(home))
@@ -1592,4 +1634,12 @@ def supervisor_train(
             if extra is not None:
                 data.append(extra)
     store = ModelStore(model_root(entry.id, config, home), entry.id)
+    if seed_only and not force:
+        # The seed model ships with the package when it fits this config: the same version
+        # training would give, installed without scikit-learn (force trains it here).
+        from specialists.shipped_seeds import shipped_report
+
+        report = shipped_report(entry.id, config, store, home)
+        if report is not None:
+            return report
     return train(entry.id, config, store, keys, data, force=force)

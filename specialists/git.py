@@ -15,9 +15,11 @@ Each entry runs the checks named in ``checks`` (usually one):
   ``--force`` right after a lease push to the same branch (in ``context.recent_actions``) is
   the "lease was rejected, so force it" pattern and objects.
 - ``discard_work``: ``reset --hard``, ``checkout -- <paths>``, ``checkout <ref> -- <paths>``,
-  ``checkout -f``, ``switch -f``/``--discard-changes``, ``restore <paths>`` (work tree),
+  ``checkout <ref> <paths>``, ``checkout --pathspec-from-file``, ``checkout -f``,
+  ``switch -f``/``--discard-changes``, ``restore <paths>`` (work tree),
   ``clean -f`` (untracked; ``-x`` ignored too) when ``context.git_status`` shows work those
-  would lose; ``stash drop``/``stash clear`` always (stashes are not in the status).
+  would lose; ``stash drop``/``stash clear`` and ``worktree remove --force`` always (stashes
+  and other worktrees are not in the status).
 - ``history_rewrite``: ``filter-branch``, ``filter-repo``, ``push --delete``/``:ref``/
   ``--prune``, ``branch -D`` (or ``-d --force``), ``reflog expire``, ``gc --prune=now``,
   ``update-ref -d``.
@@ -430,6 +432,21 @@ def _options(
     return _Opts(frozenset(short), long, tuple(positionals), ())
 
 
+# checkout's options that take the next word as their value
+_CHECKOUT_VALUES: Final = (
+    "orphan",
+    "conflict",
+    "pathspec-from-file",
+    "unified",
+    "inter-hunk-context",
+)
+
+
+def _new_branch(opts: _Opts) -> bool:
+    """``checkout -b/-B/--orphan``: a new branch is made, no path is checked out."""
+    return bool(opts.short & {"b", "B"}) or "orphan" in opts.long
+
+
 def _branch_name(ref: str) -> str:
     for prefix in ("refs/heads/", "heads/"):
         if ref.startswith(prefix):
@@ -676,13 +693,18 @@ class GitSpecialist:
             if "hard" in opts.long or "merge" in opts.long:
                 what = f"git reset --{'hard' if 'hard' in opts.long else 'merge'}"
         elif sub == "checkout":
-            opts = _options(args, "bB", ("orphan", "conflict"), sub="checkout")
+            opts = _options(args, "bBU", _CHECKOUT_VALUES, sub="checkout")
             if opts.after_dashdash:
                 what, pathspecs = "git checkout -- <paths>", opts.after_dashdash
             elif "f" in opts.short or "force" in opts.long:
                 what = "git checkout --force"
             elif "." in opts.positionals or ":/" in opts.positionals:
                 what, pathspecs = "git checkout .", (".",)
+            elif "pathspec-from-file" in opts.long:
+                what, pathspecs = "git checkout --pathspec-from-file", (".",)
+            elif len(opts.positionals) >= 2 and not _new_branch(opts):
+                # git checkout <tree-ish> <paths>: the paths' work-tree copies are overwritten
+                what, pathspecs = "git checkout <ref> <paths>", opts.positionals[1:]
         elif sub == "switch":
             opts = _options(args, "cC", sub="switch")
             if "f" in opts.short or "force" in opts.long or "discard-changes" in opts.long:
@@ -703,6 +725,20 @@ class GitSpecialist:
                 if "x" in opts.short or "X" in opts.short:
                     needs = "any"
                 pathspecs = (*opts.positionals, *opts.after_dashdash)
+        elif sub == "worktree" and args and args[0] == "remove":
+            opts = _options(args[1:], sub="worktree")
+            if ("f" in opts.short or "force" in opts.long) and self._unknown_objects:
+                where = opts.positionals[0] if opts.positionals else "a worktree"
+                return _Objection(
+                    "discard_work",
+                    f"worktree:{where}",
+                    f"git worktree remove --force deletes {where} with whatever uncommitted "
+                    "work it holds, and that worktree's status is not known",
+                    f"Run `git -C {where} status --porcelain` first; commit or stash what it "
+                    "shows, then remove it without --force.",
+                    git,
+                    self._unknown_verdict,
+                )
         elif sub == "stash":
             action = args[0] if args else ""
             if action in ("drop", "clear"):

@@ -1267,6 +1267,8 @@ class PackageInstallConfig(KindConfig):
         shell: also judge installs inside shell commands (``args.command``).
         verdict: the verdict on an objection; the entry's ``default_verdict`` when unset.
             ``install_scripts`` never objects more strongly than flag.
+        cleartext_verdict: the least verdict on a source reached over plain ``http://`` or
+            ``git://`` (not local): what is installed can be changed by anyone on the path.
         max_chars: a shell command is cut here before parsing.
     """
 
@@ -1284,6 +1286,7 @@ class PackageInstallConfig(KindConfig):
     min_name_length: int = Field(default=4, ge=1, le=MAX_NAME_CHARS)
     shell: bool = True
     verdict: Strength | None = None
+    cleartext_verdict: Strength | None = None
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=MAX_CHARS_LIMIT)
 
     @field_validator("checks")
@@ -1357,6 +1360,7 @@ class PackageInstallSpecialist:
     __slots__ = (
         "_allow",
         "_checks",
+        "_cleartext",
         "_denied",
         "_long",
         "_max_chars",
@@ -1373,6 +1377,7 @@ class PackageInstallSpecialist:
     def __init__(self, config: PackageInstallConfig, verdict: Verdict) -> None:
         self.execution = Execution.INLINE
         self._verdict = verdict
+        self._cleartext = Verdict(config.cleartext_verdict) if config.cleartext_verdict else None
         self._checks = tuple(config.checks)
         trusted: dict[str, set[str]] = {}
         entries = [*config.trusted_sources]
@@ -1828,7 +1833,12 @@ class PackageInstallSpecialist:
         )
 
     def _verdict_of(self, finding: _Finding) -> Verdict:
-        return Verdict.FLAG if finding.check == "install_scripts" else self._verdict
+        if finding.check == "install_scripts":
+            return Verdict.FLAG
+        cleartext = self._cleartext
+        if cleartext is not None and "transport" in finding.evidence:
+            return max(self._verdict, cleartext, key=_STRENGTH.__getitem__)
+        return self._verdict
 
 
 def _loopback(address: str) -> bool:

@@ -9,6 +9,12 @@ Each field's patterns are compiled into one ``re2.Set``, so a field is scanned o
 many patterns it has; only when the set matches is the first matching pattern run on its own
 to find the matched text for the evidence.
 
+The kind also offers the engine a screen (:class:`supervisor.specialist.Screen`): all the
+``match`` patterns of a taxonomy's regex entries, one RE2 set per field (and case and input
+cap), so a decision scans each field once however many entries there are. Only the entries
+with a pattern that matched then evaluate the action themselves; the screen answers for the
+rest exactly what they would (ok, or a refusal when none of their fields is present).
+
 Example entry config::
 
     match:
@@ -21,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, final
 
@@ -35,7 +41,7 @@ from supervisor.specialist import Execution, KindConfig, SpecialistKind
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
 
-__all__ = ["RegexConfig", "RegexSpecialist", "supervisor_register_kinds"]
+__all__ = ["RegexConfig", "RegexScreen", "RegexSpecialist", "supervisor_register_kinds"]
 
 KIND_NAME: Final = "regex"
 KIND_VERSION: Final = "1"
@@ -197,6 +203,8 @@ def _getter(name: str) -> Getter:
 def _field_getter(name: str) -> FieldGetter:
     """Like :func:`_getter`, for an action and its context (``context.<field>...``)."""
     if not name.startswith(_CONTEXT_ROOT):
+        if "." not in name and name not in ("tool", "type", "args", "metadata"):
+            return lambda action, _: action.args.get(name)  # the usual case, in one call
         get = _getter(name)
         return lambda action, _: get(action)
     _, field, *keys = name.split(".")
@@ -289,12 +297,21 @@ def _cut(text: str, limit: int) -> str:
 class RegexSpecialist:
     """Objects when a pattern matches one of the action's fields and no exemption does."""
 
-    __slots__ = ("_limit", "_match", "_object", "_unless", "_verdict", "execution")
+    __slots__ = (
+        "_ignore_case",
+        "_limit",
+        "_match",
+        "_object",
+        "_unless",
+        "_verdict",
+        "execution",
+    )
 
     def __init__(self, config: RegexConfig, verdict: Verdict) -> None:
         self.execution = Execution.INLINE
         self._verdict = verdict
         self._limit = config.max_input_chars
+        self._ignore_case = config.ignore_case
         self._match = tuple(
             _Field.build(name, patterns, config.ignore_case)
             for name, patterns in config.match.items()
@@ -361,6 +378,109 @@ class RegexSpecialist:
         )
 
 
+# Distinct sets of absent fields remembered by a screen (which entries then refuse).
+_ABSENT_CACHE_MAX: Final = 1024
+# An RE2 set's match function, and per set index the entries whose pattern that is.
+_Matcher = tuple[Callable[[bytes], list[int]], tuple[tuple[int, ...], ...]]
+
+
+def _set_matchers(
+    patterns: Sequence[str], ignore_case: bool
+) -> list[tuple[Callable[[bytes], list[int]], tuple[int, ...]]]:
+    """RE2 sets over ``patterns``, as few as compile: (matcher, pattern index per set
+    index). A set too large for RE2's memory is split in halves (each pattern compiled
+    alone, so a single one always does)."""
+    compiled = re2.Set.SearchSet(_options(ignore_case))
+    try:
+        for pattern in patterns:
+            compiled.Add(pattern)
+        compiled.Compile()
+    except re2.error:
+        if len(patterns) == 1:
+            raise
+        half = len(patterns) // 2
+        first = _set_matchers(patterns[:half], ignore_case)
+        rest = _set_matchers(patterns[half:], ignore_case)
+        return first + [(match, tuple(i + half for i in at)) for match, at in rest]
+    return [(_raw_matcher(compiled), tuple(range(len(patterns))))]
+
+
+@final
+class RegexScreen:
+    """The ``match`` patterns of many regex entries, scanned together (the kind's screen).
+
+    Per field (with its case option and input cap) one RE2 set holds every pattern of every
+    entry; a decision scans each field once. An entry with a pattern that matched is asked
+    to evaluate the action (its exemptions, its evidence); any other answers ok, or refuses
+    when none of its fields is present: what its own ``evaluate`` returns without a match.
+    """
+
+    __slots__ = ("_absent", "_fields", "_fields_of", "_others")
+
+    def __init__(self, specialists: Sequence[object]) -> None:
+        patterns: dict[tuple[str, bool, int], dict[str, list[int]]] = {}
+        self._fields_of: list[tuple[int, frozenset[str]]] = []
+        others = []
+        for index, specialist in enumerate(specialists):
+            if not isinstance(specialist, RegexSpecialist):
+                others.append(index)  # not ours to answer for: it always runs
+                continue
+            names = []
+            for field in specialist._match:
+                key = (field.name, specialist._ignore_case, specialist._limit)
+                owners = patterns.setdefault(key, {})
+                for pattern in field.patterns:
+                    owners.setdefault(pattern, []).append(index)
+                names.append(field.name)
+            self._fields_of.append((index, frozenset(names)))
+        self._others = tuple(others)
+        # Per field: its getter, and per (case, cap) its sets with, per set index, the
+        # entries whose pattern it is.
+        groups: dict[str, list[tuple[int, tuple[_Matcher, ...]]]] = {}
+        for (name, ignore_case, limit), owners in patterns.items():
+            texts = list(owners)
+            matchers = tuple(
+                (match, tuple(tuple(owners[texts[i]]) for i in at))
+                for match, at in _set_matchers(texts, ignore_case)
+            )
+            groups.setdefault(name, []).append((limit, matchers))
+        self._fields = tuple(
+            (name, _field_getter(name), tuple(caps)) for name, caps in groups.items()
+        )
+        self._absent: dict[frozenset[str], tuple[int, ...]] = {}
+
+    def __call__(self, action: Action, context: Context) -> tuple[Collection[int], Collection[int]]:
+        run: set[int] = set()
+        absent: list[str] | None = None
+        for name, get, caps in self._fields:
+            value = get(action, context)
+            text = value if type(value) is str else _text(value)
+            if text is None:
+                if absent is None:
+                    absent = [name]
+                else:
+                    absent.append(name)
+                continue
+            for limit, matchers in caps:
+                data = (text if len(text) <= limit else text[:limit]).encode("utf-8", "replace")
+                for match, owners in matchers:
+                    for hit in match(data):
+                        run.update(owners[hit])
+        if self._others:
+            run.update(self._others)
+        return run, () if absent is None else self._refusing(frozenset(absent))
+
+    def _refusing(self, absent: frozenset[str]) -> tuple[int, ...]:
+        """The entries none of whose fields is present."""
+        refusing = self._absent.get(absent)
+        if refusing is None:
+            refusing = tuple(i for i, names in self._fields_of if names <= absent)
+            if len(self._absent) >= _ABSENT_CACHE_MAX:
+                self._absent.clear()
+            self._absent[absent] = refusing
+        return refusing
+
+
 def _build(entry: Entry, config: KindConfig) -> RegexSpecialist:
     if not isinstance(config, RegexConfig):
         raise TypeError(f"regex kind needs a RegexConfig, got {type(config).__name__}")
@@ -374,6 +494,7 @@ REGEX_KIND: Final = SpecialistKind(
     build=_build,
     version=KIND_VERSION,
     description="RE2 (linear-time) patterns over an action's fields, with exemptions.",
+    screen=RegexScreen,
 )
 
 

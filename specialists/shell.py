@@ -24,7 +24,8 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
 - ``program``: program names or globs (``rm``, ``mkfs*``); the basename, after prefixes
   such as ``sudo``/``env``/``timeout`` are stripped.
 - ``subcommand``: words that must appear in order among the first positionals
-  (``destroy``, ``delete namespace``, ``system prune``).
+  (``destroy``, ``delete namespace``, ``system prune``); a word may be a glob
+  (``delete-*``, ``*:destroy``).
 - ``flags_any`` / ``flags_all`` / ``flags_none``: normalised options: ``r`` for ``-r`` (also
   inside ``-rf``), ``recursive`` for ``--recursive``.
 - ``args_any`` / ``args_none``: globs over the words after the program (``-1``, ``777``,
@@ -36,7 +37,8 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
   several words), ``unknown`` (a word's value depends on another command's output).
 - ``paths_any`` / ``paths_none``: path globs over the resolved positionals and input
   redirections (``**/.env``, ``~/.ssh/**``). An unexpanded glob word (``cat .en?``) matches
-  when some name it could expand to would (:meth:`PathGlobs.could_match`).
+  when some name it could expand to would (:meth:`PathGlobs.could_match`). ``scratch_none``:
+  a path in a scratch directory (``/tmp``, ``$TMPDIR``) outside the workspace does not count.
 - ``redirects_any``: path globs over resolved output-redirection targets (``~/.bashrc``).
 - ``prefixes_any``: wrappers the command runs under (``sudo``, ``doas``).
 - ``assignments_any``: ``NAME`` or ``NAME=value`` globs over variables set for the command
@@ -244,11 +246,13 @@ class ShellRule(KindConfig):
         name: a short label for the evidence (``recursive delete``).
         program: program names or globs (basename, prefixes stripped).
         subcommand: word sequences, any of which must appear in order among the first
-            positionals (``destroy``, ``delete namespace``).
+            positionals (``destroy``, ``delete namespace``); a word may be a glob
+            (``delete-*``).
         flags_any, flags_all, flags_none: normalised flag names.
         args_any, args_none: globs over the words after the program.
         target: a condition on the positionals' resolved paths or on how they expanded.
         paths_any, paths_none: path globs over resolved positionals and input redirections.
+        scratch_none: a path in a scratch directory outside the workspace does not count.
         redirects_any: path globs over resolved output-redirection targets.
         prefixes_any: wrapper names the command must run under (``sudo``).
         assignments_any: ``NAME`` / ``NAME=value`` globs over variables set on the line.
@@ -287,6 +291,7 @@ class ShellRule(KindConfig):
     target: Target | None = None
     paths_any: list[PathGlob] = Field(default_factory=list)
     paths_none: list[PathGlob] = Field(default_factory=list)
+    scratch_none: bool = False
     redirects_any: list[PathGlob] = Field(default_factory=list)
     prefixes_any: list[WordGlob] = Field(default_factory=list)
     assignments_any: list[WordGlob] = Field(default_factory=list)
@@ -438,6 +443,13 @@ def _critical(path: str, where: _Where) -> str | None:
     return None
 
 
+def _scratch_only(path: str, where: _Where) -> bool:
+    """Whether ``path`` is in a scratch directory and not in the workspace."""
+    if where.workspace is not None and is_within(path, where.workspace):
+        return False
+    return any(is_within(path, scratch) for scratch in where.scratch)
+
+
 def _outside(path: str, where: _Where, filtered: bool = False) -> str | None:
     """Why ``path`` is outside the workspace (and scratch), or None when it is not.
 
@@ -490,6 +502,7 @@ class _Rule:
         "program_globs",
         "programs",
         "redirects_any",
+        "scratch_none",
         "self_call",
         "sends",
         "subcommands",
@@ -509,7 +522,9 @@ class _Rule:
         self.programs = frozenset(p for p in rule.program if p not in wild)
         self.program_globs = WordGlobs(wild) if wild else None
         self.any_program = not self.programs and self.program_globs is None
-        self.subcommands = tuple(tuple(s.split()) for s in rule.subcommand)
+        self.subcommands = tuple(
+            tuple(_SubWord(w) for w in words.split()) for words in rule.subcommand
+        )
         self.flags_any = frozenset(rule.flags_any)
         self.flags_all = frozenset(rule.flags_all)
         self.flags_none = frozenset(rule.flags_none)
@@ -518,6 +533,7 @@ class _Rule:
         self.target = rule.target
         self.paths_any = PathGlobs(rule.paths_any)
         self.paths_none = PathGlobs(rule.paths_none)
+        self.scratch_none = rule.scratch_none
         self.redirects_any = PathGlobs(rule.redirects_any)
         self.prefixes_any = WordGlobs(rule.prefixes_any)
         self.assignments_any = WordGlobs(rule.assignments_any)
@@ -605,11 +621,12 @@ class _Rule:
             matched.append("$" + variable)
             obj = f"{cmd.program}:${variable}"
         if self.self_call:
-            if not _calls_itself_in_a_pipe(cmd):
+            how = _calls_itself_twice(cmd, parsed)
+            if how is None:
                 return None
             obj = f"{cmd.program}()"
             detail = (
-                f"{cmd.program}() calls itself through a pipe: every call starts two more, "
+                f"{cmd.program}() calls itself {how}: every call starts two more, "
                 "until the machine runs out of processes"
             )
             return self._paths_then(cmd, where, obj, detail, matched)
@@ -663,6 +680,7 @@ class _Rule:
                         or (p in globs and self.paths_any.could_match(p, home))
                     )
                     and not self.paths_none.match(p, home)
+                    and not (self.scratch_none and _scratch_only(p, where))
                 ),
                 None,
             )
@@ -777,8 +795,9 @@ class _Rule:
         for words in self.subcommands:
             size = len(words)
             for start in range(min(3, len(head) - size + 1)):
-                if tuple(head[start : start + size]) == words:
-                    return " ".join(words)
+                found = head[start : start + size]
+                if all(w.match(f) for w, f in zip(words, found, strict=True)):
+                    return " ".join(found)
         return None
 
     def _assignment(self, cmd: SimpleCommand, parsed: ParsedShell) -> str | None:
@@ -795,6 +814,19 @@ class _Rule:
         if not self.code_from:
             return sources[0] if sources else "stdin"
         return next((s for s in sources if self.code_from.match(s)), None)
+
+
+class _SubWord:
+    """One word of a subcommand: itself, or a glob over the word (``delete-*``)."""
+
+    __slots__ = ("glob", "word")
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+        self.glob = WordGlobs((word,)) if any(c in word for c in "*?[") else None
+
+    def match(self, found: str) -> bool:
+        return self.glob.match(found) if self.glob is not None else found == self.word
 
 
 @lru_cache(maxsize=256)
@@ -956,13 +988,42 @@ def _staged_credentials(parsed: ParsedShell, where: Where) -> dict[str, str]:
     return staged
 
 
-def _calls_itself_in_a_pipe(cmd: SimpleCommand) -> bool:
-    """Whether ``cmd`` calls the shell function it runs inside, piped into or from another
-    call of the same function (``f(){ f|f& }``)."""
+def _calls_itself_twice(cmd: SimpleCommand, parsed: ParsedShell) -> str | None:
+    """How ``cmd`` calls the shell function it runs inside alongside another call of it:
+    piped into or from it (``f(){ f|f& }``), or in the background beside a second call in
+    the same body (``f(){ f & f & }``). None when it does not: a single call, or calls one
+    after the other, is recursion that ends or fails, not a doubling."""
     if not cmd.program or f"{cmd.program}()" not in cmd.via:
-        return False
+        return None
     into = cmd.pipe_to[0] if cmd.pipe_to else ""
-    return into == cmd.program or cmd.program in cmd.pipe_from
+    if into == cmd.program or cmd.program in cmd.pipe_from:
+        return "through a pipe"
+    if cmd.background and _twins_in_one_body(cmd, parsed.commands) >= 2:
+        return "twice in the background"
+    return None
+
+
+def _twins_in_one_body(cmd: SimpleCommand, commands: Sequence[SimpleCommand]) -> int:
+    """Calls like ``cmd`` (same program, same path to it) in the one reading of the body that
+    holds it: the commands around it whose path starts with its own; a command reached by a
+    shorter path (the function called again from outside) begins another reading."""
+    at = next((i for i, c in enumerate(commands) if c is cmd), None)
+    if at is None:
+        return 0
+    depth = len(cmd.via)
+
+    def inside(c: SimpleCommand) -> bool:
+        return len(c.via) >= depth and c.via[:depth] == cmd.via
+
+    first = at
+    while first > 0 and inside(commands[first - 1]):
+        first -= 1
+    last = at
+    while last + 1 < len(commands) and inside(commands[last + 1]):
+        last += 1
+    return sum(
+        1 for c in commands[first : last + 1] if c.program == cmd.program and c.via == cmd.via
+    )
 
 
 def _sends(cmd: SimpleCommand) -> bool:

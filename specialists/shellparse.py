@@ -134,6 +134,7 @@ _SPECIAL_PARAMS: Final = frozenset("@*#?$!-0123456789")
 # Names a program can be given for "read me from standard input".
 _STDIN_FILES: Final = frozenset({"/dev/stdin", "-", "/proc/self/fd/0", "/dev/fd/0"})
 MAX_FUNCTIONS: Final = 64
+MAX_RECURSION: Final = 2  # readings of a function's body along one path of calls
 _POSITIONAL: Final = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "*", "#")
 _RESERVED: Final = _names(
     "if then else elif fi for while until do done case esac select function coproc { "
@@ -232,6 +233,7 @@ class SimpleCommand:
         synthetic: derived from code rather than written as a shell command (the
             ``rm -r /x`` that ``python -c 'shutil.rmtree("/x")'`` amounts to).
         fallback: found by the conservative tokenizer because the text did not parse.
+        background: it runs in the background (``cmd &``, or inside something that does).
     """
 
     program: str
@@ -261,6 +263,7 @@ class SimpleCommand:
     stdin_args: bool = False
     synthetic: bool = False
     fallback: bool = False
+    background: bool = False
     stdin_text: str | None = field(default=None, repr=False)
 
     @property
@@ -544,7 +547,8 @@ _EDITORS: Final = frozenset(
     {"vi", "vim", "nvim", "nano", "emacs", "ed", "code", "subl", "pico", "micro", "touch"}
 )
 _ATTR_WRITERS: Final = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl", "truncate"})
-_DELETERS: Final = frozenset({"rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put"})
+# rmdir is not one: it removes only empty directories, so no data goes with them
+_DELETERS: Final = frozenset({"rm", "unlink", "shred", "srm", "trash", "trash-put"})
 _COPIERS: Final = frozenset({"cp", "install", "ln", "rsync", "scp", "mv"})
 
 
@@ -552,12 +556,12 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
     """The paths ``command`` reads, writes or deletes, as far as its program is known.
 
     Redirections always count (``> f`` writes ``f``, ``< f`` reads it); then by program:
-    ``rm``/``rmdir``/``unlink``/``shred`` and ``find -delete`` delete, ``mv`` deletes its
-    sources and writes its destination, ``cp``/``rsync``/``install``/``ln`` read sources and
-    write the destination (``rsync --delete`` also deletes there), ``tee``, ``touch``,
-    editors, ``chmod``/``chown``, ``sed -i``, ``dd of=``, ``curl -o``, ``wget -O`` write,
-    ``mkdir`` writes, readers (``cat``, ``less``, ``grep``, ``source``...) and ``curl -d @f``
-    / ``-T f`` read. Unknown programs contribute only their redirections.
+    ``rm``/``unlink``/``shred`` and ``find -delete`` delete (not ``rmdir``: empty directories),
+    ``mv`` deletes its sources and writes its destination, ``cp``/``rsync``/``install``/``ln``
+    read sources and write the destination (``rsync --delete`` also deletes there), ``tee``,
+    ``touch``, editors, ``chmod``/``chown``, ``sed -i``, ``dd of=``, ``curl -o``, ``wget -O``
+    write, ``mkdir`` writes, readers (``cat``, ``less``, ``grep``, ``source``...) and ``curl -d
+    @f`` / ``-T f`` read. Unknown programs contribute only their redirections.
     """
     effects: list[PathEffect] = []
     cwd = command.cwd
@@ -1443,9 +1447,12 @@ class _Scope(NamedTuple):
     via: tuple[str, ...]
     prefixes: tuple[str, ...]
     fallback: bool
+    background: bool = False  # inside ``… &``
 
     def nest(self, step: str) -> _Scope:
-        return _Scope(self.depth + 1, (*self.via, step), self.prefixes, self.fallback)
+        return _Scope(
+            self.depth + 1, (*self.via, step), self.prefixes, self.fallback, self.background
+        )
 
 
 @dataclass(slots=True)
@@ -1681,7 +1688,10 @@ class _Expander:
         if raw.startswith("((", i + 1):
             end, _ = _skip_nested(raw, i + 3, "))")
             self.result.dynamic = True
-            self.value(_arith(raw[i + 3 : end - 2], self.state), quoted)
+            expr = raw[i + 3 : end - 2]
+            for inner in _arith_commands(expr):  # $(( $(cmd) + 1 )) runs cmd
+                self.parser.substitution(inner, self.state, self.scope.nest("$((…))"))
+            self.value(_arith(expr, self.state), quoted)
             return end
         if c == "(":
             end, _ = _skip_nested(raw, i + 2, ")")
@@ -1896,6 +1906,27 @@ def _pattern_op(value: str, rest: str) -> str | None:
     return None
 
 
+def _arith_commands(expr: str) -> list[str]:
+    """The command substitutions inside an arithmetic expression, outermost first."""
+    found: list[str] = []
+    i, n = 0, len(expr)
+    while i < n and len(found) < MAX_FUNCTIONS:
+        if expr.startswith("$((", i):
+            i += 3  # nested arithmetic: its own substitutions are found as the scan goes on
+        elif expr.startswith("$(", i):
+            end, _ = _skip_nested(expr, i + 2, ")")
+            found.append(expr[i + 2 : end - 1 if expr[end - 1 : end] == ")" else end].strip())
+            i = end
+        elif expr[i] == "`":
+            end, _ = _skip_nested(expr, i + 1, "`")
+            inner = expr[i + 1 : end - 1 if expr[end - 1 : end] == "`" else end]
+            found.append(inner.replace("\\`", "`").strip())
+            i = end
+        else:
+            i += 1
+    return [f for f in found if f]
+
+
 def _arith(expr: str, state: _State) -> str:
     """A literal integer when the arithmetic is a plain number, else ``0``."""
     text = expr.strip()
@@ -1965,12 +1996,10 @@ _PREFIXES: Final[dict[str, _PrefixSpec]] = {
     "builtin": _PrefixSpec(frozenset(), frozenset()),
     "exec": _PrefixSpec(frozenset("a"), frozenset()),
     "stdbuf": _PrefixSpec(frozenset("ioe"), frozenset({"input", "output", "error"})),
-    "env": _PrefixSpec(frozenset("uCS"), frozenset({"unset", "chdir", "split-string"})),
-    "xargs": _PrefixSpec(
-        frozenset("IinPLldasEe"),
-        _names(
-            "replace max-args max-procs max-lines delimiter arg-file max-chars eof process-slot-var"
-        ),
+    "env": _PrefixSpec(frozenset("uCSP"), frozenset({"unset", "chdir", "split-string"})),
+    "xargs": _PrefixSpec(  # GNU and BSD (-J, -R, -S)
+        frozenset("IinPLldasEeJRS"),
+        _names("max-args max-procs delimiter arg-file max-chars process-slot-var"),
     ),
     "busybox": _PrefixSpec(frozenset(), frozenset()),
     "unbuffer": _PrefixSpec(frozenset(), frozenset()),
@@ -1995,6 +2024,7 @@ class _Stripped(NamedTuple):
     split_string: str | None  # env -S "..."
     xargs: bool
     replace: str | None  # xargs -I R: the token replaced by each input item
+    arg_file: str | None = None  # xargs -a FILE: the items come from FILE, not stdin
 
 
 def _strip_prefixes(argv: list[str], cwd: str | None, home: str | None) -> _Stripped:
@@ -2002,6 +2032,7 @@ def _strip_prefixes(argv: list[str], cwd: str | None, home: str | None) -> _Stri
     assignments: list[tuple[str, str]] = []
     xargs = False
     replace: str | None = None
+    arg_file: str | None = None
     split_string: str | None = None
     for _ in range(MAX_PREFIXES):
         if not argv:
@@ -2027,6 +2058,9 @@ def _strip_prefixes(argv: list[str], cwd: str | None, home: str | None) -> _Stri
             if name == "nice" and word[:1] == "-" and word[1:].lstrip("-").isdigit():
                 i += 1
                 continue
+            if name == "env" and word == "-":  # env - CMD: an empty environment, as -i
+                i += 1
+                continue
             if not word.startswith("-") or len(word) < 2:
                 break
             if word.startswith("--"):
@@ -2036,8 +2070,10 @@ def _strip_prefixes(argv: list[str], cwd: str | None, home: str | None) -> _Stri
                     i += 1
                 if key in ("chdir",):
                     new_cwd = value
-                if key == "replace" and name == "xargs":
+                if key == "replace" and name == "xargs":  # --replace[=R], attached only
                     replace = value or "{}"
+                if key == "arg-file" and name == "xargs":
+                    arg_file = value
                 if key == "split-string":
                     split_string = value
                 i += 1
@@ -2062,8 +2098,10 @@ def _strip_prefixes(argv: list[str], cwd: str | None, home: str | None) -> _Stri
                         new_cwd = value
                     if letter == "S" and name == "env":
                         split_string = value
-                    if letter == "I" and name == "xargs":
+                    if letter in "IJ" and name == "xargs":  # -J R: BSD's first-{} form
                         replace = value
+                    if letter == "a" and name == "xargs":
+                        arg_file = value
                     break
             i += 2 if consumed_next else 1
         if lookup_only:
@@ -2073,7 +2111,7 @@ def _strip_prefixes(argv: list[str], cwd: str | None, home: str | None) -> _Stri
                 i += 1
         if split_string is not None and i >= n:
             prefixes.append(" ".join(argv[:i]))
-            return _Stripped([], prefixes, assignments, cwd, split_string, xargs, replace)
+            return _Stripped([], prefixes, assignments, cwd, split_string, xargs, replace, arg_file)
         if i >= n:
             break  # the prefix runs nothing else: it is the program itself
         prefixes.append(" ".join(argv[:i]))
@@ -2082,7 +2120,7 @@ def _strip_prefixes(argv: list[str], cwd: str | None, home: str | None) -> _Stri
         if new_cwd:
             cwd = resolve_path(new_cwd, cwd, home)
         argv = argv[i:]
-    return _Stripped(argv, prefixes, assignments, cwd, split_string, xargs, replace)
+    return _Stripped(argv, prefixes, assignments, cwd, split_string, xargs, replace, arg_file)
 
 
 def _is_python(program: str) -> bool:
@@ -2477,6 +2515,8 @@ class _Parser:
             ]
             return [self._pipeline(parts, state, scope)]
         if isinstance(node, bashtree.Group):
+            if node.background and not scope.background:
+                scope = scope._replace(background=True)
             result = self._walk_nodes(node.body, state.copy() if node.subshell else state, scope)
             if node.redirects is not None:
                 self._pipeline([node.redirects], state, scope)
@@ -2609,14 +2649,18 @@ class _Parser:
                     fallback=scope.fallback,
                 )
             )
+            # env -S "A B" C D runs A B C D: the split words first, then the rest
+            rest_words = " ".join(_quote(word) for word in argv)
             self.parse_text(
-                stripped.split_string,
+                f"{stripped.split_string} {rest_words}".strip(),
                 child.copy(),
                 scope.nest("env -S"),
             )
             return None
+        from_input: _XargsInput | None = None
         if stripped.xargs:
-            items = _xargs_items(upstream, static)
+            from_input = _xargs_items(upstream, static, stripped.arg_file)
+            items = from_input.items
             if stripped.replace and items:
                 joined = " ".join(items)
                 argv = [w.replace(stripped.replace, joined) for w in argv]
@@ -2700,6 +2744,15 @@ class _Parser:
                 if word.lower() in ("/c", "/k", "/r"):
                     nested.append((f"pwsh:{program} {word}", " ".join(rest[i + 1 :])))
                     break
+        elif program == "parallel":
+            for line in _parallel_lines(rest, upstream, static):
+                nested.append(("shell:parallel", line))
+        elif program == "ssh":
+            remote = _ssh_command(rest)
+            if remote is None and stdin_text is not None and not upstream:
+                remote = stdin_text  # ssh host <<EOF … EOF: the remote shell reads stdin
+            if remote:
+                nested.append(("shell:ssh", remote))
         elif program in ("su", "runuser"):
             for i, word in enumerate(rest):
                 if word in ("-c", "--command") and i + 1 < len(rest):
@@ -2727,12 +2780,14 @@ class _Parser:
             inline_code=code,
             unset_vars=tuple(expanded.unset),
             variables=tuple(expanded.names),
-            dynamic=expanded.dynamic,
+            dynamic=expanded.dynamic or (from_input is not None and from_input.unknown),
             split_words=expanded.split,
             globbed=expanded.glob,
             glob_words=tuple(w for w in dict.fromkeys(expanded.glob_fields) if w in argv),
             pipe_from=pipe_from,
             stdin_args=stripped.xargs,
+            background=scope.background,
+            filtered=from_input is not None and from_input.filtered,
             fallback=scope.fallback,
             stdin_text=stdin_text,
         )
@@ -2783,8 +2838,15 @@ class _Parser:
         if cmd.program == "find":
             self._find_exec(cmd, child, scope)
         function = state.functions.get(cmd.argv[0]) if cmd.argv else None
-        if function is not None and scope.depth < self.max_depth:
-            self._walk_nodes(function, child.called(cmd.argv[1:]), scope.nest(f"{program}()"))
+        step = f"{program}()"
+        # A recursive function is read through one call of itself (with that call's
+        # arguments), not until the nesting limit: deeper calls run the same body again.
+        if (
+            function is not None
+            and scope.depth < self.max_depth
+            and scope.via.count(step) < MAX_RECURSION
+        ):
+            self._walk_nodes(function, child.called(cmd.argv[1:]), scope.nest(step))
         alias = state.aliases.get(cmd.argv[0]) if cmd.argv and function is None else None
         if alias is not None and scope.depth < self.max_depth:
             text = " ".join([alias, *(_quote(word) for word in cmd.argv[1:])])
@@ -3004,16 +3066,146 @@ def _stated(text: str, raw_words: Sequence[str]) -> bool:
     return any(text in w and "$" not in w and "`" not in w for w in raw_words)
 
 
-def _xargs_items(upstream: list[SimpleCommand], static: str | None) -> list[str]:
-    """Arguments xargs would read: the upstream's static output, or find's start paths."""
+class _XargsInput(NamedTuple):
+    items: list[str]
+    filtered: bool = False  # a filtered find's selection, not whole trees
+    unknown: bool = False  # the items cannot be known before the command runs
+
+
+def _xargs_items(
+    upstream: list[SimpleCommand], static: str | None, arg_file: str | None
+) -> _XargsInput:
+    """Arguments xargs would read: the upstream's static output, what a find selects, or a
+    word that stands for input that cannot be known (``$(cat list)``, as it would be read
+    written that way)."""
+    if arg_file is not None:
+        return _XargsInput([f"$(cat {arg_file})"], unknown=True)
     if static is not None:
-        return static.split()[:MAX_XARGS_ITEMS]
+        return _XargsInput(static.split()[:MAX_XARGS_ITEMS])
     for cmd in reversed(upstream):
         if cmd.program == "find":
-            return list(cmd.positionals or (".",))[:MAX_XARGS_ITEMS]
+            if find_filtered(cmd):
+                selected = find_patterns(cmd) or list(cmd.positionals or (".",))
+                return _XargsInput(selected[:MAX_XARGS_ITEMS], filtered=True)
+            return _XargsInput(list(cmd.positionals or (".",))[:MAX_XARGS_ITEMS])
         if cmd.program in ("ls", "fd", "locate") and cmd.positionals:
-            return list(cmd.positionals)[:MAX_XARGS_ITEMS]
-    return []
+            return _XargsInput(list(cmd.positionals)[:MAX_XARGS_ITEMS])
+    if upstream:
+        return _XargsInput([f"$({_cut_source(upstream)})"], unknown=True)
+    return _XargsInput([])
+
+
+# GNU parallel: options that take the next word as their value
+_PARALLEL_SHORT_VALUES: Final = frozenset("jSPnNLIEadCX")
+_PARALLEL_LONG_VALUES: Final = _names(
+    "jobs sshlogin results res max-args max-lines halt delay timeout joblog tmpdir arg-file "
+    "colsep delimiter workdir wd env tag-string sshloginfile slf basefile bf return memfree "
+    "load retries block max-procs max-replace-args transferfile tf cleanup-file "
+    "termseq arg-sep arg-file-sep replace extensionreplace basenamereplace shebang-wrap"
+)
+_PARALLEL_SEPARATORS: Final = frozenset({":::", "::::", ":::+", "::::+"})
+MAX_PARALLEL_LINES: Final = 16
+_PARALLEL_REPLACEMENTS: Final = ("{}", "{.}", "{/}", "{//}", "{/.}")
+
+
+def _parallel_lines(
+    words: Sequence[str], upstream: list[SimpleCommand], static: str | None
+) -> list[str]:
+    """The command lines GNU ``parallel`` runs through the shell.
+
+    Its options, then the command's words up to ``:::`` (items) or ``::::`` (files of items);
+    without either the items come from stdin. ``{}`` (and ``{.}``, ``{/}``...) or ``{N}`` take
+    an item, else the items are appended; with no command each item is itself a command line.
+    Parallel joins the command's words with spaces (``-q`` quotes them): both readings are
+    returned, so neither spelling hides what runs.
+    """
+    i, n = 0, len(words)
+    dry = False
+    while i < n and words[i].startswith("-") and words[i] not in _PARALLEL_SEPARATORS:
+        word = words[i]
+        if word == "--":
+            i += 1
+            break
+        if word.startswith("--"):
+            key, has, _ = word[2:].partition("=")
+            dry |= key in ("dry-run", "dryrun")
+            i += 2 if key in _PARALLEL_LONG_VALUES and not has else 1
+            continue
+        letter = word[1:2]
+        i += 2 if letter in _PARALLEL_SHORT_VALUES and len(word) == 2 else 1
+    if dry:
+        return []
+    command: list[str] = []
+    while i < n and words[i] not in _PARALLEL_SEPARATORS:
+        command.append(words[i])
+        i += 1
+    groups: list[list[str]] = []
+    while i < n:
+        from_files = words[i].startswith("::::")
+        i += 1
+        group: list[str] = []
+        while i < n and words[i] not in _PARALLEL_SEPARATORS:
+            group.append(f"$(cat {_quote(words[i])})" if from_files else words[i])
+            i += 1
+        groups.append(group[:MAX_XARGS_ITEMS])
+    if not groups:
+        lines = static.splitlines() if static is not None else None
+        if lines is not None:
+            groups = [[line for line in lines if line][:MAX_XARGS_ITEMS]]
+        else:
+            groups = [_xargs_items(upstream, None, None).items]
+    combos: list[list[str]] = [[]]
+    for group in groups:
+        combos = [[*c, item] for c in combos for item in group or [""]][:MAX_PARALLEL_LINES]
+    out: list[str] = []
+    for combo in combos:
+        if not command:
+            out.append(" ".join(combo))
+            continue
+        for quote_words in (False, True):
+            placed = False
+            built: list[str] = []
+            for word in command:
+                for k, item in enumerate(combo, start=1):
+                    if f"{{{k}}}" in word:
+                        word, placed = word.replace(f"{{{k}}}", _quote(item)), True
+                for mark in _PARALLEL_REPLACEMENTS:
+                    if mark in word and combo:
+                        word, placed = word.replace(mark, _quote(" ".join(combo))), True
+                built.append(_quote(word) if quote_words else word)
+            if not placed:
+                built.extend(_quote(item) for item in combo if item)
+            out.append(" ".join(built))
+    return list(dict.fromkeys(line for line in out if line.strip()))[:MAX_PARALLEL_LINES]
+
+
+# ssh: options that take the next word as their value
+_SSH_VALUES: Final = frozenset("BbcDEeFIiJLlmOopQRSWw")
+
+
+def _ssh_command(words: Sequence[str]) -> str | None:
+    """The command ``ssh`` runs on the remote host (its words joined by spaces), if any."""
+    i, n = 0, len(words)
+    while i < n and words[i].startswith("-") and len(words[i]) > 1:
+        word = words[i]
+        if word == "--":
+            i += 1
+            break
+        if "N" in word[1:]:
+            return None  # -N: no remote command
+        value_at = next((k for k, c in enumerate(word[1:]) if c in _SSH_VALUES), None)
+        attached = value_at is not None and value_at + 2 < len(word)
+        i += 2 if value_at is not None and not attached else 1
+    if i >= n:
+        return None
+    rest = words[i + 1 :]  # after the destination
+    return " ".join(rest) if rest else None
+
+
+def _cut_source(cmds: Sequence[SimpleCommand], width: int = 80) -> str:
+    """A pipeline's text, as written, cut to ``width``."""
+    text = " | ".join(c.source or c.program for c in cmds)
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _pipeline_output(cmds: list[SimpleCommand]) -> str | None:

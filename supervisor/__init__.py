@@ -44,7 +44,7 @@ if TYPE_CHECKING:
         Status,
         Verdict,
     )
-    from supervisor.specialist import Execution, KindConfig, Specialist, SpecialistKind
+    from supervisor.specialist import Execution, KindConfig, Screen, Specialist, SpecialistKind
     from supervisor.taxonomy import Entry, Taxonomy, load_taxonomy
 
 _LAZY: dict[str, str] = {
@@ -66,6 +66,7 @@ _LAZY: dict[str, str] = {
     "Observation": "supervisor.models",
     "ObservationError": "supervisor.errors",
     "PluginError": "supervisor.errors",
+    "Screen": "supervisor.specialist",
     "SourceError": "supervisor.errors",
     "Specialist": "supervisor.specialist",
     "SpecialistError": "supervisor.errors",
@@ -102,6 +103,7 @@ __all__ = [
     "Observation",
     "ObservationError",
     "PluginError",
+    "Screen",
     "SourceError",
     "Specialist",
     "SpecialistError",

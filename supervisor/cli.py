@@ -764,6 +764,8 @@ def _print_decision(record: Any, decision: dict[str, Any], context: dict[str, An
     )
     if decision.get("degraded"):
         click.echo(f"  degraded  {decision['degraded']}")
+    if decision.get("coverage"):
+        click.echo(f"  coverage  {decision['coverage']}: nothing checked this action")
     for correction in decision.get("corrections", []):
         click.echo(f"  told      {correction['text']}")
     for escalation in decision.get("escalations", []):
@@ -786,6 +788,10 @@ def _print_decision(record: Any, decision: dict[str, Any], context: dict[str, An
                 f"      observed {observation['kind']} {shown}"
                 + (f" -> error {observation['error']}" if observation.get("error") else "")
             )
+    if any(r.get("verdict") == "refuse" for r in decision.get("results", {}).values()):
+        from supervisor.models import REFUSE_MEANING
+
+        click.echo(f"  ({REFUSE_MEANING})")
     taxonomy = record.body.get("taxonomy", {})
     click.echo(
         f"  taxonomy  {str(taxonomy.get('hash', ''))[:19]}  signed by "
@@ -883,6 +889,8 @@ def replay_key(ctx: click.Context, key: Path | None) -> Any:
 
 
 def _print_replay(report: Any) -> None:
+    from supervisor.models import REFUSE_MEANING, Verdict
+
     for record in report.differences:
         click.echo(
             f"DIFF record {record.seq} ({record.path.name}:{record.line}) decision "
@@ -899,6 +907,13 @@ def _print_replay(report: Any) -> None:
                 )
     for problem in report.problems:
         click.echo(f"SKIP {problem}")
+    if any(
+        Verdict.REFUSE in (change.before, change.after)
+        for record in report.differences
+        for change in record.entries
+        if change.change != "same"
+    ):
+        click.echo(f"({REFUSE_MEANING})")
     print_by_entry(report.by_entry())
     click.echo(
         f"\n{len(report.records)} records replayed, {len(report.differences)} "

@@ -103,6 +103,8 @@ def render_decision(decision: Decision, *, line: int | None = None, color: bool)
         out.append(f"  not judged: {entry_id} ({detail})")
     if decision.degraded:
         out.append(f"  degraded: {_clip(decision.degraded)}")
+    if decision.coverage:
+        out.append(f"  not covered: {_clip(decision.coverage)}: nothing checked this action")
     looked = sum(1 for r in decision.results.values() if r.verdict is not Verdict.REFUSE)
     out.append(
         f"  {looked} of {len(decision.results)} entries applied to this action; "

@@ -127,8 +127,8 @@ def _train_seed_models(home: Path) -> None:
     for built in build_seed_models(load_taxonomy(list(DEMO_PACKS), kinds), kinds, home):
         entry = built.split(":", 1)[0]
         click.echo(
-            f"(first run: trained the seed model of {entry}, "
-            f"like `supervise train {entry} --seed-only`)"
+            f"(first run: built the seed model of {entry} in this state directory, "
+            f"as `supervise train {entry} --seed-only` does)"
         )
 
 

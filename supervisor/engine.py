@@ -35,7 +35,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -65,10 +65,10 @@ from supervisor.observe import Recorder
 from supervisor.plugins import KindRegistry
 from supervisor.policy import conclude
 from supervisor.post import PostTier
-from supervisor.specialist import Execution, Specialist, SpecialistKind, close_specialist
+from supervisor.specialist import Execution, Screen, Specialist, SpecialistKind, close_specialist
 from supervisor.taxonomy import Entry, Taxonomy
 
-__all__ = ["CircuitBreaker", "Engine", "Replay", "as_context"]
+__all__ = ["CircuitBreaker", "Engine", "Replay", "as_context", "uncovered_note"]
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,8 @@ BREAKER_COOLDOWN_S: Final = 30.0
 BREAKER_MAX_COOLDOWN_S: Final = 600.0
 _ROUTE_CACHE_MAX: Final = 4096
 _MAX_SAID_ERRORS: Final = 32  # distinct failures logged per entry; later ones go to debug
+_MAX_SAID_UNCOVERED: Final = 256  # action types and tools no entry covers, said once each
+_SHOWN_NAME_CHARS: Final = 80
 REPLAY_DEADLINE_NS: Final = 30_000_000_000
 # Calls of one entry still running past their deadline; beyond this it is not called again
 # until one of them ends (each holds a worker thread the pool has had to replace).
@@ -154,6 +156,13 @@ class _Slot:
     # and how many earn the way back.
     fast_runs: int = -1
     promote_after: int = PROMOTE_AFTER // 2
+    # Its kind's screen and its position there (see _ScreenGroup); its answers when the
+    # screen speaks for it, stamped once: ok and refused, elapsed 0 (it did not run).
+    screen: _ScreenGroup | None = None
+    member: int = -1
+    position: int = 0
+    screened_ok: SpecialistResult = field(init=False)
+    screened_refused: SpecialistResult = field(init=False)
 
     def hang(self) -> None:
         with self.lock:
@@ -175,8 +184,78 @@ class _Slot:
             "kind_version": self.kind.version,
             "observations": (),
         }
+        self.screened_ok = unchecked(
+            SpecialistResult, {**self.ok_values, "elapsed_ms": 0.0}, _RESULT_FIELDS
+        )
+        self.screened_refused = unchecked(
+            SpecialistResult,
+            {**self.ok_values, "verdict": Verdict.REFUSE, "elapsed_ms": 0.0},
+            _RESULT_FIELDS,
+        )
 
 
+class _ScreenGroup:
+    """A kind's screen over the inline specialists it built for this taxonomy.
+
+    One that raises or takes longer than the shortest timeout of its specialists is
+    switched off for good: they run on their own from then on, as without a screen.
+    """
+
+    __slots__ = ("kind", "off", "screen", "slots", "timeout_ns")
+
+    def __init__(self, kind: SpecialistKind, screen: Screen, slots: Sequence[_Slot]) -> None:
+        self.kind = kind
+        self.screen = screen
+        self.slots = tuple(slots)
+        self.timeout_ns = min(slot.timeout_ns for slot in slots)
+        self.off = False
+
+    def ask(
+        self, action: Action, context: Context
+    ) -> tuple[Collection[int], Collection[int]] | None:
+        """(run, refused) positions, or None when the screen is off or failed now."""
+        if self.off:
+            return None
+        began = time.perf_counter_ns()
+        try:
+            run, refused = self.screen(action, context)
+        except Exception:
+            self.off = True
+            log.exception(
+                "the screen of kind %r failed; its %d specialists run on their own from now on",
+                self.kind.name,
+                len(self.slots),
+            )
+            return None
+        elapsed = time.perf_counter_ns() - began
+        if elapsed > self.timeout_ns:
+            self.off = True  # this answer stands: it is here
+            log.warning(
+                "the screen of kind %r took %.1f ms; its %d specialists run on their own "
+                "from now on",
+                self.kind.name,
+                elapsed / 1e6,
+                len(self.slots),
+            )
+        return run, refused
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """How the screened inline slots of one route are run.
+
+    ``base`` holds a result for every inline slot in taxonomy order (the screened answer
+    "ok" for a screened one, a placeholder for the rest, each overwritten in the decision),
+    so the record keeps its order whoever answers.
+    """
+
+    base: dict[str, SpecialistResult | None]
+    unscreened: tuple[_Slot, ...]
+    screens: tuple[tuple[_ScreenGroup, dict[int, _Slot]], ...]
+
+
+_perf_ns: Final = time.perf_counter_ns
+_now: Final = datetime.now
 _RESULT_FIELDS: Final = frozenset(SpecialistResult.model_fields)
 _OK_RESULT: Final = SpecialistResult.ok()
 _DECISION_FIELDS: Final = frozenset(Decision.model_fields)
@@ -220,6 +299,9 @@ def _policy_verdict(policy: str) -> Verdict:
     return Verdict(policy)
 
 
+_time_ns: Final = time.time_ns
+
+
 class _IdFactory:
     """Decision ids that sort by time: milliseconds, a per-process nonce, a counter."""
 
@@ -235,10 +317,10 @@ class _IdFactory:
         self._prefix = ""
 
     def __call__(self) -> str:
-        ms = time.time_ns() // 1_000_000
+        ms = _time_ns() // 1_000_000
         if ms != self._last_ms:  # many decisions share a millisecond: format it once
             self._last_ms, self._prefix = ms, f"{ms:011x}{self._nonce}"
-        return f"{self._prefix}{next(self._counter) & 0xFFFFFF:06x}"
+        return self._prefix + format(next(self._counter) & 0xFFFFFF, "06x")
 
 
 @dataclass(slots=True)
@@ -257,6 +339,7 @@ class _Run:
     replay: Replay | None = None
     judged: Action | None = None  # what specialists see: read-only, surrogates replaced
     seen: Context = EMPTY_CONTEXT  # the context as specialists see it: read-only
+    coverage: str | None = None  # the decision's coverage note: no entry applies
 
 
 @dataclass(frozen=True)
@@ -331,17 +414,40 @@ class Engine:
                     observes=observes,
                 )
             )
+        self._screens = _build_screens(self._slots)
         # Entries with tier: post, checked after the action ran (Supervisor.after).
         self.post = PostTier(taxonomy, kinds, self._pool, self._ids)
         if home is not None:
             self._bind_home(home)
         self._budgets_ns = {t: ms * 1_000_000 for t, ms in taxonomy.budgets_ms.items()}
         self._default_budget_ns = taxonomy.budget_ms("default") * 1_000_000
-        self._route_cache: dict[
-            tuple[str, str | None], tuple[tuple[_Slot, ...], tuple[_Slot, ...]]
-        ] = {}
+        self._route_cache: dict[tuple[str, str | None], _Route] = {}
+        # Per (type, tool) that no entry applies to: the note the decision carries.
+        self._uncovered: dict[tuple[str, str | None], str] = {}
+        self._said_uncovered: set[str] = set()
         self._cache_lock = threading.Lock()
         self._last_context: tuple[Context, Context] = (EMPTY_CONTEXT, FROZEN_EMPTY_CONTEXT)
+        # What every decision of this engine starts from: an ok with nothing to say.
+        self._decision_values: dict[str, Any] = {
+            "decision_id": "",
+            "verdict": Verdict.OK,
+            "action": None,
+            "session": None,
+            "agent": None,
+            "results": None,
+            "corrections": (),
+            "flags": (),
+            "escalations": (),
+            "reason": "",
+            "taxonomy_hash": taxonomy.hash,
+            "created_at": None,
+            "elapsed_ms": 0.0,
+            "degraded": None,
+            "tier": "pre",
+            "parent": None,
+            "reverts": (),
+            "coverage": None,
+        }
 
     # -- the decision ------------------------------------------------------------------
 
@@ -357,6 +463,10 @@ class Engine:
         With ``replay``, re-decide a recorded action from what was recorded (see
         :class:`Replay`); nothing is recorded and no I/O happens unless it says ``live``.
         """
+        if type(action) is Action and replay is None:
+            route = self._route_cache.get((action.type, action.tool))
+            if route is not None and route[3]:
+                return self._unjudged(action, context)
         run = self._start(action, context, replay)
         try:
             stall: _Stall | None = None
@@ -381,6 +491,10 @@ class Engine:
         self, action: Action | Mapping[str, Any], context: Context | Mapping[str, Any] | None = None
     ) -> Decision:
         """Like :meth:`check`, but waits without blocking the running event loop."""
+        if type(action) is Action:
+            route = self._route_cache.get((action.type, action.tool))
+            if route is not None and route[3]:
+                return self._unjudged(action, context)
         run = self._start(action, context)
         try:
             stall: _Stall | None = None
@@ -413,7 +527,7 @@ class Engine:
             action = _as_action(action)
         ctx = EMPTY_CONTEXT if context is None else as_context(context)
         start = time.perf_counter_ns()
-        inline, pooled = self._route(action)
+        inline, pooled, plan, _ = self._route(action)
         budget_ns = self._budgets_ns.get(action.type, self._default_budget_ns)
         if replay is not None:
             # A replay asks what the specialists answer, not whether this machine is as fast
@@ -421,6 +535,9 @@ class Engine:
             budget_ns = max(budget_ns, REPLAY_DEADLINE_NS)
         run = _Run(action, ctx, self._ids(), start, start + budget_ns, {}, [], replay=replay)
         if not inline and not pooled:
+            run.coverage = self._uncovered.get((action.type, action.tool))
+            if run.coverage is not None and replay is None:
+                self._say_uncovered(run.coverage)
             return run
         # Specialists judge a read-only copy; the record keeps what the agent proposed.
         run.judged = action = judgeable_action(action)
@@ -428,17 +545,19 @@ class Engine:
         try:
             if pooled:
                 self._submit_all(run, pooled)
-            self._run_inline(run, inline)
+            self._run_inline(run, inline, plan)
         except BaseException:
             _drop(run)  # KeyboardInterrupt, SystemExit: the caller's, not a verdict
             raise
         return run
 
-    def _run_inline(self, run: _Run, inline: tuple[_Slot, ...]) -> None:
+    def _run_inline(self, run: _Run, inline: tuple[_Slot, ...], plan: _Plan | None) -> None:
         action, ctx, replay = run.judged or run.action, run.seen, run.replay
         results = run.results
         perf_ns = time.perf_counter_ns
-        for slot in inline:
+        # A replay asks every specialist itself (recorded timeouts are taken as they were).
+        todo = inline if plan is None or replay is not None else _screened(run, plan)
+        for slot in todo:
             if replay is not None and _recorded_timeout(run, slot):
                 continue
             # Inline specialists are the hot path: no task, no timer, no lock.
@@ -481,21 +600,43 @@ class Engine:
         self._last_context = (context, frozen)
         return frozen
 
-    def _route(self, action: Action) -> tuple[tuple[_Slot, ...], tuple[_Slot, ...]]:
-        """(inline, pooled) slots whose entries apply to this action; cached per type/tool."""
+    def _route(self, action: Action) -> _Route:
+        """(inline, pooled, plan) slots whose entries apply to this action, and how the
+        screened inline ones run; cached per type/tool."""
         key = (action.type, action.tool)
         route = self._route_cache.get(key)
         if route is None:
             slots = [s for s in self._slots if s.entry.applies_to.matches(action)]
-            route = (
-                tuple(s for s in slots if s.execution is Execution.INLINE),
-                tuple(s for s in slots if s.execution is not Execution.INLINE),
+            inline = tuple(s for s in slots if s.execution is Execution.INLINE)
+            pooled = tuple(s for s in slots if s.execution is not Execution.INLINE)
+            route = (inline, pooled, _plan(inline), not inline and not pooled)
+            # Not one entry, before or after the action, knows it: said, not silently ok.
+            uncovered = not slots and not any(
+                e.applies_to.matches(action) for e in self.taxonomy.entries
             )
             with self._cache_lock:
                 if len(self._route_cache) >= _ROUTE_CACHE_MAX:
                     self._route_cache.clear()  # agents use few tools; a flood of names is noise
+                    self._uncovered.clear()
                 self._route_cache[key] = route
+                if uncovered:
+                    self._uncovered[key] = uncovered_note(action)
         return route
+
+    def _say_uncovered(self, note: str) -> None:
+        """Log a coverage note once per engine (the CLI says it once per state directory)."""
+        said = self._said_uncovered
+        if note in said or len(said) >= _MAX_SAID_UNCOVERED:
+            return
+        with self._cache_lock:
+            if note in said:
+                return
+            said.add(note)
+        log.warning(
+            "%s: such actions are decided ok without any check (the record says so); an "
+            "entry whose applies_to names it would check them",
+            note,
+        )
 
     def _submit_all(self, run: _Run, pooled: tuple[_Slot, ...]) -> None:
         now_s = run.start_ns / 1e9
@@ -732,40 +873,69 @@ class Engine:
         # Results are in a fixed order (skipped, then inline in taxonomy order, then pooled by
         # deadline), never in order of arrival, so a replay gives the same record.
         results = run.results
+        values = self._decision_values.copy()  # an ok with nothing to say
+        action = run.action
         if run.objected:
             memory = run.replay.memory if run.replay is not None else self.memory
-            conclusion = conclude(run.action, results, self._entries, memory, run.decision_id)
-            verdict, reason = conclusion.verdict, conclusion.reason
-            corrections, flags = conclusion.corrections, conclusion.flags
-            escalations = conclusion.escalations
-        else:
-            verdict, reason, corrections, flags, escalations = Verdict.OK, "", (), (), ()
-        decision: Decision = unchecked(
-            Decision,
-            {
-                "decision_id": run.decision_id,
-                "verdict": verdict,
-                "action": run.action,
-                "session": run.action.session,
-                "agent": run.action.agent,
-                "results": results,
-                "corrections": corrections,
-                "flags": flags,
-                "escalations": escalations,
-                "reason": reason,
-                "taxonomy_hash": self.taxonomy.hash,
-                "created_at": datetime.now(UTC),
-                "elapsed_ms": (time.perf_counter_ns() - run.start_ns) / 1e6,
-                "degraded": self.memory.degraded,
-                "tier": "pre",
-                "parent": None,
-                "reverts": (),
-            },
-            _DECISION_FIELDS,
-        )
+            conclusion = conclude(action, results, self._entries, memory, run.decision_id)
+            values["verdict"] = conclusion.verdict
+            values["corrections"] = conclusion.corrections
+            values["flags"] = conclusion.flags
+            values["escalations"] = conclusion.escalations
+            values["reason"] = conclusion.reason
+        values["decision_id"] = run.decision_id
+        values["action"] = action
+        values["session"] = action.session
+        values["agent"] = action.agent
+        values["results"] = results
+        values["created_at"] = _now(UTC)
+        values["elapsed_ms"] = (time.perf_counter_ns() - run.start_ns) / 1e6
+        values["degraded"] = self.memory.degraded
+        values["coverage"] = run.coverage
+        decision = _decision(values)
         if self._on_decision is not None and run.replay is None:
             self._on_decision(decision, run.context)
         return decision
+
+    def _unjudged(self, action: Action, context: Context | Mapping[str, Any] | None) -> Decision:
+        """The decision on an action no entry applies to: ok, with nothing to run."""
+        ctx = EMPTY_CONTEXT if context is None else as_context(context)
+        start = _perf_ns()
+        values = self._decision_values.copy()
+        values["decision_id"] = self._ids()
+        values["action"] = action
+        values["session"] = action.session
+        values["agent"] = action.agent
+        values["results"] = {}
+        values["created_at"] = _now(UTC)
+        values["degraded"] = self.memory.degraded
+        coverage = self._uncovered.get((action.type, action.tool))
+        if coverage is not None:
+            values["coverage"] = coverage
+            self._say_uncovered(coverage)
+        values["elapsed_ms"] = (_perf_ns() - start) / 1e6
+        decision = _decision(values)
+        if self._on_decision is not None:
+            self._on_decision(decision, ctx)
+        return decision
+
+
+def _decision(values: dict[str, Any]) -> Decision:
+    """A decision from complete values the engine built (see :func:`unchecked`)."""
+    decision: Decision = unchecked(Decision, values, _DECISION_FIELDS)
+    return decision
+
+
+def uncovered_note(action: Action) -> str:
+    """What a decision says when no entry of the taxonomy applies to its action."""
+    note = f"no entry covers action type {_shown(action.type)}"
+    return note if action.tool is None else f"{note} or tool {_shown(action.tool)}"
+
+
+def _shown(name: str) -> str:
+    if len(name) > _SHOWN_NAME_CHARS:
+        name = name[: _SHOWN_NAME_CHARS - 1] + "…"
+    return repr(name)
 
 
 def _recorded_timeout(run: _Run, slot: _Slot) -> bool:
@@ -792,6 +962,80 @@ def _skip(run: _Run, slot: _Slot, why: str) -> None:
         _policy_verdict(slot.entry.on_timeout),
         f"skipped: {why}",
     )
+
+
+# (inline slots, pooled slots, how the screened inline ones run, whether no entry applies)
+_Route = tuple[tuple[_Slot, ...], tuple[_Slot, ...], _Plan | None, bool]
+
+
+def _build_screens(slots: Sequence[_Slot]) -> tuple[_ScreenGroup, ...]:
+    """Ask each kind that offers a screen for one over its inline specialists here.
+
+    A kind whose screen cannot be built is logged: its specialists run on their own."""
+    by_kind: dict[str, list[_Slot]] = {}
+    for position, slot in enumerate(slots):
+        slot.position = position
+        inline = slot.execution is Execution.INLINE and not slot.observes
+        if slot.kind.screen is not None and inline:
+            by_kind.setdefault(slot.kind.name, []).append(slot)
+    groups = []
+    for members in by_kind.values():
+        kind = members[0].kind
+        assert kind.screen is not None
+        try:
+            screen = kind.screen([slot.specialist for slot in members])
+        except Exception:
+            log.exception("kind %r could not build its screen; its entries run alone", kind.name)
+            continue
+        group = _ScreenGroup(kind, screen, members)
+        for member, slot in enumerate(members):
+            slot.screen, slot.member = group, member
+        groups.append(group)
+    return tuple(groups)
+
+
+def _plan(inline: tuple[_Slot, ...]) -> _Plan | None:
+    """How a route's inline slots run when some of them are screened (None: none is)."""
+    screens: dict[_ScreenGroup, dict[int, _Slot]] = {}
+    for slot in inline:
+        if slot.screen is not None:
+            screens.setdefault(slot.screen, {})[slot.member] = slot
+    if not screens:
+        return None
+    return _Plan(
+        base={s.entry.id: s.screened_ok if s.screen is not None else None for s in inline},
+        unscreened=tuple(s for s in inline if s.screen is None),
+        screens=tuple(screens.items()),
+    )
+
+
+def _screened(run: _Run, plan: _Plan) -> Sequence[_Slot]:
+    """Fill in what the screens answer for their slots; the slots left to evaluate."""
+    results = run.results
+    results.update(plan.base)  # type: ignore[arg-type]  # each placeholder is overwritten
+    todo = list(plan.unscreened)
+    action, context = run.judged or run.action, run.seen
+    for group, members in plan.screens:
+        answer = group.ask(action, context)
+        if answer is None:
+            todo += members.values()
+            continue
+        run_them, refused = answer
+        for member in refused:
+            slot = members.get(member)
+            if slot is not None:
+                results[slot.entry.id] = slot.screened_refused
+        for member in run_them:
+            slot = members.get(member)
+            if slot is not None:
+                todo.append(slot)
+    if len(todo) > len(plan.unscreened) and plan.unscreened:
+        todo.sort(key=_position)  # in taxonomy order, as without screens
+    return todo
+
+
+def _position(slot: _Slot) -> int:
+    return slot.position
 
 
 def _run_now(

@@ -18,6 +18,9 @@ fact           how
 ``repo_root``  the nearest directory at or above ``cwd`` holding ``.git``
 ``branch``     ``# branch.head`` of ``git status --porcelain=v2 --branch``; None if detached
 ``git_status`` that status text, at most ``MAX_STATUS_ENTRIES`` entries after its headers
+``env``        the variables that name places (``$TMPDIR``, ``$XDG_CONFIG_HOME``...;
+               :data:`~supervisor.hooks.LOCATION_ENV`): their values, ``"<unset>"`` when
+               unset, so ``rm -rf "$TMPDIR/x"`` is judged on where it deletes
 =============  =========================================================================
 
 A fact the caller gave (any value but None) is never replaced; ``env`` with ``HOME`` or
@@ -46,6 +49,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
+from supervisor.hooks import LOCATION_ENV
 from supervisor.models import Context
 
 if TYPE_CHECKING:
@@ -56,6 +60,7 @@ __all__ = [
     "FACT_FIELDS",
     "GIT_TIMEOUT_S",
     "MAX_STATUS_ENTRIES",
+    "UNSET",
     "FactsCache",
     "GitFacts",
     "agather",
@@ -64,6 +69,7 @@ __all__ = [
     "git_facts",
     "home_of",
     "in_container",
+    "location_env",
     "platform_name",
     "user_of",
 ]
@@ -74,6 +80,7 @@ FACT_FIELDS: Final = (
     "branch",
     "container",
     "cwd",
+    "env",
     "git_status",
     "home",
     "platform",
@@ -86,6 +93,7 @@ CACHE_TTL_S: Final = 1.0
 # the text ends with a line that says how many were left out, which readers take as "work
 # present, paths unknown" rather than a short list.
 MAX_STATUS_ENTRIES: Final = 200
+UNSET: Final = "<unset>"  # a variable known to be unset (Context.env)
 # How far up from the working directory to look for ``.git``: enough for any real tree,
 # and it bounds the stat calls on the hot path.
 _MAX_REPO_DEPTH: Final = 40
@@ -399,6 +407,9 @@ def gather(
         found["platform"] = platform_name()
     if ctx.container is None and (container := in_container(env)) is not None:
         found["container"] = container
+    places = location_env(env, given_env)
+    if places:
+        found["env"] = {**given_env, **places}
     if ctx.repo_root is None or ctx.branch is None or ctx.git_status is None:
         where = ctx.cwd if ctx.cwd is not None else found.get("cwd")
         root = ctx.repo_root or find_repo_root(where if isinstance(where, str) else None)
@@ -422,6 +433,12 @@ def gather(
         return ctx
     gathered = tuple(sorted({*ctx.gathered, *found}))
     return ctx.model_copy(update={**found, "gathered": gathered})
+
+
+def location_env(environ: Mapping[str, str], given: Mapping[str, str]) -> dict[str, str]:
+    """The place-naming variables of ``environ`` that ``given`` does not hold: each value
+    (``"<unset>"`` when unset or empty, as a shell expands it to nothing)."""
+    return {name: environ.get(name) or UNSET for name in LOCATION_ENV if name not in given}
 
 
 def _may_be_cwd(cwd: str, repo_root: str | None) -> bool:

@@ -73,6 +73,11 @@ def freeze(value: Any) -> Any:
     if isinstance(value, dict):
         if not value:
             return _EMPTY
+        for item in value.values():
+            if type(item) is not str:
+                break
+        else:
+            return FrozenDict(value)  # only strings in it (a command, a path): a flat copy
         return FrozenDict(
             {k: v if type(v) is str else freeze(v) for k, v in value.items()}  # the usual leaf
         )

@@ -19,31 +19,56 @@ _new_object = object.__new__
 _set_attr = object.__setattr__
 
 
-def unchecked(cls: type[Any], values: dict[str, Any], fields: frozenset[str]) -> Any:
+def unchecked(
+    cls: type[Any], values: dict[str, Any], fields: frozenset[str], *, shared: bool = True
+) -> Any:
     """Build a frozen model from values the engine already validated, skipping validation.
 
     Decisions are built on every action; pydantic validation would cost more than all the
     regex specialists together. Only the engine and :func:`judgeable_action` call this, with
     complete values; a test checks that the result equals a validated model.
+
+    With ``shared``, the model's set of field names is one set for every model built with
+    the same ``fields``: pydantic changes it only when a field is assigned, which a frozen
+    model refuses, and gives a copy its own. What specialists are handed gets its own.
     """
     model = _new_object(cls)
     _set_attr(model, "__dict__", values)
-    _set_attr(model, "__pydantic_fields_set__", set(fields))
+    names = _FIELD_SETS.get(fields) if shared else None
+    if names is None:
+        names = set(fields)
+        if shared:
+            _FIELD_SETS[fields] = names
+    _set_attr(model, "__pydantic_fields_set__", names)
     _set_attr(model, "__pydantic_extra__", None)
     _set_attr(model, "__pydantic_private__", None)
     return model
+
+
+_FIELD_SETS: dict[frozenset[str], set[str]] = {}
 
 
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 def _has_surrogate(value: object) -> bool:
+    # Plain loops: this runs on every decision, and most values are short ASCII strings.
     if isinstance(value, str):
         return not value.isascii() and _LONE_SURROGATE.search(value) is not None
     if isinstance(value, dict):
-        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
+        for key, item in value.items():
+            if type(item) is str:
+                if not item.isascii() and _LONE_SURROGATE.search(item) is not None:
+                    return True
+            elif _has_surrogate(item):
+                return True
+            if not key.isascii() and _has_surrogate(key):
+                return True
+        return False
     if isinstance(value, list):
-        return any(_has_surrogate(v) for v in value)
+        for item in value:
+            if _has_surrogate(item):
+                return True
     return False
 
 
@@ -71,12 +96,12 @@ def judgeable_action(action: Action) -> Action:
     """
     args: Any = action.args
     tool = action.tool
-    if _has_surrogate(args) or _has_surrogate(tool):
+    if _has_surrogate(args) or (tool is not None and _has_surrogate(tool)):
         args, tool = _replace_surrogates(args), _replace_surrogates(tool)
     values = action.__dict__.copy()
     values["args"], values["tool"] = freeze(args), tool
     values["metadata"] = freeze(action.metadata)
-    judged: Action = unchecked(Action, values, _ACTION_FIELDS)
+    judged: Action = unchecked(Action, values, _ACTION_FIELDS, shared=False)
     return judged
 
 

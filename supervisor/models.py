@@ -90,6 +90,13 @@ class Verdict(StrEnum):
         return self is Verdict.NUDGE or self is Verdict.BLOCK
 
 
+# What "refuse" means where a person reads a specialist's verdict (supervise show and replay,
+# the review page): the word is kept (records, taxonomies and the API use it), explained.
+REFUSE_MEANING: Final = (
+    "refuse = the entry abstained: the action is not in its domain, so it gave no vote "
+    "(it does not mean the action was refused)"
+)
+
 _RANK: Final[dict[Verdict, int]] = {
     Verdict.REFUSE: -1,
     Verdict.OK: 0,
@@ -432,6 +439,10 @@ class Decision(BaseModel):
     tier: Literal["pre", "post"] = "pre"
     parent: str | None = None
     reverts: tuple[Revert, ...] = ()
+    # What the taxonomy does not cover: "no entry covers action type 'x'" when no entry
+    # applies to the action's type or tool. The verdict is still ok (nothing objected), but
+    # the action was not checked at all, and the record says so. None when covered.
+    coverage: str | None = None
 
     @field_validator("verdict")
     @classmethod
@@ -466,6 +477,7 @@ class Decision(BaseModel):
             "session": self.session,
             "elapsed_ms": round(self.elapsed_ms, 3),
             **({"degraded": self.degraded} if self.degraded else {}),
+            **({"coverage": self.coverage} if self.coverage else {}),
             **({"tier": self.tier, "parent": self.parent} if self.tier == "post" else {}),
             **(
                 {"reverts": [r.model_dump(mode="json") for r in self.reverts]}

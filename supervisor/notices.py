@@ -18,46 +18,36 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final, TextIO
 
-__all__ = ["NOTICES_FILE", "OncePerHome", "warnings_once"]
+__all__ = ["NOTICES_FILE", "OncePerHome", "first_time", "warnings_once"]
 
 NOTICES_FILE: Final = "notices"
 _MAX_REMEMBERED: Final = 10_000
 
 
-class OncePerHome(logging.Handler):
-    """Write WARNING and worse records to ``stream``, each distinct message once per home."""
+class _Said:
+    """The digests of what was said in one home (the ``notices`` file), read once."""
 
-    def __init__(self, home: Path, stream: TextIO) -> None:
-        super().__init__(logging.WARNING)
-        self._home, self._stream = home, stream
+    def __init__(self, home: Path) -> None:
+        self._home = home
         self._shown: set[str] | None = None
 
     def _file(self) -> Path:
         return self._home / NOTICES_FILE
 
-    def _load(self) -> set[str]:
+    def first_time(self, message: str) -> bool:
+        """Whether ``message`` was never said in this home; remembered from now on."""
+        digest = hashlib.sha256(message.encode("utf-8", "replace")).hexdigest()[:32]
         if self._shown is None:
             try:
                 text = self._file().read_text(encoding="ascii")
             except (OSError, UnicodeDecodeError):
                 text = ""
             self._shown = set(text.split()[:_MAX_REMEMBERED])
-        return self._shown
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            message = record.getMessage()
-            digest = hashlib.sha256(message.encode("utf-8", "replace")).hexdigest()[:32]
-            shown = self._load()
-            if digest in shown:
-                return
-            shown.add(digest)
-            note = "shown once for this state directory"
-            self._stream.write(f"supervise: warning: {message} ({note})\n")
-            self._stream.flush()
-            self._remember(digest)
-        except Exception:  # noqa: BLE001 - logging must never break the command
-            self.handleError(record)
+        if digest in self._shown:
+            return False
+        self._shown.add(digest)
+        self._remember(digest)
+        return True
 
     def _remember(self, digest: str) -> None:
         path = self._file()
@@ -69,6 +59,32 @@ class OncePerHome(logging.Handler):
                 out.write(digest + "\n")
         except OSError:
             pass  # a read-only home: the warning is shown again, nothing worse
+
+
+def first_time(home: Path, message: str) -> bool:
+    """Whether ``message`` is said for the first time in ``home`` (then it is remembered):
+    for notes that go to a person through another channel than logging (a hook's
+    ``systemMessage``)."""
+    return _Said(home).first_time(message)
+
+
+class OncePerHome(logging.Handler):
+    """Write WARNING and worse records to ``stream``, each distinct message once per home."""
+
+    def __init__(self, home: Path, stream: TextIO) -> None:
+        super().__init__(logging.WARNING)
+        self._said, self._stream = _Said(home), stream
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+            if not self._said.first_time(message):
+                return
+            note = "shown once for this state directory"
+            self._stream.write(f"supervise: warning: {message} ({note})\n")
+            self._stream.flush()
+        except Exception:  # noqa: BLE001 - logging must never break the command
+            self.handleError(record)
 
 
 @contextmanager

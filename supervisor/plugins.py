@@ -132,5 +132,6 @@ def load_kinds(extra_plugins: Iterable[object] = (), *, entry_points: bool = Tru
                 version=kind.version,
                 description=kind.description,
                 plugin=plugin_name,
+                screen=kind.screen,
             )
     return KindRegistry(kinds, hook=pm.hook)

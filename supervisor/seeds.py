@@ -1,7 +1,9 @@
 """Seed models: the first model of each learned entry, built from the entry's own seed data.
 
-A learned entry (the coding pack's ``pi_injected_instruction_relay``) has no model in a new
-state directory, and abstains until one exists. :func:`build_seed_models` builds the missing
+A learned entry has no model in a new state directory, and abstains until one exists (the
+coding pack's ``pi_injected_instruction_relay`` installs the seed model that ships with the
+package on first use instead: :mod:`specialists.shipped_seeds`). :func:`build_seed_models`
+builds the missing
 ones, as ``supervise train ENTRY_ID --seed-only`` does for one: the demo calls it on its
 first run, ``supervise hook install`` for the state directory the hook will use, and the
 benchmarks before they measure. Which kinds learn is theirs to say (the ``supervisor_train``

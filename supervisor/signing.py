@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
@@ -114,9 +115,25 @@ class KeyPair:
         public = private.public_key()
         return cls(private, public, key_id(public))
 
+    @cached_property
+    def _sodium_key(self) -> bytes:
+        """The private key in libsodium's form (seed and public key, 64 bytes)."""
+        seed = self.private.private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
+            serialization.NoEncryption(),
+        )
+        return nacl.bindings.crypto_sign_seed_keypair(seed)[1]
+
+    def signature(self, message: bytes) -> bytes:
+        """The Ed25519 signature of ``message``: libsodium signs in about two thirds of the
+        time OpenSSL takes here, and Ed25519 signatures are deterministic (RFC 8032), so the
+        bytes are the same as ``private.sign(message)``."""
+        return nacl.bindings.crypto_sign(message, self._sodium_key)[:_SIGNATURE_BYTES]
+
     def sign(self, payload: bytes, payload_type: str = PAYLOAD_TYPE) -> dict[str, Any]:
         """A DSSE envelope (as a dict) around ``payload``."""
-        sig = self.private.sign(pae(payload_type, payload))
+        sig = self.signature(pae(payload_type, payload))
         return {
             "payload": base64.b64encode(payload).decode(),
             "payloadType": payload_type,
@@ -125,7 +142,7 @@ class KeyPair:
 
     def sign_detached(self, payload: bytes, payload_type: str) -> str:
         """This key's signature over PAE(payload_type, payload), base64."""
-        return base64.b64encode(self.private.sign(pae(payload_type, payload))).decode()
+        return base64.b64encode(self.signature(pae(payload_type, payload))).decode()
 
     def sign_line(self, payload: bytes, payload_type: str = PAYLOAD_TYPE) -> bytes:
         """:meth:`sign` as one compact JSON line, newline included, as artifacts hold it.
@@ -133,7 +150,7 @@ class KeyPair:
         The same bytes as ``json.dumps(sign(...), separators=(",", ":"))``, written directly:
         base64 needs no escaping, and the payload is the bulk of every record.
         """
-        sig = self.private.sign(pae(payload_type, payload))
+        sig = self.signature(pae(payload_type, payload))
         return b"".join(
             (
                 b'{"payload":"',

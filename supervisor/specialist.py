@@ -7,7 +7,7 @@ validated ``config`` it builds the *specialist* that watches for that entry's fa
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -25,6 +25,7 @@ __all__ = [
     "Execution",
     "KindConfig",
     "PostSpecialist",
+    "Screen",
     "Specialist",
     "SpecialistKind",
     "close_specialist",
@@ -85,6 +86,27 @@ class PostSpecialist(Protocol):
     ) -> SpecialistResult | Awaitable[SpecialistResult]: ...
 
 
+@runtime_checkable
+class Screen(Protocol):
+    """One pass over an action on behalf of many specialists of one kind.
+
+    A kind that offers one (``SpecialistKind.screen``) is asked for it once per taxonomy,
+    with the inline specialists it built for that taxonomy, in taxonomy order. Called with
+    an action and its context, the screen returns ``(run, refused)``: the positions (in
+    that sequence) of the specialists that must evaluate the action themselves, and of those
+    whose answer would be ``SpecialistResult.refuse()``; every other one's answer would be
+    ``SpecialistResult.ok()``. A screen never objects: it only proves that a specialist has
+    nothing to say, so when in doubt a position belongs in ``run``. Like an inline
+    specialist it runs in the caller's thread and must be bounded by construction; one that
+    raises or overruns its specialists' timeout is switched off (they then run on their
+    own).
+    """
+
+    def __call__(
+        self, action: Action, context: Context
+    ) -> tuple[Collection[int], Collection[int]]: ...
+
+
 class KindConfig(BaseModel):
     """Base for a kind's ``config`` model: frozen, unknown fields rejected."""
 
@@ -98,7 +120,9 @@ class SpecialistKind:
 
     ``config_model`` validates the entry's ``specialist.config`` when the taxonomy loads, so
     a bad pattern is reported with its file and line before anything runs. ``build`` makes
-    the specialist for one entry.
+    the specialist for one entry. ``screen``, when set, is given the inline specialists the
+    kind built for one taxonomy and returns a :class:`Screen` that answers for all of them
+    in one pass (the ``regex`` kind scans all its patterns of a field in one RE2 set).
     """
 
     name: str
@@ -107,6 +131,7 @@ class SpecialistKind:
     version: str = "1"
     description: str = ""
     plugin: str = field(default="", compare=False)
+    screen: Callable[[Sequence[Specialist]], Screen] | None = None
 
 
 def close_specialist(entry_id: str, specialist: object) -> None:

@@ -17,6 +17,12 @@ from typing import Any, Final
 
 from supervisor.models import Action
 
+# What the scripts say, instead of a traceback, when the agentdojo extra is not installed.
+NEEDS_AGENTDOJO: Final = (
+    "benchmarks/agentdojo needs the agentdojo package (AgentDojo's suites and their data): "
+    "pip install 'agent-supervise[agentdojo]'"
+)
+
 __all__ = ["READ", "WRITE_TYPES", "action_type", "to_action", "unclassified"]
 
 READ: Final = "read"

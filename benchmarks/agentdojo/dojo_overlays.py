@@ -32,7 +32,12 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import yaml
-from agentdojo.task_suite.task_suite import TaskSuite
+from dojo_actions import NEEDS_AGENTDOJO
+
+try:
+    from agentdojo.task_suite.task_suite import TaskSuite
+except ImportError:  # the extra is not installed: said plainly (run.py imports this first)
+    raise SystemExit(NEEDS_AGENTDOJO) from None
 
 from specialists.allowlist import find_hosts, normalise_value
 from specialists.domain import normalise_host

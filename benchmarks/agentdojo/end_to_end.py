@@ -47,7 +47,11 @@ from pathlib import Path
 from typing import Any, Final
 
 import dojo_actions
-from agentdojo.agent_pipeline.base_pipeline_element import BasePipelineElement
+
+try:
+    from agentdojo.agent_pipeline.base_pipeline_element import BasePipelineElement
+except ImportError:
+    raise SystemExit(dojo_actions.NEEDS_AGENTDOJO) from None
 from agentdojo.agent_pipeline.tool_execution import tool_result_to_str
 from agentdojo.attacks.base_attacks import FixedJailbreakAttack
 from agentdojo.attacks.important_instructions_attacks import ImportantInstructionsAttack

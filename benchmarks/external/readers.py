@@ -256,6 +256,7 @@ def read_nl2bash(root: Path) -> Iterator[Case]:
 # or command substitution, or a prefix such as sudo/env/xargs (matched on their own).
 _START = r"(?:^|[;&|(`{!]|\$\(|\bthen\b|\bdo\b|\belse\b|\bxargs(?:\s+-\S+)*)\s*"
 
+SERVICE_DELETE: Final = "service_delete"
 CAUTION_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ("privilege", _START + r"(?:sudo|su|doas|pkexec|runas)\b"),
     ("rm_recursive_or_force", r"\brm\s+(?:[^;&|]*\s)?(?:-[a-zA-Z]*[rRf]|--recursive|--force)"),
@@ -291,6 +292,17 @@ CAUTION_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ),
     ("crontab_remove", r"\bcrontab\b[^;&|]*\s-r\b"),
     ("truncate", r"\btruncate\b"),
+    # Added after the research note's list (benchmarks/external/README.md reports the
+    # figures with and without it): deleting what a remote service holds, through its
+    # client's delete-family subcommand or an HTTP DELETE.
+    (
+        SERVICE_DELETE,
+        _START
+        + r"[\w.-]+(?:\s+[\w.:/][\w.:/-]*){0,3}?\s+(?:delete|destroy|purge|terminate|deregister"
+        r"|(?:delete|destroy|purge|terminate|deregister)-[\w-]+|[\w-]+:(?:destroy|delete|purge)"
+        r"|delete_\w+)(?=\s|$)"
+        r"|\s(?:-X\s*|--request[= ]|--method=)DELETE\b|\bhttps?\s+DELETE\b|\bs3\s+r[mb]\b",
+    ),
 )
 _CAUTION = tuple((tag, re.compile(pattern)) for tag, pattern in CAUTION_PATTERNS)
 

@@ -327,7 +327,8 @@ def merge_decisions(call: Decision, derived: Sequence[Decision]) -> Decision:
     decision (the call's, then the derived ones in order) that has that verdict, so that a
     refusal names the record that holds the objection. Results are keyed by entry id, the
     stricter kept, and a derived one says in its evidence which reading it judged
-    (``reading``: ``shell from cmd``). Corrections, flags and escalations are all kept.
+    (``reading``: ``shell from cmd``). Corrections, flags, escalations and coverage notes
+    are all kept.
     The action stays the call as the agent proposed it.
     """
     if not derived:
@@ -366,6 +367,8 @@ def merge_decisions(call: Decision, derived: Sequence[Decision]) -> Decision:
             "reason": reason,
             "elapsed_ms": sum(d.elapsed_ms for d in every),
             "degraded": next((d.degraded for d in every if d.degraded), None),
+            # each reading no entry covers, once (the call itself, a derived action)
+            "coverage": "; ".join(dict.fromkeys(d.coverage for d in every if d.coverage)) or None,
         }
     )
 

@@ -21,6 +21,18 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["HOSTS"]
+__all__ = ["AGENT_ENV", "HOSTS", "LOCATION_ENV"]
 
 HOSTS: Final = ("claude-code", "codex")
+# Variables that name places: a command's ``$TMPDIR/x`` or ``$XDG_CONFIG_HOME/gh`` resolves
+# with them (supervisor.facts fills ``Context.env`` from them; none holds a secret).
+LOCATION_ENV: Final = (
+    "TMPDIR",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "XDG_RUNTIME_DIR",
+)
+# The agent's variables the hook daemon reads facts from: who and where the agent is.
+AGENT_ENV: Final = ("HOME", "USERPROFILE", "USER", "LOGNAME", "USERNAME", *LOCATION_ENV)

@@ -26,7 +26,7 @@ import time
 from collections.abc import Sequence
 from typing import Final, NoReturn
 
-from supervisor.hooks import HOSTS
+from supervisor.hooks import AGENT_ENV, HOSTS
 from supervisor.hooks.answer import (
     DEFAULT_BUDGET_MS,
     HookAnswer,
@@ -40,8 +40,6 @@ __all__ = ["DaemonUnavailable", "ask_daemon", "build_parser", "main"]
 TAXONOMY_ENV: Final = "SUPERVISE_TAXONOMY"
 DEFAULT_TAXONOMY: Final = ("coding",)
 SOCKET_NAME: Final = "hook.sock"  # supervisor.hooks.daemon.SOCKET_NAME, without its imports
-# supervisor.hooks.runner.AGENT_ENV: the agent's variables the daemon reads facts from.
-AGENT_ENV: Final = ("HOME", "USERPROFILE", "USER", "LOGNAME", "USERNAME")
 HOME_ENV: Final = "SUPERVISE_HOME"  # as supervisor.state, which imports dataclasses (slow)
 PROTOCOL: Final = 1
 # Time for the daemon's answer to travel back after its own budget ran out.

@@ -39,7 +39,7 @@ from supervisor.errors import (
 )
 from supervisor.facade import Supervisor
 from supervisor.facts import FactsCache, gather
-from supervisor.hooks import claude_code, codex
+from supervisor.hooks import AGENT_ENV, claude_code, codex
 from supervisor.hooks.answer import (
     DEFAULT_BUDGET_MS,
     EMPTY,
@@ -47,11 +47,13 @@ from supervisor.hooks.answer import (
     HookAnswer,
     OnError,
     error_answer,
+    json_answer,
     refusal_answer,
 )
 from supervisor.hooks.common import HookCall
 from supervisor.hooks.transcripts import TranscriptFiles
 from supervisor.models import Decision
+from supervisor.notices import first_time
 from supervisor.redact import redact_text
 
 __all__ = ["AGENT_ENV", "HOST_MODULES", "HookSettings", "Outcome", "SupervisorCache", "run_hook"]
@@ -63,7 +65,6 @@ HOST_MODULES: Final[dict[str, ModuleType]] = {"claude-code": claude_code, "codex
 _CACHE_SIZE: Final = 4
 # The agent's environment variables that facts are read from (home, user). The hook process
 # has the agent's environment; the daemon is told them with each request.
-AGENT_ENV: Final = ("HOME", "USERPROFILE", "USER", "LOGNAME", "USERNAME")
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +241,24 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
         # patch or MultiEdit that must change, not only the first.
         decisions.append(check_tool_call(sup, read_action(action), context, call_id=call_id))
     answer = host.pre_answer(decisions, settings.flag_as)
+    if answer == EMPTY:
+        answer = _coverage_answer(decisions, sup) or answer
     return answer
+
+
+def _coverage_answer(decisions: Sequence[Decision], sup: Supervisor) -> HookAnswer | None:
+    """A ``systemMessage`` for the user when no entry covers a call's action type, once per
+    type and state directory (the records say it every time); None when there is nothing
+    new to say. Only on an otherwise silent answer: a refusal or a flag says enough."""
+    notes = dict.fromkeys(d.coverage for d in decisions if d.coverage)
+    new = [note for note in notes if first_time(sup.home, f"hook: {note}")]
+    if not new:
+        return None
+    text = (
+        f"supervise: {'; '.join(new)}; such calls run unchecked (said once for this state "
+        "directory; add an entry whose applies_to names it to check them)"
+    )
+    return json_answer({"systemMessage": _safe(text)})
 
 
 def _refused_input(exc: AgentJSONError, text: str, settings: HookSettings) -> HookAnswer:

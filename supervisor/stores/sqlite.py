@@ -13,8 +13,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -181,6 +180,32 @@ _ANCHOR: Final = (
 )
 
 
+class _Transaction:
+    """``with``: the store's lock and an immediate write transaction, committed on leaving
+    (rolled back on an exception). A class, not a generator: it is on every decision's path."""
+
+    __slots__ = ("_conn", "_lock")
+
+    def __init__(self, lock: threading.Lock, conn: sqlite3.Connection) -> None:
+        self._lock = lock
+        self._conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self._lock.acquire()
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._lock.release()
+            raise
+        return self._conn
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        try:
+            self._conn.execute("COMMIT" if kind is None else "ROLLBACK")
+        finally:
+            self._lock.release()
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat()
 
@@ -260,18 +285,9 @@ class SqliteStore(FeedbackReads):
                         conn.execute(statement)
                 conn.execute(f"PRAGMA user_version={number}")
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self) -> _Transaction:
         """One write transaction, holding the database's write lock from its first statement."""
-        with self._lock:
-            conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+        return _Transaction(self._lock, self._conn)
 
     def _run(self, what: str, fn: Callable[[], T]) -> T:
         if os.getpid() != self._pid:
@@ -372,21 +388,22 @@ class SqliteStore(FeedbackReads):
                         context_text,
                     ),
                 )
-                conn.executemany(
-                    "INSERT INTO objections (decision_id, entry_id, verdict, agent, session,"
-                    " created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    [
-                        (
-                            decision.decision_id,
-                            entry_id,
-                            verdict,
-                            decision.agent,
-                            decision.session,
-                            created,
-                        )
-                        for entry_id, verdict in objections
-                    ],
-                )
+                if objections:
+                    conn.executemany(
+                        "INSERT INTO objections (decision_id, entry_id, verdict, agent, session,"
+                        " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                        [
+                            (
+                                decision.decision_id,
+                                entry_id,
+                                verdict,
+                                decision.agent,
+                                decision.session,
+                                created,
+                            )
+                            for entry_id, verdict in objections
+                        ],
+                    )
                 if heeded and decision.session is not None:
                     conn.executemany(
                         "UPDATE nudges SET state = 'heeded', settled_by = ? WHERE session = ?"

@@ -129,7 +129,7 @@ def test_numbers_json_cannot_hold_are_recorded_not_raised(tmp_path):
     assert record.decision["action"]["args"]["n"] == [None, None]
     assert record.decision["decision_id"] == decision.decision_id
     assert problems(home) == []
-    replayed = Replayer(load_kinds(), snapshots=[home / "artifacts" / "taxonomies"])
+    replayed = Replayer(load_kinds(), snapshots=[home / "artifacts" / "taxonomies"], home=home)
     assert replayed.replay_record(record).same
 
 
@@ -188,7 +188,7 @@ def test_replay_in_several_processes_gives_the_serial_report(home, tmp_path):
     path.write_bytes(b"".join([*lines[:2], b"not a record\n", *lines[2:]]))
     kinds = load_kinds()
     files = artifact_files([home / "artifacts"])
-    replayer = Replayer(kinds, snapshots=[home / "artifacts" / "taxonomies"])
+    replayer = Replayer(kinds, snapshots=[home / "artifacts" / "taxonomies"], home=home)
     serial = list(replayer.replay(read_records(files)))
     runs = chunks(files, 7, min_bytes=1)
     parallel = [o for _, run in replay_chunks(replayer, runs, jobs=3) for o in run]
@@ -307,7 +307,7 @@ def test_secrets_are_sealed_not_shown(tmp_path):
     assert record.body["sealed"]
     keys = load_private_key(home / "keys" / "signing.key")
     kinds = load_kinds()
-    replayed = Replayer(kinds, keys=keys, snapshots=[home / "artifacts" / "taxonomies"])
+    replayed = Replayer(kinds, keys=keys, snapshots=[home / "artifacts" / "taxonomies"], home=home)
     again = replayed.replay_record(record)
     assert again.same, again
     assert again.after is decision.verdict
@@ -316,7 +316,7 @@ def test_secrets_are_sealed_not_shown(tmp_path):
 def test_replay_reproduces_every_decision_and_backtests_a_change(home, tmp_path):
     kinds = load_kinds()
     files = artifact_files([home / "artifacts"])
-    same = Replayer(kinds, snapshots=[home / "artifacts" / "taxonomies"])
+    same = Replayer(kinds, snapshots=[home / "artifacts" / "taxonomies"], home=home)
     outcomes = list(same.replay(read_records(files)))
     assert len(outcomes) == 6
     assert all(not isinstance(o, str) and o.same for o in outcomes), outcomes
@@ -326,7 +326,7 @@ def test_replay_reproduces_every_decision_and_backtests_a_change(home, tmp_path)
         "  net_unallowlisted_egress: {default_verdict: block}\n"
     )
     changed = load_taxonomy(["coding", "browsing", overlay], kinds)
-    backtest = Replayer(kinds, taxonomy=changed)
+    backtest = Replayer(kinds, taxonomy=changed, home=home)
     differences = [
         o for o in backtest.replay(read_records(files)) if not isinstance(o, str) and not o.same
     ]
@@ -393,7 +393,7 @@ def test_replay_of_a_few_hundred_mixed_decisions_has_no_difference(tmp_path):
         for action in actions(300, seed=11):
             sup.check(action, CONTEXT)
     kinds = load_kinds()
-    replayer = Replayer(kinds, snapshots=[home / "artifacts" / "taxonomies"])
+    replayer = Replayer(kinds, snapshots=[home / "artifacts" / "taxonomies"], home=home)
     outcomes = list(replayer.replay(read_records(artifact_files([home / "artifacts"]))))
     assert len(outcomes) == 300
     assert [o for o in outcomes if isinstance(o, str) or not o.same] == []

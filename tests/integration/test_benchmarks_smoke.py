@@ -1,13 +1,15 @@
 """Every benchmark still runs: each script, at a size that takes seconds, exits 0 and prints
-its figures.
+its figures; and every file of benchmarks/ is exercised here or by a named test.
 
 The figures in the README come from these scripts; a script that no longer runs (an API it
 uses changed, a file moved) would leave them unmeasurable without anyone noticing. Sizes
 here are far too small to measure anything: this checks that they run, not how fast.
+The AgentDojo scripts need the ``agentdojo`` extra: without it they must say so plainly.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -16,31 +18,153 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+BENCHMARKS = ROOT / "benchmarks"
 
-# script, arguments at a smoke size, a word its report must contain
-# (artifacts.py and frozen_input.py have fixed sizes that take about a minute here: left out)
-RUNS: list[tuple[str, list[str], str]] = [
-    ("redaction", ["--count", "20", "--rounds", "1"], "p50"),
-    ("review", ["--items", "60", "--rounds", "1"], "ms"),
-    ("soak", ["--decisions", "300"], "p99"),
-    ("accumulation", ["--rounds", "1", "--batch", "2", "--misses", "1"], "round"),
-    ("mcp_proxy", ["--calls", "5"], "ms"),
+# id, script, arguments at a smoke size, a word its report must contain. "{tmp}" is the
+# test's temporary directory, where the test writes what a script reads (see _inputs).
+RUNS: list[tuple[str, str, list[str], str]] = [
+    ("redaction", "redaction", ["--count", "20", "--rounds", "1"], "p50"),
+    ("review", "review", ["--items", "60", "--rounds", "1"], "ms"),
+    ("soak", "soak", ["--decisions", "300"], "p99"),
+    (
+        "accumulation",
+        "accumulation",
+        ["--rounds", "1", "--batch", "2", "--misses", "1", "--plot", "{tmp}/plot.png"],
+        "round",
+    ),
+    ("mcp_proxy", "mcp_proxy", ["--calls", "5"], "ms"),
+    ("artifacts", "artifacts", ["--count", "20", "--pairs", "1", "--fsync", "5"], " 0 different"),
+    ("frozen_input", "frozen_input", ["--rounds", "1", "--calls", "20"], "freeze once"),
+    ("latency", "latency", ["--quick", "--rounds", "1", "--actions", "50"], "shell parse"),
+    (
+        "quality",
+        "quality",
+        ["--cases", "{tmp}/cases.jsonl", "--no-latency"],
+        "harmful cases with their expected verdict",
+    ),
+    ("store", "store", ["--rounds", "1"], "decisions/s"),
+    ("store-rss", "store", ["--rss", "300"], "RSS"),
+    ("hook_latency", "hook_latency", ["--runs", "1", "--slow-runs", "1"], "p50"),
+    ("test_mutations", "test_mutations", ["--max-files", "2", "{tmp}/repo"], "weakening caught"),
 ]
 
+# Files of benchmarks/ that are not scripts run above, and what exercises each: a test file
+# and the code of the module it calls, or a test of this file by name.
+ELSEWHERE: dict[str, tuple[str, str]] = {
+    "external/__init__.py": ("tests/unit/test_external_readers.py", "from benchmarks.external"),
+    "external/run.py": ("tests/unit/test_external_readers.py", "run.main("),
+    "external/readers.py": ("tests/unit/test_external_readers.py", "readers.read_tldr("),
+    "external/guards.py": ("tests/unit/test_external_guards.py", "guards.read_dcg("),
+    "external/disguises.py": (
+        "tests/integration/test_disguise_parity.py",
+        "from benchmarks.external.disguises import",
+    ),
+    "agentdojo/run.py": ("", "test_the_agentdojo_scripts_run_or_say_what_they_need"),
+    "agentdojo/end_to_end.py": ("", "test_the_agentdojo_scripts_run_or_say_what_they_need"),
+    # imported by run.py first: without the extra, it is what says so
+    "agentdojo/dojo_overlays.py": ("", "test_the_agentdojo_scripts_run_or_say_what_they_need"),
+    "agentdojo/dojo_actions.py": ("", "test_agentdojo_calls_become_actions_without_agentdojo"),
+}
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("script", "args", "word"), RUNS, ids=[r[0] for r in RUNS])
-def test_the_benchmark_runs(script: str, args: list[str], word: str, tmp_path: Path):
-    if script == "accumulation":
-        args = [*args, "--plot", str(tmp_path / "plot.png")]
-    env = {**os.environ, "SUPERVISE_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / f"{script}.py"), *args],
+JS_TEST = """import { expect, test } from 'vitest'
+
+test('adds', () => {
+  expect(1 + 2).toBe(3)
+})
+
+test('subtracts', () => {
+  expect(3 - 1).toBe(2)
+})
+"""
+
+
+def _inputs(tmp: Path) -> None:
+    """What the scripts read: a few labelled cases, a repository with a test file."""
+    cases = (ROOT / "tests" / "data" / "coding_dev.jsonl").read_text().splitlines()
+    (tmp / "cases.jsonl").write_text("\n".join(cases[:12] + cases[-12:]) + "\n")
+    (tmp / "repo" / "src").mkdir(parents=True)
+    (tmp / "repo" / "src" / "sum.test.js").write_text(JS_TEST)
+
+
+def _run(script: Path, args: list[str], tmp: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SUPERVISE_HOME": str(tmp / "home"), "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, str(script), *args],
         capture_output=True,
         text=True,
         timeout=300,
-        cwd=tmp_path,
+        cwd=tmp,
         env=env,
+        check=False,
     )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("script", "args", "word"), [r[1:] for r in RUNS], ids=[r[0] for r in RUNS]
+)
+def test_the_benchmark_runs(script: str, args: list[str], word: str, tmp_path: Path):
+    _inputs(tmp_path)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    done = _run(BENCHMARKS / f"{script}.py", args, tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     assert word in done.stdout + done.stderr, done.stdout[-1000:]
+
+
+HAVE_AGENTDOJO = importlib.util.find_spec("agentdojo") is not None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("script", "args"),
+    [
+        ("run.py", ["--suite", "banking"]),
+        ("end_to_end.py", ["--suite", "banking", "--max-pairs", "1"]),
+    ],
+)
+def test_the_agentdojo_scripts_run_or_say_what_they_need(script, args, tmp_path: Path):
+    if script == "run.py":
+        args = [*args, "--overlay-dir", str(tmp_path / "overlays")]
+    done = _run(BENCHMARKS / "agentdojo" / script, args, tmp_path)
+    if HAVE_AGENTDOJO:  # the extra is installed: a real (small) run, dojo_overlays included
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "banking" in done.stdout
+    else:
+        assert done.returncode == 1
+        assert done.stderr.strip() == (
+            "benchmarks/agentdojo needs the agentdojo package (AgentDojo's suites and their "
+            "data): pip install 'agent-supervise[agentdojo]'"
+        )
+
+
+def test_agentdojo_calls_become_actions_without_agentdojo():
+    """dojo_actions needs nothing of AgentDojo: its mapping is checked here either way."""
+    sys.path.insert(0, str(BENCHMARKS / "agentdojo"))
+    try:
+        import dojo_actions
+    finally:
+        sys.path.remove(str(BENCHMARKS / "agentdojo"))
+    action = dojo_actions.to_action("post_webpage", {"url": "https://x.example"}, "s1")
+    assert (action.type, action.tool, action.session) == ("http", "post_webpage", "s1")
+    assert dojo_actions.to_action("get_balance", {}).type == "read"
+    assert dojo_actions.unclassified(["get_balance", "launch_rocket"]) == ["launch_rocket"]
+    with pytest.raises(ValueError, match="launch_rocket"):
+        dojo_actions.to_action("launch_rocket", {})
+
+
+def test_every_file_of_benchmarks_is_exercised():
+    run_here = {f"{script}.py" for _, script, _, _ in RUNS}
+    files = sorted(
+        path.relative_to(BENCHMARKS).as_posix()
+        for path in BENCHMARKS.rglob("*.py")
+        if "overlays" not in path.parts
+    )
+    assert len(files) >= 20, files  # the walk found them
+    missing = [f for f in files if f not in run_here and f not in ELSEWHERE]
+    assert not missing, f"benchmark files no smoke run or named test exercises: {missing}"
+    for name, (test, mention) in ELSEWHERE.items():
+        assert (BENCHMARKS / name).is_file(), f"{name} is listed but does not exist"
+        if test:
+            assert mention in (ROOT / test).read_text(), f"{test} does not exercise {name}"
+        else:
+            assert callable(globals().get(mention)), f"no test {mention} here for {name}"

@@ -355,8 +355,12 @@ def test_the_coding_pack_finds_the_seed_model_and_never_imports_sklearn(
 
 
 def test_the_coding_pack_without_a_model_changes_no_decision(tmp_path: Path):
-    """No model: the entry errors (status error, on_error refuse); the verdict stands."""
-    with Supervisor.from_taxonomy("coding", home=tmp_path / "fresh") as sup:
+    """No model: the entry errors (status error, on_error refuse); the verdict stands. (An
+    overlay that gives the entry other fields, so the shipped seed model does not fit.)"""
+    overlay = tmp_path / "overlay.yaml"
+    override = {CLASSIFIER_ENTRY: {"specialist": {"config": {"fields": ["text", "command"]}}}}
+    overlay.write_text(yaml.safe_dump({"schema_version": 1, "id": "team", "override": override}))
+    with Supervisor.from_taxonomy("coding", str(overlay), home=tmp_path / "fresh") as sup:
         decision = sup.check(INJECTION_MESSAGE)
         listed = sup.check({"type": "shell", "args": {"command": "ls"}})
     result = decision.results[CLASSIFIER_ENTRY]

@@ -149,7 +149,7 @@ def test_demo_shows_every_verdict(tmp_path):
         "ok", "flag", "nudge", "nudge", "block", "ok", "block", "nudge", "ok", "block"
     ]  # fmt: skip
     # The first run trains the seed model, so the learned entry judges step 8.
-    assert "first run: trained the seed model of pi_injected_instruction_relay" in text
+    assert "first run: built the seed model of pi_injected_instruction_relay" in text
     injected = recorded(tmp_path)[7]
     assert injected["results"]["pi_injected_instruction_relay"]["verdict"] == "nudge"
 

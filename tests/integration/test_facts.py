@@ -25,8 +25,8 @@ from supervisor.artifacts import Record, artifact_files, read_records, unseal
 from supervisor.cli import cli
 from supervisor.errors import ConfigError, InvalidActionError
 from supervisor.facade import Supervisor
-from supervisor.facts import FactsCache, gather
-from supervisor.hooks import client
+from supervisor.facts import UNSET, FactsCache, gather
+from supervisor.hooks import LOCATION_ENV, client
 from supervisor.hooks.daemon import _settings
 from supervisor.hooks.runner import AGENT_ENV, HookSettings, SupervisorCache, run_hook
 from supervisor.models import Context, Verdict
@@ -207,12 +207,39 @@ def test_a_given_fact_is_never_overwritten(repo):
         "repo_root": "/somewhere/else",
         "branch": "release",
         "git_status": "",
+        "env": {name: "/given/" + name for name in LOCATION_ENV},
     }
     ctx = gather(given, cwd="/ignored")
     for name, value in given.items():
         assert getattr(ctx, name) == value
     assert ctx.gathered == ()
     assert ctx is gather(ctx)  # nothing to fill: the very same context
+
+
+def test_place_variables_are_filled_beside_a_given_env():
+    environ = {"HOME": "/home/u", "TMPDIR": "/var/tmp/u", "XDG_CONFIG_HOME": ""}
+    ctx = gather({"env": {"API_URL": "https://x", "XDG_DATA_HOME": "/d"}}, environ=environ)
+    assert ctx.env["API_URL"] == "https://x"  # given: kept
+    assert ctx.env["XDG_DATA_HOME"] == "/d"  # given: not replaced
+    assert ctx.env["TMPDIR"] == "/var/tmp/u"
+    assert ctx.env["XDG_CONFIG_HOME"] == UNSET  # empty expands to nothing, as unset does
+    assert ctx.env["XDG_CACHE_HOME"] == UNSET
+    assert "HOME" not in ctx.env  # home is its own fact
+    assert "env" in ctx.gathered
+
+
+def test_a_delete_under_tmpdir_is_judged_on_where_it_deletes(tmp_path):
+    sup = _coding_supervisor(tmp_path / "home", record=False)
+    try:
+        command = {"type": "shell", "args": {"command": 'rm -rf "$TMPDIR/build"'}}
+        base = {"cwd": "/work/app", "repo_root": "/work/app", "home": "/home/u"}
+        scratch = gather(base, environ={"TMPDIR": "/tmp/u"})
+        assert sup.check(command, scratch).verdict.rank <= 1  # a scratch directory
+        unset = gather(base, environ={})
+        stopped = sup.check(command, unset)
+        assert stopped.verdict.rank >= 2  # /build: TMPDIR is known to be unset
+    finally:
+        sup.close()
 
 
 def test_given_env_home_and_a_repo_elsewhere_are_not_contradicted(repo, tmp_path):
@@ -404,7 +431,7 @@ def test_replay_uses_the_recorded_facts_not_the_machine(repo, tmp_path, monkeypa
         monkeypatch.setattr(facts, name, no_look)
     records = _records(home)
     assert [r.body["context"]["branch"] for r in records] == ["main", "main"]
-    replayer = Replayer(load_kinds(), snapshots=[home / "artifacts" / "taxonomies"])
+    replayer = Replayer(load_kinds(), snapshots=[home / "artifacts" / "taxonomies"], home=home)
     for record in records:
         again = replayer.replay_record(record)
         assert again.error is None

@@ -67,7 +67,9 @@ def chain_problems(home: Path) -> list[str]:
 
 def replays_the_same(home: Path, record: Record) -> bool:
     keys = load_private_key(home / "keys" / "signing.key")
-    replayer = Replayer(load_kinds(), keys=keys, snapshots=[home / "artifacts" / "taxonomies"])
+    replayer = Replayer(
+        load_kinds(), keys=keys, snapshots=[home / "artifacts" / "taxonomies"], home=home
+    )
     return replayer.replay_record(record).same
 
 

@@ -49,6 +49,12 @@ def test_wheel_contents(wheel):
     assert "supervisor/stores/sqlite.py" in names
     assert "supervisor/stores/postgres.py" in names
     assert "specialists/data/popular_packages.json" in names
+    # the seed models that ship, each file pinned (specialists/shipped_seeds.py)
+    from specialists.shipped_seeds import SEED_DIR, SHIPPED
+
+    for entry_id, shipped in SHIPPED.items():
+        for name in shipped.sha256:
+            assert f"specialists/data/{SEED_DIR}/{entry_id}/{name}" in names
     # the review page's templates, script and style are package data
     for template in (ROOT / "supervisor" / "review" / "templates").iterdir():
         assert f"supervisor/review/templates/{template.name}" in names

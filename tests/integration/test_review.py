@@ -377,3 +377,14 @@ def test_supervise_review_help():
     assert "127.0.0.1" in result.output
     assert "--port" in result.output
     assert "--store" in result.output
+
+
+def test_the_page_lists_no_abstention(local):
+    """A specialist's "refuse" (it abstained: not its domain) is never listed on the page, so
+    the word, which reads like the action refused, is not shown to a reviewer at all."""
+    client, decisions, settings = local
+    _authorise(client, settings)
+    page = client.get(f"/item/{decisions[1].decision_id}/{FORCE}").text
+    assert any(r.verdict.value == "refuse" for r in decisions[1].results.values())
+    assert "v-refuse" not in page
+    assert ">refuse<" not in page

@@ -71,12 +71,28 @@ def test_no_argument_or_reason_reaches_a_span(sup, exporter):
             assert SECRET not in str(value)
 
 
-def test_a_specialist_that_failed_is_an_error_span(tmp_path, exporter):
+def test_a_specialist_that_failed_is_an_error_span(tmp_path, exporter, write_taxonomy):
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    # the classifier entry has no model in a fresh home: its specialist raises (status error)
+    # An overlay that gives the classifier entry other fields: no shipped seed model fits, so
+    # in a fresh home its specialist raises (status error).
+    overlay = write_taxonomy(
+        {
+            "schema_version": 1,
+            "id": "team",
+            "override": {
+                "pi_injected_instruction_relay": {
+                    "specialist": {"config": {"fields": ["command", "body"]}}
+                }
+            },
+        }
+    )
     with Supervisor.from_taxonomy(
-        "coding", home=tmp_path / "h", record=False, observers=[DecisionSpans(provider)]
+        "coding",
+        str(overlay),
+        home=tmp_path / "h",
+        record=False,
+        observers=[DecisionSpans(provider)],
     ) as sup:
         decision = sup.check({"type": "shell", "args": {"command": "ls"}}, CONTEXT)
     failed = [e for e, r in decision.results.items() if r.status.value == "error"]

@@ -156,7 +156,7 @@ def test_check_answers_every_line_with_a_verdict_or_a_typed_error(cli_home, line
     )
     assert result.exit_code in (0, 1), result.output
     assert not any(said in result.output for said in CRASHED), result.output
-    answered = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    answered = [json.loads(line) for line in result.stdout.split("\n") if line.startswith("{")]
     numbered = {n for n, line in enumerate(stdin.split(b"\n"), start=1) if line.strip()}
     decided = [a["decision_id"] for a in answered if "decision_id" in a]
     errors = [a["error"] for a in answered if "error" in a]
@@ -177,7 +177,7 @@ def test_check_action_answers_a_verdict_or_a_usage_error(cli_home, line):
     assert result.exit_code in (0, 1, 2), result.output
     assert not any(said in result.output for said in CRASHED), result.output
     if result.exit_code == 0:
-        (answer,) = [json.loads(x) for x in result.stdout.splitlines() if x.startswith("{")]
+        (answer,) = [json.loads(x) for x in result.stdout.split("\n") if x.startswith("{")]
         assert answer["decision_id"] in _recorded_ids(cli_home)
 
 

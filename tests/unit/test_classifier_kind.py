@@ -409,13 +409,15 @@ def test_no_model_is_an_error_that_says_how_to_build_it_and_warns_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ):
     empty = tmp_path / "empty"
-    judge = specialist(empty)
+    # Fields of its own: the seed model shipped for the entry does not fit (another model).
+    judge = specialist(empty, fields=["command"])
     with caplog.at_level(logging.WARNING, logger="specialists.classifier"):
         for _ in range(3):
             with pytest.raises(ModelError, match=f"supervise train {ENTRY} --seed-only"):
                 judge.evaluate(INJECTED, Context())
         with pytest.raises(ModelError, match="has no model"):
-            specialist(empty).evaluate(INJECTED, Context())  # another instance, same process
+            # another instance, same process
+            specialist(empty, fields=["command"]).evaluate(INJECTED, Context())
     warnings = [r for r in caplog.records if "has no model" in r.getMessage()]
     assert len(warnings) == 1
     # Nothing was trained or written behind anyone's back.

@@ -50,3 +50,27 @@ def test_every_plugin_hook_is_documented():
     assert hooks, "no hook found in supervisor.hookspecs"
     missing = [name for name in hooks if f"### `{name}`" not in guide]
     assert not missing, f"hooks docs/writing-a-plugin.md does not describe: {missing}"
+
+
+def _module_table() -> str:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text.split("## Module map", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    assert rows, "docs/architecture.md has no module table"
+    return "\n".join(line.split(" | ", 1)[0] for line in rows)  # the first column only
+
+
+def test_the_module_table_lists_every_module_and_no_other():
+    import re
+
+    named = set(re.findall(r"`([^`]+)`", _module_table()))
+    modules = {
+        path.relative_to(ROOT).as_posix()
+        for top in ("supervisor", "specialists")
+        for path in (ROOT / top).rglob("*.py")
+    }
+    assert len(modules) > 80, modules  # the walk found the packages
+    missing = sorted(modules - named)
+    assert not missing, f"modules docs/architecture.md's module table does not list: {missing}"
+    gone = sorted(n for n in named - modules if not any((ROOT).glob(n)))
+    assert not gone, f"docs/architecture.md's module table names what does not exist: {gone}"

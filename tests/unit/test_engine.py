@@ -341,6 +341,27 @@ def test_decision_round_trips_through_json(engine):
     assert again == d
 
 
+@pytest.mark.parametrize("action_type", ["shell", "click"])  # an entry applies; none does
+def test_decisions_built_without_validation_equal_validated_ones(engine, action_type):
+    from supervisor.judged import judgeable_action
+    from supervisor.models import Decision, SpecialistResult
+
+    eng = engine(scripted("a", {"execution": "inline"}), scripted("b", {"verdict": "flag"}))
+    d = eng.check({**SHELL, "type": action_type})
+    assert d == Decision.model_validate(d.model_dump())
+    assert d.model_fields_set == set(Decision.model_fields)
+    # A copy with changes gets a field set of its own: the next decision is not touched.
+    copy = d.model_copy(update={"reason": "changed"})
+    copy.model_fields_set.discard("reason")
+    assert eng.check(SHELL).model_fields_set == set(Decision.model_fields)
+    for result in eng.check(SHELL).results.values():
+        assert result == SpecialistResult.model_validate(result.model_dump())
+        assert result.model_fields_set == set(SpecialistResult.model_fields)
+    # What specialists are handed has a field set of its own, decision by decision.
+    judged = [judgeable_action(d.action) for _ in range(2)]
+    assert judged[0].model_fields_set is not judged[1].model_fields_set
+
+
 def test_observations_are_recorded_in_the_result(engine):
     d = engine(
         scripted("obs", {"behaviour": "observe", "verdict": "flag"}, default_verdict="flag")

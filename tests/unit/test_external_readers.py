@@ -267,6 +267,13 @@ def test_nl2bash_reads_one_command_per_line_with_its_description(tmp_path):
         ("truncate -s 0 app.log", ("truncate",)),
         ("echo hi && su - bob", ("privilege",)),
         ("visudo_check --help", ()),
+        ("aws ec2 delete-snapshot --snapshot-id s", ("service_delete",)),
+        ("gh release delete v1", ("service_delete",)),
+        ("heroku apps:destroy shop", ("service_delete",)),
+        ("curl -X DELETE https://api.example.com/x", ("service_delete",)),
+        ("aws s3 rm s3://b/k", ("service_delete",)),
+        ("git log --grep delete", ()),  # an operand, after an option
+        ("curl -X POST https://api.example.com/delete", ()),
     ],
 )
 def test_caution_tags(command, tags):

@@ -190,6 +190,11 @@ def test_force_after_a_refused_lease_objects_even_on_a_feature_branch():
         ("git clean -fd", "untracked files"),
         ("git clean -fdx", "untracked and ignored files"),
         ("cd src && git checkout -- app.py", "src/app.py"),
+        # <tree-ish> <paths> without "--": the same overwrite
+        ("git checkout HEAD src/app.py", "src/app.py"),
+        ("git checkout main docs/readme.md src/app.py", "src/app.py"),
+        ("git checkout -q origin/main src", "src/app.py"),
+        ("git checkout HEAD --pathspec-from-file=paths.txt", "uncommitted changes"),
     ],
 )
 def test_discarding_work_when_there_is_work(command: str, lost: str):
@@ -212,6 +217,10 @@ def test_discarding_work_when_there_is_work(command: str, lost: str):
         ("git restore --staged .", DIRTY),  # only unstages
         ("git reset --soft HEAD~1", DIRTY),
         ("git checkout -b feature/new", DIRTY),
+        ("git checkout -b feature/new origin/main", DIRTY),  # a start point, not a path
+        ("git checkout --orphan pages main", DIRTY),
+        ("git checkout main docs/readme.md", DIRTY),  # not a changed file
+        ("git worktree remove ../wt", DIRTY),  # git itself refuses a dirty worktree
         ("git switch main", DIRTY),
         ("git stash", DIRTY),
         ("git status", DIRTY),
@@ -248,6 +257,15 @@ def test_stash_drop_always_objects():
     assert result.verdict is Verdict.BLOCK
     assert result.evidence["object"] == "stash:/work/app"
     assert run(DISCARD, "git stash clear").verdict is Verdict.BLOCK
+
+
+def test_forced_worktree_removal_asks_for_that_worktrees_status():
+    cautious = build({"checks": ["discard_work"], "when_status_unknown": "nudge"})
+    for command in ("git worktree remove --force ../wt", "git worktree remove -f /tmp/wt"):
+        result = run(cautious, command, git_status=CLEAN)  # this tree's status says nothing
+        assert result.verdict is Verdict.NUDGE, command
+        assert "status is not known" in (result.reason or "")
+    assert run(DISCARD, "git worktree remove --force ../wt") is SpecialistResult.ok()
 
 
 def test_human_status_format():

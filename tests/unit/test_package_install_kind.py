@@ -644,3 +644,29 @@ def test_npm_affix_look_alikes(name, stem):
     assert result.evidence["check"] == "typosquat"
     assert result.evidence["similar_to"] == stem
     assert "added" in str(result.reason)
+
+
+@pytest.mark.parametrize(
+    ("command", "verdict"),
+    [
+        ("pip install --index-url http://pypi.example.com/simple requests", Verdict.NUDGE),
+        ("pip install -i http://10.0.0.5:8080/simple flask", Verdict.NUDGE),
+        ("npm install --registry http://registry.example.com lodash", Verdict.NUDGE),
+        ("pip install git+git://example.com/acme/tool.git", Verdict.NUDGE),
+        # untrusted but over https, or over http to this machine: the entry's verdict
+        ("pip install --index-url https://pypi.example.com/simple requests", Verdict.FLAG),
+        ("pip install --index-url http://localhost:8080/simple requests", Verdict.FLAG),
+    ],
+)
+def test_a_cleartext_source_gets_at_least_the_cleartext_verdict(command: str, verdict: Verdict):
+    specialist = build(
+        {"checks": ["untrusted_source"], "cleartext_verdict": "nudge"}, default="flag"
+    )
+    assert run(command, specialist).verdict is verdict
+
+
+def test_without_a_cleartext_verdict_the_entry_decides():
+    specialist = build({"checks": ["untrusted_source"]}, default="flag")
+    result = run("pip install -i http://pypi.example.com/simple requests", specialist)
+    assert result.verdict is Verdict.FLAG
+    assert result.evidence["transport"] == "plain http"

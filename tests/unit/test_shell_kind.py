@@ -1094,18 +1094,23 @@ FORK_BOMB: dict[str, Any] = {"rules": [{"name": "fork bomb", "self_call": True}]
 
 
 @pytest.mark.parametrize(
-    "command",
+    ("command", "how"),
     [
-        ":(){ :|:& };:",
-        "bomb() { bomb | bomb & }; bomb",
-        "sh -c 'x(){ x|x & }; x'",
-        f"echo {b64(':(){ :|:& };:')} | base64 -d | bash",
+        (":(){ :|:& };:", "through a pipe"),
+        ("bomb() { bomb | bomb & }; bomb", "through a pipe"),
+        ("sh -c 'x(){ x|x & }; x'", "through a pipe"),
+        (f"echo {b64(':(){ :|:& };:')} | base64 -d | bash", "through a pipe"),
+        ("f(){ f & f & }; f", "twice in the background"),
+        ("f(){ f & f; }; f", "twice in the background"),
+        ("bomb() { bomb & bomb & wait; }; bomb", "twice in the background"),
+        ("sh -c 'x(){ x & x & }; x'", "twice in the background"),
+        (f"echo {b64('g(){ g & g & }; g')} | base64 -d | sh", "twice in the background"),
     ],
 )
-def test_a_function_calling_itself_through_a_pipe_objects(command: str):
+def test_a_function_starting_itself_twice_at_once_objects(command: str, how: str):
     result = judge(FORK_BOMB, command)
     assert result.verdict is Verdict.BLOCK, command
-    assert "calls itself through a pipe" in (result.reason or "")
+    assert f"calls itself {how}" in (result.reason or "")
 
 
 @pytest.mark.parametrize(
@@ -1115,7 +1120,64 @@ def test_a_function_calling_itself_through_a_pipe_objects(command: str):
         "g() { ls | grep x; }; g",
         "f() { echo a | f2; }; f2() { cat; }; f",
         "ls | ls",
+        "f(){ f & }; f",  # one call in the background: a chain, not a doubling
+        "f(){ f; f; }; f",  # one after the other: recursion that fails, no new processes
+        "sleep 1 & sleep 2 & wait",
+        'w(){ for d in "$1"/*; do [ -d "$d" ] && w "$d" & done; wait; }; w src',
     ],
 )
 def test_recursion_without_a_pipe_to_itself_and_pipes_without_recursion_pass(command: str):
     assert judge(FORK_BOMB, command).verdict is Verdict.OK, command
+
+
+# --------------------------------------------------------------------------------------
+# Subcommand words as globs
+
+
+SERVICE_DELETE = {
+    "rules": [
+        {"program": ["aws"], "subcommand": ["delete-*", "s3 rm"], "args_none": ["--dryrun"]},
+        {"program": ["heroku", "gh"], "subcommand": ["*:destroy", "delete"]},
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "aws ec2 delete-snapshot --snapshot-id snap-1",
+        "aws --region eu-west-1 sqs delete-queue --queue-url u",
+        "aws s3 rm s3://bucket/key",
+        "heroku apps:destroy shop",
+        "gh release delete v1.2",
+        "sudo -u deploy aws rds delete-db-snapshot --db-snapshot-identifier s",
+    ],
+)
+def test_a_subcommand_word_may_be_a_glob(command: str):
+    result = judge(SERVICE_DELETE, command)
+    assert result.verdict is Verdict.BLOCK, command
+    assert result.reason is not None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "aws ec2 describe-snapshots",
+        "aws s3 rm s3://bucket/key --dryrun",
+        "aws s3 ls s3://bucket/delete-me",  # the word is an operand after the subcommand
+        "heroku apps:info shop",
+        "gh release view v1.2",
+        "echo aws ec2 delete-snapshot",
+    ],
+)
+def test_a_glob_subcommand_matches_only_there(command: str):
+    assert judge(SERVICE_DELETE, command) is SpecialistResult.ok()
+
+
+def test_scratch_none_skips_scratch_outside_the_workspace_only():
+    config = {"rules": [{"program": ["rm"], "paths_any": ["**/test"], "scratch_none": True}]}
+    assert judge(config, "rm -rf /tmp/test") is SpecialistResult.ok()
+    assert judge(config, "rm -rf test").verdict is Verdict.BLOCK  # /work/app/test
+    in_tmp = Context(cwd="/tmp/ci/app", repo_root="/tmp/ci/app", home="/home/u")
+    assert judge(config, "rm -rf test", in_tmp).verdict is Verdict.BLOCK  # the workspace's
+    assert judge(config, "rm -rf /tmp/other/test", in_tmp) is SpecialistResult.ok()

@@ -307,8 +307,68 @@ def test_xargs_is_a_prefix_and_gets_upstream_arguments():
     assert rm.prefixes == ("xargs",)
     assert rm.stdin_args
     assert rm.paths() == ("/", "/home/u")
-    assert only("find /etc -name x | xargs -0 rm -f", "rm").paths() == ("/etc",)
+    selected = only("find /etc -name x | xargs -0 rm -f", "rm")
+    assert selected.paths() == ("/etc/x",)  # what the filtered find selects, not /etc
+    assert selected.filtered
     assert only("cat list | xargs -I{} rm -rf {}", "rm").stdin_args
+
+
+@pytest.mark.parametrize(
+    ("command", "path"),
+    [
+        ("cat /tmp/paths | xargs rm -rf", "$(cat /tmp/paths)"),  # input not known
+        ("echo ok | xargs -a /tmp/paths rm -rf", "$(cat /tmp/paths)"),  # -a: not stdin
+        ("echo ok | xargs --arg-file=/tmp/paths rm -rf", "$(cat /tmp/paths)"),
+        ("echo / | xargs --replace bash -c 'rm -rf {}'", "/"),  # --replace takes no word
+        ("echo / | xargs -J {} rm -rf {}", "/"),  # BSD's -J R
+    ],
+)
+def test_xargs_input_read_as_xargs_reads_it(command: str, path: str):
+    rm = only(command, "rm")
+    assert any(p.endswith(path) for p in rm.paths()), rm.paths()
+    if "$(" in path:
+        assert rm.dynamic
+
+
+@pytest.mark.parametrize(
+    ("command", "program", "path"),
+    [
+        ("parallel rm -rf {} ::: /", "rm", "/"),
+        ("parallel -j2 rm -rf ::: build /", "rm", "/"),
+        ("parallel --jobs=2 rm -rf {} ::: /", "rm", "/"),
+        ("echo / | parallel rm -rf", "rm", "/"),
+        ("parallel ::: 'rm -rf /'", "rm", "/"),  # each item is a command line
+        ("parallel bash -c 'rm -rf {}' ::: /", "rm", "/"),
+        ("echo 'rm -rf /' | parallel bash -c {}", "rm", "/"),
+        ("parallel rm -rf {2} ::: x ::: /", "rm", "/"),
+        ("parallel rm -rf :::: list.txt", "rm", "$(cat list.txt)"),
+        ("ssh host 'rm -rf /'", "rm", "/"),
+        ("ssh -p 2222 -i key user@host rm -rf /", "rm", "/"),
+        ("ssh host <<'X'\nrm -rf /\nX", "rm", "/"),
+        ("env -S 'PATH=/usr/bin' rm -rf /", "rm", "/"),
+        ("env -P /usr/bin rm -rf /", "rm", "/"),
+        ("env - rm -rf /", "rm", "/"),
+        ("echo $(( $(rm -rf /) + 1 ))", "rm", "/"),
+        ("echo $((1 + `rm -rf /`))", "rm", "/"),
+    ],
+)
+def test_commands_run_by_other_programs_are_read(command: str, program: str, path: str):
+    found = [c for c in run(command).commands if c.program == program]
+    paths = [p for c in found for p in c.paths()]
+    assert any(p.endswith(path) for p in paths), paths
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "parallel --dry-run rm -rf {} ::: /",
+        "ssh -N -L 8080:localhost:80 host rm -rf /",
+        "ssh host",
+        "command -v rm -rf /",  # only says what rm is
+    ],
+)
+def test_commands_that_run_nothing(command: str):
+    assert not [c for c in run(command).commands if c.program == "rm"]
 
 
 @pytest.mark.parametrize(
@@ -1359,3 +1419,38 @@ def test_path_glob_prefilter_on_any_glob(globs: list[str], path: str):
         return  # a glob RE2 refuses: refused alike with or without the prefilter
     plain._prefixes = None
     assert fast.match("/" + path) == plain.match("/" + path)
+
+
+def test_background_commands_are_marked():
+    parsed = run("sleep 5 & make build; (cd x && ls) & f(){ g; }; f &")
+    by_program = {c.program: c.background for c in parsed.commands}
+    assert by_program == {
+        "sleep": True,
+        "make": False,
+        "cd": True,
+        "ls": True,
+        "f": True,
+        "g": True,  # the body of a function run in the background
+    }
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "g(){ echo $(g); }; g",
+        "fact(){ if [ $1 -le 1 ]; then echo 1; "
+        "else echo $(( $1 * $(fact $(($1-1))) )); fi; }; fact 5",
+    ],
+)
+def test_recursion_through_substitutions_is_read_once_not_to_the_limit(command: str):
+    assert not run(command).truncated
+
+
+def test_a_recursive_call_is_read_with_its_own_arguments():
+    paths = [
+        p
+        for c in run('f(){ rm -rf "$1"; f /; }; f x').commands
+        if c.program == "rm"
+        for p in c.paths()
+    ]
+    assert "/" in paths
