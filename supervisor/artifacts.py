@@ -1081,13 +1081,16 @@ class ArtifactLog:
 
         return self._append(record, new_chain=self.anchored)
 
-    def hand_over(self, new: KeyPair, install: Callable[[], None] = lambda: None) -> int | None:
+    def hand_over(
+        self, new: KeyPair, install: Callable[[], None] = lambda: None
+    ) -> tuple[int, ChainLink | None] | None:
         """Hand the chain over from this log's key to ``new``: a record signed with the old
         key that names the new public key, with the new key's acceptance. ``install`` (which
         puts the new key where writers read it) runs while the chain is still locked, so no
         writer signs with the old key after the hand-over. Later records are signed with
-        ``new``. Returns the hand-over's record number, or None when there is no chain yet
-        (nothing to hand over: the first record will simply be signed with the new key).
+        ``new``. Returns the hand-over's record number and its link for the store to anchor
+        (None for a chain that names no anchor), or None when there is no chain yet (nothing
+        to hand over: the first record will simply be signed with the new key).
         """
         old = self.keys
         old_hex, new_hex = raw_public_key(old.public).hex(), raw_public_key(new.public).hex()
@@ -1116,12 +1119,12 @@ class ArtifactLog:
             self.keys, self._link_key, tail.key_id = new, None, new.key_id
             seq.append(tail.seq)
 
-        self._append(handover, new_chain=False, skip_empty=True, then=then)
+        link = self._append(handover, new_chain=False, skip_empty=True, then=then)
         if not seq:
             install()
             self.keys, self._link_key = new, None
             return None
-        return seq[0]
+        return seq[0], link
 
     def _append(
         self,

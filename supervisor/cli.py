@@ -518,16 +518,23 @@ def keys_generate(ctx: click.Context, directory: Path | None, force: bool) -> No
 
 @keys.command("rotate")
 @home_option
+@click.option(
+    "--store",
+    metavar="URL|PATH",
+    default=None,
+    help="The store that anchors the chain, where the hand-over is anchored (default: "
+    "$SUPERVISE_STORE, else state.db in the state directory).",
+)
 @click.pass_context
 @handle_errors
-def keys_rotate(ctx: click.Context) -> None:
+def keys_rotate(ctx: click.Context, store: str | None) -> None:
     """Replace the signing key within the chain of records.
 
     The old key signs a hand-over to the new public key (which accepts it), written into
     the chain as a record, and `supervise verify` follows it: records before it verify with
     the old key, records after it with the new one. The old key is kept in keys/retired/
     to open the values it sealed. Writers running with the old key read the new one before
-    their next record.
+    their next record. The store's anchor of the chain moves to the hand-over.
     """
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -561,16 +568,40 @@ def keys_rotate(ctx: click.Context) -> None:
     kept = retire_key(directory, old)
     log = ArtifactLog(home, old, key_file=path)
     try:
-        seq = log.hand_over(new, install=lambda: install_keys(directory, new.private))
+        handed = log.hand_over(new, install=lambda: install_keys(directory, new.private))
     finally:
         log.close()
     click.echo(f"key {new.key_id} replaces {old.key_id}")
-    if seq is None:
+    if handed is None:
         click.echo("no records yet: the first record will be signed with the new key")
     else:
+        seq, link = handed
         click.echo(f"hand-over: record {seq} of the chain, signed with the old key")
+        if link is not None:
+            click.echo(_anchor_handover(home, store, link))
     click.echo(f"public:  {directory / PUBLIC_FILE} (give this to verifiers)")
     click.echo(f"old key: {kept} (kept to open the values it sealed)")
+
+
+def _anchor_handover(home: Path, store: str | None, link: Any) -> str:
+    """Move the chain's anchor in the store to the hand-over; what happened, to say."""
+    from datetime import UTC, datetime
+
+    from supervisor.errors import StoreError
+    from supervisor.store import STORE_ENV, open_store
+
+    try:
+        opened = open_store(store or os.environ.get(STORE_ENV) or None, home)
+        try:
+            opened.anchor(link, datetime.now(UTC))
+        finally:
+            opened.close()
+    except StoreError as exc:
+        return (
+            f"the store could not anchor it ({exc}); the next decision recorded moves the "
+            "anchor past it"
+        )
+    return f"anchored in {opened.url}"
 
 
 def _public_key(ctx: click.Context, key: Path | None) -> Any:

@@ -129,9 +129,14 @@ def test_a_rotated_chain_verifies_with_the_old_key_the_new_one_or_neither_given(
     original.write_bytes((home / "keys" / "signing.pub").read_bytes())
     old_id = load_private_key(home / "keys" / "signing.key").key_id
 
-    code, output = cli_run(home, "keys", "rotate")
+    code, output = cli_run(home, "keys", "rotate", "--store", store)
     assert code == 0, output
     assert "hand-over: record 4 of the chain" in output
+    assert "anchored in " in output
+    assert "anchors.db" in output
+    code, output = verify(home, store)
+    assert code == 0, output
+    assert "WARN" not in output  # the store's anchor is at the hand-over
     new = load_private_key(home / "keys" / "signing.key")
     assert new.key_id != old_id
     assert (home / "keys" / "retired" / f"{old_id.removeprefix('ed25519:')}.key").exists()
