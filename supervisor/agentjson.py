@@ -44,8 +44,10 @@ MAX_DEPTH: Final = 128
 """Objects and arrays nested inside each other, the outermost counting 1 (as serde_json's
 default limit). Tool arguments nest a few levels; pydantic refuses past about 255."""
 
-# A key's closing quote, whitespace, its colon (a regex only for pretty-printed text).
-_SPACED_KEY: Final[Any] = re2.compile(r'"[ \t\n\r]+:')
+# A key's closing quote, whitespace, its colon (a regex only for pretty-printed text). On
+# bytes: RE2 takes only text it can encode, and a lone surrogate (an escape decoded, or a
+# byte that is not UTF-8 in argv) has no UTF-8 form.
+_SPACED_KEY: Final[Any] = re2.compile(rb'"[ \t\n\r]+:')
 # A pointer named in an error is cut to this many characters: a too-deep one is long.
 _POINTER_CHARS: Final = 120
 
@@ -161,8 +163,9 @@ def _key_marks(text: str) -> int:
     be (``\\":``), which only adds. (Colons alone count keys too, and faster, but every
     colon in a string adds one: a URL, a line of Python.)"""
     marks = text.count('":')
-    if _SPACED_KEY.search(text) is not None:  # pretty-printed: '"key" :' or '"a"\n:'
-        marks += sum(1 for _ in _SPACED_KEY.finditer(text))
+    data = text.encode("utf-8", "surrogatepass")
+    if _SPACED_KEY.search(data) is not None:  # pretty-printed: '"key" :' or '"a"\n:'
+        marks += sum(1 for _ in _SPACED_KEY.finditer(data))
     return marks
 
 

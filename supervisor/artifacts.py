@@ -24,6 +24,7 @@ import dataclasses
 import fcntl
 import hashlib
 import json
+import logging
 import multiprocessing
 import os
 import socket
@@ -47,10 +48,19 @@ from supervisor.canonical import (
     sorted_json,
     sorted_json_bytes,
 )
-from supervisor.errors import ArtifactError, SignatureError, StateDirError
+from supervisor.errors import ArtifactError, ConfigError, SignatureError, StateDirError
 from supervisor.models import Context, Decision
 from supervisor.redact import redact_json
-from supervisor.signing import Envelope, KeyPair, raw_public_key
+from supervisor.signing import (
+    ACCEPT_TYPE,
+    HANDOVER_TYPE,
+    Envelope,
+    KeyPair,
+    key_id_of_raw,
+    load_private_key,
+    raw_public_key,
+    verify_detached,
+)
 from supervisor.store import Anchor, ChainLink
 
 __all__ = [
@@ -75,9 +85,14 @@ __all__ = [
     "write_snapshot",
 ]
 
+log = logging.getLogger(__name__)
+
 ARTIFACT_DIR: Final = "artifacts"
 SNAPSHOT_DIR: Final = "taxonomies"  # inside ARTIFACT_DIR: the taxonomies records name
 RECORD_TYPE: Final = "supervise.decision"
+# A chain's signing key handed over to a new one: signed by the old key, naming the new
+# public key and carrying the new key's acceptance (``supervise keys rotate``).
+HANDOVER_RECORD: Final = "supervise.key_handover"
 GENESIS: Final = "sha256:" + "0" * 64
 # Pointers (RFC 6901) of the integers beyond 2**53 - 1 a record holds as decimal strings.
 BIG_INTEGERS: Final = "big_integers"
@@ -134,6 +149,36 @@ class Record:
         value = self.body.get("decision")
         return value if isinstance(value, dict) else {}
 
+    @property
+    def handover(self) -> bool:
+        """Whether this is a key hand-over, not a decision."""
+        return self.body.get("type") == HANDOVER_RECORD
+
+
+def acceptance(chain: str | None, old_hex: str, new_hex: str) -> bytes:
+    """What the new key signs to accept a chain from the old one (canonical JSON)."""
+    return canonical({"chain": chain, "from": old_hex, "to": new_hex})
+
+
+def _handover_of(body: Mapping[str, Any]) -> tuple[str, str, bool] | None:
+    """(old key, new key, whether the new key's acceptance verifies) of a hand-over's body."""
+    if body.get("type") != HANDOVER_RECORD:
+        return None
+    old, new = body.get("from"), body.get("to")
+    old_hex = old.get("public_key") if isinstance(old, dict) else None
+    new_hex = new.get("public_key") if isinstance(new, dict) else None
+    if not isinstance(old_hex, str) or not isinstance(new_hex, str):
+        return ("", "", False)
+    try:
+        raw = bytes.fromhex(new_hex)
+    except ValueError:
+        return (old_hex, new_hex, False)
+    accepted = body.get("accepted")
+    ok = isinstance(accepted, str) and verify_detached(
+        raw, ACCEPT_TYPE, acceptance(_chain_of(body), old_hex, new_hex), accepted
+    )
+    return (old_hex, new_hex, ok)
+
 
 @dataclass(frozen=True)
 class ChainProblem:
@@ -160,7 +205,8 @@ def _body(envelope: Envelope) -> dict[str, Any]:
         # A lone surrogate the agent sent is kept as written (surrogatepass), which strict
         # UTF-8 decoders refuse.
         body = json.loads(envelope.payload.decode("utf-8", "surrogatepass"))
-    if not isinstance(body, dict) or body.get("type") != RECORD_TYPE:
+    expected = HANDOVER_RECORD if envelope.payload_type == HANDOVER_TYPE else RECORD_TYPE
+    if not isinstance(body, dict) or body.get("type") != expected:
         raise ArtifactError("payload is not a supervise decision record")
     big = body.get(BIG_INTEGERS)
     if big is not None:
@@ -355,22 +401,45 @@ class _Checked(NamedTuple):
     digest: str
     bad_signature: str | None
     chain: str | None
+    signer: str | None  # the public key (hex) the signature verified with
+    handover: tuple[str, str, bool] | None  # a hand-over's old key, new key, acceptance ok
+
+
+@dataclass(frozen=True)
+class _Keyring:
+    """The keys signatures are checked with: by key id (the envelope's hint), and the key
+    given, which checks a record whose hint names none of them."""
+
+    by_id: Mapping[str, bytes]
+    given: bytes
+
+    @classmethod
+    def of(cls, given: bytes, more: Iterable[str] = ()) -> _Keyring:
+        keys = {key_id_of_raw(given): given}
+        for hex_key in more:
+            with contextlib.suppress(ValueError):
+                raw = bytes.fromhex(hex_key)
+                if len(raw) == 32:
+                    keys[key_id_of_raw(raw)] = raw
+        return cls(keys, given)
 
 
 def _verify_items(
-    items: Iterable[Record | ChainProblem], public: Ed25519PublicKey
+    items: Iterable[Record | ChainProblem], keyring: _Keyring
 ) -> list[_Checked | ChainProblem]:
     out: list[_Checked | ChainProblem] = []
-    raw = raw_public_key(public)
+    by_id, given = keyring.by_id, keyring.given
     for item in items:
         if isinstance(item, ChainProblem):
             out.append(item)
             continue
+        hint = item.envelope.key_id
+        raw = by_id.get(hint, given) if hint is not None else given
         try:
             item.envelope.verify(raw)
-            bad = None
+            bad, signer = None, raw.hex()
         except SignatureError as exc:
-            bad = str(exc)
+            bad, signer = str(exc), None
         out.append(
             _Checked(
                 item.path,
@@ -380,12 +449,14 @@ def _verify_items(
                 _digest(item.envelope.payload),
                 bad,
                 _chain_of(item.body),
+                signer,
+                _handover_of(item.body),
             )
         )
     return out
 
 
-_worker_public: Ed25519PublicKey | None = None  # set in the parent before forking workers
+_worker_keys: _Keyring | None = None  # set in the parent before forking workers
 
 
 def _verify_chunk_in_worker(chunk: Chunk) -> tuple[list[tuple[Any, ...] | ChainProblem], int]:
@@ -395,11 +466,11 @@ def _verify_chunk_in_worker(chunk: Chunk) -> tuple[list[tuple[Any, ...] | ChainP
     objects went through Python code on both sides of the pipe. Lines are numbered within
     the chunk; the parent shifts them.
     """
-    assert _worker_public is not None
+    assert _worker_keys is not None
     data = chunk.read()
     checked = [
         item if isinstance(item, ChainProblem) else tuple(item)[1:]
-        for item in _verify_items(read_chunk(chunk, data), _worker_public)
+        for item in _verify_items(read_chunk(chunk, data), _worker_keys)
     ]
     return checked, data.count(b"\n")
 
@@ -434,8 +505,102 @@ class _ChainSeen:
     at_anchor: _Checked | None = None
 
 
+def _kid(hex_key: str) -> str:
+    try:
+        return key_id_of_raw(bytes.fromhex(hex_key))
+    except ValueError:
+        return repr(hex_key[:16])
+
+
+class _KeyWalk:
+    """Which key signs each chain at each record: the key it starts with (pinned by its
+    anchor, else the key given), then the key each valid hand-over passes it to.
+
+    A record signed with any other key is a replaced key; a hand-over not signed by the
+    chain's key at that point, or that its new key did not accept, is a forged one. A chain
+    that starts with an older key than the root (the anchor's or the given key) starts there
+    only if hand-overs accepted by the root's keys lead back to it.
+    """
+
+    def __init__(
+        self, given: str, items: Sequence[_Checked | ChainProblem], anchors: Mapping[str, Anchor]
+    ) -> None:
+        self.given = given
+        self.anchors = anchors
+        self.current: dict[str | None, str] = {}
+        self.keys: dict[str | None, list[str]] = {}
+        self._said: set[tuple[str | None, str, bool]] = set()
+        self._accepted: dict[str, set[str]] = {}  # new key -> old keys it took a chain from
+        for item in items:
+            if isinstance(item, _Checked) and item.handover is not None:
+                old, new, accepted = item.handover
+                if accepted and item.signer == old:
+                    self._accepted.setdefault(new, set()).add(old)
+
+    def _vouched(self, root: str) -> set[str]:
+        found, todo = {root}, [root]
+        while todo:
+            for old in self._accepted.get(todo.pop(), ()):
+                if old not in found:
+                    found.add(old)
+                    todo.append(old)
+        return found
+
+    def step(self, item: _Checked) -> list[ChainProblem]:
+        chain, signer, handover = item.chain, item.signer, item.handover
+        current = self.current.get(chain)
+        if current is None:
+            anchor = self.anchors.get(chain) if chain is not None else None
+            root = anchor.public_key if anchor is not None else self.given
+            current = signer if signer is not None and signer in self._vouched(root) else root
+            self.current[chain], self.keys[chain] = current, [current]
+        if signer is None:
+            return []  # its signature does not verify: said already
+        if signer != current:
+            said = (chain, signer, handover is not None)
+            if said in self._said:
+                return []  # said once per chain and key (and once of its hand-overs)
+            self._said.add(said)
+            what = f"a hand-over to key {_kid(handover[1])}" if handover else f"record {item.seq}"
+            return [
+                ChainProblem(
+                    item.path,
+                    item.line,
+                    item.seq,
+                    f"{what} is signed with key {_kid(signer)}, but the chain's key at this "
+                    f"point is {_kid(current)} and no hand-over passed it on: "
+                    + (
+                        "a forged hand-over"
+                        if handover
+                        else "the signing key was replaced (later records signed with it "
+                        "are not listed again)"
+                    ),
+                )
+            ]
+        if handover is None:
+            return []
+        old, new, accepted = handover
+        if old != current or not accepted:
+            why = (
+                "it names another key as the one handing over"
+                if old != current
+                else f"the new key's acceptance does not verify with {_kid(new)}"
+            )
+            return [
+                ChainProblem(
+                    item.path,
+                    item.line,
+                    item.seq,
+                    f"the hand-over to key {_kid(new)} is not valid ({why}): a forged hand-over",
+                )
+            ]
+        self.current[chain] = new
+        self.keys[chain].append(new)
+        return []
+
+
 def _anchor_problems(
-    seen: Mapping[str, _ChainSeen], anchoring: Anchoring, public: Ed25519PublicKey
+    seen: Mapping[str, _ChainSeen], anchoring: Anchoring, public: Ed25519PublicKey, walk: _KeyWalk
 ) -> list[ChainProblem]:
     """Cuts at either end, rewritten chains, replaced keys and lost chains, per chain."""
     problems: list[ChainProblem] = []
@@ -476,14 +641,15 @@ def _anchor_problems(
                 )
             )
             continue
-        if anchor.public_key != key_hex:
+        if key_hex not in walk.keys.get(chain, [anchor.public_key]):
             problems.append(
                 ChainProblem(
                     first.path,
                     first.line,
                     first.seq,
                     f"chain {chain} was pinned at first use to key {anchor.key_id} ({store}), "
-                    f"but {anchoring.key_source} is another: the signing key was replaced",
+                    f"but {anchoring.key_source} is another, and no hand-over in the chain "
+                    "passed it on: the signing key was replaced",
                 )
             )
         if last.seq < anchor.last_seq:
@@ -554,38 +720,33 @@ def verify_chain(
     Records name the chain they belong to; a change of chain among them is a problem. With
     ``anchoring``, every named chain is also checked against its anchor: it starts at record
     1, reaches the anchored record with the anchored hash, and was signed with the pinned
-    key (``public``); records past the anchor come out as warnings.
+    key or keys it was handed over to, among which ``public`` must be; records past the
+    anchor come out as warnings. Every record, anchored or not, must be signed with its
+    chain's key at that point (see :class:`_KeyWalk`).
     """
-    global _worker_public
-    # a few runs per process, so that one long file does not leave the others idle
-    parts = chunks(files, jobs * 4, min_chunk_bytes, numbered=False) if jobs > 1 else []
-    if len(parts) > 1:
-        _worker_public = public
-        items: list[_Checked | ChainProblem] = []
-        lines_before: dict[Path, int] = {}  # lines of the file in the runs before this one
-        try:
-            for chunk, (run, lines) in zip(
-                parts, in_processes(_verify_chunk_in_worker, parts, jobs), strict=True
-            ):
-                base = lines_before.get(chunk.path, 0)
-                for item in run:
-                    if isinstance(item, ChainProblem):
-                        items.append(dataclasses.replace(item, line=item.line + base))
-                    else:
-                        line, *rest = item
-                        items.append(_Checked(chunk.path, line + base, *rest))
-                lines_before[chunk.path] = base + lines
-        finally:
-            _worker_public = None
-    else:
-        items = _verify_items(read_records(files), public)
+    given = raw_public_key(public)
+    anchors = anchoring.anchors if anchoring is not None else {}
+    pinned = [anchor.public_key for anchor in anchors.values()]
+    keyring = _Keyring.of(given, pinned)
+    items = _checked_items(files, keyring, jobs, min_chunk_bytes)
+    # A chain whose key was handed over is signed with keys named only in its hand-overs:
+    # checked again knowing them (rare; a chain never rotated is read once).
+    named = {
+        key
+        for item in items
+        if isinstance(item, _Checked) and item.handover is not None
+        for key in item.handover[:2]
+    }
+    if not named <= {raw.hex() for raw in keyring.by_id.values()}:
+        keyring = _Keyring.of(given, [*pinned, *named])
+        items = _checked_items(files, keyring, jobs, min_chunk_bytes)
+    walk = _KeyWalk(given.hex(), items, anchors)
     problems: list[ChainProblem] = []
     checked = 0
     expected_seq: int | None = None
     expected_prev: str | None = None
     chain: str | None = None
     seen: dict[str, _ChainSeen] = {}
-    anchors = anchoring.anchors if anchoring is not None else {}
     for item in items:
         if isinstance(item, ChainProblem):
             problems.append(item)
@@ -593,6 +754,7 @@ def verify_chain(
         checked += 1
         if item.bad_signature is not None:
             problems.append(ChainProblem(item.path, item.line, item.seq, item.bad_signature))
+        problems += walk.step(item)
         if item.chain != chain and chain is not None:
             # Records from before chains were named may come first; nothing else may change.
             problems.append(
@@ -645,8 +807,37 @@ def verify_chain(
         expected_seq = seq + 1
         expected_prev = item.digest
     if anchoring is not None:
-        problems += _anchor_problems(seen, anchoring, public)
+        problems += _anchor_problems(seen, anchoring, public, walk)
     return checked, problems
+
+
+def _checked_items(
+    files: Sequence[Path], keyring: _Keyring, jobs: int, min_chunk_bytes: int
+) -> list[_Checked | ChainProblem]:
+    """Every record of the files with its signature checked, in ``jobs`` processes."""
+    global _worker_keys
+    # a few runs per process, so that one long file does not leave the others idle
+    parts = chunks(files, jobs * 4, min_chunk_bytes, numbered=False) if jobs > 1 else []
+    if len(parts) > 1:
+        _worker_keys = keyring
+        items: list[_Checked | ChainProblem] = []
+        lines_before: dict[Path, int] = {}  # lines of the file in the runs before this one
+        try:
+            for chunk, (run, lines) in zip(
+                parts, in_processes(_verify_chunk_in_worker, parts, jobs), strict=True
+            ):
+                base = lines_before.get(chunk.path, 0)
+                for item in run:
+                    if isinstance(item, ChainProblem):
+                        items.append(dataclasses.replace(item, line=item.line + base))
+                    else:
+                        line, *rest = item
+                        items.append(_Checked(chunk.path, line + base, *rest))
+                lines_before[chunk.path] = base + lines
+        finally:
+            _worker_keys = None
+        return items
+    return _verify_items(read_records(files), keyring)
 
 
 def _last_record(path: Path) -> tuple[Record | None, bool]:
@@ -687,6 +878,15 @@ class _Tail:
     day: str = ""
     torn: bool = False
     chain: str | None = None
+    key_id: str | None = None  # the chain's key after its last record (None: not known)
+
+
+def _key_after(record: Record) -> str | None:
+    """The key id that signs the record after this one: a hand-over's new key, else its own."""
+    if record.handover:
+        new = record.body.get("to")
+        return str(new.get("key_id")) if isinstance(new, dict) else None
+    return record.envelope.key_id
 
 
 @dataclass
@@ -703,6 +903,9 @@ class ArtifactLog:
     # Records name their chain, and append returns the link for the caller to anchor (the
     # facade does it in the store); a chain already named goes on being named regardless.
     anchored: bool = False
+    # Where ``keys`` came from: read again when another process has handed the chain over to
+    # a new key (``supervise keys rotate``), so this one goes on signing with the chain's key.
+    key_file: Path | None = None
     _tail: _Tail = field(default_factory=_Tail, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _lock_fd: int | None = field(default=None, init=False)
@@ -714,6 +917,7 @@ class ArtifactLog:
     _taxonomy_parts: dict[tuple[str, ...], str] = field(default_factory=dict, init=False)
     _taxonomy_for: Mapping[str, Any] | None = field(default=None, init=False)
     _link_key: tuple[str, str] | None = field(default=None, init=False)  # origin, public key
+    _key_said: str | None = field(default=None, init=False)  # a key mismatch logged once
 
     @property
     def directory(self) -> Path:
@@ -757,6 +961,7 @@ class ArtifactLog:
                     str(last.body.get("recorded_at", ""))[:10],
                     torn,
                     _chain_of(last.body),
+                    _key_after(last),
                 )
                 break
             tail.torn = tail.torn or torn
@@ -869,6 +1074,68 @@ class ArtifactLog:
         Returns where the chain now stands, for the caller to anchor, or None for records
         that name no chain (``anchored`` false, and none named before).
         """
+
+        def record(seq: int, prev: str, now: datetime, chain: str | None) -> tuple[bytes, bytes]:
+            payload = self._record_payload(decision, context, seq, prev, now, chain)
+            return payload, self.keys.sign_line(payload)
+
+        return self._append(record, new_chain=self.anchored)
+
+    def hand_over(
+        self, new: KeyPair, install: Callable[[], None] = lambda: None
+    ) -> tuple[int, ChainLink | None] | None:
+        """Hand the chain over from this log's key to ``new``: a record signed with the old
+        key that names the new public key, with the new key's acceptance. ``install`` (which
+        puts the new key where writers read it) runs while the chain is still locked, so no
+        writer signs with the old key after the hand-over. Later records are signed with
+        ``new``. Returns the hand-over's record number and its link for the store to anchor
+        (None for a chain that names no anchor), or None when there is no chain yet (nothing
+        to hand over: the first record will simply be signed with the new key).
+        """
+        old = self.keys
+        old_hex, new_hex = raw_public_key(old.public).hex(), raw_public_key(new.public).hex()
+
+        def handover(seq: int, prev: str, now: datetime, chain: str | None) -> tuple[bytes, bytes]:
+            body = {
+                "accepted": new.sign_detached(acceptance(chain, old_hex, new_hex), ACCEPT_TYPE),
+                "chain": chain,
+                "from": {"key_id": old.key_id, "public_key": old_hex},
+                "prev": prev,
+                "recorded_at": now.isoformat(),
+                "seq": seq,
+                "to": {"key_id": new.key_id, "public_key": new_hex},
+                "type": HANDOVER_RECORD,
+                "version": 1,
+            }
+            if chain is None:
+                del body["chain"]
+            payload = canonical(body)
+            return payload, old.sign_line(payload, HANDOVER_TYPE)
+
+        seq: list[int] = []
+
+        def then(tail: _Tail) -> None:
+            install()
+            self.keys, self._link_key, tail.key_id = new, None, new.key_id
+            seq.append(tail.seq)
+
+        link = self._append(handover, new_chain=False, skip_empty=True, then=then)
+        if not seq:
+            install()
+            self.keys, self._link_key = new, None
+            return None
+        return seq[0], link
+
+    def _append(
+        self,
+        build: Callable[[int, str, datetime, str | None], tuple[bytes, bytes]],
+        *,
+        new_chain: bool,
+        skip_empty: bool = False,
+        then: Callable[[_Tail], None] | None = None,
+    ) -> ChainLink | None:
+        """Append one signed line that ``build`` makes for (seq, prev, time, chain) under the
+        chain's lock, and move the head; ``then`` runs before the lock is let go."""
         with self._lock:
             if self._lock_fd is None or self._pid != os.getpid():
                 directory = self._open_dir()
@@ -882,27 +1149,30 @@ class ArtifactLog:
                 # its size, the last seq and hash. If the file is not that size any more (a
                 # writer died between its record and the head), read the tail itself.
                 tail = self._head(lock)
+                if skip_empty and tail.seq == 0:
+                    return None
+                self._follow_key(tail)
                 now = datetime.now(UTC)
                 chain = tail.chain
-                if chain is None and self.anchored:
+                if chain is None and new_chain:
                     chain = os.urandom(16).hex()  # a new chain, or one from before anchors
-                payload = self._record_payload(
-                    decision, context, tail.seq + 1, tail.prev, now, chain
-                )
-                line = self.keys.sign_line(payload)
+                payload, line = build(tail.seq + 1, tail.prev, now, chain)
                 target = self._target(tail, now, len(line))
                 grown = tail.size + len(line) if target == tail.path and tail.size >= 0 else -1
                 self._write(target, line)
                 # The size the head checked plus what was written (we hold the lock); a new
                 # file is asked, in case something was already there.
                 tail.path, tail.size = target, grown if grown >= 0 else target.stat().st_size
-                tail.seq, tail.prev, tail.day, tail.torn, tail.chain = (
+                tail.seq, tail.prev, tail.day, tail.torn, tail.chain, tail.key_id = (
                     tail.seq + 1,
                     _digest(payload),
                     now.date().isoformat(),
                     False,
                     chain,
+                    self.keys.key_id,
                 )
+                if then is not None:
+                    then(tail)
                 head = orjson.dumps(
                     {
                         "file": target.name,
@@ -911,6 +1181,7 @@ class ArtifactLog:
                         "prev": tail.prev,
                         "day": tail.day,
                         "chain": chain,
+                        "key": tail.key_id,
                     }
                 ).ljust(_HEAD_BYTES)
                 os.pwrite(lock, head, 0)
@@ -924,6 +1195,30 @@ class ArtifactLog:
             self._link_key = (self.origin, raw_public_key(self.keys.public).hex())
         origin, public = self._link_key
         return ChainLink(chain, origin, seq, prev, self.keys.key_id, public)
+
+    def _follow_key(self, tail: _Tail) -> None:
+        """Sign with the chain's key: if another process handed the chain over to a new key,
+        read ours again from ``key_file``. A key that still differs (a file of its own) signs
+        anyway, so that the decision is recorded; ``verify`` will name the record."""
+        if tail.key_id is None or tail.key_id == self.keys.key_id or self.key_file is None:
+            return
+        try:
+            again = load_private_key(self.key_file)
+        except ConfigError as exc:
+            log.error("the chain's key was handed over, but %s", exc)  # noqa: TRY400 - said, not raised
+            return
+        if again.key_id != self.keys.key_id:
+            self.keys, self._link_key = again, None
+        if again.key_id != tail.key_id and self._key_said != tail.key_id:
+            self._key_said = tail.key_id
+            log.error(
+                "the chain in %s is signed with key %s, but %s holds %s: records signed with "
+                "it will not verify",
+                self.directory,
+                tail.key_id,
+                self.key_file,
+                again.key_id,
+            )
 
     def _head(self, lock: int) -> _Tail:
         try:
@@ -946,6 +1241,7 @@ class ArtifactLog:
                         str(head["day"]),
                         False,
                         head.get("chain"),
+                        head.get("key"),
                     )
                     return self._tail
         except (OSError, ValueError, KeyError, TypeError):

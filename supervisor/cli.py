@@ -9,7 +9,7 @@ import os
 import sys
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Final, ParamSpec, TypeVar
 
@@ -175,7 +175,7 @@ def cli(ctx: click.Context, home: Path | None, debug: bool) -> None:
 # -- check -------------------------------------------------------------------------------
 
 
-def _parse_line(text: str, number: int) -> tuple[Any, Any]:
+def _parse_line(text: str | bytes, number: int) -> tuple[Any, Any]:
     """(action, context) from one JSON line: an Action, or {"action": ..., "context": ...}.
 
     Read strictly (:func:`supervisor.agentjson.loads`): a duplicate key, nesting past the
@@ -196,8 +196,13 @@ def _parse_line(text: str, number: int) -> tuple[Any, Any]:
     return data, None
 
 
-def _lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
-    for number, line in enumerate(stream, start=1):
+def _lines(stream: IO[str]) -> Iterator[tuple[int, str | bytes]]:
+    """The stream's non-blank lines, numbered. Read as bytes when the stream has them, so
+    that a line that is not UTF-8 is that line's error (``invalid-json``), not the end of
+    the stream: a text stdin decodes strictly in most locales, and raises mid-stream."""
+    binary: IO[bytes] | None = getattr(stream, "buffer", None)
+    lines: Iterable[str | bytes] = binary if binary is not None else stream
+    for number, line in enumerate(lines, start=1):
         if line.strip():
             yield number, line
 
@@ -511,6 +516,94 @@ def keys_generate(ctx: click.Context, directory: Path | None, force: bool) -> No
     click.echo(f"public:  {target / PUBLIC_FILE} (give this to verifiers)")
 
 
+@keys.command("rotate")
+@home_option
+@click.option(
+    "--store",
+    metavar="URL|PATH",
+    default=None,
+    help="The store that anchors the chain, where the hand-over is anchored (default: "
+    "$SUPERVISE_STORE, else state.db in the state directory).",
+)
+@click.pass_context
+@handle_errors
+def keys_rotate(ctx: click.Context, store: str | None) -> None:
+    """Replace the signing key within the chain of records.
+
+    The old key signs a hand-over to the new public key (which accepts it), written into
+    the chain as a record, and `supervise verify` follows it: records before it verify with
+    the old key, records after it with the new one. The old key is kept in keys/retired/
+    to open the values it sealed. Writers running with the old key read the new one before
+    their next record. The store's anchor of the chain moves to the hand-over.
+    """
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from supervisor.artifacts import ArtifactLog
+    from supervisor.signing import (
+        KEY_ENV,
+        KEYS_DIR,
+        PRIVATE_FILE,
+        PUBLIC_FILE,
+        KeyPair,
+        install_keys,
+        load_private_key,
+        retire_key,
+    )
+
+    if os.environ.get(KEY_ENV):
+        raise click.UsageError(
+            f"${KEY_ENV} names the signing key ({os.environ[KEY_ENV]}); keys rotate replaces "
+            "the state directory's key (keys/signing.key): unset it, or rotate that file's "
+            "holder's way"
+        )
+    home = _home(ctx)
+    directory = home / KEYS_DIR
+    path = directory / PRIVATE_FILE
+    if not path.exists():
+        raise click.ClickException(
+            f"{path} does not exist: there is no key to rotate (supervise keys generate makes one)"
+        )
+    old = load_private_key(path)
+    new = KeyPair.from_private(Ed25519PrivateKey.generate())
+    kept = retire_key(directory, old)
+    log = ArtifactLog(home, old, key_file=path)
+    try:
+        handed = log.hand_over(new, install=lambda: install_keys(directory, new.private))
+    finally:
+        log.close()
+    click.echo(f"key {new.key_id} replaces {old.key_id}")
+    if handed is None:
+        click.echo("no records yet: the first record will be signed with the new key")
+    else:
+        seq, link = handed
+        click.echo(f"hand-over: record {seq} of the chain, signed with the old key")
+        if link is not None:
+            click.echo(_anchor_handover(home, store, link))
+    click.echo(f"public:  {directory / PUBLIC_FILE} (give this to verifiers)")
+    click.echo(f"old key: {kept} (kept to open the values it sealed)")
+
+
+def _anchor_handover(home: Path, store: str | None, link: Any) -> str:
+    """Move the chain's anchor in the store to the hand-over; what happened, to say."""
+    from datetime import UTC, datetime
+
+    from supervisor.errors import StoreError
+    from supervisor.store import STORE_ENV, open_store
+
+    try:
+        opened = open_store(store or os.environ.get(STORE_ENV) or None, home)
+        try:
+            opened.anchor(link, datetime.now(UTC))
+        finally:
+            opened.close()
+    except StoreError as exc:
+        return (
+            f"the store could not anchor it ({exc}); the next decision recorded moves the "
+            "anchor past it"
+        )
+    return f"anchored in {opened.url}"
+
+
 def _public_key(ctx: click.Context, key: Path | None) -> Any:
     from supervisor.signing import KEYS_DIR, PUBLIC_FILE, load_public_key
 
@@ -660,7 +753,7 @@ def show(ctx: click.Context, which: str, key: Path | None, as_json: bool) -> Non
         files, want_line = _artifact_paths(ctx, ()), None
     found: Record | None = None
     for item in read_records(files):
-        if not isinstance(item, Record):
+        if not isinstance(item, Record) or item.handover:
             continue
         if which == "last" or (want_line is None and Path(path_part).is_file()):
             found = item
@@ -671,7 +764,7 @@ def show(ctx: click.Context, which: str, key: Path | None, as_json: bool) -> Non
             break
     if found is None:
         raise click.ClickException(f"no recorded decision {which!r}")
-    decision, context = unseal(found, load_private_key(key) if key else None)
+    decision, context = unseal(found, load_private_key(key, retired=True) if key else None)
     if as_json:
         click.echo(json.dumps({**found.body, "decision": decision, "context": context}, indent=2))
         return
@@ -822,8 +915,8 @@ def replay_key(ctx: click.Context, key: Path | None) -> Any:
 
     default = _home(ctx) / KEYS_DIR / PRIVATE_FILE
     if key is not None:
-        return load_private_key(key)
-    return load_private_key(default) if default.exists() else None
+        return load_private_key(key, retired=True)
+    return load_private_key(default, retired=True) if default.exists() else None
 
 
 def _print_replay(report: Any) -> None:

@@ -24,7 +24,13 @@ from supervisor.cli import (
     store_option,
     taxonomy_option,
 )
-from supervisor.hooks.answer import DEFAULT_BUDGET_MS, HookAnswer, error_answer
+from supervisor.hooks.answer import (
+    DEFAULT_BUDGET_MS,
+    HookAnswer,
+    error_answer,
+    not_text,
+    read_event,
+)
 
 __all__ = ["hook"]
 
@@ -73,7 +79,7 @@ def _answer_hook(
 ) -> None:
     finished = True
     try:
-        text = sys.stdin.read()
+        text = read_event()
         from supervisor.hooks.runner import HookSettings, SupervisorCache, run_hook
         from supervisor.notices import warnings_once
 
@@ -95,6 +101,8 @@ def _answer_hook(
         answer, finished = outcome.answer, outcome.finished
         if finished:
             cache.close()
+    except UnicodeDecodeError as exc:
+        answer = error_answer(not_text(exc), on_error)  # type: ignore[arg-type]
     except Exception as exc:  # noqa: BLE001 - a crash would let the call through
         answer = error_answer(f"the hook failed: {exc!r}", on_error)  # type: ignore[arg-type]
     _emit(answer, finished)

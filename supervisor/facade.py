@@ -111,6 +111,7 @@ class Supervisor:
                 sensitive_fields=tuple(sensitive_fields),
                 # records name their chain, which the store anchors (see ChainLink)
                 anchored=memory is None,
+                key_file=_key_file(keys, self.home),
             )
             if memory is None:
                 if store is None or isinstance(store, str | os.PathLike):
@@ -478,6 +479,14 @@ def _signing_keys(keys: str | os.PathLike[str] | KeyPair | None, home: Path) -> 
         path.with_name(PUBLIC_FILE),
     )
     return pair
+
+
+def _key_file(keys: str | os.PathLike[str] | KeyPair | None, home: Path) -> Path | None:
+    """The file the signing key is read from (None for a key given as an object)."""
+    if isinstance(keys, KeyPair):
+        return None
+    configured = keys if keys is not None else os.environ.get(KEY_ENV)
+    return Path(configured) if configured else home / KEYS_DIR / PRIVATE_FILE
 
 
 def _source(source: str | os.PathLike[str]) -> str | Path:

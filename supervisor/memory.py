@@ -21,11 +21,26 @@ from supervisor.models import Decision, Status, Verdict
 from supervisor.redact import redact_text
 from supervisor.store import ChainLink, Store
 
-__all__ = ["InProcessMemory", "NudgeMemory", "StoreMemory"]
+__all__ = ["InProcessMemory", "NudgeMemory", "PartialHistory", "StoreMemory"]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_SESSIONS: Final = 10_000
+
+
+class PartialHistory(tuple[str, ...]):
+    """Earlier nudges as far as they are known, when the full history could not be read.
+
+    ``unread`` says why. A memory returns it instead of a plain tuple so that a nudge the
+    history might have escalated says so, rather than passing as a first nudge.
+    """
+
+    unread: str
+
+    def __new__(cls, earlier: tuple[str, ...], unread: str) -> PartialHistory:
+        made = super().__new__(cls, earlier)
+        made.unread = unread
+        return made
 
 
 class NudgeMemory(Protocol):
@@ -37,7 +52,8 @@ class NudgeMemory(Protocol):
     def record_nudge(
         self, session: str, entry_id: str, obj: str, decision_id: str, agent: str | None = None
     ) -> tuple[str, ...]:
-        """Remember a nudge; return the ids of earlier nudges on the same key, oldest first."""
+        """Remember a nudge; return the ids of earlier nudges on the same key, oldest first
+        (a :class:`PartialHistory` when they could not all be read)."""
         ...
 
     def after_decision(self, decision: Decision) -> None:
@@ -58,21 +74,32 @@ class InProcessMemory:
     def after_decision(self, decision: Decision) -> None:
         return None
 
+    def _session(self, session: str) -> dict[tuple[str, str], list[str]]:
+        """One session's nudges, most recently used now (call with the lock held)."""
+        nudges = self._sessions.get(session)
+        if nudges is None:
+            nudges = self._sessions[session] = {}
+            if len(self._sessions) > self._max:
+                self._sessions.popitem(last=False)
+        else:
+            self._sessions.move_to_end(session)
+        return nudges
+
     def record_nudge(
         self, session: str, entry_id: str, obj: str, decision_id: str, agent: str | None = None
     ) -> tuple[str, ...]:
         with self._lock:
-            nudges = self._sessions.get(session)
-            if nudges is None:
-                nudges = self._sessions[session] = {}
-                if len(self._sessions) > self._max:
-                    self._sessions.popitem(last=False)
-            else:
-                self._sessions.move_to_end(session)
-            earlier = nudges.setdefault((entry_id, obj), [])
+            earlier = self._session(session).setdefault((entry_id, obj), [])
             before = tuple(earlier)
             earlier.append(decision_id)
             return before
+
+    def remember(
+        self, session: str, entry_id: str, obj: str, decision_ids: tuple[str, ...]
+    ) -> None:
+        """Set what is known of one key's nudges (a store's answer), oldest first."""
+        with self._lock:
+            self._session(session)[(entry_id, obj)] = list(decision_ids)
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -84,7 +111,10 @@ class StoreMemory:
     If the store fails, decisions go on with in-process memory (escalation still works within
     this process), each decision says it was made ``degraded``, and the failure is logged once
     until the store works again. Escalation fails closed: a nudge is never lowered because
-    the history could not be read, and a store too busy to write a nudge in time
+    the history could not be read. The in-process memory keeps every history the store
+    answered, so a nudge this process saw become due still blocks while the store is down;
+    one whose history it never saw is a nudge that says the history could not be read
+    (:class:`PartialHistory`). A store too busy to write a nudge in time
     (:class:`~supervisor.errors.StoreBusyError`) still gives the nudges it has on record, so
     a nudge due to become a block becomes one.
     """
@@ -136,9 +166,12 @@ class StoreMemory:
             # reads), then those this process kept while the store was failing.
             self._failed(exc)
             kept = self._fallback.record_nudge(session, entry_id, obj, decision_id, agent)
-            stored = exc.earlier if isinstance(exc, StoreBusyError) else ()
-            return stored + tuple(d for d in kept if d not in stored)
+            if isinstance(exc, StoreBusyError):  # the committed history was read
+                return exc.earlier + tuple(d for d in kept if d not in exc.earlier)
+            return PartialHistory(kept, f"store unavailable: {_first_line(exc)}")
         self._recovered()
+        # Kept here too: if the store fails later, this process still knows the history.
+        self._fallback.remember(session, entry_id, obj, (*earlier, decision_id))
         with self._lock:
             opened = self._open.get(session)
             if opened is not None:
@@ -206,3 +239,7 @@ class StoreMemory:
                 if remaining is not None:
                     remaining.difference_update(heeded)
         self._recovered()
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from supervisor.fingerprint import fingerprint
-from supervisor.memory import NudgeMemory
+from supervisor.memory import NudgeMemory, PartialHistory
 from supervisor.models import Action, Correction, Escalation, SpecialistResult, Status, Verdict
 from supervisor.taxonomy import Entry
 
@@ -121,6 +121,7 @@ def conclude(
                 session = action.session or action.agent or ""
                 earlier = memory.record_nudge(session, entry_id, obj, decision_id, action.agent)
             attempt = len(earlier) + 1
+            unread = earlier.unread if isinstance(earlier, PartialHistory) else None
             if attempt > 1:
                 escalated = attempt > entry.escalate_after and entry.cap is Verdict.BLOCK
                 escalations.append(
@@ -141,13 +142,17 @@ def conclude(
                         f"(decisions {', '.join(earlier)}); {result.reason or entry.description}"
                     )
                     continue
-            corrections.append(
-                Correction(
-                    entry_id=entry_id,
-                    text=correction_text(entry, result, obj, attempt),
-                    attempt=attempt,
+            text = correction_text(entry, result, obj, attempt)
+            if unread is not None:
+                # Fail closed in what is said too: this may be a repeat the history would
+                # have escalated; never pass it off as a first nudge.
+                said = (
+                    f"its nudge history could not be read ({unread}), so this may be a "
+                    "repeated objection"
                 )
-            )
+                why = f"{why} ({said})"
+                text = f"{text} (Note: {said}; do not propose this action again.)"
+            corrections.append(Correction(entry_id=entry_id, text=text, attempt=attempt))
             nudges.append(why)
         elif verdict is Verdict.BLOCK:
             blocks.append(why)

@@ -19,14 +19,11 @@ the Kelvin sign.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Final
-
-import re2
+from typing import Any, Final, NamedTuple
 
 from supervisor.redact_args import TRIGGER, secret_spans
-from supervisor.redact_catalogue import KEYWORD_PATTERNS, mask_catalogue, splice
+from supervisor.redact_catalogue import keyword_patterns, mask_catalogue, splice
 
 __all__ = ["SECRET_KINDS", "contains_secret", "redact_json", "redact_text"]
 
@@ -69,11 +66,9 @@ SECRET_KINDS: Final[tuple[str, ...]] = (
     "access-key",
 )
 
-_OPTIONS: Final[Any] = re2.Options()
-_OPTIONS.encoding = re2.Options.Encoding.LATIN1
 # A set's DFA has no fallback when it runs out of memory (RE2 then reports "no match"), so
 # give it ample room; the budget is only spent as states are actually built.
-_OPTIONS.max_mem = 64 << 20
+_MAX_MEM: Final = 64 << 20
 
 # Building blocks. Each rule has a ``detect`` form for the pre-check and a ``pattern`` for the
 # substitution. The pre-check runs on plain text and also on serialised JSON, where a tab is
@@ -109,8 +104,7 @@ _AUTH_PREFIX: Final = (
 _PEM_HEAD: Final = rb"-----BEGIN[A-Z0-9 ]*PRIVATE KEY"
 
 
-@dataclass(frozen=True, slots=True)
-class _Rule:
+class _Rule(NamedTuple):
     """One way a secret shows up, and which part of the match to mask."""
 
     kind: bytes  # b"": the kind is the canonical name in group ``key``
@@ -286,29 +280,9 @@ _JSON_KEY_DETECT: Final = (
 )
 
 
-def _compile_set(patterns: list[bytes]) -> Any:
-    """One RE2 set: a single linear pass says which patterns occur anywhere in a text."""
-    search_set = re2.Set.SearchSet(_OPTIONS)
-    for pattern in patterns:
-        search_set.Add(pattern)
-    search_set.Compile()
-    return search_set._set  # the raw set: its Match skips a wrapper call and a None check
-
-
-_REGEXPS: Final[tuple[Any, ...]] = tuple(re2.compile(rule.pattern, _OPTIONS) for rule in _RULES)
-# After the rules' own patterns, both sets hold the grammar's trigger (a program whose
-# arguments may hold a secret), then the catalogue's keywords; the JSON set also the key
-# pattern. One pass of one set says what may be there.
-_ARGS_INDEX: Final = len(_RULES)
-_KEYWORDS_AT: Final = _ARGS_INDEX + 1
-_KEYWORDS_END: Final = _KEYWORDS_AT + len(KEYWORD_PATTERNS)
-_DETECT: Final = [*(rule.detect for rule in _RULES), TRIGGER.encode(), *KEYWORD_PATTERNS]
-_TEXT_SET: Final[Any] = _compile_set(_DETECT)
-_JSON_SET: Final[Any] = _compile_set([*_DETECT, _JSON_KEY_DETECT])
-
 # Values that stand for a secret without being one: variables, templates, masks, nulls.
 # Matched against the whole value, so "$ecret!" is masked but "$SECRET" is not.
-_PLACEHOLDER: Final[Any] = re2.compile(
+_PLACEHOLDER: Final = (
     rb"(?s:\$[A-Za-z_{(].*"  # $VAR ${VAR} $(cmd) ${{ secrets.X }}
     rb"|<[^<>]*>"  # <your-token>
     rb"|[*xX.<>|]+"  # *** xxxx ...
@@ -316,14 +290,75 @@ _PLACEHOLDER: Final[Any] = re2.compile(
     rb"|%(?:\([A-Za-z_][A-Za-z0-9_]*\))?[sdr]"  # %s %(password)s
     rb"|\[REDACTED(?::[a-z0-9-]+)?\]"  # already masked (also keeps this idempotent)
     rb"|(?i:none|null|nil|true|false|undefined|str|string|bytes|secretstr|redacted"
-    rb"|bearer|basic))",
-    _OPTIONS,
+    rb"|bearer|basic))"
 )
 # An unquoted value that is code reading the secret: the run stops at the quote or ")" in
 # getpass(), os.environ["X"], os.getenv("X"), read_secret(name); _not_a_secret checks that
 # this closing character follows, so "password=hunter2( " is still masked.
-_CODE: Final[Any] = re2.compile(rb"[A-Za-z_][A-Za-z0-9_.]*[(\[][A-Za-z0-9_.]*", _OPTIONS)
+_CODE: Final = rb"[A-Za-z_][A-Za-z0-9_.]*[(\[][A-Za-z0-9_.]*"
 _CODE_CLOSERS: Final = (b")", b"]", b'"', b"'")
+
+# After the rules' own patterns, both sets hold the grammar's trigger (a program whose
+# arguments may hold a secret), then the catalogue's keywords; the JSON set also the key
+# pattern. One pass of one set says what may be there.
+_ARGS_INDEX: Final = len(_RULES)
+_KEYWORDS_AT: Final = _ARGS_INDEX + 1
+
+
+class _Compiled(NamedTuple):
+    """Everything RE2 compiles, built on first use rather than at import: a process that
+    imports this module without masking anything (``supervise verify``, ``keys``,
+    ``taxonomy``) does not pay for it."""
+
+    regexps: tuple[Any, ...]  # each rule's pattern, as _RULES
+    text_set: Any  # the pre-check on plain text
+    json_set: Any  # the pre-check on serialised JSON
+    keywords_end: int  # past the catalogue's keywords in the sets
+    placeholder: Any
+    code: Any
+
+
+_COMPILED: _Compiled | None = None
+# The two pre-check sets again, as plain globals: they run on every string written, where
+# an attribute lookup more showed in the cost of a record.
+_TEXT_SET: Any = None
+_JSON_SET: Any = None
+
+
+def _compile_set(patterns: list[bytes], options: Any) -> Any:
+    """One RE2 set: a single linear pass says which patterns occur anywhere in a text."""
+    import re2
+
+    search_set = re2.Set.SearchSet(options)
+    for pattern in patterns:
+        search_set.Add(pattern)
+    search_set.Compile()
+    return search_set._set  # the raw set: its Match skips a wrapper call and a None check
+
+
+def _compiled() -> _Compiled:
+    """The compiled patterns (two threads that both come first both build them: harmless)."""
+    global _COMPILED, _TEXT_SET, _JSON_SET
+    compiled = _COMPILED
+    if compiled is None:
+        import re2
+
+        options = re2.Options()
+        options.encoding = re2.Options.Encoding.LATIN1
+        options.max_mem = _MAX_MEM
+        keywords = keyword_patterns()
+        detect = [*(rule.detect for rule in _RULES), TRIGGER.encode(), *keywords]
+        compiled = _COMPILED = _Compiled(
+            tuple(re2.compile(rule.pattern, options) for rule in _RULES),
+            _compile_set(detect, options),
+            _compile_set([*detect, _JSON_KEY_DETECT], options),
+            _KEYWORDS_AT + len(keywords),
+            re2.compile(_PLACEHOLDER, options),
+            re2.compile(_CODE, options),
+        )
+        _TEXT_SET, _JSON_SET = compiled.text_set, compiled.json_set
+    return compiled
+
 
 # Canonical kinds for the names the rules capture (lowercased, "_" -> "-").
 _CANONICAL: Final[dict[str, str]] = {
@@ -343,14 +378,14 @@ def _canonical(name: bytes) -> bytes:
 
 def _is_placeholder(value: bytes) -> bool:
     """Whether a value stands for a secret rather than being one (empty counts)."""
-    return not value.strip() or _PLACEHOLDER.fullmatch(value) is not None
+    return not value.strip() or _compiled().placeholder.fullmatch(value) is not None
 
 
 def _not_a_secret(rule: _Rule, kind: bytes, value: bytes, group: int, after: bytes) -> bool:
     """Whether a value a rule found should stay: a placeholder, code, the next flag, a path."""
     if _is_placeholder(value):
         return True
-    if group == _UNQUOTED_GROUP and after in _CODE_CLOSERS and _CODE.fullmatch(value):
+    if group == _UNQUOTED_GROUP and after in _CODE_CLOSERS and _compiled().code.fullmatch(value):
         return True
     if rule.no_dash and value.startswith(b"-"):
         return True
@@ -378,9 +413,10 @@ def _apply(rule: _Rule, regexp: Any, data: bytes) -> bytes:
 
 def _redact_bytes(data: bytes, hits: list[int]) -> bytes:
     """Runs the rules the pre-check found, in priority order."""
+    regexps = _compiled().regexps
     for index in sorted(hits):
         if index < len(_RULES):  # the sets have extra patterns: the grammar's, the keys'
-            data = _apply(_RULES[index], _REGEXPS[index], data)
+            data = _apply(_RULES[index], regexps[index], data)
     return data
 
 
@@ -411,7 +447,10 @@ def redact_text(text: str) -> str:
         The text with secrets masked; ``text`` itself when there is nothing to mask.
     """
     data = text.encode("utf-8", "surrogatepass")
-    hits: list[int] = _TEXT_SET.Match(data)
+    text_set = _TEXT_SET
+    if text_set is None:
+        text_set = _compiled().text_set
+    hits: list[int] = text_set.Match(data)
     if not hits:
         return text
     if _ARGS_INDEX in hits:
@@ -419,7 +458,8 @@ def redact_text(text: str) -> str:
         if masked is not text:
             text, data = masked, masked.encode("utf-8", "surrogatepass")
     redacted = _redact_bytes(data, hits)
-    keywords = [hit - _KEYWORDS_AT for hit in hits if _KEYWORDS_AT <= hit < _KEYWORDS_END]
+    end = _compiled().keywords_end
+    keywords = [hit - _KEYWORDS_AT for hit in hits if _KEYWORDS_AT <= hit < end]
     if keywords:
         redacted = mask_catalogue(redacted, keywords)
     if redacted is data:
@@ -541,7 +581,10 @@ def redact_json(json_text: str) -> str:
         compactly (``ensure_ascii=False``, no spaces, key order kept). If ``json_text`` is
         not valid JSON it is redacted as plain text.
     """
-    hits: list[int] = _JSON_SET.Match(json_text.encode("utf-8", "surrogatepass"))
+    json_set = _JSON_SET
+    if json_set is None:
+        json_set = _compiled().json_set
+    hits: list[int] = json_set.Match(json_text.encode("utf-8", "surrogatepass"))
     if not hits:
         return json_text
     try:

@@ -20,31 +20,37 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final
-
-import re2
+from functools import cache
+from typing import Any, Final, NamedTuple
 
 __all__ = ["MAX_DEPTH", "PROGRAMS", "TRIGGER", "secret_spans"]
 
 MAX_DEPTH: Final = 4  # sh -c 'sh -c "…"': scripts inside scripts read this deep
 
 
-@dataclass(slots=True)
+# Plain slotted classes and named tuples, not dataclasses: importing dataclasses (and the
+# inspect module it pulls in) was a third of the time `import supervisor.redact` took.
+
+
 class _Word:
     """A shell word: its value once unquoted, and where each character of it came from."""
 
-    pieces: list[str] = field(default_factory=list)
-    places: array[int] = field(default_factory=lambda: array("q"))
-    value: str = ""
+    __slots__ = ("pieces", "places", "value")
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.places: array[int] = array("q")
+        self.value = ""
 
 
-@dataclass(slots=True)
 class _Command:
     """The words of one simple command; ``piped`` when standard input is the command before."""
 
-    words: list[_Word] = field(default_factory=list)
-    piped: bool = False
+    __slots__ = ("piped", "words")
+
+    def __init__(self) -> None:
+        self.words: list[_Word] = []
+        self.piped = False
 
 
 _BREAKS: Final = frozenset("\n;&|()`")
@@ -208,8 +214,7 @@ def _assignment(word: _Word) -> Span | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class _Program:
+class _Program(NamedTuple):
     """Which arguments of a program are secrets.
 
     ``flags`` take the secret as the next word or as ``--flag=SECRET``; ``glued`` short flags
@@ -422,9 +427,18 @@ def _word_trigger() -> str:
 
 
 TRIGGER: Final = _trigger()
-_OPTIONS: Final[Any] = re2.Options()
-_OPTIONS.encoding = re2.Options.Encoding.LATIN1
-_TRIGGER: Final[Any] = re2.compile(_word_trigger().encode(), _OPTIONS)
+
+
+@cache
+def _trigger_regex() -> Any:
+    """:func:`_word_trigger` compiled, on first use (not at import)."""
+    import re2
+
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    return re2.compile(_word_trigger().encode(), options)
+
+
 _PER_LINE: Final = 16  # commands read from a program's name on one line, at the most
 
 
@@ -488,7 +502,7 @@ def _command(words: Sequence[_Word], depth: int) -> Iterator[Span | None]:
     # read it as a script of its own.
     for word in words[index:]:
         value = word.value
-        if (" " in value or "\n" in value) and _TRIGGER.search(
+        if (" " in value or "\n" in value) and _trigger_regex().search(
             value.encode("utf-8", "surrogatepass")
         ):
             yield from _script(word, depth)
@@ -543,7 +557,7 @@ def secret_spans(text: str) -> list[Span]:
     # are turned into the text's, walking forward once.
     data = text.encode("utf-8", "surrogatepass")
     byte_at = char_at = 0
-    for match in _TRIGGER.finditer(data):
+    for match in _trigger_regex().finditer(data):
         name_at = match.start(1) if match.start(1) >= 0 else match.start()
         char_at += len(data[byte_at:name_at].decode("utf-8", "surrogatepass"))
         byte_at = name_at

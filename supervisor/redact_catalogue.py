@@ -6,7 +6,7 @@ SaaS tokens, private keys and JWTs, each a pattern in Go's regular expression sy
 is RE2's, so every one runs in linear time on agent text. Rules RE2 refused, or that only
 apply to some file names, are listed in the file's "dropped" list.
 
-As in gitleaks, each rule has keywords: :data:`KEYWORD_PATTERNS` go into
+As in gitleaks, each rule has keywords: :func:`keyword_patterns` go into
 :mod:`supervisor.redact`'s single pre-check set, and a rule runs only when one of its
 keywords is in the text. A rule's pattern is compiled the first time it runs. A match is a
 secret when its secret group (the rule's, or the first group that took part) has more
@@ -19,26 +19,14 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
-import re2
-
-__all__ = ["CATALOGUE", "KEYWORD_PATTERNS", "RULE_IDS", "mask_catalogue", "splice"]
-
-_OPTIONS: Final[Any] = re2.Options()
-_OPTIONS.encoding = re2.Options.Encoding.LATIN1
-_OPTIONS.max_mem = 64 << 20
-
-CATALOGUE: Final[dict[str, Any]] = json.loads(
-    (Path(__file__).with_name("secret_catalogue.json")).read_text(encoding="utf-8")
-)
+__all__ = ["catalogue_data", "keyword_patterns", "mask_catalogue", "rule_ids", "splice"]
 
 
-@dataclass(frozen=True, slots=True)
-class _Allow:
+class _Allow(NamedTuple):
     """An allowlist: regexes on the secret, the whole match or its line; stop words."""
 
     regexes: tuple[bytes, ...]
@@ -46,8 +34,7 @@ class _Allow:
     stopwords: tuple[bytes, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _Rule:
+class _Rule(NamedTuple):
     id: bytes
     pattern: bytes
     entropy: float
@@ -63,41 +50,76 @@ def _allow(raw: dict[str, Any]) -> _Allow:
     )
 
 
-_RULES: Final[tuple[_Rule, ...]] = tuple(
-    _Rule(
-        rule["id"].encode(),
-        rule["regex"].encode(),
-        float(rule["entropy"]),
-        int(rule["group"]),
-        tuple(_allow(a) for a in rule["allowlists"]),
+class _Catalogue(NamedTuple):
+    """The catalogue as the masking uses it, read once, on first use (not at import: a
+    process that never masks, such as ``supervise verify``, never reads it)."""
+
+    data: dict[str, Any]
+    rules: tuple[_Rule, ...]
+    allow: _Allow  # the catalogue's own allowlist, for every rule
+    rules_of: tuple[tuple[int, ...], ...]  # by keyword index: the rules it starts
+    keyword_patterns: tuple[bytes, ...]
+
+
+@cache
+def _catalogue() -> _Catalogue:
+    import re2
+
+    data: dict[str, Any] = json.loads(
+        (Path(__file__).with_name("secret_catalogue.json")).read_text(encoding="utf-8")
     )
-    for rule in CATALOGUE["rules"]
-)
-RULE_IDS: Final[tuple[str, ...]] = tuple(rule.id.decode() for rule in _RULES)
-_GLOBAL: Final = _allow(CATALOGUE["allowlist"])
-
-
-def _rules_by_keyword() -> dict[str, list[int]]:
-    """keyword -> the rules it starts, in catalogue order."""
-    found: dict[str, list[int]] = {}
-    for index, rule in enumerate(CATALOGUE["rules"]):
+    rules = tuple(
+        _Rule(
+            rule["id"].encode(),
+            rule["regex"].encode(),
+            float(rule["entropy"]),
+            int(rule["group"]),
+            tuple(_allow(a) for a in rule["allowlists"]),
+        )
+        for rule in data["rules"]
+    )
+    by_keyword: dict[str, list[int]] = {}  # keyword -> the rules it starts, in order
+    for index, rule in enumerate(data["rules"]):
         for keyword in rule["keywords"]:
-            found.setdefault(keyword, []).append(index)
-    return found
+            by_keyword.setdefault(keyword, []).append(index)
+    keywords = tuple(sorted(by_keyword))
+    return _Catalogue(
+        data,
+        rules,
+        _allow(data["allowlist"]),
+        tuple(tuple(by_keyword[k]) for k in keywords),
+        # Case-insensitive literals, as gitleaks compares keywords with the lowercased text.
+        tuple(b"(?i:" + re2.escape(keyword).encode() + b")" for keyword in keywords),
+    )
 
 
-_BY_KEYWORD: Final = _rules_by_keyword()
-_KEYWORDS: Final[tuple[str, ...]] = tuple(sorted(_BY_KEYWORD))
-_RULES_OF: Final[tuple[tuple[int, ...], ...]] = tuple(tuple(_BY_KEYWORD[k]) for k in _KEYWORDS)
-# Case-insensitive literals, as gitleaks compares keywords with the lowercased text.
-KEYWORD_PATTERNS: Final[tuple[bytes, ...]] = tuple(
-    b"(?i:" + re2.escape(keyword).encode() + b")" for keyword in _KEYWORDS
-)
+def keyword_patterns() -> tuple[bytes, ...]:
+    """Each keyword as a pattern, for the pre-check set; :func:`mask_catalogue` takes the
+    indexes of those found."""
+    return _catalogue().keyword_patterns
+
+
+def catalogue_data() -> dict[str, Any]:
+    """The catalogue file as read: rules, allowlist, dropped rules, source, licence."""
+    return _catalogue().data
+
+
+def rule_ids() -> tuple[str, ...]:
+    """The ids of the catalogue's rules, the kinds its masks name."""
+    return tuple(rule.id.decode() for rule in _catalogue().rules)
+
+
+_OPTIONS_MAX_MEM: Final = 64 << 20
 
 
 @cache
 def _compiled(pattern: bytes) -> Any:
-    return re2.compile(pattern, _OPTIONS)
+    import re2
+
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    options.max_mem = _OPTIONS_MAX_MEM
+    return re2.compile(pattern, options)
 
 
 def _entropy(value: bytes) -> float:
@@ -152,7 +174,7 @@ def _apply(rule: _Rule, data: bytes) -> bytes:
             continue
         whole = match.group(0)
         line = _line(data, start, end) if rule.allowlists else b""
-        if _allowed(_GLOBAL, secret, whole, line) or any(
+        if _allowed(_catalogue().allow, secret, whole, line) or any(
             _allowed(allow, secret, whole, line) for allow in rule.allowlists
         ):
             continue
@@ -163,7 +185,8 @@ def _apply(rule: _Rule, data: bytes) -> bytes:
 
 def mask_catalogue(data: bytes, keyword_hits: list[int]) -> bytes:
     """Runs the rules whose keywords are among ``keyword_hits`` (indexes into
-    :data:`KEYWORD_PATTERNS`), in catalogue order; ``data`` itself when none masked."""
-    for index in sorted({rule for hit in keyword_hits for rule in _RULES_OF[hit]}):
-        data = _apply(_RULES[index], data)
+    :func:`keyword_patterns`), in catalogue order; ``data`` itself when none masked."""
+    catalogue = _catalogue()
+    for index in sorted({rule for hit in keyword_hits for rule in catalogue.rules_of[hit]}):
+        data = _apply(catalogue.rules[index], data)
     return data

@@ -230,6 +230,8 @@ class Replayer:
             if isinstance(item, ChainProblem):
                 yield str(item)
                 continue
+            if item.handover:
+                continue  # a key hand-over: no decision to replay
             yield self.replay_record(item)
 
     @staticmethod

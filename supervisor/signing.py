@@ -31,23 +31,39 @@ from supervisor.errors import ArtifactError, ConfigError, SignatureError
 from supervisor.state import private_dir
 
 __all__ = [
+    "ACCEPT_TYPE",
+    "HANDOVER_TYPE",
     "KEYS_DIR",
     "KEY_ENV",
     "PAYLOAD_TYPE",
+    "RETIRED_DIR",
     "Envelope",
     "KeyPair",
     "generate_keys",
+    "install_keys",
+    "key_id_of_raw",
     "load_private_key",
     "load_public_key",
+    "new_key_pem",
     "pae",
     "raw_public_key",
+    "retire_key",
+    "retired_keys",
+    "retired_public_key",
+    "verify_detached",
 ]
 
 PAYLOAD_TYPE: Final = "application/vnd.supervise.decision.v1+json"
+# A chain's key hand-over (the old key signs the new public key; see artifacts.py), and the
+# new key's acceptance of it, which the hand-over carries.
+HANDOVER_TYPE: Final = "application/vnd.supervise.key-handover.v1+json"
+ACCEPT_TYPE: Final = "application/vnd.supervise.key-acceptance.v1+json"
+_RECORD_TYPES: Final = frozenset({PAYLOAD_TYPE, HANDOVER_TYPE})
 KEY_ENV: Final = "SUPERVISE_SIGNING_KEY"
 KEYS_DIR: Final = "keys"
 PRIVATE_FILE: Final = "signing.key"
 PUBLIC_FILE: Final = "signing.pub"
+RETIRED_DIR: Final = "retired"  # in keys/: keys rotated out, kept to open their sealed values
 _SEAL_INFO: Final = b"supervise/seal/v1"
 _SIGNATURE_BYTES: Final = 64
 
@@ -64,7 +80,24 @@ def raw_public_key(public: Ed25519PublicKey) -> bytes:
 
 
 def key_id(public: Ed25519PublicKey) -> str:
-    return "ed25519:" + hashlib.sha256(raw_public_key(public)).hexdigest()[:16]
+    return key_id_of_raw(raw_public_key(public))
+
+
+def key_id_of_raw(raw: bytes) -> str:
+    """The key id (a hint in envelopes, a name in messages) of a key's 32 raw bytes."""
+    return "ed25519:" + hashlib.sha256(raw).hexdigest()[:16]
+
+
+def verify_detached(raw: bytes, payload_type: str, payload: bytes, signature: str) -> bool:
+    """Whether ``signature`` (base64) is the key ``raw``'s over PAE(payload_type, payload)."""
+    try:
+        sig = base64.b64decode(signature, validate=True)
+        if len(sig) != _SIGNATURE_BYTES or len(raw) != 32:
+            return False
+        nacl.bindings.crypto_sign_open(sig + pae(payload_type, payload), raw)
+    except (ValueError, TypeError, nacl.exceptions.CryptoError):
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -74,6 +107,8 @@ class KeyPair:
     private: Ed25519PrivateKey
     public: Ed25519PublicKey
     key_id: str
+    # Keys this one replaced (``supervise keys rotate``): they open what they sealed.
+    retired: tuple[KeyPair, ...] = ()
 
     @classmethod
     def from_private(cls, private: Ed25519PrivateKey) -> KeyPair:
@@ -104,6 +139,10 @@ class KeyPair:
             "payloadType": payload_type,
             "signatures": [{"keyid": self.key_id, "sig": base64.b64encode(sig).decode()}],
         }
+
+    def sign_detached(self, payload: bytes, payload_type: str) -> str:
+        """This key's signature over PAE(payload_type, payload), base64."""
+        return base64.b64encode(self.signature(pae(payload_type, payload))).decode()
 
     def sign_line(self, payload: bytes, payload_type: str = PAYLOAD_TYPE) -> bytes:
         """:meth:`sign` as one compact JSON line, newline included, as artifacts hold it.
@@ -142,12 +181,18 @@ class KeyPair:
         return base64.b64encode(nonce + blob).decode()
 
     def unseal(self, sealed: str, associated: bytes) -> Any:
+        """Open a sealed value with this key, else with the keys it replaced."""
         try:
             raw = base64.b64decode(sealed, validate=True)
-            plain = self._aead().decrypt(raw[:12], raw[12:], associated)
-        except (InvalidTag, ValueError) as exc:
+        except ValueError as exc:
             raise SignatureError("sealed values cannot be opened with this key") from exc
-        return json.loads(plain)
+        for pair in (self, *self.retired):
+            try:
+                plain = pair._aead().decrypt(raw[:12], raw[12:], associated)
+            except (InvalidTag, ValueError):
+                continue
+            return json.loads(plain)
+        raise SignatureError("sealed values cannot be opened with this key")
 
 
 @dataclass(frozen=True)
@@ -176,7 +221,7 @@ class Envelope:
         libsodium does the check: on this kind of machine it takes about 60 % of the time
         OpenSSL takes, and ``verify`` is mostly this.
         """
-        if self.payload_type != PAYLOAD_TYPE:
+        if self.payload_type not in _RECORD_TYPES:
             raise SignatureError(f"unexpected payloadType {self.payload_type!r}")
         raw = public if isinstance(public, bytes) else raw_public_key(public)
         if len(self.signature) != _SIGNATURE_BYTES:
@@ -208,16 +253,8 @@ def generate_keys(directory: Path, *, overwrite: bool = False) -> KeyPair:
         )
     private_dir(directory)
     private = Ed25519PrivateKey.generate()
-    pem = private.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
-    public = private.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
-    tmp = directory / f".{PRIVATE_FILE}.{os.getpid()}.{os.urandom(4).hex()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(pem)
+    pem, public = new_key_pem(private)
+    tmp = _private_temp(directory, PRIVATE_FILE, pem)
     try:
         if overwrite:
             os.replace(tmp, private_path)
@@ -228,22 +265,83 @@ def generate_keys(directory: Path, *, overwrite: bool = False) -> KeyPair:
                 raise KeyExistsError(f"{private_path} was created by another process") from None
     finally:
         tmp.unlink(missing_ok=True)
-    public_tmp = directory / f".{PUBLIC_FILE}.{os.getpid()}.{os.urandom(4).hex()}"
-    fd = os.open(public_tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(public)
-    os.replace(public_tmp, public_path)
+    os.replace(_private_temp(directory, PUBLIC_FILE, public), public_path)
     return KeyPair.from_private(private)
 
 
-def load_private_key(path: Path) -> KeyPair:
+def new_key_pem(private: Ed25519PrivateKey) -> tuple[bytes, bytes]:
+    """The private key (PKCS 8) and its public key (SubjectPublicKeyInfo) as PEM."""
+    pem = private.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    public = private.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return pem, public
+
+
+def _private_temp(directory: Path, name: str, data: bytes) -> Path:
+    """``data`` in a new file (mode 0600) beside ``name``, for an atomic rename onto it."""
+    tmp = directory / f".{name}.{os.getpid()}.{os.urandom(4).hex()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    return tmp
+
+
+def install_keys(directory: Path, private: Ed25519PrivateKey) -> None:
+    """Make ``private`` the key of ``directory`` (signing.key and signing.pub), each file
+    replaced in one atomic step."""
+    pem, public = new_key_pem(private)
+    os.replace(_private_temp(directory, PRIVATE_FILE, pem), directory / PRIVATE_FILE)
+    os.replace(_private_temp(directory, PUBLIC_FILE, public), directory / PUBLIC_FILE)
+
+
+def retire_key(directory: Path, pair: KeyPair) -> Path:
+    """Keep a key that is being rotated out in ``retired/`` (0600), named by its id, so that
+    the values it sealed can still be opened; returns the private key's path."""
+    retired = directory / RETIRED_DIR
+    private_dir(retired)
+    name = pair.key_id.removeprefix("ed25519:")
+    pem, public = new_key_pem(pair.private)
+    path = retired / f"{name}.key"
+    os.replace(_private_temp(retired, f"{name}.key", pem), path)
+    os.replace(_private_temp(retired, f"{name}.pub", public), retired / f"{name}.pub")
+    return path
+
+
+def retired_keys(directory: Path) -> list[KeyPair]:
+    """The private keys kept in ``directory``'s ``retired/`` (none when there is none)."""
+    retired = directory / RETIRED_DIR
+    if not retired.is_dir():
+        return []
+    return [load_private_key(path) for path in sorted(retired.glob("*.key"))]
+
+
+def load_private_key(path: Path, *, retired: bool = False) -> KeyPair:
+    """The key in ``path``; with ``retired``, holding the keys kept in ``retired/`` beside it
+    (to open values sealed before a rotation)."""
     try:
         key = serialization.load_pem_private_key(path.read_bytes(), password=None)
     except (OSError, ValueError, TypeError) as exc:
         raise ConfigError(f"cannot read the signing key {path}: {exc}") from exc
     if not isinstance(key, Ed25519PrivateKey):
         raise ConfigError(f"{path} is not an Ed25519 private key")
-    return KeyPair.from_private(key)
+    pair = KeyPair.from_private(key)
+    if retired:
+        older = tuple(k for k in retired_keys(path.parent) if k.key_id != pair.key_id)
+        if older:
+            return KeyPair(pair.private, pair.public, pair.key_id, older)
+    return pair
+
+
+def retired_public_key(directory: Path, key_id: str) -> Ed25519PublicKey | None:
+    """The public key of a key rotated out of ``directory`` (keys/), by its id, if kept."""
+    name = key_id.removeprefix("ed25519:")
+    path = directory / RETIRED_DIR / f"{name}.pub"
+    if not name.isalnum() or not path.is_file():
+        return None
+    return load_public_key(path)
 
 
 def load_public_key(path: Path) -> Ed25519PublicKey:

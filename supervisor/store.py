@@ -222,6 +222,11 @@ class Store(Protocol):
         """
         ...
 
+    def anchor(self, link: ChainLink, at: datetime) -> None:
+        """Move a chain's anchor forward to ``link`` (never back), with no decision: a
+        record that is not one, such as a key hand-over."""
+        ...
+
     def anchors(self, chains: Collection[str] | None = None) -> list[Anchor]:
         """The anchors of these chains (all of them with None), by chain id."""
         ...
@@ -489,6 +494,9 @@ class LazyStore:
         link: ChainLink | None = None,
     ) -> None:
         self._get().record_decision(decision, heeded, context, link)
+
+    def anchor(self, link: ChainLink, at: datetime) -> None:
+        self._get().anchor(link, at)
 
     def anchors(self, chains: Collection[str] | None = None) -> list[Anchor]:
         return self._get().anchors(chains)

@@ -45,7 +45,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeGuard
 
 from pydantic import JsonValue
 
@@ -147,6 +147,18 @@ def _tool_result(text: str, meta: dict[str, JsonValue] | None = None) -> dict[st
     if meta:
         result["_meta"] = meta
     return result
+
+
+def _tool_name(name: object) -> TypeGuard[str]:
+    """Whether a tools/call names its tool with text: a lone surrogate ("\\ud800") is JSON
+    but no tool's name, and an action cannot hold it as one."""
+    if not isinstance(name, str) or not name:
+        return False
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _exit_status(returncode: int) -> int:
@@ -592,7 +604,7 @@ class McpProxy:
         params = message.get("params")
         name = params.get("name") if isinstance(params, dict) else None
         arguments = params.get("arguments") if isinstance(params, dict) else None
-        if not isinstance(name, str) or not name or not isinstance(arguments, dict | None):
+        if not _tool_name(name) or not isinstance(arguments, dict | None):
             self.stats.malformed += 1
             log.warning(
                 "client line %d: tools/call without a tool name or with non-object "
@@ -604,8 +616,8 @@ class McpProxy:
                     _error(
                         request_id,
                         INVALID_PARAMS,
-                        "Invalid params: tools/call needs params.name (a string) and "
-                        "params.arguments (an object)",
+                        "Invalid params: tools/call needs params.name (a string of text, "
+                        "no lone surrogate) and params.arguments (an object)",
                     )
                 )
             return

@@ -14,6 +14,7 @@ and the call goes through: that is why every failure must end here.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any, Final, Literal, NamedTuple
 
 __all__ = [
@@ -25,9 +26,33 @@ __all__ = [
     "OnError",
     "error_answer",
     "json_answer",
+    "not_text",
+    "read_event",
     "refusal_answer",
     "truncate",
 ]
+
+
+def read_event() -> str:
+    """The hook event on stdin, as UTF-8 text.
+
+    Read as bytes and decoded strictly, whatever the locale (a text stdin decodes strictly
+    in most locales and with ``surrogateescape`` in C.UTF-8): input that is not UTF-8 is a
+    :class:`UnicodeDecodeError` the caller turns into its ``--on-error`` answer.
+    """
+    binary = getattr(sys.stdin, "buffer", None)
+    if binary is None:
+        return sys.stdin.read()
+    return bytes(binary.read()).decode("utf-8")
+
+
+def not_text(exc: UnicodeDecodeError) -> str:
+    """What to say of hook input that is not UTF-8."""
+    return (
+        f"the hook input is not UTF-8 text ({exc.reason} at byte {exc.start}); this command "
+        "must be run by the agent host as a PreToolUse/PostToolUse hook, with the event on stdin"
+    )
+
 
 OnError = Literal["allow", "deny"]
 FlagAs = Literal["allow", "ask"]

@@ -27,7 +27,13 @@ from collections.abc import Sequence
 from typing import Final, NoReturn
 
 from supervisor.hooks import AGENT_ENV, HOSTS
-from supervisor.hooks.answer import DEFAULT_BUDGET_MS, HookAnswer, error_answer
+from supervisor.hooks.answer import (
+    DEFAULT_BUDGET_MS,
+    HookAnswer,
+    error_answer,
+    not_text,
+    read_event,
+)
 
 __all__ = ["DaemonUnavailable", "ask_daemon", "build_parser", "main"]
 
@@ -190,8 +196,10 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
         parser.error("--flag-as ask is not available for codex: Codex takes 'ask' as a failed hook")
     finished = True
     try:
-        text = sys.stdin.read()
+        text = read_event()
         result, finished = answer(args, text, started)
+    except UnicodeDecodeError as exc:
+        result = error_answer(not_text(exc), args.on_error)
     except Exception as exc:  # noqa: BLE001 - the host would let the call through on a crash
         result = error_answer(f"the hook client failed: {exc!r}", args.on_error)
     sys.stdout.write(result.stdout)

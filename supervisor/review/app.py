@@ -341,4 +341,4 @@ def _private_key(home: Path) -> Any:
     from supervisor.signing import KEYS_DIR, PRIVATE_FILE, load_private_key
 
     path = home / KEYS_DIR / PRIVATE_FILE
-    return load_private_key(path) if path.exists() else None
+    return load_private_key(path, retired=True) if path.exists() else None

@@ -20,7 +20,7 @@ from supervisor.artifacts import ARTIFACT_DIR, RecordPlace, artifact_files, find
 from supervisor.errors import SignatureError, SupervisorError, TaxonomyError
 from supervisor.feedback import VERDICTS, EntryFigures, parse_since
 from supervisor.plugins import KindRegistry
-from supervisor.signing import KeyPair, raw_public_key
+from supervisor.signing import KEYS_DIR, KeyPair, key_id, raw_public_key, retired_public_key
 from supervisor.store import Anchor, FeedbackFilter, FeedbackItem, Store
 from supervisor.taxdiff import Backtest, EntryDiff, backtest, diff_entries
 from supervisor.taxonomy import Taxonomy, load_taxonomy, snapshot
@@ -227,9 +227,13 @@ def record_view(
     if public is None:
         signature = "not checked: no public key in the state directory"
     else:
+        # A record signed before a rotation names a key kept in keys/retired/.
+        hint, older = record.envelope.key_id, None
+        if hint is not None and hint != key_id(public):
+            older = retired_public_key(home / KEYS_DIR, hint)
         try:
-            record.envelope.verify(raw_public_key(public))
-            signature = "valid"
+            record.envelope.verify(raw_public_key(older or public))
+            signature = "valid" if older is None else f"valid (key {hint}, since rotated out)"
         except SignatureError as exc:
             signature = f"INVALID: {exc}"
     back, ahead = place.links()

@@ -468,6 +468,12 @@ class PostgresStore(FeedbackReads):
 
         self._run("recording a decision", do)
 
+    def anchor(self, link: ChainLink, at: datetime) -> None:
+        def do(conn: Any) -> None:
+            conn.execute(_ANCHOR, (*anchor_row(link), at))
+
+        self._run("moving a chain's anchor", do)
+
     def anchors(self, chains: Collection[str] | None = None) -> list[Anchor]:
         def do(conn: Any) -> list[Any]:
             query = (

@@ -415,6 +415,13 @@ class SqliteStore(FeedbackReads):
 
         self._run("recording a decision", do)
 
+    def anchor(self, link: ChainLink, at: datetime) -> None:
+        def do() -> None:
+            with self._write() as conn:
+                conn.execute(_ANCHOR, (*anchor_row(link), at.isoformat()))
+
+        self._run("moving a chain's anchor", do)
+
     def anchors(self, chains: Collection[str] | None = None) -> list[Anchor]:
         def do() -> list[Any]:
             query = (

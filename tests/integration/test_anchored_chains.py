@@ -235,3 +235,23 @@ def test_the_library_check_matches_the_command(home, store_url):
     assert verify_chain(files, public, jobs=3, min_chunk_bytes=1, anchoring=anchoring) == serial
     assert [p.seq for p in serial[1]] == [RECORDS - 1]
     assert verify_chain(files, public)[1] == []  # without the anchor, the cut does not show
+
+
+def test_an_anchor_moves_without_a_decision_and_never_back(store_url, home):
+    # what `keys rotate` does for its hand-over, which is not a decision
+    store = open_store(store_url, home)
+    try:
+        (anchor,) = store.anchors()
+        at = datetime.now(UTC)
+        older = ChainLink(anchor.chain, anchor.origin, 2, "sha256:" + "3" * 64, "ed25519:x", "00")
+        store.anchor(older, at)
+        assert store.anchors([anchor.chain]) == [anchor]
+        newer = ChainLink(
+            anchor.chain, anchor.origin, RECORDS + 1, "sha256:" + "4" * 64, "ed25519:x", "11"
+        )
+        store.anchor(newer, at)
+        (moved,) = store.anchors([anchor.chain])
+        assert (moved.last_seq, moved.last_hash) == (RECORDS + 1, "sha256:" + "4" * 64)
+        assert moved.public_key == anchor.public_key
+    finally:
+        store.close()

@@ -131,17 +131,61 @@ def test_the_library_refuses_nesting_past_the_limit_with_a_typed_error(tmp_path)
 # -- supervise check --------------------------------------------------------------------------
 
 
-def supervise(*args: str, home: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "SUPERVISE_HOME": str(home)}
+def supervise(
+    *args: str, home: Path, stdin: str | bytes = "", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SUPERVISE_HOME": str(home), **(env or {})}
     env.pop("SUPERVISE_TAXONOMY", None)
-    return subprocess.run(
+    out = subprocess.run(
         [sys.executable, "-m", "supervisor.cli", *args],
-        input=stdin,
+        input=stdin.encode() if isinstance(stdin, str) else stdin,
         capture_output=True,
-        text=True,
         env=env,
         timeout=120,
     )
+    return subprocess.CompletedProcess(
+        out.args, out.returncode, out.stdout.decode(), out.stderr.decode()
+    )
+
+
+# Python decodes stdin strictly in most locales (surrogateescape only in C and C.UTF-8):
+# this makes the test's process do what it does on a developer's machine.
+STRICT_STDIN = {"PYTHONIOENCODING": "utf-8:strict"}
+
+
+def test_a_line_that_is_not_utf8_is_that_lines_error_in_any_locale(tmp_path):
+    home = tmp_path / "home"
+    stdin = b"\n".join(
+        [
+            b'{"type":"shell","args":{"command":"ls"}}',
+            b"\xff\xfe",
+            b'{"type":"shell","args":{"command":"\xed\xa0\x80"}}',
+            b"",
+        ]
+    )
+    out = supervise("check", "--json", home=home, stdin=stdin, env=STRICT_STDIN)
+    assert out.returncode == 1, out.stderr  # was 70: UnicodeDecodeError mid-stream
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [row.get("line") for row in rows] == [1, 2, 3]
+    assert [row["error"]["code"] for row in rows[1:]] == ["invalid-json", "invalid-json"]
+    assert "Traceback" not in out.stderr
+    assert [r.decision["decision_id"] for r in records(home)] == [rows[0]["decision_id"]]
+
+
+def test_an_argument_that_is_not_utf8_is_an_error_not_a_crash(tmp_path):
+    # argv bytes that are not UTF-8 reach Python as lone surrogates (surrogateescape)
+    action = (
+        b'{"type": "tool_call", "tool": "t", "args": {"url": "http://u:p@h/", "x": "\xed\xa0\x80"}}'
+    )
+    home = tmp_path / "home"
+    out = subprocess.run(
+        [sys.executable, "-m", "supervisor.cli", "check", "--json", "--action", action],
+        capture_output=True,
+        env={**os.environ, "SUPERVISE_HOME": str(home)},
+        timeout=120,
+    )
+    assert out.returncode in (0, 1), out.stderr  # was 70: RE2 cannot take a lone surrogate
+    assert b"internal error" not in out.stderr
 
 
 def test_check_records_a_big_integer_and_verify_and_replay_agree(tmp_path):

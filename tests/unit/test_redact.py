@@ -534,3 +534,22 @@ def test_a_planted_secret_is_always_masked(
 def test_command_line_passwords(text, masked):
     assert redact_text(text) == masked
     assert json.loads(redact_json(json.dumps({"command": text}))) == {"command": masked}
+
+
+def test_importing_redact_compiles_nothing_until_a_text_is_masked():
+    # Hooks start a process per tool call and most commands never mask: the RE2 patterns,
+    # the catalogue and the dataclasses machinery wait for the first text.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, supervisor; before = set(sys.modules); import supervisor.redact as r; "
+        "print(sorted({'re2', 'dataclasses', 'inspect'} & (set(sys.modules) - before))); "
+        "print(r.redact_text('mysql -pHunter2x db'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    imported, masked = out.stdout.splitlines()
+    assert imported == "[]"
+    assert masked == "mysql -p[REDACTED:cli-password] db"

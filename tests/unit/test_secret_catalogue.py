@@ -14,7 +14,11 @@ import pytest
 import re2
 
 from supervisor.redact import redact_json, redact_text
-from supervisor.redact_catalogue import CATALOGUE, KEYWORD_PATTERNS, RULE_IDS
+from supervisor.redact_catalogue import catalogue_data, keyword_patterns, rule_ids
+
+CATALOGUE = catalogue_data()
+KEYWORD_PATTERNS = keyword_patterns()
+RULE_IDS = rule_ids()
 
 ROOT = Path(__file__).parent.parent.parent
 
