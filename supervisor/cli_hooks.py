@@ -57,8 +57,26 @@ budget_option = click.option(
 )
 
 
+tools_option = click.option(
+    "--tools",
+    "tools_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A tools file (docs/tool-annotations.md): which arguments of the host's and MCP "
+    "servers' tools are sinks, and how far each tool's results are trusted (without one, "
+    "every result is third-party text).",
+)
+
+
 def _host_options(fn: F) -> F:
-    for option in (budget_option, on_error_option, store_option, home_option, taxonomy_option):
+    for option in (
+        tools_option,
+        budget_option,
+        on_error_option,
+        store_option,
+        home_option,
+        taxonomy_option,
+    ):
         fn = option(fn)
     return fn
 
@@ -76,6 +94,7 @@ def _answer_hook(
     on_error: str,
     flag_as: str,
     budget_ms: int,
+    tools_file: str | None,
 ) -> None:
     finished = True
     try:
@@ -92,6 +111,7 @@ def _answer_hook(
             on_error=on_error,  # type: ignore[arg-type]
             flag_as=flag_as,  # type: ignore[arg-type]
             budget_ms=budget_ms,
+            tools=tools_file,
         )
         cache = SupervisorCache()
         # A process per call: a fresh home's warnings (a key created, a coverage note) go
@@ -137,6 +157,7 @@ def hook_claude_code(
     store: str | None,
     on_error: str,
     budget_ms: int,
+    tools_file: str | None,
     flag_as: str,
 ) -> None:
     """Answer one Claude Code PreToolUse/PostToolUse event (JSON on stdin).
@@ -144,7 +165,7 @@ def hook_claude_code(
     ok: no output (your permission rules apply); nudge: deny with the correction; block:
     deny, replan; flag: allowed and recorded (or ask, with --flag-as ask).
     """
-    _answer_hook(ctx, "claude-code", taxonomies, store, on_error, flag_as, budget_ms)
+    _answer_hook(ctx, "claude-code", taxonomies, store, on_error, flag_as, budget_ms, tools_file)
 
 
 @hook.command("codex")
@@ -156,12 +177,13 @@ def hook_codex(
     store: str | None,
     on_error: str,
     budget_ms: int,
+    tools_file: str | None,
 ) -> None:
     """Answer one Codex CLI PreToolUse/PostToolUse event (JSON on stdin).
 
     Flags are always allowed and recorded: Codex takes an 'ask' answer as a failed hook.
     """
-    _answer_hook(ctx, "codex", taxonomies, store, on_error, "allow", budget_ms)
+    _answer_hook(ctx, "codex", taxonomies, store, on_error, "allow", budget_ms, tools_file)
 
 
 @hook.command("serve")

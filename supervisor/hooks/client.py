@@ -75,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--flag-as", choices=("allow", "ask"), default="allow")
     parser.add_argument("--budget-ms", type=int, default=DEFAULT_BUDGET_MS)
     parser.add_argument(
+        "--tools", help="tools file: sinks and result trust (docs/tool-annotations.md)"
+    )
+    parser.add_argument(
         "--socket", help="daemon socket (default: hook.sock in the state directory)"
     )
     parser.add_argument(
@@ -145,12 +148,19 @@ def _in_process(
         on_error=args.on_error,
         flag_as=args.flag_as,
         budget_ms=args.budget_ms,
+        tools=_tools_path(args),
     )
     cache = SupervisorCache()
     outcome = run_hook(text, settings, cache, started=started)
     if outcome.finished:
         cache.close()
     return outcome.answer, outcome.finished
+
+
+def _tools_path(args: argparse.Namespace) -> str | None:
+    """The tools file as an absolute path: the daemon runs in another directory."""
+    tools: str | None = args.tools
+    return os.path.abspath(tools) if tools else None
 
 
 def answer(args: argparse.Namespace, text: str, started: float) -> tuple[HookAnswer, bool]:
@@ -169,6 +179,7 @@ def answer(args: argparse.Namespace, text: str, started: float) -> tuple[HookAns
             "on_error": args.on_error,
             "flag_as": args.flag_as,
             "budget_ms": max(0, remaining_ms),
+            "tools": _tools_path(args),
             "env": {k: v for k in AGENT_ENV if (v := os.environ.get(k))},
         },
         ensure_ascii=False,

@@ -10,7 +10,8 @@ supervisor's answers, stay with the user who runs it.
 
 Protocol, one request per connection: the client sends a JSON object and closes its side
 (``{"v": 1, "host", "payload": <the hook's stdin text>, "taxonomy": [...], "store",
-"on_error", "flag_as", "budget_ms", "env"}``, ``env`` being the agent's ``HOME``/``USER``...
+"on_error", "flag_as", "budget_ms", "tools", "env"}``, ``tools`` an absolute path to a
+tools file or null, ``env`` being the agent's ``HOME``/``USER``...
 for the facts); the daemon answers ``{"stdout", "stderr", "exit_code"}`` and closes.
 """
 
@@ -134,10 +135,14 @@ def _settings(request: object, home: Path) -> tuple[HookSettings, str]:
     agent_env = tuple(
         (key, value) for key in AGENT_ENV if isinstance(value := env.get(key), str) and value
     )
+    tools = request.get("tools")
+    if tools is not None and not (isinstance(tools, str) and os.path.isabs(tools)):
+        raise TypeError("'tools' must be an absolute path to a tools file")
     settings = HookSettings(
         host=str(request.get("host")),
         taxonomy=tuple(taxonomy),
         home=str(home),
+        tools=tools,
         store=store if isinstance(store, str) else None,
         on_error=request.get("on_error", "deny"),
         flag_as=request.get("flag_as", "allow"),

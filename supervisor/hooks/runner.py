@@ -23,6 +23,7 @@ from typing import Final
 
 from pydantic import ValidationError
 
+from supervisor.adapters.readings import ToolAnnotations, load_tool_annotations
 from supervisor.adapters.tools import (
     check_tool_call,
     read_action,
@@ -83,6 +84,7 @@ class HookSettings:
     flag_as: FlagAs = "allow"
     budget_ms: int = DEFAULT_BUDGET_MS
     agent_env: tuple[tuple[str, str], ...] = ()
+    tools: str | None = None  # a tools file (docs/tool-annotations.md): sinks and trust
 
     def __post_init__(self) -> None:
         if self.host not in HOST_MODULES:
@@ -128,6 +130,28 @@ class SupervisorCache:
         self.facts = FactsCache()
         # Session transcripts read so far (Claude Code names its file in each event).
         self.transcripts = TranscriptFiles()
+        # Tools files read so far: (size, mtime) and what they said.
+        self._tools: dict[str, tuple[tuple[int, int], ToolAnnotations]] = {}
+
+    def annotations(self, path: str) -> ToolAnnotations:
+        """The tools file at ``path``, read again when it changed.
+
+        Raises:
+            TaxonomyError: the file cannot be read or does not validate.
+        """
+        try:
+            status = os.stat(path)
+            stamp = (status.st_size, status.st_mtime_ns)
+        except OSError:
+            stamp = (-1, -1)  # load_tool_annotations says what is wrong with it
+        with self._lock:
+            known = self._tools.get(path)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        loaded = load_tool_annotations(path)
+        with self._lock:
+            self._tools[path] = (stamp, loaded)
+        return loaded
 
     def get(self, taxonomy: Sequence[str], home: str | None, store: str | None) -> Supervisor:
         key = (tuple(_source_key(s) for s in taxonomy), home, store)
@@ -228,8 +252,10 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
         environ=dict(settings.agent_env) if settings.agent_env else None,
         cache=cache.facts,
     )
+    annotations = cache.annotations(settings.tools) if settings.tools else None
     if call.transcript_path and context.transcript is None and reads_transcripts(sup):
-        sources, dropped = cache.transcripts.sources(call.transcript_path)
+        trust_of = annotations.trust_of if annotations is not None else None
+        sources, dropped = cache.transcripts.sources(call.transcript_path, trust_of)
         context = with_transcript(context, sources, dropped)
     for index, action in enumerate(call.actions):
         # The call id goes with the last action: after() then finds the decision that let
@@ -239,7 +265,8 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
         # shell command, a "sql" a query): one decision, the union (docs/tool-annotations.md).
         # Every action is judged, also after a refusal, so the answer names every file of a
         # patch or MultiEdit that must change, not only the first.
-        decisions.append(check_tool_call(sup, read_action(action), context, call_id=call_id))
+        reading = read_action(action, annotations)
+        decisions.append(check_tool_call(sup, reading, context, call_id=call_id))
     answer = host.pre_answer(decisions, settings.flag_as)
     if answer == EMPTY:
         answer = _coverage_answer(decisions, sup) or answer

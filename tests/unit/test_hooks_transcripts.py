@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from supervisor.hooks.runner import HookSettings, SupervisorCache, run_hook
 from supervisor.hooks.transcripts import TranscriptFiles
 from supervisor.transcript import Trust
@@ -92,3 +94,79 @@ def test_a_pre_tool_use_hook_refuses_a_value_seen_only_in_a_tool_result(tmp_path
     assert denied["permissionDecision"] == "deny"
     assert "the result of mcp__mail__read_inbox (t1)" in denied["permissionDecisionReason"]
     assert allowed.stdout == ""  # ok: no decision, the user's own rules apply
+
+
+def test_a_tools_file_gives_the_hook_the_trust_of_each_tools_results(tmp_path: Path) -> None:
+    """A payee list from the deployment's own records vouches for its accounts once the tools
+    file says so; without the file every result is third-party text."""
+    taxonomy = tmp_path / "provenance.yaml"
+    taxonomy.write_text(PROVENANCE_TAXONOMY)
+    tools = tmp_path / "tools.yaml"
+    tools.write_text(
+        "schema_version: 1\n"
+        "tools:\n"
+        "  mcp__bank__send_money: {recipient: account, amount: amount}\n"
+        "results:\n"
+        "  mcp__bank__list_payees: deployment\n"
+        '  "mcp__mail__*": third_party\n'
+    )
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text(
+        _user("Pay the rent of 10 to my landlord from my saved payees.")
+        + _tool_use("t1", "mcp__bank__list_payees")
+        + _tool_result("t1", f"landlord: {LANDLORD}")
+    )
+    home = str(tmp_path / "home")
+    answers = {}
+    for name, tools_file in (("without", None), ("with", str(tools))):
+        settings = HookSettings(
+            host="claude-code", taxonomy=(str(taxonomy),), home=home, tools=tools_file
+        )
+        cache = SupervisorCache()
+        try:
+            answers[name] = run_hook(_event(transcript, LANDLORD, f"t-{name}"), settings, cache)
+        finally:
+            cache.close()
+    refused = json.loads(answers["without"].answer.stdout)["hookSpecificOutput"]
+    assert refused["permissionDecision"] == "deny"
+    assert "mcp__bank__list_payees" in refused["permissionDecisionReason"]
+    assert answers["with"].answer.stdout == ""  # the deployment's records vouch for it
+
+
+def test_a_tools_file_that_does_not_load_answers_the_on_error_answer(tmp_path: Path) -> None:
+    taxonomy = tmp_path / "provenance.yaml"
+    taxonomy.write_text(PROVENANCE_TAXONOMY)
+    broken = tmp_path / "tools.yaml"
+    broken.write_text("schema_version: 1\ntools: [not, a, mapping]\n")
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text(_user(f"Pay {LANDLORD} 10."))
+    settings = HookSettings(
+        host="claude-code",
+        taxonomy=(str(taxonomy),),
+        home=str(tmp_path / "home"),
+        tools=str(broken),
+    )
+    cache = SupervisorCache()
+    try:
+        answer = run_hook(_event(transcript, LANDLORD, "t1"), settings, cache).answer
+    finally:
+        cache.close()
+    assert answer.exit_code == 2  # --on-error deny, the default: the host blocks the call
+    assert "tools.yaml:2:1" in answer.stderr  # where the file is wrong
+
+
+def test_the_thin_client_sends_the_tools_file_as_an_absolute_path(tmp_path, monkeypatch):
+    from supervisor.hooks import client
+    from supervisor.hooks.daemon import _settings
+
+    monkeypatch.chdir(tmp_path)
+    args = client.build_parser().parse_args(["claude-code", "--tools", "tools.yaml"])
+    assert client._tools_path(args) == str(tmp_path / "tools.yaml")
+    request = {"v": 1, "host": "claude-code", "payload": "{}", "taxonomy": ["coding"]}
+    settings, _ = _settings({**request, "tools": str(tmp_path / "tools.yaml")}, tmp_path)
+    assert settings.tools == str(tmp_path / "tools.yaml")
+    assert _settings(request, tmp_path)[0].tools is None
+    with pytest.raises(TypeError, match="'tools'"):
+        _settings(
+            {**request, "tools": "tools.yaml"}, tmp_path
+        )  # the daemon's cwd is not the agent's
