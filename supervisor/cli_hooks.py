@@ -295,6 +295,7 @@ def _matcher(ctx: click.Context, param: click.Parameter, value: str | None) -> s
     show_default=True,
     help="The host's timeout for the hook.",
 )
+@tools_option
 @click.pass_context
 @handle_errors
 def hook_install(
@@ -309,6 +310,7 @@ def hook_install(
     budget_ms: int | None,
     matcher: str | None,
     timeout_s: int,
+    tools_file: str | None,
 ) -> None:
     """Write the supervise hook into HOST's settings file (merged, idempotent).
 
@@ -341,6 +343,10 @@ def hook_install(
             check_matcher(matcher, host)
         except ConfigError as exc:
             raise click.BadParameter(str(exc), param_hint="'--matcher'") from None
+    if tools_file is not None:
+        from supervisor.adapters.readings import load_tool_annotations
+
+        load_tool_annotations(tools_file)  # a file that does not load is refused now
     path = _settings_path(host, scope, directory)
     project_dir = directory if directory is not None else Path.cwd()
     portable = scope != "local"
@@ -364,6 +370,7 @@ def hook_install(
         budget_ms=budget_ms,
         portable=portable,
         project=project_dir if scope == "project" else None,
+        tools=tools_file,
     )
     result = install(host, path, command, matcher=matcher, timeout_s=timeout_s)
     if result.changed:

@@ -153,6 +153,7 @@ def hook_command(
     python: str | None = None,
     portable: bool = False,
     project: Path | None = None,
+    tools: str | None = None,
 ) -> str:
     """The shell command the host runs: the thin client.
 
@@ -160,7 +161,7 @@ def hook_command(
     else this interpreter by absolute path (``python`` to name another). In a portable
     Claude Code command a taxonomy file inside ``project`` is named from
     ``$CLAUDE_PROJECT_DIR``, which Claude Code sets for its hooks; other files keep their
-    absolute path (Codex has no such variable).
+    absolute path (Codex has no such variable). ``tools``, a tools file, is named the same way.
     """
     if portable:
         argv = [PORTABLE_PROGRAM, host]
@@ -173,14 +174,9 @@ def hook_command(
         if not looks_like_file:
             argv += ["-t", source]
             continue
-        path = Path(source).absolute()
-        if portable and host == "claude-code" and project is not None:
-            inside = _relative_to(path, project.absolute())
-            if inside is not None:
-                # Claude Code sets CLAUDE_PROJECT_DIR for hooks; expanded by the shell.
-                argv += ["-t", _PROJECT_DIR_MARK + inside.as_posix()]
-                continue
-        argv += ["-t", str(path)]
+        argv += ["-t", _file_arg(source, host, portable=portable, project=project)]
+    if tools is not None:
+        argv += ["--tools", _file_arg(tools, host, portable=portable, project=project)]
     if store:
         argv += ["--store", store]
     argv += ["--on-error", on_error]
@@ -192,6 +188,18 @@ def hook_command(
 
 
 _PROJECT_DIR_MARK: Final = "\0project/"
+
+
+def _file_arg(source: str, host: str, *, portable: bool, project: Path | None) -> str:
+    """A file the hook reads: from ``$CLAUDE_PROJECT_DIR`` when it is inside the project of
+    a portable Claude Code command (Claude Code sets it for hooks; the shell expands it),
+    else its absolute path."""
+    path = Path(source).absolute()
+    if portable and host == "claude-code" and project is not None:
+        inside = _relative_to(path, project.absolute())
+        if inside is not None:
+            return _PROJECT_DIR_MARK + inside.as_posix()
+    return str(path)
 
 
 def _quote(arg: str) -> str:

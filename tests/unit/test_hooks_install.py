@@ -236,6 +236,27 @@ def test_the_shared_file_gets_a_portable_command(tmp_path):
     assert "/elsewhere/my project/team/overlay.yaml" in expanded
 
 
+def test_a_tools_file_is_written_into_the_command_and_checked_first(tmp_path):
+    project = tmp_path / "project"
+    (project / "team").mkdir(parents=True)
+    tools = project / "team" / "tools.yaml"
+    tools.write_text("schema_version: 1\nresults:\n  mcp__crm__*: deployment\n")
+    install_cli(project, "--tools", str(tools))
+    data = json.loads((project / ".claude" / "settings.json").read_text())
+    (handler,) = data["hooks"]["PreToolUse"][0]["hooks"]
+    argv = shlex.split(handler["command"])
+    assert argv[argv.index("--tools") + 1] == "$CLAUDE_PROJECT_DIR/team/tools.yaml"
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("schema_version: 1\ntools: [x]\n")
+    other = tmp_path / "other"
+    refused = CliRunner().invoke(
+        cli, ["hook", "install", "claude-code", "--dir", str(other), "--tools", str(broken)]
+    )
+    assert refused.exit_code != 0
+    assert "broken.yaml:2:1" in refused.output
+    assert not (other / ".claude").exists()  # nothing written
+
+
 def test_local_writes_the_uncommitted_file_with_this_interpreter(tmp_path):
     project = tmp_path / "project"
     shared = project / ".claude" / "settings.json"
