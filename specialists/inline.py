@@ -1023,7 +1023,9 @@ def _string_at(code: str, i: int) -> tuple[str, int] | None:
             continue
         if c == quote:
             text = "".join(out)
-            return (_js_template(text) if quote == "`" else text), j + 1
+            if quote == "`":
+                return _js_template(text), j + 1
+            return (_interpolated(text) if quote == '"' else text), j + 1
         out.append(c)
         j += 1
     return None
@@ -1047,11 +1049,40 @@ def _js_template(text: str) -> str:
     return str(_JS_ENV.sub(lambda m: "${" + (m.group(1) or m.group(2)) + "}", text))
 
 
-_JS_ENV_TERM: Final = re2.compile(
-    r"process\.env(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']\s*\])"
+# Perl's "$ENV{HOME}/x" and Ruby's "#{Dir.home}/x", "#{ENV['HOME']}/x" in a double-quoted
+# string: the shell text they become.
+_INTERPOLATION: Final = re2.compile(
+    r"\$ENV\{\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)['\"]?\s*\}"
+    r"|#\{\s*(?:ENV\[\s*['\"]([A-Za-z_][A-Za-z0-9_]*)['\"]\s*\]|(Dir\.home))\s*\}"
 )
+
+
+def _interpolated(text: str) -> str:
+    """A double-quoted string with Perl's or Ruby's environment and home interpolations
+    written as shell variables (``"$ENV{HOME}/x"`` is ``${HOME}/x``)."""
+    if "$ENV{" not in text and "#{" not in text:
+        return text
+    return str(
+        _INTERPOLATION.sub(lambda m: "${" + (m.group(1) or m.group(2) or "HOME") + "}", text)
+    )
+
+
+# An environment variable read as an expression, in the languages scan_ops reads:
+# JavaScript process.env.X / process.env['X'], Perl $ENV{X}, Ruby ENV['X'] / ENV.fetch('X'),
+# PHP getenv('X') / $_SERVER['X'] / $_ENV['X'].
+_NAME: Final = r"([A-Za-z_][A-Za-z0-9_]*)"
+_JS_ENV_TERM: Final = re2.compile(
+    r"process\.env(?:\." + _NAME + r"|\[\s*[\"']" + _NAME + r"[\"']\s*\])"
+    r"|\$ENV\{\s*['\"]?" + _NAME + r"['\"]?\s*\}"
+    r"|ENV(?:\[\s*['\"]" + _NAME + r"['\"]\s*\]|\.fetch\(\s*['\"]" + _NAME + r"['\"][^)]{0,40}\))"
+    r"|getenv\(\s*['\"]" + _NAME + r"['\"]\s*\)"
+    r"|\$_(?:SERVER|ENV)\[\s*['\"]" + _NAME + r"['\"]\s*\]"
+)
+# The home directory: Node's os.homedir(), Ruby's Dir.home and File.expand_path("~").
 _JS_HOME_TERM: Final = re2.compile(
     r"(?:require\(\s*[\"'](?:node:)?os[\"']\s*\)|os)\.homedir\(\s*\)"
+    r"|Dir\.home(?:\(\s*\))?"
+    r"|File\.expand_path\(\s*['\"]~['\"]\s*\)"
 )
 MAX_JS_TERMS: Final = 16
 
@@ -1072,7 +1103,7 @@ def _js_value_at(code: str, i: int, depth: int = 0) -> tuple[str, int] | None:
             parts.append(literal[0])
             i = literal[1]
         elif env is not None:
-            parts.append("${" + (env.group(1) or env.group(2)) + "}")
+            parts.append("${" + next(g for g in env.groups() if g) + "}")
             i += env.end()
         elif home is not None:
             parts.append("${HOME}")
@@ -1101,10 +1132,24 @@ def _js_value_at(code: str, i: int, depth: int = 0) -> tuple[str, int] | None:
         j = i
         while j < n and code[j] in " \t\n":
             j += 1
+        if j < n and code[j] == "." and _joins_term(code, j + 1):
+            i = j + 1  # Perl's and PHP's "rm -rf " . $ENV{HOME}
+            continue
         if j >= n or code[j] != "+":
             return "".join(parts), i
         i = j + 1
     return None
+
+
+def _joins_term(code: str, i: int) -> bool:
+    """Whether a string, environment or home term starts at ``i`` (after spaces): what
+    makes a ``.`` after a term a concatenation rather than a method call."""
+    while i < len(code) and code[i] in " \t\n":
+        i += 1
+    window = code[i : i + 80]
+    return window[:1] in ("'", '"') or bool(
+        _JS_ENV_TERM.match(window) or _JS_HOME_TERM.match(window)
+    )
 
 
 # JavaScript (and Ruby/PHP) database modules -> the command-line client of that database.

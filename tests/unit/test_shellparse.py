@@ -595,6 +595,33 @@ def test_node_paths_built_from_the_environment_are_read(program: str, argv: tupl
     assert found == [argv], [c.argv for c in parsed.commands]
 
 
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        (
+            "perl -e 'use File::Path qw(remove_tree); remove_tree($ENV{HOME})'",
+            ("rm", "-r", "/home/u"),
+        ),
+        ("perl -e 'system(\"rm -rf \" . $ENV{HOME})'", ("rm", "-rf", "/home/u")),
+        ("perl -e 'system(\"rm -rf $ENV{HOME}/.ssh\")'", ("rm", "-rf", "/home/u/.ssh")),
+        ("ruby -e 'FileUtils.rm_rf(Dir.home)'", ("rm", "-r", "/home/u")),
+        ("ruby -e 'FileUtils.rm_rf(ENV.fetch(\"HOME\"))'", ("rm", "-r", "/home/u")),
+        ("ruby -e 'FileUtils.rm_rf(\"#{Dir.home}/.ssh\")'", ("rm", "-r", "/home/u/.ssh")),
+        ("ruby -e 'FileUtils.rm_rf(File.expand_path(\"~\"))'", ("rm", "-r", "/home/u")),
+        ('php -r \'system("rm -rf ".getenv("HOME"));\'', ("rm", "-rf", "/home/u")),
+    ],
+)
+def test_perl_ruby_and_php_paths_from_the_environment_are_read(command: str, argv: tuple[str, ...]):
+    found = [c.argv for c in run(command).commands if c.program == "rm"]
+    assert found == [argv], [c.argv for c in run(command).commands]
+
+
+def test_a_method_call_on_a_string_is_no_concatenation():
+    ran = run("node -e 'exec(\"ls\".trim())'").commands
+    assert [c.argv for c in ran if c.program == "ls"] == [("ls",)]
+    assert [c.program for c in run("ruby -e 'puts \"a\".upcase'").commands] == ["ruby"]
+
+
 def test_node_paths_nested_without_end_are_not_followed():
     program = "fs.readFileSync(" + "path.join(" * 60 + '"a"' + ")" * 60 + ")"
     parsed = run(f"node -e {shlex.quote(program)}")
