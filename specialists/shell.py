@@ -571,7 +571,9 @@ class _Rule:
             return True
         return self.program_globs is not None and self.program_globs.match(program)
 
-    def match(self, cmd: SimpleCommand, parsed: ParsedShell, where: _Where) -> _Hit | None:
+    def match(
+        self, cmd: SimpleCommand, parsed: ParsedShell, where: _Where, context: Context
+    ) -> _Hit | None:
         """The hit when ``cmd`` satisfies every condition of the rule."""
         if not self.any_program and not self.wants(cmd.program):
             return None
@@ -645,7 +647,7 @@ class _Rule:
             detail = f"{cmd.program} runs code it reads from {source}"
             return self._paths_then(cmd, where, obj, detail, matched)
         if self.effects or self.classes:
-            found = self._effect(cmd, where, parsed)
+            found = self._effect(cmd, where, parsed, context)
             if found is None:
                 return None
             obj, detail = found
@@ -721,7 +723,7 @@ class _Rule:
         return None
 
     def _effect(
-        self, cmd: SimpleCommand, where: _Where, parsed: ParsedShell
+        self, cmd: SimpleCommand, where: _Where, parsed: ParsedShell, context: Context
     ) -> tuple[str, str] | None:
         """The first path effect of ``cmd`` that the rule's effect conditions select."""
         if self.sends and not (_sends(cmd) or _output_sent(cmd, parsed)):
@@ -731,7 +733,7 @@ class _Rule:
                 continue
             cls, what = _effect_class(effect, where.classes)
             if effect.mode == "read" and cls is not PathClass.CREDENTIAL:
-                source = _staged_credentials(parsed, where.classes).get(effect.path)
+                source = _staged_credentials(parsed, where.classes, context).get(effect.path)
                 if source is not None:  # zip k.zip ~/.ssh && curl -F f=@k.zip …
                     cls, what = PathClass.CREDENTIAL, f"written from {source}"
             if self.classes and cls not in self.classes:
@@ -881,7 +883,7 @@ def file_command_of(action: Action) -> str | None:
     return " ".join(shlex.quote(w) for w in (*words, "--", *paths))
 
 
-_memo = threading.local()
+_memo = threading.local()  # the last staged-credentials answer, per thread (a cache)
 MAX_EARLIER: Final = 8  # earlier shell commands of the session read for staged credentials
 _T = TypeVar("_T")
 
@@ -957,24 +959,22 @@ def _effect_class(effect: PathEffect, where: Where) -> tuple[PathClass, str]:
     return cls, describe(cls, effect.path)
 
 
-def _staged_credentials(parsed: ParsedShell, where: Where) -> dict[str, str]:
+def _staged_credentials(parsed: ParsedShell, where: Where, context: Context) -> dict[str, str]:
     """Files written from credentials read (``cat ~/.ssh/id_rsa > /tmp/k``, ``zip -r k.zip
     ~/.aws``, ``cp ~/.netrc x``) on this command line or by the session's earlier shell
     commands (``Context.recent_actions``, the last :data:`MAX_EARLIER` of them): path written
     -> credential read. Computed once per decision (its parse, places and context)."""
-    context: Context | None = getattr(_memo, "context", None)
     last = getattr(_memo, "staged", None)
     if last is not None and last[0] is parsed and last[1] is where and last[3] is context:
         staged: dict[str, str] = last[2]
         return staged  # every entry of one decision shares it (one frozen context each)
     staged = {}
     commands = [(cmd, "") for cmd in parsed.commands]
-    if context is not None:  # the evaluation of ``parsed`` set it
-        for action in context.recent_actions[-MAX_EARLIER:]:
-            earlier = command_of(action) if action.type == "shell" else None
-            if earlier:
-                before = parse_for(earlier, context).commands
-                commands.extend((cmd, " by an earlier command") for cmd in before)
+    for action in context.recent_actions[-MAX_EARLIER:]:
+        earlier = command_of(action) if action.type == "shell" else None
+        if earlier:
+            before = parse_for(earlier, context).commands
+            commands.extend((cmd, " by an earlier command") for cmd in before)
     for cmd, when in commands:
         effects = _effects_of(cmd, where.home)
         source = next(
@@ -1112,25 +1112,13 @@ class ShellSpecialist:
         if command is None:
             return SpecialistResult.refuse()
         parsed = parse_for(command, context, max_chars=self._max_chars)
-        where: _Where | None = None  # found when a rule first asks (most commands: none)
-        _memo.context = context  # for files an earlier command staged (_staged_credentials)
-        best: _Hit | None = None
-        best_verdict = Verdict.OK
-        for cmd in parsed.commands:
-            for rule in (*self._by_program.get(cmd.program, ()), *self._universal):
-                if where is None:
-                    where = self._where(parsed, context)
-                hit = rule.match(cmd, parsed, where)
-                if hit is None:
-                    continue
-                verdict = self._fallback if cmd.fallback and self._fallback else rule.verdict
-                excuse = rule.excuse(cmd, parsed, context) if rule.excuses else None
-                if excuse is not None:  # fine here: recorded for a person, not refused
-                    hit = replace(hit, detail=f"{hit.detail}, which is fine here: {excuse}")
-                    verdict = Verdict.FLAG
-                if best is None or _STRENGTH[verdict] > _STRENGTH[best_verdict]:
-                    best, best_verdict = hit, verdict
+        best, best_verdict, where = self._strongest(parsed, context)
         if best is not None and where is not None:
+            unknown = best.command.unknown_vars
+            if unknown and best_verdict is Verdict.BLOCK:
+                known = self._with_values(command, context, unknown)
+                if known is not best_verdict:  # the block rests on a value nobody gave
+                    return self._missing_value(best, parsed, where)
             return self._objection(best, best_verdict, parsed, where)
         if parsed.truncated and self._truncated is not None:
             return SpecialistResult(
@@ -1144,6 +1132,66 @@ class ShellSpecialist:
                 evidence={"object": "truncated", "truncated": True, "fallback": parsed.fallback},
             )
         return SpecialistResult.ok()
+
+    def _strongest(
+        self, parsed: ParsedShell, context: Context
+    ) -> tuple[_Hit | None, Verdict, _Where | None]:
+        """The rule hit with the strongest verdict over every command of ``parsed``."""
+        where: _Where | None = None  # found when a rule first asks (most commands: none)
+        best: _Hit | None = None
+        best_verdict = Verdict.OK
+        for cmd in parsed.commands:
+            for rule in (*self._by_program.get(cmd.program, ()), *self._universal):
+                if where is None:
+                    where = self._where(parsed, context)
+                hit = rule.match(cmd, parsed, where, context)
+                if hit is None:
+                    continue
+                verdict = self._fallback if cmd.fallback and self._fallback else rule.verdict
+                excuse = rule.excuse(cmd, parsed, context) if rule.excuses else None
+                if excuse is not None:  # fine here: recorded for a person, not refused
+                    hit = replace(hit, detail=f"{hit.detail}, which is fine here: {excuse}")
+                    verdict = Verdict.FLAG
+                if best is None or _STRENGTH[verdict] > _STRENGTH[best_verdict]:
+                    best, best_verdict = hit, verdict
+        return best, best_verdict, where
+
+    def _with_values(self, command: str, context: Context, names: Sequence[str]) -> Verdict:
+        """The strongest verdict when each of ``names`` holds an ordinary value.
+
+        A variable nobody gave a value for is read as unset, the worst case. When the
+        command would be fine with a plain name in it (a directory in the working
+        directory), what it does rests on a value that is missing, not on what it says.
+        """
+        env = dict(context.env)
+        for name in names:
+            env[name] = f"value-of-{name}"
+        valued = context.model_copy(update={"env": env})
+        parsed = parse_for(command, valued, max_chars=self._max_chars)
+        return self._strongest(parsed, valued)[1]
+
+    def _missing_value(self, hit: _Hit, parsed: ParsedShell, where: _Where) -> SpecialistResult:
+        """A nudge that names the variables whose values would decide what ``hit`` does."""
+        result = self._objection(hit, Verdict.NUDGE, parsed, where)
+        names = ", ".join("$" + n for n in hit.command.unknown_vars[:3])
+        first = hit.command.unknown_vars[0]
+        evidence = dict(result.evidence)
+        evidence["missing"] = [f"${n}" for n in hit.command.unknown_vars[:3]]
+        return result.model_copy(
+            update={
+                "reason": _cut(
+                    f"{result.reason}; what the command does rests on that missing value "
+                    "(with an ordinary value it would not be refused)",
+                    400,
+                ),
+                "correction": (
+                    f"{names} has no value the supervisor knows. Write the path out, or set "
+                    f"{first} on the same command line ({first}=… before the command) so the "
+                    "command can be checked, and only then run it."
+                ),
+                "evidence": evidence,
+            }
+        )
 
     def _where(self, parsed: ParsedShell, context: Context) -> _Where:
         tmpdir = context.env.get("TMPDIR") if self._use_tmpdir else None

@@ -1518,6 +1518,7 @@ class _Word:
     names: list[str] = field(default_factory=list)  # variables referenced
     procsubs: list[str] = field(default_factory=list)  # programs inside <(...) / >(...)
     procsub_outputs: list[str | None] = field(default_factory=list)  # their static output
+    aborts: bool = False  # ${X:?} of a variable known to be unset: the command never runs
 
 
 class _Expander:
@@ -1842,7 +1843,10 @@ class _Expander:
                     self.value(current or "", quoted)
                     return
                 if op.endswith("?"):
-                    self.note_unset(name)
+                    if name in self.parser.declared_unset:
+                        self.result.aborts = True  # the shell stops with an error instead
+                    else:
+                        self.note_unset(name)
                     return
                 if op.endswith("="):
                     sub = _Word()
@@ -1871,6 +1875,7 @@ class _Expander:
         self.result.unset.extend(u for u in sub.unset if u not in self.result.unset)
         self.result.names.extend(n for n in sub.names if n not in self.result.names)
         self.result.dynamic |= sub.dynamic
+        self.result.aborts |= sub.aborts
         self.result.sources.extend(sub.sources)
         self.value(" ".join(sub.fields), quoted)
 
@@ -2627,6 +2632,8 @@ class _Parser:
             k += 1
         self.assigned.extend(prefix_assign)
         expanded = self._expand_words(words[k:], state, scope)
+        if expanded.aborts:  # rm -rf "${DIR:?}/" with DIR known to be unset: an error, no run
+            return None
         argv = expanded.fields
         if not argv:
             for name, assigned in prefix_assign:

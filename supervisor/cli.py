@@ -334,7 +334,7 @@ def check(
     def decide(line: int | None, action: Any, context: Any) -> bool:
         try:
             if known is not None:
-                context = gather(context, cwd=os.getcwd(), cache=known)
+                context = gather(context, cwd=os.getcwd(), cache=known, action=action)
             decision = check_tool_call(sup, read_action(action, annotations), context)
         except InvalidActionError as exc:
             emit({"line": line, "error": {"code": "invalid-action", "message": str(exc)}})

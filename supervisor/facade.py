@@ -301,7 +301,7 @@ class Supervisor:
             InvalidActionError: ``action`` or ``context`` does not validate.
         """
         if self.facts is not None:
-            context = gather(context, cwd=os.getcwd(), cache=self.facts)
+            context = gather(context, cwd=os.getcwd(), cache=self.facts, action=action)
         if call_id is None and not self._engine.post:
             return self._engine.check(action, context)  # the hot path: nothing to keep
         ctx = as_context(context)
@@ -318,7 +318,7 @@ class Supervisor:
     ) -> Decision:
         """Decide on one action without blocking the running event loop."""
         if self.facts is not None:
-            context = await agather(context, cwd=os.getcwd(), cache=self.facts)
+            context = await agather(context, cwd=os.getcwd(), cache=self.facts, action=action)
         if call_id is None and not self._engine.post:
             return await self._engine.acheck(action, context)
         ctx = as_context(context)

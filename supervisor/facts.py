@@ -20,7 +20,10 @@ fact           how
 ``git_status`` that status text, at most ``MAX_STATUS_ENTRIES`` entries after its headers
 ``env``        the variables that name places (``$TMPDIR``, ``$XDG_CONFIG_HOME``...;
                :data:`~supervisor.hooks.LOCATION_ENV`): their values, ``"<unset>"`` when
-               unset, so ``rm -rf "$TMPDIR/x"`` is judged on where it deletes
+               unset, so ``rm -rf "$TMPDIR/x"`` is judged on where it deletes; and the
+               variables the action references (``$OUT_DIR``): ``"<unset>"`` when unset or
+               empty, the value when it names a place and the name suggests no secret
+               (:func:`~supervisor.hooks.shareable_value`), else left out (unknown)
 =============  =========================================================================
 
 A fact the caller gave (any value but None) is never replaced; ``env`` with ``HOME`` or
@@ -49,7 +52,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from supervisor.hooks import LOCATION_ENV
+from supervisor.hooks import LOCATION_ENV, referenced_names, shareable_value
 from supervisor.models import Context
 
 if TYPE_CHECKING:
@@ -59,6 +62,7 @@ __all__ = [
     "CACHE_TTL_S",
     "FACT_FIELDS",
     "GIT_TIMEOUT_S",
+    "MAX_REFERENCE_TEXT",
     "MAX_STATUS_ENTRIES",
     "UNSET",
     "FactsCache",
@@ -71,6 +75,7 @@ __all__ = [
     "in_container",
     "location_env",
     "platform_name",
+    "referenced_env",
     "user_of",
 ]
 
@@ -94,6 +99,7 @@ CACHE_TTL_S: Final = 1.0
 # present, paths unknown" rather than a short list.
 MAX_STATUS_ENTRIES: Final = 200
 UNSET: Final = "<unset>"  # a variable known to be unset (Context.env)
+MAX_REFERENCE_TEXT: Final = 65_536  # characters of an action read for variable references
 # How far up from the working directory to look for ``.git``: enough for any real tree,
 # and it bounds the stat calls on the hot path.
 _MAX_REPO_DEPTH: Final = 40
@@ -372,6 +378,8 @@ def gather(
     environ: Mapping[str, str] | None = None,
     cache: FactsCache | None = None,
     timeout_s: float = GIT_TIMEOUT_S,
+    action: object = None,
+    environ_complete: bool = True,
 ) -> Context:
     """``context`` with every fact this host can know filled in; given facts are kept.
 
@@ -384,6 +392,11 @@ def gather(
             process's).
         cache: keeps git's answers briefly per repository (default: none, git runs).
         timeout_s: the bound on ``git status``.
+        action: the action (or its dict, or several) whose variable references are
+            reported from ``environ`` (see the table above).
+        environ_complete: ``environ`` is the whole environment, so a variable it lacks is
+            unset; False when it holds only what a hook client sent (a variable it lacks
+            stays unknown).
 
     Raises:
         InvalidActionError: ``context`` does not validate.
@@ -408,6 +421,8 @@ def gather(
     if ctx.container is None and (container := in_container(env)) is not None:
         found["container"] = container
     places = location_env(env, given_env)
+    if action is not None:
+        places.update(referenced_env(action, env, {**given_env, **places}, environ_complete))
     if places:
         found["env"] = {**given_env, **places}
     if ctx.repo_root is None or ctx.branch is None or ctx.git_status is None:
@@ -441,6 +456,46 @@ def location_env(environ: Mapping[str, str], given: Mapping[str, str]) -> dict[s
     return {name: environ.get(name) or UNSET for name in LOCATION_ENV if name not in given}
 
 
+def referenced_env(
+    action: object, environ: Mapping[str, str], given: Mapping[str, str], complete: bool
+) -> dict[str, str]:
+    """The variables ``action``'s text references that ``given`` does not hold: ``"<unset>"``
+    when unset or empty, the value when :func:`~supervisor.hooks.shareable_value` allows it;
+    a variable whose value may not be shared, or that an incomplete ``environ`` lacks, is
+    left out (unknown)."""
+    found: dict[str, str] = {}
+    for name in referenced_names(_text_of(action)):
+        if name in given:
+            continue
+        value = environ.get(name)
+        if value is None and not complete:
+            continue
+        if not value:
+            found[name] = UNSET
+        elif (shared := shareable_value(name, value)) is not None:
+            found[name] = shared
+    return found
+
+
+def _text_of(action: object, budget: int = MAX_REFERENCE_TEXT) -> str:
+    """The strings of an action's arguments (of a model, a dict or a list of them), joined,
+    at most ``budget`` characters."""
+    parts: list[str] = []
+    stack: list[object] = [action]
+    while stack and budget > 0:
+        item = stack.pop()
+        if isinstance(item, str):
+            parts.append(item[:budget])
+            budget -= len(parts[-1])
+        elif isinstance(item, Mapping):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+        elif hasattr(item, "args"):  # an Action
+            stack.append(item.args)
+    return "\n".join(parts)
+
+
 def _may_be_cwd(cwd: str, repo_root: str | None) -> bool:
     """Whether the host's ``cwd`` agrees with a given ``repo_root`` (inside it, or none given).
 
@@ -462,10 +517,19 @@ async def agather(
     environ: Mapping[str, str] | None = None,
     cache: FactsCache | None = None,
     timeout_s: float = GIT_TIMEOUT_S,
+    action: object = None,
+    environ_complete: bool = True,
 ) -> Context:
     """:func:`gather` off the event loop (git runs in a worker thread)."""
     import asyncio
 
     return await asyncio.to_thread(
-        gather, context, cwd=cwd, environ=environ, cache=cache, timeout_s=timeout_s
+        gather,
+        context,
+        cwd=cwd,
+        environ=environ,
+        cache=cache,
+        timeout_s=timeout_s,
+        action=action,
+        environ_complete=environ_complete,
     )

@@ -155,7 +155,9 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         try:
             context = self._context(request)
             if self.facts is not None:
-                context = gather(context, cwd=os.getcwd(), cache=self.facts)
+                context = gather(
+                    context, cwd=os.getcwd(), cache=self.facts, action=request.tool_call
+                )
             decision = check_tool_call(
                 self.supervisor,
                 self._reading(request),
@@ -187,7 +189,9 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         try:
             context = self._context(request)
             if self.facts is not None:
-                context = await agather(context, cwd=os.getcwd(), cache=self.facts)
+                context = await agather(
+                    context, cwd=os.getcwd(), cache=self.facts, action=request.tool_call
+                )
             decision = await acheck_tool_call(
                 self.supervisor,
                 self._reading(request),

@@ -798,7 +798,7 @@ class McpProxy:
         self, reading: ToolCallReading, context: Context, call_id: str
     ) -> Decision:
         if self._facts is not None:
-            context = gather(context, cwd=self._facts_cwd, cache=self._facts)
+            context = gather(context, cwd=self._facts_cwd, cache=self._facts, action=reading.action)
         return check_tool_call(self.supervisor, reading, context, call_id=call_id)
 
     def _on_response(self, message: dict[str, Any], size: int) -> None:

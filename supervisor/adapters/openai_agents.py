@@ -215,7 +215,7 @@ def supervised_tool_guardrail(
                 seen += log_.transcript(_run_key(ctx, session)).sources
                 given = with_transcript(given, seen)
             if known is not None:
-                given = await agather(given, cwd=os.getcwd(), cache=known)
+                given = await agather(given, cwd=os.getcwd(), cache=known, action=reading.action)
             decision = await acheck_tool_call(sup, reading, given, call_id=ctx.tool_call_id)
         except Exception as exc:  # the agent loop must never crash on the gate
             log.exception("the supervisor could not check tool call %s", ctx.tool_call_id)

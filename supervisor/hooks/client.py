@@ -26,7 +26,7 @@ import time
 from collections.abc import Sequence
 from typing import Final, NoReturn
 
-from supervisor.hooks import AGENT_ENV, HOSTS
+from supervisor.hooks import AGENT_ENV, HOSTS, referenced_names, shareable_value
 from supervisor.hooks.answer import (
     DEFAULT_BUDGET_MS,
     HookAnswer,
@@ -163,6 +163,22 @@ def _tools_path(args: argparse.Namespace) -> str | None:
     return os.path.abspath(tools) if tools else None
 
 
+def agent_env(payload: str) -> dict[str, str]:
+    """What the daemon is told of the agent's environment: the :data:`AGENT_ENV` variables
+    that are set, and each variable the payload references: its value when it may be
+    shared (:func:`shareable_value`), ``""`` when unset or empty; one whose value may not
+    be shared is left out (unknown to the daemon)."""
+    env = {k: v for k in AGENT_ENV if (v := os.environ.get(k))}
+    for name in referenced_names(payload):
+        if name in env:
+            continue
+        value = os.environ.get(name, "")
+        shared = shareable_value(name, value) if value else ""
+        if shared is not None:
+            env[name] = shared
+    return env
+
+
 def answer(args: argparse.Namespace, text: str, started: float) -> tuple[HookAnswer, bool]:
     """The answer to one event, and whether all work finished (else exit without waiting)."""
     taxonomy = _taxonomy(args.taxonomy)
@@ -180,7 +196,7 @@ def answer(args: argparse.Namespace, text: str, started: float) -> tuple[HookAns
             "flag_as": args.flag_as,
             "budget_ms": max(0, remaining_ms),
             "tools": _tools_path(args),
-            "env": {k: v for k in AGENT_ENV if (v := os.environ.get(k))},
+            "env": agent_env(text),
         },
         ensure_ascii=False,
     ).encode()

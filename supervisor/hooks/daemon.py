@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from supervisor.errors import ConfigError
+from supervisor.hooks import referenced_names
 from supervisor.hooks.answer import DEFAULT_BUDGET_MS, error_answer
 from supervisor.hooks.runner import AGENT_ENV, HookSettings, SupervisorCache, run_hook
 from supervisor.state import ensure_home
@@ -134,6 +135,13 @@ def _settings(request: object, home: Path) -> tuple[HookSettings, str]:
         raise TypeError("'env' must be an object of strings")
     agent_env = tuple(
         (key, value) for key in AGENT_ENV if isinstance(value := env.get(key), str) and value
+    )
+    # The variables the payload references, as the client found them (the same reading):
+    # one sent empty is unset in the agent's environment; one not sent stays unknown.
+    agent_env += tuple(
+        (key, value)
+        for key in referenced_names(text)
+        if key not in AGENT_ENV and isinstance(value := env.get(key), str)
     )
     tools = request.get("tools")
     if tools is not None and not (isinstance(tools, str) and os.path.isabs(tools)):

@@ -72,8 +72,10 @@ _CACHE_SIZE: Final = 4
 class HookSettings:
     """How to answer: the host, the taxonomy and state, and the failure policy.
 
-    ``agent_env`` holds the :data:`AGENT_ENV` variables of the agent's environment when
-    this process does not run with it (the daemon); empty means this process's own.
+    ``agent_env`` holds what a hook client sent of the agent's environment when this
+    process does not run with it (the daemon): the :data:`AGENT_ENV` variables, and the
+    variables the payload references (``""`` when unset; one not sent is unknown). None
+    means this process runs in the agent's environment.
     """
 
     host: str
@@ -83,7 +85,7 @@ class HookSettings:
     on_error: OnError = "deny"
     flag_as: FlagAs = "allow"
     budget_ms: int = DEFAULT_BUDGET_MS
-    agent_env: tuple[tuple[str, str], ...] = ()
+    agent_env: tuple[tuple[str, str], ...] | None = None
     tools: str | None = None  # a tools file (docs/tool-annotations.md): sinks and trust
 
     def __post_init__(self) -> None:
@@ -249,8 +251,10 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
     context = gather(
         call.context,
         cwd=call.cwd,
-        environ=dict(settings.agent_env) if settings.agent_env else None,
+        environ=dict(settings.agent_env) if settings.agent_env is not None else None,
         cache=cache.facts,
+        action=call.actions,
+        environ_complete=settings.agent_env is None,
     )
     annotations = cache.annotations(settings.tools) if settings.tools else None
     if call.transcript_path and context.transcript is None and reads_transcripts(sup):

@@ -412,6 +412,99 @@ def test_the_daemon_is_told_the_agent_environment(tmp_path, monkeypatch):
         _settings({**request, "env": ["HOME"]}, tmp_path)
 
 
+def test_variables_the_action_references_are_facts():
+    action = {
+        "type": "shell",
+        "args": {"command": 'rm -rf "$OUT_DIR/" "${CACHE:?}" $API_KEY $X $PWD'},
+    }
+    environ = {"CACHE": "/home/u/.cache/app", "API_KEY": "/k", "X": "a;b", "PWD": "/elsewhere"}
+    ctx = gather({"cwd": "/w"}, environ=environ, action=action)
+    assert ctx.env["OUT_DIR"] == UNSET  # not in the environment: unset
+    assert ctx.env["CACHE"] == "/home/u/.cache/app"  # names a place: its value
+    assert "API_KEY" not in ctx.env  # a name that suggests a secret: no value, unknown
+    assert "X" not in ctx.env  # not a place: unknown
+    assert "PWD" not in ctx.env  # the shell sets it for the command itself
+    assert "env" in ctx.gathered
+    # a value the caller gave is kept; an empty variable is unset to the shell
+    ctx = gather({"env": {"OUT_DIR": "/w/out"}}, environ={"CACHE": ""}, action=action)
+    assert ctx.env["OUT_DIR"] == "/w/out"
+    assert ctx.env["CACHE"] == UNSET
+    # what a hook client sent is not the whole environment: a variable it lacks is unknown
+    partial = gather({"cwd": "/w"}, environ={"CACHE": ""}, action=action, environ_complete=False)
+    assert partial.env["CACHE"] == UNSET
+    assert "OUT_DIR" not in partial.env
+
+
+def test_the_verdict_follows_what_the_host_says_of_a_variable(tmp_path):
+    sup = _coding_supervisor(tmp_path / "state", record=False)
+    action = {"type": "shell", "args": {"command": 'rm -rf "$OUT_DIR/"'}, "session": "v"}
+    base = {"cwd": "/w/app", "repo_root": "/w/app", "home": "/home/u"}
+    unknown = sup.check(action, base)
+    assert unknown.verdict is Verdict.NUDGE  # the value is a missing fact: named
+    assert "$OUT_DIR has no known value" in unknown.reason
+    unset = gather(base, environ={}, action=action)
+    assert sup.check({**action, "session": "u"}, unset).verdict is Verdict.BLOCK  # rm -rf /
+    inside = gather(base, environ={"OUT_DIR": "/w/app/out"}, action=action)
+    assert sup.check({**action, "session": "i"}, inside).verdict is Verdict.OK
+
+
+def test_the_hook_client_sends_the_variables_a_payload_references(tmp_path, monkeypatch):
+    monkeypatch.setenv("OUT_DIR", "/w/app/out")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_notsent")
+    monkeypatch.delenv("MISSING", raising=False)
+    payload = json.dumps(
+        {"tool_input": {"command": "rm -rf $OUT_DIR/x $MISSING/y && echo $GITHUB_TOKEN"}}
+    )
+    sent = client.agent_env(payload)
+    assert sent["OUT_DIR"] == "/w/app/out"
+    assert sent["MISSING"] == ""  # unset
+    assert "GITHUB_TOKEN" not in sent  # never a value that may be a secret
+    request = {"v": 1, "host": "claude-code", "payload": payload, "taxonomy": ["coding"]}
+    settings, _ = _settings({**request, "env": {**sent, "NOT_REFERENCED": "/x"}}, tmp_path)
+    assert settings.agent_env is not None
+    assert dict(settings.agent_env) == {
+        **{k: v for k, v in sent.items() if k in AGENT_ENV},
+        "OUT_DIR": "/w/app/out",
+        "MISSING": "",
+    }
+
+
+def test_a_hook_refuses_an_unset_variable_outright_and_names_an_unknown_one(tmp_path):
+    home = tmp_path / "state"
+    cache = SupervisorCache(factory=lambda *t, home, store: _coding_supervisor(Path(home)))
+    payload = {
+        "session_id": "s-v",
+        "cwd": "/w/app",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": 'rm -rf "$OUT_DIR/"'},
+        "tool_use_id": "toolu_v",
+    }
+
+    def reason(agent_env: tuple[tuple[str, str], ...]) -> str:
+        settings = HookSettings(
+            host="claude-code",
+            taxonomy=("coding",),
+            home=str(home),
+            budget_ms=60_000,
+            agent_env=agent_env,
+        )
+        answer = run_hook(json.dumps(payload), settings, cache).answer
+        decided = [
+            (r.decision.get("verdict"), r.body["context"].get("env")) for r in _records(home)
+        ]
+        assert answer.stdout, (answer, decided)
+        out = json.loads(answer.stdout)
+        assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+        return str(out["hookSpecificOutput"]["permissionDecisionReason"])
+
+    try:
+        assert "$OUT_DIR is not set" in reason((("HOME", "/home/u"), ("OUT_DIR", "")))
+        assert "$OUT_DIR has no known value" in reason((("HOME", "/home/u"),))
+    finally:
+        cache.close()
+
+
 def test_replay_uses_the_recorded_facts_not_the_machine(repo, tmp_path, monkeypatch):
     (repo / "notes.txt").write_text("not committed\n")
     home = tmp_path / "state"

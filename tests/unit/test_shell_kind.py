@@ -242,7 +242,7 @@ def test_argv_lists_are_accepted():
         ("rm -r -f ..", "/work"),
         ("rm -rf ../other-project", "/work/other-project"),
         ("D=/; rm -rf $D", "/"),
-        ('rm -rf "$UNSET/"', "/"),
+        ('UNSET=; rm -rf "$UNSET/"', "/"),
         ("rm -rf $HOME", "/home/u"),
         ("rm -rf ${HOME}/", "/home/u"),
         ("cd / && rm -rf *", "/*"),
@@ -330,15 +330,42 @@ def test_reason_says_what_runs_and_through_what():
     assert result.evidence["workspace"] == "/work/app"
 
 
-def test_reason_names_the_unset_variable_and_whether_that_is_known():
+def test_a_value_nobody_gave_is_a_nudge_that_names_it():
+    # Read as unset (the worst case: / ), but the block would rest on a missing fact.
     result = judge(RECURSIVE_DELETE, 'rm -rf "$BUILD_DIR/"')
-    assert result.verdict is Verdict.BLOCK  # the worst case: it may be unset
+    assert result.verdict is Verdict.NUDGE
     assert result.reason is not None
     assert "$BUILD_DIR has no known value" in result.reason
+    assert "rests on that missing value" in result.reason
+    assert result.correction is not None
+    assert "$BUILD_DIR" in result.correction
+    assert result.evidence["missing"] == ["$BUILD_DIR"]
+    # known to be unset (a host said so): the Steam bug, refused outright
     declared = CTX.model_copy(update={"env": {"BUILD_DIR": "<unset>"}})
     known = judge(RECURSIVE_DELETE, 'rm -rf "$BUILD_DIR/"', declared)
     assert known.verdict is Verdict.BLOCK
     assert "$BUILD_DIR is not set" in (known.reason or "")
+    # a value set earlier on the line is no missing fact
+    assert judge(RECURSIVE_DELETE, 'D=/; rm -rf "$D"').verdict is Verdict.BLOCK
+    assert judge(RECURSIVE_DELETE, 'D=out; rm -rf "$D/"').verdict is Verdict.OK
+
+
+def test_a_missing_value_does_not_soften_what_is_refused_anyway():
+    # the root is deleted whatever $X holds
+    assert judge(RECURSIVE_DELETE, "rm -rf / $X").verdict is Verdict.BLOCK
+    assert judge(RECURSIVE_DELETE, 'rm -rf "$X" ~').verdict is Verdict.BLOCK
+
+
+def test_a_required_variable_known_to_be_unset_stops_the_command():
+    declared = CTX.model_copy(update={"env": {"OUT": "<unset>"}})
+    # ${OUT:?} makes the shell fail before rm runs
+    assert judge(RECURSIVE_DELETE, 'rm -rf "${OUT:?}/"', declared) is SpecialistResult.ok()
+    assert judge(RECURSIVE_DELETE, 'rm -rf "${OUT?}"/*', declared) is SpecialistResult.ok()
+    # unknown: the command runs only with a value, which nobody gave
+    assert judge(RECURSIVE_DELETE, 'rm -rf "${OUT:?}/"').verdict is Verdict.NUDGE
+    # only the guarded command is stopped by the error
+    both = judge(RECURSIVE_DELETE, 'rm -rf "${OUT:?}/"; rm -rf "$OUT/"', declared)
+    assert both.verdict is Verdict.BLOCK
 
 
 def test_scratch_directories_and_tmpdir():
@@ -382,7 +409,7 @@ def test_truncated_input_can_object():
 @pytest.mark.parametrize(
     ("config", "command", "verdict", "obj"),
     [
-        (UNSAFE_EXPANSION, 'rm -rf "$BUILD/"', Verdict.BLOCK, "unset:BUILD"),
+        (UNSAFE_EXPANSION, 'rm -rf "$BUILD/"', Verdict.NUDGE, "unset:BUILD"),
         (UNSAFE_EXPANSION, "D='my dir'; rm -rf $D", Verdict.BLOCK, "split:rm"),
         (DISK_WIPE, "dd if=/dev/zero of=/dev/sda bs=1M", Verdict.BLOCK, "dd:of=/dev/sda"),
         (DISK_WIPE, "sudo mkfs.ext4 /dev/sdb1", Verdict.BLOCK, "mkfs.ext4"),
