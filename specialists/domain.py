@@ -77,6 +77,7 @@ import idna
 from publicsuffixlist import PublicSuffixList
 from pydantic import AfterValidator, Field, JsonValue, field_validator, model_validator
 
+from specialists.secrets import ALL_KINDS, ENTROPY_KIND, scan
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
     INTERPRETERS,
@@ -88,6 +89,7 @@ from specialists.shellparse import (
 )
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
+from supervisor.redact import sensitive_name
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
 
 if TYPE_CHECKING:
@@ -450,6 +452,13 @@ class DomainConfig(KindConfig):
             private (RFC 1918, unique-local); link-local addresses (cloud metadata) object.
         shell: also judge the network destinations of ``args.command`` shell commands.
         shell_scope: ``all`` destinations, or only those ``sending`` data.
+        carrying: ``credential``: a destination objects only when what goes there carries
+            a credential (a key or token in a known format, a URL password, an
+            Authorization value: in the URL, headers or body of the action, or on the shell
+            command that reaches it, or a variable whose name says it holds one, like
+            ``$GITHUB_TOKEN``): exfiltration judged on where it goes and what it carries
+            together. The reason names the kind, never the value. ``anything`` (default):
+            every destination is judged.
         max_chars: a shell command is cut here before parsing.
         verdict: the verdict on an objection; the entry's ``default_verdict`` when unset.
     """
@@ -467,6 +476,7 @@ class DomainConfig(KindConfig):
     deny_ip_literals: bool = False
     shell: bool = False
     shell_scope: Literal["all", "sending"] = "all"
+    carrying: Literal["anything", "credential"] = "anything"
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=MAX_CHARS_LIMIT)
     verdict: Literal["flag", "nudge", "block"] | None = None
 
@@ -1499,12 +1509,61 @@ def _kind_of(host: Host) -> dict[str, JsonValue]:
     return {"tunnel": tunnel} if tunnel else {}
 
 
+# What counts as a credential carried to a destination: the formats and places secret
+# scanners recognise, not a merely random-looking token (ids and hashes are that too).
+_CARRIED_KINDS: Final = ALL_KINDS - {ENTROPY_KIND}
+MAX_CARRIED_CHARS: Final = 65_536  # characters of an action read for a carried credential
+
+
+def _credential_in(text: str) -> str | None:
+    """The kind of the first credential in ``text`` as words (``an aws-access-key-id``)."""
+    hits = scan(text[:MAX_CARRIED_CHARS], kinds=_CARRIED_KINDS, entropy=False, limit=1)
+    return f"a credential ({hits[0].kind})" if hits else None
+
+
+def _credential_in_args(action: Action) -> str | None:
+    """A credential anywhere in the strings of ``action.args`` (URL, headers, body...)."""
+    parts: list[str] = []
+    stack: list[object] = [action.args]
+    size = 0
+    while stack and size < MAX_CARRIED_CHARS:
+        item = stack.pop()
+        if isinstance(item, str):
+            parts.append(item)
+            size += len(item)
+        elif isinstance(item, dict):
+            parts.extend(f"{k}: " for k in item if isinstance(k, str))  # Authorization: …
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return _credential_in("\n".join(parts))
+
+
+def _credential_on(cmd: SimpleCommand | None) -> str | None:
+    """What credential the command that reaches a destination carries: a variable whose
+    name says it holds one (``$GITHUB_TOKEN``), or one written in its words."""
+    if cmd is None:
+        return None
+    for name in cmd.variables:
+        if sensitive_name(name) is not None:
+            return f"${name}, which by its name holds a credential"
+    return _credential_in(" ".join(cmd.argv))
+
+
+def _carrying(result: SpecialistResult, carried: str | None) -> SpecialistResult:
+    """``result`` with what the action carries there said in its reason."""
+    if carried is None or not result.reason:
+        return result
+    return result.model_copy(update={"reason": f"{result.reason}, carrying {carried}"})
+
+
 @final
 class DomainSpecialist:
     """Objects to a target outside the allowed domains, on a denied one, or unreadable."""
 
     __slots__ = (
         "_allowed",
+        "_credential_only",
         "_denied",
         "_deny_ips",
         "_deny_tunnels",
@@ -1530,6 +1589,7 @@ class DomainSpecialist:
         self._deny_ips = config.deny_ip_literals
         self._shell = config.shell
         self._sending_only = config.shell_scope == "sending"
+        self._credential_only = config.carrying == "credential"
         self._max_chars = config.max_chars
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
@@ -1543,7 +1603,9 @@ class DomainSpecialist:
             return SpecialistResult.refuse()
         present = False
         judged = 0
-        for field in self._fields if lists else ():
+        carried = _credential_in_args(action) if self._credential_only else None
+        fields = self._fields if lists and (carried or not self._credential_only) else ()
+        for field in fields:
             value = action.args.get(field)
             if value is None:
                 continue
@@ -1562,12 +1624,13 @@ class DomainSpecialist:
                 for host in parsed:
                     entry = covering(host, self._denied)
                     if entry is not None:
-                        return self._on_denied(action, field, host, entry)
+                        return _carrying(self._on_denied(action, field, host, entry), carried)
                     if allowed and covering(host, allowed) is not None:
                         continue
                     generic = self._generic_denial(host)
                     if generic is not None:
-                        return self._on_denied(action, field, host, generic, listed=False)
+                        denied = self._on_denied(action, field, host, generic, listed=False)
+                        return _carrying(denied, carried)
                     if allowed:
                         return self._outside(action, field, host, allowed)
         if command is not None:
@@ -1669,6 +1732,10 @@ class DomainSpecialist:
     ) -> tuple[int, Callable[[], SpecialistResult]] | bool:
         host_text = _host_text(dest.target)
         sends = dest.sends
+        if self._credential_only:
+            sends = _credential_on(dest.command)
+            if sends is None:
+                return False  # nothing that is a credential goes there
         if sends is None and ("$(" in dest.target or "`" in dest.target):
             sends = "another command's output, in the URL"
         if self._sending_only and sends is None:

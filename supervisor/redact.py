@@ -25,7 +25,7 @@ from typing import Any, Final, NamedTuple
 from supervisor.redact_args import TRIGGER, secret_spans
 from supervisor.redact_catalogue import keyword_patterns, mask_catalogue, splice
 
-__all__ = ["SECRET_KINDS", "contains_secret", "redact_json", "redact_text"]
+__all__ = ["SECRET_KINDS", "contains_secret", "redact_json", "redact_text", "sensitive_name"]
 
 SECRET_KINDS: Final[tuple[str, ...]] = (
     # Formats recognised by their shape.
@@ -532,6 +532,12 @@ def _compute_key_kind(key: str) -> str | None:
 
 
 _cached_key_kind: Final = lru_cache(maxsize=4096)(_compute_key_kind)
+
+
+def sensitive_name(name: str) -> str | None:
+    """What a key or variable of this name holds when it holds a credential (``GITHUB_TOKEN``
+    -> ``token``, ``db.password`` -> ``password``); None for any other name."""
+    return _key_kind(name)
 
 
 class _JsonRedactor:
