@@ -869,7 +869,10 @@ _FILE_PROGRAMS: Final = {
 
 
 def file_command_of(action: Action) -> str | None:
-    """``file_write {path: /etc/hosts}`` as ``tee /etc/hosts`` (None for other actions)."""
+    """``file_write {path: /etc/hosts}`` as ``tee /etc/hosts``, ``http {method: DELETE, url:
+    U}`` as ``curl -X DELETE U`` (None for other actions)."""
+    if action.type == "http":
+        return _http_command_of(action)
     words = _FILE_PROGRAMS.get(action.type)
     if words is None:
         return None
@@ -881,6 +884,18 @@ def file_command_of(action: Action) -> str | None:
     if not paths:
         return None
     return " ".join(shlex.quote(w) for w in (*words, "--", *paths))
+
+
+def _http_command_of(action: Action) -> str | None:
+    """An http action's method and URL as the curl command that sends the same request
+    (its headers and body are judged by the secrets and domain kinds, not here)."""
+    url = action.args.get("url")
+    method = action.args.get("method", "GET")
+    if not (isinstance(url, str) and url and isinstance(method, str)):
+        return None
+    if not (method.isascii() and method.isalpha() and len(method) <= 16):
+        return None  # not an HTTP method: nothing a rule can read
+    return f"curl -X {method.upper()} {shlex.quote(url)}"
 
 
 _memo = threading.local()  # the last staged-credentials answer, per thread (a cache)

@@ -44,6 +44,7 @@ from __future__ import annotations
 import base64
 import binascii
 import posixpath
+import shlex
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -2774,6 +2775,14 @@ class _Parser:
                 remote = stdin_text  # ssh host <<EOF … EOF: the remote shell reads stdin
             if remote:
                 nested.append(("shell:ssh", remote))
+        elif program == "watch":
+            watched = _watch_command(rest)
+            if watched:  # watch runs its words through sh -c, again and again
+                nested.append(("shell:watch", watched))
+        elif program in ("kubectl", "oc", "docker", "podman", "nerdctl"):
+            inside = _container_command(program, rest)
+            if inside is not None:  # a command run inside a container or a pod
+                nested.append(inside)
         elif program in ("su", "runuser"):
             for i, word in enumerate(rest):
                 if word in ("-c", "--command") and i + 1 < len(rest):
@@ -3304,6 +3313,57 @@ def _ssh_command(words: Sequence[str]) -> str | None:
         return None
     rest = words[i + 1 :]  # after the destination
     return " ".join(rest) if rest else None
+
+
+# watch's options that take a value (-n 2, --interval 2, -q 3).
+_WATCH_VALUES: Final = frozenset({"-n", "--interval", "-q", "--equexit"})
+
+
+def _watch_command(words: Sequence[str]) -> str | None:
+    """The command ``watch`` runs (its words joined by spaces, as ``sh -c`` gets them)."""
+    i, n = 0, len(words)
+    while i < n and words[i].startswith("-") and len(words[i]) > 1:
+        if words[i] == "--":
+            i += 1
+            break
+        i += 2 if words[i] in _WATCH_VALUES else 1
+    return " ".join(words[i:]) if i < n else None
+
+
+_SHELLS_C: Final = frozenset({"sh", "bash", "ash", "dash", "zsh", "ksh"})
+
+
+def _container_command(program: str, words: Sequence[str]) -> tuple[str, str] | None:
+    """What ``kubectl exec POD -- CMD``, ``docker exec C CMD`` or ``docker run IMAGE sh -c
+    CMD`` runs inside the pod or container, with how it is reached; None when the reader
+    cannot tell the command from the options (``docker run``'s many valued options: only a
+    shell given ``-c`` after them is read)."""
+    if not words:
+        return None
+    sub = words[0]
+    if program in ("kubectl", "oc"):  # global options (-n prod, --context x) may come first
+        if "exec" not in words[:5] or "--" not in words:
+            return None
+        command = words[words.index("--") + 1 :]
+        return (f"shell:{program} exec", shlex.join(command)) if command else None
+    if sub not in ("exec", "run", "create"):
+        return None
+    for i in range(1, len(words) - 2):
+        shell = words[i].rpartition("/")[2]
+        if shell in _SHELLS_C and words[i + 1] == "-c" and not words[i - 1].startswith("-"):
+            return (f"shell:{program} {sub}", words[i + 2])
+    if sub == "exec":  # docker exec [-itd] [-e X] [-u U] [-w W] CONTAINER CMD...
+        i = 1
+        while i < len(words) and words[i].startswith("-"):
+            i += 2 if words[i] in _DOCKER_EXEC_VALUES else 1
+        command = words[i + 1 :]
+        return (f"shell:{program} exec", shlex.join(command)) if command else None
+    return None
+
+
+_DOCKER_EXEC_VALUES: Final = frozenset(
+    {"-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys"}
+)
 
 
 def _cut_source(cmds: Sequence[SimpleCommand], width: int = 80) -> str:

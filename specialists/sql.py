@@ -761,8 +761,8 @@ class _Reader:
         assigned = dict(parsed.assigned)
         for item in fed:
             cmd = item.command
-            if "ssh" in cmd.via:
-                continue  # read below through the ssh wrapper, which knows the remote host
+            if any(v == "ssh" or v.endswith(" exec") for v in cmd.via):
+                continue  # read below through its wrapper (ssh, docker or kubectl exec)
             if cmd.program in _CLIENTS or (cmd.program in _WRAPPERS and not cmd.synthetic):
                 self.command(cmd, item.stdin, dict(item.files), assigned, Target())
         return self.found

@@ -210,7 +210,7 @@ def test_registers_the_shell_kind():
 
 def test_refuses_actions_without_a_command():
     specialist = build(RECURSIVE_DELETE)
-    assert specialist.evaluate(Action(type="http", args={"url": "x"}), CTX).verdict is (
+    assert specialist.evaluate(Action(type="click", args={"url": "x"}), CTX).verdict is (
         Verdict.REFUSE
     )
     assert specialist.evaluate(Action(type="shell", args={"command": 3}), CTX) is (
@@ -968,7 +968,7 @@ def test_file_tools_are_judged_by_the_same_effects(action: Action, verdict: Verd
 
 
 def test_other_actions_without_a_command_are_refused():
-    result = build(SYSTEM_CHANGE).evaluate(Action(type="http", args={"url": "https://x"}), CTX)
+    result = build(SYSTEM_CHANGE).evaluate(Action(type="click", args={"url": "https://x"}), CTX)
     assert result.verdict is Verdict.REFUSE
 
 
@@ -1213,3 +1213,34 @@ def test_scratch_none_skips_scratch_outside_the_workspace_only():
     in_tmp = Context(cwd="/tmp/ci/app", repo_root="/tmp/ci/app", home="/home/u")
     assert judge(config, "rm -rf test", in_tmp).verdict is Verdict.BLOCK  # the workspace's
     assert judge(config, "rm -rf /tmp/other/test", in_tmp) is SpecialistResult.ok()
+
+
+def test_an_http_action_is_judged_as_the_curl_that_sends_it():
+    config = {
+        "rules": [
+            {
+                "name": "HTTP DELETE to a service",
+                "program": ["curl"],
+                "args_any": ["DELETE"],
+                "excused_by": [{"args_any": ["*localhost*"], "reason": "it is a local service"}],
+            }
+        ]
+    }
+    specialist = build(config, "nudge")
+
+    def verdict(**args: Any) -> Verdict:
+        return specialist.evaluate(Action(type="http", args=args), CTX).verdict
+
+    assert verdict(method="DELETE", url="https://api.example.com/v1/x/42") is Verdict.NUDGE
+    assert verdict(method="delete", url="https://api.example.com/v1/x/42") is Verdict.NUDGE
+    assert verdict(method="DELETE", url="http://localhost:8000/x/42") is Verdict.FLAG  # excused
+    assert verdict(method="GET", url="https://api.example.com/v1/x/42") is Verdict.OK
+    # not a request a rule can read: no vote, no guess
+    assert verdict(method="DEL ETE; rm -rf /", url="https://a.example") is Verdict.REFUSE
+    assert verdict(method="DELETE") is Verdict.REFUSE
+    assert (
+        shell.file_command_of(
+            Action(type="http", args={"method": "DELETE", "url": "https://a.example/x y"})
+        )
+        == "curl -X DELETE 'https://a.example/x y'"
+    )

@@ -1517,3 +1517,41 @@ def test_a_file_downloaded_then_run_on_the_line_is_fetched_code(
 )
 def test_a_downloaded_file_that_is_only_read_is_not_run(command: str, program: str):
     assert only(command, program).code_from == ()
+
+
+@pytest.mark.parametrize(
+    ("command", "via", "argv"),
+    [
+        ("watch -n 60 'rm -rf /x'", "watch", ("rm", "-rf", "/x")),
+        ("watch -d -- rm -rf /x", "watch", ("rm", "-rf", "/x")),
+        ("kubectl exec -it deploy/api -- rm -rf /data", "kubectl exec", ("rm", "-rf", "/data")),
+        (
+            "kubectl -n prod exec api -- sh -c 'rm -rf /data'",
+            "kubectl exec",
+            ("rm", "-rf", "/data"),
+        ),
+        ("kubectl logs api -- rm -rf /data", None, None),  # not an exec: no command runs
+        ("docker exec -it -u root -w /app web rm -rf /data", "docker exec", ("rm", "-rf", "/data")),
+        ("podman exec web sh -c 'rm -rf /data'", "podman exec", ("rm", "-rf", "/data")),
+        (
+            "docker run --rm -v /w:/w alpine sh -c 'rm -rf /data'",
+            "docker run",
+            ("rm", "-rf", "/data"),
+        ),
+    ],
+)
+def test_commands_run_by_watch_and_inside_containers_are_read(
+    command: str, via: str | None, argv: tuple[str, ...] | None
+):
+    rms = [c for c in run(command).commands if c.program == "rm"]
+    if via is None:
+        assert rms == []  # the reader does not guess past what it cannot place
+        return
+    assert [c.argv for c in rms] == [argv]
+    assert rms[0].via[0] == via
+
+
+def test_a_container_command_the_reader_cannot_place_is_not_guessed():
+    # docker run's options take values the reader does not list: only a shell given -c is read
+    assert [c.program for c in run("docker run -p 8080:80 nginx").commands] == ["docker"]
+    assert [c.program for c in run("kubectl exec api ls").commands] == ["kubectl"]
