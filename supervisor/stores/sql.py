@@ -102,8 +102,8 @@ _ADD_NUDGE: Final = (
     " VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
 _HEED: Final = (
-    "UPDATE {p}nudges SET state = 'heeded', settled_by = ? WHERE session = ? AND entry_id = ?"
-    " AND state = 'open'"
+    "UPDATE {p}nudges SET state = 'heeded', settled_by = ? WHERE session = ? AND state = 'open'"
+    " AND entry_id IN "
 )
 _ADD_DECISION: Final = (
     "INSERT INTO {p}decisions (decision_id, created_at, session, agent, verdict, taxonomy_hash,"
@@ -155,6 +155,11 @@ def _now() -> datetime:
     """The time of the store's own writes (a nudge, an outcome, a label): one clock for both
     engines, read in Python, so that the same work stores the same rows on either."""
     return datetime.now(UTC)
+
+
+def _marks(count: int) -> str:
+    """``(?, ?, ...)``: the parameters of an ``IN`` list of ``count`` values."""
+    return f"({', '.join('?' * count)})"
 
 
 def _executemany(conn: Any, statement: str, rows: Iterable[Sequence[object]]) -> None:
@@ -313,6 +318,7 @@ class SqlStore(abc.ABC):
         created = self.dialect.moment(decision.created_at)
         objections = objections_of(decision)
         print_ = fingerprint(decision.action)
+        entries = sorted(set(heeded))
         q = self.dialect.sql
 
         def do(conn: Any) -> None:
@@ -349,10 +355,9 @@ class SqlStore(abc.ABC):
                     ],
                 )
             if heeded and decision.session is not None:
-                _executemany(
-                    conn,
-                    q(_HEED),
-                    [(decision.decision_id, decision.session, e) for e in heeded],
+                conn.execute(
+                    q(_HEED + _marks(len(entries))),
+                    (decision.decision_id, decision.session, *entries),
                 )
             if link is not None:
                 conn.execute(q(_ANCHOR), (*anchor_row(link), created))
@@ -496,7 +501,7 @@ class SqlStore(abc.ABC):
             return []
         sql = _ANCHORS
         if names is not None:
-            sql += f" WHERE chain IN ({', '.join('?' for _ in names)})"
+            sql += f" WHERE chain IN {_marks(len(names))}"
         statement = self.dialect.sql(sql + " ORDER BY chain")
         rows = self._run(
             "reading chain anchors",
