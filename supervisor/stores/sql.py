@@ -354,7 +354,7 @@ class SqlStore(abc.ABC):
                         for entry_id, verdict in objections
                     ],
                 )
-            if heeded and decision.session is not None:
+            if entries and decision.session is not None:
                 conn.execute(
                     q(_HEED + _marks(len(entries))),
                     (decision.decision_id, decision.session, *entries),

@@ -3,7 +3,10 @@
 WAL journal, a busy timeout, ``BEGIN IMMEDIATE`` for every write so that writers queue
 instead of failing, and ``synchronous=NORMAL``: a transaction that committed survives the
 process being killed (not a power cut). Schema versions live in ``PRAGMA user_version``.
-Reads go through a second connection: in WAL mode a reader never waits for a writer.
+Reads go through a second connection: in WAL mode a reader never waits for a writer, so a
+nudge that cannot be written before the busy timeout (another process holds the lock) is
+reported with the history that connection could still read
+(:class:`~supervisor.errors.StoreBusyError`), as on PostgreSQL.
 The statements themselves are :mod:`supervisor.stores.sql`'s.
 """
 
@@ -207,6 +210,7 @@ class SqliteStore(SqlStore):
         # process's lock. Specialists may ask them in the caller's thread.
         self._read_lock = threading.Lock()
         self._pid = os.getpid()
+        self._busy_timeout_s = busy_timeout_s
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             self._conn = self._connect(busy_timeout_s)
@@ -245,7 +249,7 @@ class SqliteStore(SqlStore):
     def _run(self, what: str, fn: Callable[[Any], T], *, write: bool = False) -> T:
         if os.getpid() != self._pid:
             raise StoreError("a SQLite store cannot be shared with a forked child; open it again")
-        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        deadline = time.monotonic() + self._busy_timeout_s
         delay = 0.005
         while True:
             try:
