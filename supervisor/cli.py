@@ -525,9 +525,16 @@ def keys_generate(ctx: click.Context, directory: Path | None, force: bool) -> No
     help="The store that anchors the chain, where the hand-over is anchored (default: "
     "$SUPERVISE_STORE, else state.db in the state directory).",
 )
+@click.option(
+    "--new-key-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="When $SUPERVISE_SIGNING_KEY names the key: write the new private key to this new "
+    "file (mode 0600; its public key beside it, .pub), then point the variable at it.",
+)
 @click.pass_context
 @handle_errors
-def keys_rotate(ctx: click.Context, store: str | None) -> None:
+def keys_rotate(ctx: click.Context, store: str | None, new_key_out: Path | None) -> None:
     """Replace the signing key within the chain of records.
 
     The old key signs a hand-over to the new public key (which accepts it), written into
@@ -535,10 +542,13 @@ def keys_rotate(ctx: click.Context, store: str | None) -> None:
     the old key, records after it with the new one. The old key is kept in keys/retired/
     to open the values it sealed. Writers running with the old key read the new one before
     their next record. The store's anchor of the chain moves to the hand-over.
+
+    When $SUPERVISE_SIGNING_KEY names the key, the new key goes to the file --new-key-out
+    names (its retired/ beside it keeps the old key): stop the writers, rotate, then start
+    them with the variable pointing at the new file.
     """
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from supervisor.artifacts import ArtifactLog
     from supervisor.signing import (
         KEY_ENV,
         KEYS_DIR,
@@ -548,29 +558,41 @@ def keys_rotate(ctx: click.Context, store: str | None) -> None:
         install_keys,
         load_private_key,
         retire_key,
+        write_key_file,
     )
 
-    if os.environ.get(KEY_ENV):
+    named = os.environ.get(KEY_ENV)
+    if named and new_key_out is None:
         raise click.UsageError(
-            f"${KEY_ENV} names the signing key ({os.environ[KEY_ENV]}); keys rotate replaces "
-            "the state directory's key (keys/signing.key): unset it, or rotate that file's "
-            "holder's way"
+            f"${KEY_ENV} names the signing key ({named}), which keys rotate does not replace "
+            "in place. Stop the writers (hook daemon, MCP proxy, agents), run `supervise keys "
+            f"rotate --new-key-out FILE`, then start them with {KEY_ENV}=FILE; or unset "
+            f"{KEY_ENV} to rotate the state directory's key (keys/signing.key)"
+        )
+    if new_key_out is not None and not named:
+        raise click.UsageError(
+            f"--new-key-out goes with a key named by ${KEY_ENV}, which is not set; without it, "
+            "keys rotate installs the new key in the state directory (keys/signing.key)"
         )
     home = _home(ctx)
     directory = home / KEYS_DIR
-    path = directory / PRIVATE_FILE
+    path = Path(named) if named else directory / PRIVATE_FILE
     if not path.exists():
         raise click.ClickException(
             f"{path} does not exist: there is no key to rotate (supervise keys generate makes one)"
         )
     old = load_private_key(path)
     new = KeyPair.from_private(Ed25519PrivateKey.generate())
-    kept = retire_key(directory, old)
-    log = ArtifactLog(home, old, key_file=path)
-    try:
-        handed = log.hand_over(new, install=lambda: install_keys(directory, new.private))
-    finally:
-        log.close()
+    if new_key_out is None:
+        kept = retire_key(directory, old)
+        handed = _hand_over(home, old, new, path, lambda: install_keys(directory, new.private))
+    else:
+        # Written before the hand-over names it (nobody reads it before the variable does),
+        # so that the chain never names a key that is not on disk.
+        target = new_key_out.absolute()
+        public = write_key_file(target, new.private)
+        kept = retire_key(target.parent, old)
+        handed = _hand_over(home, old, new, path, lambda: None)
     click.echo(f"key {new.key_id} replaces {old.key_id}")
     if handed is None:
         click.echo("no records yet: the first record will be signed with the new key")
@@ -579,8 +601,30 @@ def keys_rotate(ctx: click.Context, store: str | None) -> None:
         click.echo(f"hand-over: record {seq} of the chain, signed with the old key")
         if link is not None:
             click.echo(_anchor_handover(home, store, link))
-    click.echo(f"public:  {directory / PUBLIC_FILE} (give this to verifiers)")
+    if new_key_out is None:
+        click.echo(f"public:  {directory / PUBLIC_FILE} (give this to verifiers)")
+    else:
+        click.echo(f"new key: {target} (mode 0600)")
+        click.echo(f"public:  {public} (give this to verifiers)")
     click.echo(f"old key: {kept} (kept to open the values it sealed)")
+    if new_key_out is not None:
+        click.echo(
+            f"now: start every writer with {KEY_ENV}={target}; a writer still holding the old "
+            "key signs with it, and verify names those records"
+        )
+
+
+def _hand_over(
+    home: Path, old: Any, new: Any, key_file: Path, install: Callable[[], None]
+) -> tuple[int, Any] | None:
+    """The chain handed over from ``old`` to ``new`` (see ``ArtifactLog.hand_over``)."""
+    from supervisor.artifacts import ArtifactLog
+
+    log = ArtifactLog(home, old, key_file=key_file)
+    try:
+        return log.hand_over(new, install=install)
+    finally:
+        log.close()
 
 
 def _anchor_handover(home: Path, store: str | None, link: Any) -> str:

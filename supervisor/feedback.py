@@ -6,8 +6,8 @@ objections right or wrong; from those labels come the figures this module comput
 and ISO week (volume, labelled share, precision, heed rate), the training rows the
 ``classifier`` kind learns from, and the HTML report of ``supervise report``.
 
-The helpers at the top are shared by the two stores, so that SQLite and PostgreSQL build the
-same :class:`~supervisor.store.FeedbackItem` from their rows and refuse the same labels.
+The store keeps the rows (:mod:`supervisor.stores.sql`, in the shapes of
+:mod:`supervisor.rows`); this module reads them.
 """
 
 from __future__ import annotations
@@ -18,389 +18,42 @@ import html
 import io
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
-from pydantic import JsonValue, ValidationError
+from pydantic import JsonValue
 
 from supervisor.errors import ConfigError, StateDirError, StoreError
-from supervisor.models import Action, Decision, Verdict
+from supervisor.models import Action, Verdict
 from supervisor.redact import redact_text, redact_value
-from supervisor.store import FeedbackFilter, FeedbackItem, Label
+from supervisor.rows import VERDICTS, EntryFigures, FeedbackItem, Figures, iso_week
 
 if TYPE_CHECKING:
     from supervisor.store import Store
 
 __all__ = [
     "VERDICTS",
-    "Dialect",
     "EntryFigures",
     "Figures",
     "action_summary",
-    "check_label",
     "default_labeller",
-    "feedback_from",
-    "feedback_item",
     "feedback_row",
-    "feedback_where",
     "figures",
     "iso_week",
-    "parse_decision",
     "parse_since",
     "percent",
     "record_label",
-    "session_neighbours",
-    "tallied",
-    "tally_where",
     "text_fields",
     "week_axis",
     "write_report",
 ]
 
-VERDICTS: Final[tuple[str, ...]] = ("ok", "flag", "nudge", "block")
 LABELLER_ENV: Final = "SUPERVISE_LABELLER"
 REPORT_FILE: Final = "report.html"
 REPORT_EXTRA: Final = "pip install 'agent-supervise[report]'"
-
-# -- shared by the stores ------------------------------------------------------------------
-
-
-def parse_decision(summary: str, decision_id: str, where: str) -> Decision:
-    """A stored decision (its ``model_dump_json()``), or a StoreError saying why not."""
-    try:
-        return Decision.model_validate_json(summary)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        place = ".".join(str(p) for p in first["loc"])
-        raise StoreError(
-            f"decision {decision_id!r} in {where} cannot be read by this version of "
-            f"supervise ({place}: {first['msg']}); upgrade supervise"
-        ) from exc
-
-
-def check_label(
-    decision_id: str,
-    entry_id: str,
-    correct: bool,
-    corrected: str | None,
-    objected: Mapping[str, str],
-    known: bool,
-    where: str,
-) -> str | None:
-    """Whether a label may be recorded; returns ``corrected`` as plain text.
-
-    ``objected`` maps the entries that objected in the decision to their verdicts;
-    ``known`` says whether the decision is in the store at all.
-
-    Raises:
-        StoreError: the decision is unknown, the entry did not object there, or the
-            corrected verdict is not a verdict or contradicts ``correct``.
-    """
-    if corrected is not None:
-        corrected = str(corrected)
-        if corrected not in VERDICTS:
-            raise StoreError(f"corrected verdict {corrected!r} is not one of {', '.join(VERDICTS)}")
-    if not known:
-        raise StoreError(
-            f"no decision {decision_id!r} in {where}; `supervise feedback list` shows the "
-            "objections that can be labelled"
-        )
-    verdict = objected.get(entry_id)
-    if verdict is None:
-        others = ", ".join(f"{e} ({v})" for e, v in sorted(objected.items())) or "none"
-        raise StoreError(
-            f"entry {entry_id!r} did not object in decision {decision_id!r}, so there is "
-            f"nothing of it to label; entries that objected there: {others}"
-        )
-    if correct and corrected not in (None, verdict):
-        raise StoreError(
-            f"{entry_id} said {verdict} in {decision_id}: a correct label keeps that verdict; "
-            f"to say it should have been {corrected}, label it wrong"
-        )
-    if not correct and corrected == verdict:
-        raise StoreError(
-            f"{entry_id} said {verdict} in {decision_id}: a wrong label's corrected verdict "
-            "must differ from it"
-        )
-    return corrected
-
-
-def feedback_item(
-    *,
-    decision_id: str,
-    entry_id: str,
-    verdict: str,
-    created_at: datetime,
-    session: str | None,
-    agent: str | None,
-    summary: str,
-    context: JsonValue,
-    label: Label | None,
-    nudge_state: str | None,
-    where: str,
-) -> FeedbackItem:
-    """One row of the feedback log, from a store's columns."""
-    return FeedbackItem(
-        decision_id=decision_id,
-        entry_id=entry_id,
-        verdict=verdict,
-        created_at=created_at,
-        session=session,
-        agent=agent,
-        decision=parse_decision(summary, decision_id, where),
-        context=context,
-        heeded=nudge_state if verdict == Verdict.NUDGE.value else None,
-        label=label,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class Dialect:
-    """How one store writes the feedback query: its placeholder, its table names, how it
-    takes a moment, and how it reads the host out of a stored decision."""
-
-    mark: str  # "?" or "%s"
-    prefix: str  # "" or "supervise_"
-    moment: Callable[[datetime], object]
-    host: str  # an SQL expression on the decision row ``d``
-    day: str  # an SQL expression for the UTC day (YYYY-MM-DD) of the objection ``o``
-    text: str = ""  # what reads a JSON column as text ("::text" in PostgreSQL)
-    materialized: str = ""  # "MATERIALIZED " where a CTE is otherwise inlined (PostgreSQL)
-
-
-class FeedbackReads:
-    """The feedback reads both SQL stores answer the same way: the query is the dialect's,
-    the rows come back through the store's own ``_feedback`` (its connection and its types)."""
-
-    _dialect: ClassVar[Dialect]
-
-    def _feedback(self, sql: str, params: list[object]) -> list[FeedbackItem]:
-        raise NotImplementedError  # pragma: no cover - each store defines it
-
-    def feedback(
-        self,
-        entry_id: str | None = None,
-        *,
-        labelled: bool | None = None,
-        since: datetime | None = None,
-        limit: int | None = None,
-    ) -> list[FeedbackItem]:
-        where = FeedbackFilter(entry_id=entry_id, labelled=labelled, since=since)
-        return self._feedback(*feedback_where(self._dialect, where, limit=limit))
-
-    def feedback_page(
-        self, where: FeedbackFilter, *, offset: int = 0, limit: int = 50
-    ) -> list[FeedbackItem]:
-        return self._feedback(
-            *feedback_where(self._dialect, where, newest_first=True, offset=offset, limit=limit)
-        )
-
-
-def _joined(prefix: str, objections: str, decisions: bool = True) -> str:
-    """FROM the objections (``o``) with their current labels (``l``) and, when asked, their
-    decisions (``d``: large rows, which a count should not have to read)."""
-    out = f" FROM {objections}"
-    if decisions:
-        out += f" JOIN {prefix}decisions d ON d.decision_id = o.decision_id"
-    return (
-        out + f" LEFT JOIN {prefix}labels l ON l.decision_id = o.decision_id"
-        " AND l.entry_id = o.entry_id"
-    )
-
-
-def feedback_from(
-    dialect: Dialect, where: FeedbackFilter, *, decisions: bool = False
-) -> tuple[str, list[object]]:
-    """The FROM and WHERE clauses of a feedback query (objections ``o``, current labels
-    ``l``, and decisions ``d`` when asked for or the host is), and their parameters."""
-    m = dialect.mark
-    # Every decision has its objections' rows: the decisions are joined for the host only.
-    joined = _joined(
-        dialect.prefix, f"{dialect.prefix}objections o", decisions or where.host is not None
-    )
-    sql = joined + " WHERE 1 = 1"
-    params: list[object] = []
-    for column, value in (
-        ("o.entry_id", where.entry_id),
-        ("o.decision_id", where.decision_id),
-        ("o.verdict", where.verdict),
-        ("o.session", where.session),
-        ("o.agent", where.agent),
-        (dialect.host, where.host),
-    ):
-        if value is not None:
-            sql += f" AND {column} = {m}"
-            params.append(value)
-    if where.labelled is not None:
-        sql += " AND l.decision_id IS NOT NULL" if where.labelled else " AND l.decision_id IS NULL"
-    if where.correct is not None:
-        sql += f" AND l.correct = {m}"
-        params.append(where.correct)  # SQLite stores it as 0/1, which compares equal
-    if where.since is not None:
-        sql += f" AND o.created_at >= {m}"
-        params.append(dialect.moment(where.since))
-    if where.until is not None:
-        sql += f" AND o.created_at < {m}"
-        params.append(dialect.moment(where.until))
-    return sql, params
-
-
-def _nudge_state(prefix: str) -> str:
-    # The nudge row shares the objection's session key (the agent's id when there is no
-    # session: see supervisor.policy), which keeps the lookup on the primary key.
-    return (
-        f"(SELECT n.state FROM {prefix}nudges n "
-        "WHERE n.session = COALESCE(o.session, o.agent, '') AND n.entry_id = o.entry_id "
-        "AND n.decision_id = o.decision_id LIMIT 1)"
-    )
-
-
-def feedback_where(
-    dialect: Dialect,
-    where: FeedbackFilter,
-    *,
-    newest_first: bool = False,
-    offset: int = 0,
-    limit: int | None = None,
-) -> tuple[str, list[object]]:
-    """The whole feedback query of a store (see :func:`feedback_from`), ordered and paged.
-
-    A page is found first by its keys alone, then its rows are read whole: a store that
-    builds every row it skips (PostgreSQL renders each decision as text) would otherwise
-    pay for all the pages before this one.
-    """
-    p, m = dialect.prefix, dialect.mark
-    order = " DESC" if newest_first else ""
-    keys = f" ORDER BY o.created_at{order}, o.decision_id{order}, o.entry_id{order}"
-    columns = (
-        "SELECT o.decision_id, o.entry_id, o.verdict, o.created_at, o.session, o.agent, "
-        f"d.summary{dialect.text}, d.context, l.correct, l.labeller, l.labelled_at, "
-        f"l.note, l.corrected, {_nudge_state(p)}"
-    )
-    if limit is None and not offset:
-        body, params = feedback_from(dialect, where, decisions=True)
-        return columns + body + keys, params
-    body, params = feedback_from(dialect, where)
-    page = "SELECT o.decision_id, o.entry_id" + body + keys
-    if limit is not None:
-        page += f" LIMIT {m}"
-        params.append(max(limit, 0))
-    if offset:
-        page += f" OFFSET {m}"
-        params.append(max(offset, 0))
-    found = (
-        f"({page}) k JOIN {p}objections o ON o.decision_id = k.decision_id"
-        " AND o.entry_id = k.entry_id"
-    )
-    return columns + _joined(p, found) + keys, params
-
-
-# The counts of a Figures, in the order a tally query returns them.
-_COUNTS: Final = (
-    "objections",
-    "flags",
-    "nudges",
-    "blocks",
-    "labelled",
-    "correct",
-    "heeded",
-    "ignored",
-    "open",
-)
-
-
-def tally_where(
-    dialect: Dialect, where: FeedbackFilter, *, weekly: bool = False
-) -> tuple[str, list[object]]:
-    """A query counting, per entry (and per UTC day with ``weekly``), what :func:`figures`
-    counts from the items: objections by verdict, labels, correct labels, nudges' fates.
-
-    For a store that holds more objections than are worth reading whole; the counts are
-    then made into :class:`Figures` by :func:`tallied`.
-    """
-    body, params = feedback_from(dialect, where)
-    day = f", {dialect.day} AS day" if weekly else ""
-    inner = (
-        "SELECT o.entry_id AS entry_id, o.verdict AS verdict, l.decision_id AS label, "
-        f"l.correct AS correct, {_nudge_state(dialect.prefix)} AS state{day}" + body
-    )
-    group = "entry_id, day" if weekly else "entry_id"
-
-    def count(condition: str) -> str:
-        return f"SUM(CASE WHEN {condition} THEN 1 ELSE 0 END)"
-
-    counts = [
-        "COUNT(*)",
-        *(count(f"verdict = '{v}'") for v in ("flag", "nudge", "block")),
-        count("label IS NOT NULL"),
-        count("correct"),  # 1/0 in SQLite, a boolean in PostgreSQL; NULL when unlabelled
-        *(count(f"state = '{s}'") for s in ("heeded", "ignored", "open")),
-    ]
-    # Materialised, so that PostgreSQL asks for each nudge's state once, not once per count.
-    sql = (
-        f"WITH t AS {dialect.materialized}({inner}) "
-        f"SELECT {group}, {', '.join(counts)} FROM t GROUP BY {group} ORDER BY {group}"
-    )
-    return sql, params
-
-
-def tallied(rows: Iterable[Sequence[Any]], *, weekly: bool = False) -> list[EntryFigures]:
-    """The rows of a :func:`tally_where` query as figures, per entry sorted by id (with
-    ``weekly``, the days summed into ISO weeks, oldest first)."""
-    totals: dict[str, dict[str, int]] = {}
-    weeks: dict[str, dict[str, dict[str, int]]] = {}
-    for row in rows:
-        entry_id = str(row[0])
-        values = row[2:] if weekly else row[1:]
-        into = [totals.setdefault(entry_id, {})]
-        if weekly:
-            day = date.fromisoformat(str(row[1]))
-            week = iso_week(datetime(day.year, day.month, day.day, tzinfo=UTC))
-            into.append(weeks.setdefault(entry_id, {}).setdefault(week, {}))
-        for counts in into:
-            for name, value in zip(_COUNTS, values, strict=True):
-                counts[name] = counts.get(name, 0) + int(value or 0)
-    return [
-        EntryFigures(
-            entry_id,
-            Figures(entry_id, None, **totals[entry_id]),
-            tuple(Figures(entry_id, w, **c) for w, c in sorted(weeks.get(entry_id, {}).items())),
-        )
-        for entry_id in sorted(totals)
-    ]
-
-
-def session_neighbours(
-    execute: Callable[[str, Sequence[object]], Sequence[Sequence[Any]]],
-    dialect: Dialect,
-    decision_id: str,
-    span: int,
-) -> list[tuple[str, str]]:
-    """(decision id, stored decision) of a decision and up to ``span`` decisions of its
-    session on either side, oldest first; ``execute`` runs one query in the store."""
-    p, m, summary = dialect.prefix, dialect.mark, f"summary{dialect.text}"
-    found = execute(
-        f"SELECT session, created_at, {summary} FROM {p}decisions WHERE decision_id = {m}",
-        (decision_id,),
-    )
-    if not found:
-        return []
-    session, created, this = found[0]
-    if session is None:
-        return [(decision_id, this)]
-    side = (
-        f"SELECT decision_id, {summary} FROM {p}decisions WHERE session = {m} AND "
-        f"(created_at {{op}} {m} OR (created_at = {m} AND decision_id {{op}} {m})) "
-        f"ORDER BY created_at{{order}}, decision_id{{order}} LIMIT {m}"
-    )
-    keys = (session, created, created, decision_id, max(span, 0))
-    before = execute(side.format(op="<", order=" DESC"), keys)
-    after = execute(side.format(op=">", order=""), keys)
-    return [(str(key), str(text)) for key, text in [*reversed(before), (decision_id, this), *after]]
-
 
 # -- labelling -------------------------------------------------------------------------------
 
@@ -482,85 +135,9 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
     return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
-def iso_week(when: datetime) -> str:
-    """The ISO week of a moment, in UTC: ``2026-W07``."""
-    year, week, _ = when.astimezone(UTC).isocalendar()
-    return f"{year}-W{week:02d}"
-
-
 def _week_start(week: str) -> date:
     year, number = week.split("-W")
     return date.fromisocalendar(int(year), int(number), 1)
-
-
-def _ratio(part: int, whole: int) -> float | None:
-    return part / whole if whole else None
-
-
-@dataclass(frozen=True, slots=True)
-class Figures:
-    """What one entry's objections came to, in one ISO week or (``week`` None) overall."""
-
-    entry_id: str
-    week: str | None
-    objections: int = 0
-    flags: int = 0
-    nudges: int = 0
-    blocks: int = 0
-    labelled: int = 0
-    correct: int = 0
-    heeded: int = 0  # nudges the agent followed
-    ignored: int = 0  # nudges the agent tried again regardless
-    open: int = 0  # nudges with no later action yet to tell
-
-    @property
-    def labelled_share(self) -> float | None:
-        """Labelled objections over all objections."""
-        return _ratio(self.labelled, self.objections)
-
-    @property
-    def precision(self) -> float | None:
-        """Objections labelled correct over labelled objections (None with no labels)."""
-        return _ratio(self.correct, self.labelled)
-
-    @property
-    def heed_rate(self) -> float | None:
-        """Heeded nudges over settled ones (heeded + ignored); open nudges do not count."""
-        return _ratio(self.heeded, self.heeded + self.ignored)
-
-    def as_json(self) -> dict[str, JsonValue]:
-        return {
-            "entry_id": self.entry_id,
-            "week": self.week,
-            "objections": self.objections,
-            "flags": self.flags,
-            "nudges": self.nudges,
-            "blocks": self.blocks,
-            "labelled": self.labelled,
-            "correct": self.correct,
-            "heeded": self.heeded,
-            "ignored": self.ignored,
-            "open": self.open,
-            "labelled_share": self.labelled_share,
-            "precision": self.precision,
-            "heed_rate": self.heed_rate,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class EntryFigures:
-    """One entry's figures overall and week by week (oldest first)."""
-
-    entry_id: str
-    total: Figures
-    weeks: tuple[Figures, ...]
-
-    def as_json(self) -> dict[str, JsonValue]:
-        return {
-            "entry_id": self.entry_id,
-            "total": self.total.as_json(),
-            "weeks": [w.as_json() for w in self.weeks],
-        }
 
 
 _VERDICT_COUNTS: Final = {"flag": "flags", "nudge": "nudges", "block": "blocks"}

@@ -25,7 +25,14 @@ from typing import Any, Final, NamedTuple
 from supervisor.redact_args import TRIGGER, secret_spans
 from supervisor.redact_catalogue import keyword_patterns, mask_catalogue, splice
 
-__all__ = ["SECRET_KINDS", "contains_secret", "redact_json", "redact_text", "sensitive_name"]
+__all__ = [
+    "SECRET_KINDS",
+    "contains_secret",
+    "redact_json",
+    "redact_text",
+    "redacted_url",
+    "sensitive_name",
+]
 
 SECRET_KINDS: Final[tuple[str, ...]] = (
     # Formats recognised by their shape.
@@ -614,3 +621,13 @@ def redact_value(value: Any) -> Any:
     text = json.dumps(value, ensure_ascii=False)
     cleaned = redact_json(text)
     return value if cleaned is text else json.loads(cleaned)
+
+
+def redacted_url(url: str) -> str:
+    """The URL with any password replaced, for messages and logs."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or "@" not in rest:
+        return url
+    userinfo, _, host = rest.rpartition("@")
+    user = userinfo.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}" if ":" in userinfo else url

@@ -46,11 +46,13 @@ __all__ = [
     "load_public_key",
     "new_key_pem",
     "pae",
+    "public_key_path",
     "raw_public_key",
     "retire_key",
     "retired_keys",
     "retired_public_key",
     "verify_detached",
+    "write_key_file",
 ]
 
 PAYLOAD_TYPE: Final = "application/vnd.supervise.decision.v1+json"
@@ -295,6 +297,48 @@ def install_keys(directory: Path, private: Ed25519PrivateKey) -> None:
     pem, public = new_key_pem(private)
     os.replace(_private_temp(directory, PRIVATE_FILE, pem), directory / PRIVATE_FILE)
     os.replace(_private_temp(directory, PUBLIC_FILE, public), directory / PUBLIC_FILE)
+
+
+def public_key_path(private: Path) -> Path:
+    """Where the public key of the private key file ``private`` is written: ``x.key`` has
+    ``x.pub``, any other name gets ``.pub`` added."""
+    if private.suffix == ".key":
+        return private.with_suffix(".pub")
+    return private.with_name(private.name + ".pub")
+
+
+def write_key_file(path: Path, private: Ed25519PrivateKey) -> Path:
+    """Write ``private`` to ``path`` (mode 0600) and its public key beside it
+    (:func:`public_key_path`), each appearing whole in one step; returns the public key's path.
+
+    Raises:
+        KeyExistsError: either file is already there (a key is never written over).
+        ConfigError: the directory is missing, or others can write it.
+    """
+    public_path = public_key_path(path)
+    for target in (path, public_path):
+        if target.exists():
+            raise KeyExistsError(f"{target} exists; refusing to write a key over it")
+    directory = path.parent
+    try:
+        mode = directory.stat().st_mode
+    except OSError as exc:
+        raise ConfigError(f"cannot write the key {path}: {exc.strerror}") from exc
+    if mode & 0o022:
+        raise ConfigError(
+            f"{directory} can be written by others (mode {mode & 0o777:o}): a key there could be "
+            "replaced; write it in a private directory"
+        )
+    pem, public = new_key_pem(private)
+    tmp = _private_temp(directory, path.name, pem)
+    try:
+        os.link(tmp, path)  # fails if the file appeared meanwhile
+    except FileExistsError:
+        raise KeyExistsError(f"{path} was created by another process") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    os.replace(_private_temp(directory, public_path.name, public), public_path)
+    return public_path
 
 
 def retire_key(directory: Path, pair: KeyPair) -> Path:

@@ -9,27 +9,33 @@ outcomes the agent loop reports.
 
 from __future__ import annotations
 
-import json
-import math
 import os
-import re
 import threading
 import time
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import Final, Protocol
 
-import orjson
 from pydantic import JsonValue
-from pydantic_core import PydanticSerializationError
 
 from supervisor.errors import StoreError
-from supervisor.models import Decision, Verdict
-
-if TYPE_CHECKING:
-    from supervisor.feedback import EntryFigures
+from supervisor.models import Decision
+from supervisor.redact import redacted_url
+from supervisor.rows import (
+    Anchor,
+    ChainLink,
+    EntryFigures,
+    FeedbackFilter,
+    FeedbackItem,
+    Label,
+    NudgeRecord,
+    anchor_row,
+    decision_json,
+    json_text,
+    objections_of,
+    outcome_failed,
+)
 
 __all__ = [
     "STORE_ENV",
@@ -51,140 +57,7 @@ __all__ = [
 ]
 
 STORE_ENV: Final = "SUPERVISE_STORE"
-
-
-def json_text(value: object) -> str:
-    """``value`` as strict JSON that every JSON column takes (PostgreSQL's jsonb is the
-    strictest): a NaN or an infinity as null, a lone surrogate as U+FFFD. An agent's
-    arguments can hold either, and the store must not fail on them."""
-    try:
-        return orjson.dumps(value).decode()  # writes NaN as null; refuses a lone surrogate
-    except orjson.JSONEncodeError:
-        return json.dumps(_storable(value), ensure_ascii=False, allow_nan=False)
-
-
-def decision_json(decision: Decision) -> str:
-    """The decision as :func:`json_text` (pydantic's own encoder when it can)."""
-    try:
-        return decision.model_dump_json()
-    except PydanticSerializationError:  # a lone surrogate in what the agent sent
-        return json_text(decision.model_dump(mode="json"))
-
-
-_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")  # one character class: linear
-
-
-def _storable(value: object) -> object:
-    if isinstance(value, str):
-        return value if value.isascii() else _LONE_SURROGATE.sub("\ufffd", value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {(_storable(k) if isinstance(k, str) else k): _storable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_storable(v) for v in value]
-    return value
-
-
 SQLITE_FILE: Final = "state.db"
-
-
-@dataclass(frozen=True, slots=True)
-class NudgeRecord:
-    """One remembered nudge."""
-
-    session: str
-    entry_id: str
-    object: str
-    attempt: int
-    decision_id: str
-    state: str  # open, heeded, ignored
-
-
-@dataclass(frozen=True, slots=True)
-class Label:
-    """A person's word on one entry's verdict in one decision."""
-
-    correct: bool
-    labeller: str | None
-    labelled_at: datetime
-    note: str | None = None
-    corrected: str | None = None  # the verdict it should have been (ok, flag, nudge, block)
-
-
-@dataclass(frozen=True, slots=True)
-class FeedbackItem:
-    """One objection (flag, nudge or block) in an entry's feedback log.
-
-    ``decision`` is the stored decision (its action, every result with reason and
-    correction); ``context`` is what the specialists saw, redacted; ``heeded`` is the fate
-    of a nudge (``open``, ``heeded``, ``ignored``) and None for flags and blocks.
-    """
-
-    decision_id: str
-    entry_id: str
-    verdict: str
-    created_at: datetime
-    session: str | None
-    agent: str | None
-    decision: Decision
-    context: JsonValue
-    heeded: str | None
-    label: Label | None
-
-
-@dataclass(frozen=True, slots=True)
-class FeedbackFilter:
-    """Which objections of the feedback log to read; every field left None matches all.
-
-    ``host`` is the agent host named in the action's metadata (``claude-code``, ``codex``,
-    ``langchain``...). ``labelled`` False asks for the unlabelled; ``correct`` asks for those
-    whose current label says right (True) or wrong (False). Times are inclusive of
-    ``since``, exclusive of ``until``.
-    """
-
-    entry_id: str | None = None
-    decision_id: str | None = None
-    verdict: str | None = None
-    session: str | None = None
-    agent: str | None = None
-    host: str | None = None
-    labelled: bool | None = None
-    correct: bool | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ChainLink:
-    """Where a chain of signed records stands after one record: what the store anchors.
-
-    ``origin`` is the host and the directory the records are in (to find the chains a
-    directory should hold); ``public_key`` the raw signing key, in hex, pinned by the first
-    link the store takes.
-    """
-
-    chain: str
-    origin: str
-    seq: int
-    digest: str
-    key_id: str
-    public_key: str
-
-
-@dataclass(frozen=True, slots=True)
-class Anchor:
-    """The store's word on a chain, kept apart from its records: how far it reached (its
-    last record's number and hash) and the key it was pinned to at first use."""
-
-    chain: str
-    origin: str
-    public_key: str
-    key_id: str
-    first_seq: int
-    last_seq: int
-    last_hash: str
-    updated_at: datetime
 
 
 class Store(Protocol):
@@ -351,62 +224,6 @@ class Store(Protocol):
         ...
 
     def close(self) -> None: ...
-
-
-def anchor_row(link: ChainLink) -> tuple[str, str, str, str, int, int, str]:
-    """The link as the columns of an anchor, in the stores' order (the time comes after)."""
-    return (
-        link.chain,
-        link.origin,
-        link.public_key,
-        link.key_id,
-        link.seq,
-        link.seq,
-        link.digest,
-    )
-
-
-def objections_of(decision: Decision) -> list[tuple[str, str]]:
-    """(entry id, verdict) for every entry that objected in this decision."""
-    out = []
-    for entry_id, result in decision.results.items():
-        verdict = result.verdict
-        if verdict is Verdict.FLAG or verdict is Verdict.NUDGE or verdict is Verdict.BLOCK:
-            out.append((entry_id, verdict.value))
-    return out
-
-
-def outcome_failed(executed: bool, result: JsonValue) -> bool:
-    """Whether a reported outcome is a failure, read from the usual result shapes.
-
-    A result that says ``ok``/``success`` false or ``isError`` true, carries an ``error``,
-    or a non-zero ``exit_code``/``returncode``/``status_code`` >= 400 failed; an action that
-    did not run did not fail (it was refused or dropped).
-    """
-    if not executed or not isinstance(result, dict):
-        return False
-    if result.get("ok") is False or result.get("success") is False:
-        return True
-    if result.get("isError") is True or result.get("is_error") is True:
-        return True  # an MCP tool result, or a Claude Code tool_response, that failed
-    if result.get("error"):
-        return True
-    for key in ("exit_code", "returncode"):
-        code = result.get(key)
-        if isinstance(code, int) and not isinstance(code, bool) and code != 0:
-            return True
-    status = result.get("status_code")
-    return isinstance(status, int) and not isinstance(status, bool) and status >= 400
-
-
-def redacted_url(url: str) -> str:
-    """The URL with any password replaced, for messages and logs."""
-    scheme, sep, rest = url.partition("://")
-    if not sep or "@" not in rest:
-        return url
-    userinfo, _, host = rest.rpartition("@")
-    user = userinfo.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}" if ":" in userinfo else url
 
 
 class LazyStore:

@@ -261,3 +261,78 @@ def test_rotating_before_any_record_just_replaces_the_key(tmp_path, store, taxon
     record(home, store, taxonomy, count=2)
     assert verify(home, store)[0] == 0
     assert payload_of(lines(home)[0])["prev"] == GENESIS
+
+
+def test_a_key_the_variable_names_is_rotated_into_a_new_file(
+    tmp_path, store, taxonomy, monkeypatch
+):
+    """$SUPERVISE_SIGNING_KEY names the key: rotate refuses to guess, saying what to do;
+    with --new-key-out it writes the hand-over and the new key there, and writers started
+    with the variable on that file carry the chain on."""
+    import stat
+
+    from supervisor.signing import KEY_ENV
+
+    from ..conftest import ScriptedPlugin
+
+    secrets = tmp_path / "secrets"
+    first = generate_keys(secrets)
+    old_file = secrets / "signing.key"
+    monkeypatch.setenv(KEY_ENV, str(old_file))
+    home = tmp_path / "home"
+    with Supervisor.from_taxonomy(
+        taxonomy, plugins=[ScriptedPlugin()], home=home, store=store
+    ) as sup:
+        before = sup.check({"type": "shell", "args": {"command": f"echo {SECRET}"}})
+    assert not (home / "keys" / "signing.key").exists()  # the variable's key signed
+    written = lines(home)
+
+    code, output = cli_run(home, "keys", "rotate", "--store", store)
+    assert code == 2, output
+    assert f"${KEY_ENV} names the signing key ({old_file})" in output
+    assert "--new-key-out FILE" in output
+    assert f"{KEY_ENV}=FILE" in output
+    assert lines(home) == written  # nothing was written
+
+    new_file = secrets / "next.key"
+    code, output = cli_run(home, "keys", "rotate", "--store", store, "--new-key-out", str(new_file))
+    assert code == 0, output
+    new = load_private_key(new_file)
+    assert f"key {new.key_id} replaces {first.key_id}" in output
+    assert "anchored in " in output
+    assert f"public:  {secrets / 'next.pub'}" in output
+    assert f"start every writer with {KEY_ENV}={new_file}" in output
+    assert stat.S_IMODE(new_file.stat().st_mode) == 0o600
+    assert raw_public_key(load_public_key(secrets / "next.pub")) == raw_public_key(new.public)
+    assert load_private_key(old_file).key_id == first.key_id  # the old file is left alone
+    handover = payload_of(lines(home)[-1])
+    assert handover["type"] == HANDOVER_RECORD
+    assert handover["to"] == {
+        "key_id": new.key_id,
+        "public_key": raw_public_key(new.public).hex(),
+    }
+
+    monkeypatch.setenv(KEY_ENV, str(new_file))
+    record(home, store, taxonomy, count=2)
+    assert json.loads(lines(home)[-1])["signatures"][0]["keyid"] == new.key_id
+    code, output = verify(home, store, "--key", str(secrets / "signing.pub"))
+    assert code == 0, output
+    # The old key is kept beside the new file, where the new key's holders look for it.
+    (sealed,) = [
+        r
+        for r in read_records(artifact_files([home / "artifacts"]))
+        if isinstance(r, Record) and r.decision.get("decision_id") == before.decision_id
+    ]
+    decision, _ = unseal(sealed, load_private_key(new_file, retired=True))
+    assert SECRET in json.dumps(decision)
+
+    # A key is never written over, and --new-key-out needs the variable.
+    code, output = cli_run(home, "keys", "rotate", "--store", store, "--new-key-out", str(old_file))
+    assert code != 0
+    assert f"{old_file} exists" in output
+    assert json.loads(lines(home)[-1])["signatures"][0]["keyid"] == new.key_id
+    monkeypatch.delenv(KEY_ENV)
+    code, output = cli_run(home, "keys", "rotate", "--new-key-out", str(secrets / "other.key"))
+    assert code == 2, output
+    assert f"--new-key-out goes with a key named by ${KEY_ENV}, which is not set" in output
+    assert not (secrets / "other.key").exists()

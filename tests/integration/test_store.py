@@ -375,3 +375,34 @@ def test_specialists_ask_the_store_about_the_past(store_url, tmp_path):
             assert observed[0].kind == "history"
             assert observed[0].key["agent"] == "bot-7"
     assert flags == [False, False, True]
+
+
+def test_a_sqlite_nudge_blocked_past_the_busy_timeout_reports_the_history(tmp_path):
+    """Another process holds the write lock: the nudge is not written, and the error carries
+    the earlier nudges read without that lock, so escalation still counts them (as on
+    PostgreSQL after its lock timeout)."""
+    import sqlite3
+    import time
+
+    from supervisor.errors import StoreBusyError
+    from supervisor.stores.sqlite import SqliteStore
+
+    path = tmp_path / "state.db"
+    store = SqliteStore(path, busy_timeout_s=0.3)
+    try:
+        assert store.record_nudge("s", "e", "obj", "d1", "a") == ()
+        assert store.record_nudge("s", "e", "obj", "d2", "a") == ("d1",)
+        holder = sqlite3.connect(path, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")  # the write lock, held
+        try:
+            started = time.monotonic()
+            with pytest.raises(StoreBusyError, match="recording a nudge failed") as caught:
+                store.record_nudge("s", "e", "obj", "d3", "a")
+            assert time.monotonic() - started < 10
+            assert caught.value.earlier == ("d1", "d2")
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        assert store.record_nudge("s", "e", "obj", "d3", "a") == ("d1", "d2")
+    finally:
+        store.close()
