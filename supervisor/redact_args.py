@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any, Final, NamedTuple
 
-__all__ = ["MAX_DEPTH", "PROGRAMS", "TRIGGER", "secret_spans"]
+__all__ = ["MAX_DEPTH", "PROGRAMS", "TRIGGER", "may_name_a_program", "secret_spans"]
 
 MAX_DEPTH: Final = 4  # sh -c 'sh -c "…"': scripts inside scripts read this deep
 
@@ -437,6 +437,17 @@ def _trigger_regex() -> Any:
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1
     return re2.compile(_word_trigger().encode(), options)
+
+
+def may_name_a_program(joined: bytes) -> bool:
+    """Whether :func:`secret_spans` could find anything in one of the texts that ``joined``
+    holds, each as UTF-8 (``surrogatepass``) between newlines: False only when no program
+    of the grammar (and no sensitive assignment) is named in any of them.
+
+    Exact as a "no": a text's spans all start at a match of the word trigger, whose edges
+    (start, end, or a character that is no part of a name) a newline also is.
+    """
+    return _trigger_regex().search(joined) is not None
 
 
 _PER_LINE: Final = 16  # commands read from a program's name on one line, at the most
