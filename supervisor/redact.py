@@ -24,7 +24,7 @@ import json
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
-from supervisor.redact_args import TRIGGER, may_name_a_program, secret_spans
+from supervisor.redact_args import TRIGGER, named_at, secret_spans
 from supervisor.redact_catalogue import keyword_patterns, mask_catalogue, may_mask, splice
 
 __all__ = ["SECRET_KINDS", "contains_secret", "redact_json", "redact_text"]
@@ -587,10 +587,11 @@ def _nothing_to_mask(data: bytes, hits: list[int]) -> bool:
     names the command grammar reads) occur in most decisions, in words such as "ask" and
     "key". When they are all it found, in a valid document whose strings hold no escape,
     every string is in the text as it is, between quotes: with each quote read as a
-    newline, the texts are joined by newlines, and the catalogue's rules and the grammar's
-    trigger can be asked once over all of them (redact_catalogue.may_mask,
-    redact_args.may_name_a_program). A hand-written rule's pattern or a sensitive key found,
-    an escape, a deep or invalid document: False, and the walk decides.
+    newline, the texts are joined by newlines, and the catalogue's rules can be asked once
+    over all of them (redact_catalogue.may_mask); a text that names a program of the
+    command grammar (redact_args.named_at) is masked alone. A hand-written rule's pattern
+    or a sensitive key found, an escape, a deep or invalid document: False, and the walk
+    decides.
     """
     end = _compiled().keywords_end
     for hit in hits:
@@ -598,17 +599,41 @@ def _nothing_to_mask(data: bytes, hits: list[int]) -> bool:
             return False
     if b"\\" in data or data.count(b"{") + data.count(b"[") > _SHALLOW:
         return False
+    joined = data.replace(b'"', b"\n")
+    if _ARGS_INDEX in hits and not _named_programs_unmasked(joined):
+        return False
+    keywords = [hit - _KEYWORDS_AT for hit in hits if hit != _ARGS_INDEX]
+    if keywords and may_mask(joined, keywords):
+        return False
     import orjson  # already loaded where records are written; not at import (hooks)
 
-    try:
+    try:  # last, as only a "nothing" needs it: the strings are what json.loads would read
         orjson.loads(data)  # it accepts no document json.loads refuses
     except orjson.JSONDecodeError:
         return False  # then redact_json masks it as plain text
-    joined = data.replace(b'"', b"\n")
-    if _ARGS_INDEX in hits and may_name_a_program(joined):
-        return False
-    keywords = [hit - _KEYWORDS_AT for hit in hits if hit != _ARGS_INDEX]
-    return not keywords or not may_mask(joined, keywords)
+    return True
+
+
+# Texts that name a program of the command grammar which _nothing_to_mask reads alone, at
+# the most (one such text is usual: the command); past it, the walk reads them all.
+_NAMED_TEXTS: Final = 8
+
+
+def _named_programs_unmasked(joined: bytes) -> bool:
+    """Whether every text of ``joined`` (texts between newlines, none holding one) that names
+    a program of the command grammar comes out of :func:`redact_text` as it went in."""
+    at = named_at(joined)
+    for _ in range(_NAMED_TEXTS):
+        if at < 0:
+            return True
+        first = joined.rfind(b"\n", 0, at) + 1
+        last = joined.find(b"\n", at)
+        last = len(joined) if last < 0 else last
+        text = joined[first:last].decode("utf-8", "surrogatepass")
+        if redact_text(text) is not text:
+            return False
+        at = named_at(joined, last) if last < len(joined) else -1
+    return at < 0
 
 
 def redact_json(json_text: str) -> str:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any, Final, NamedTuple
 
-__all__ = ["MAX_DEPTH", "PROGRAMS", "TRIGGER", "may_name_a_program", "secret_spans"]
+__all__ = ["MAX_DEPTH", "PROGRAMS", "TRIGGER", "named_at", "secret_spans"]
 
 MAX_DEPTH: Final = 4  # sh -c 'sh -c "…"': scripts inside scripts read this deep
 
@@ -439,15 +439,19 @@ def _trigger_regex() -> Any:
     return re2.compile(_word_trigger().encode(), options)
 
 
-def may_name_a_program(joined: bytes) -> bool:
-    """Whether :func:`secret_spans` could find anything in one of the texts that ``joined``
-    holds, each as UTF-8 (``surrogatepass``) between newlines: False only when no program
-    of the grammar (and no sensitive assignment) is named in any of them.
+def named_at(joined: bytes, pos: int = 0) -> int:
+    """Where the first program of the grammar (or sensitive assignment) is named in
+    ``joined`` from ``pos`` on, or -1: ``joined`` holds texts as UTF-8 (``surrogatepass``)
+    between newlines, and ``pos`` is 0 or one of those newlines.
 
-    Exact as a "no": a text's spans all start at a match of the word trigger, whose edges
-    (start, end, or a character that is no part of a name) a newline also is.
+    Exact as a "no": :func:`secret_spans` finds nothing in a text where no name is, and a
+    newline is a name's edge as a text's start and end are (neither is part of a name).
     """
-    return _trigger_regex().search(joined) is not None
+    match = _trigger_regex().search(joined, pos)
+    if match is None:
+        return -1
+    start: int = match.start(1)  # the name; -1 for a sensitive assignment
+    return start if start >= 0 else int(match.start())
 
 
 _PER_LINE: Final = 16  # commands read from a program's name on one line, at the most

@@ -203,18 +203,19 @@ def mask_catalogue(data: bytes, keyword_hits: list[int]) -> bytes:
 # A leading "[\w.-]{0,50}?" (many of gitleaks' rules begin so) may match nothing, and a
 # leading \b only narrows: may_mask drops them, as its question is whether a match exists.
 _OPTIONAL_LEADS: Final = (rb"[\w.-]{0,50}?", rb"\b")
-# Spellings that assert a text's very start or end, or turn multi-line mode off: a rule
-# with one (an escaped backslash before "A" counts too) is a "maybe" for may_mask.
-_EDGES: Final = rb"\\[Az]|\(\?[a-zA-Z]*-[a-zA-Z]*m"
+# In multi-line mode, ^ and $ match at each text's start and end in texts joined by
+# newlines: they stand for \A and \z, which only match at the very edges of the whole.
+_EDGES: Final = {b"\\A": b"^", b"\\z": b"$"}
 
 
 def joined_pattern(pattern: bytes) -> bytes | None:
-    """``pattern`` for texts joined by newlines (multi-line mode, optional leads dropped):
-    it matches wherever ``pattern`` matches one of the texts. None when the pattern's
-    spelling names a text's very edges, which no such rewriting keeps."""
+    r"""``pattern`` for texts joined by newlines: it matches wherever ``pattern`` matches one
+    of the texts (multi-line mode, \A and \z as ^ and $, which RE2 allows in no class;
+    optional leads dropped). None for a spelling this cannot rewrite: one that turns
+    multi-line mode off, or quotes with \Q."""
     import re
 
-    if re.search(_EDGES, pattern):
+    if b"\\Q" in pattern or re.search(rb"\(\?[a-zA-Z]*-[a-zA-Z]*m", pattern):
         return None
     flags = b""
     if pattern.startswith(b"(?i)"):
@@ -222,7 +223,9 @@ def joined_pattern(pattern: bytes) -> bytes | None:
     for lead in _OPTIONAL_LEADS:
         if pattern.startswith(lead):
             pattern = pattern[len(lead) :]
-    return b"(?m)" + flags + pattern
+    # an escape is two bytes: "\\z" is a backslash, then "z"
+    tokens = re.findall(rb"\\.|[^\\]", pattern, re.DOTALL)
+    return b"(?m)" + flags + b"".join(_EDGES.get(token, token) for token in tokens)
 
 
 @cache
