@@ -162,7 +162,21 @@ _ENCODER: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure
 
 def fingerprint(action: Action) -> str:
     """A short stable key for "the same action again": type, tool and normalised args."""
-    blob = _ENCODER.encode(
-        {"type": action.type, "tool": action.tool, "args": _normalised_args(action)}
-    )
+    args = action.args
+    if len(args) == 1:
+        command = args.get("command")
+        if type(command) is str and len(command) <= _CACHED_CHARS:
+            # a shell command and nothing else, the common action: the store and the
+            # budget entry ask for the same ones again
+            return _command_print(action.type, action.tool, command)
+    return _print(action.type, action.tool, _normalised_args(action))
+
+
+@lru_cache(maxsize=512)
+def _command_print(kind: str, tool: str | None, command: str) -> str:
+    return _print(kind, tool, _fold({"command": normalise_shell(command)}))
+
+
+def _print(kind: str, tool: str | None, args: JsonValue) -> str:
+    blob = _ENCODER.encode({"type": kind, "tool": tool, "args": args})
     return "fp:" + hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:20]

@@ -153,3 +153,33 @@ def test_the_encoder_writes_what_json_dumps_writes():
         ensure_ascii=False,
     )
     assert fingerprint(action) == "fp:" + hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"command": "git  push   --force origin main"},
+        {"command": "rm -rf 'a b'"},
+        {"command": "echo \ud800"},
+        {"command": "x" * 5000},
+        {"command": "ls", "cwd": "/tmp"},
+        {"command": ["not", "a", "string"]},
+    ],
+)
+def test_a_kept_command_print_is_the_computed_one(args):
+    import hashlib
+    import json
+
+    from supervisor import fingerprint as fp
+
+    for tool in (None, "Bash"):
+        action = Action(type="shell", tool=tool, args=args)
+        blob = json.dumps(
+            {"type": action.type, "tool": action.tool, "args": fp._normalised_args(action)},
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+        computed = "fp:" + hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+        assert fingerprint(action) == computed
+        assert fingerprint(action) == computed  # kept
