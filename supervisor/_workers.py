@@ -19,7 +19,7 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from typing import Any, Final, TypeVar
 
-__all__ = ["WorkerPool", "background_loop"]
+__all__ = ["LoopThread", "WorkerPool", "background_loop"]
 
 log = logging.getLogger(__name__)
 
@@ -127,12 +127,14 @@ class WorkerPool:
         return len(self._abandoned)
 
 
-class _LoopThread:
-    """One event loop on a daemon thread, for ``async`` specialists."""
+class LoopThread:
+    """One event loop on a daemon thread, for ``async`` specialists (the engine gives each
+    entry its own: a coroutine that blocks its loop then stalls no other entry)."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "supervise-async") -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
+        self._name = name
 
     def loop(self) -> asyncio.AbstractEventLoop:
         with self._lock:
@@ -144,8 +146,14 @@ class _LoopThread:
                     asyncio.set_event_loop(loop)
                     loop.call_soon(ready.set)
                     loop.run_forever()
+                    # stopped: what is still queued is cancelled, not dropped half-made
+                    pending = asyncio.all_tasks(loop)
+                    for task in pending:
+                        task.cancel()
+                    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+                    loop.close()
 
-                threading.Thread(target=run, name="supervise-async", daemon=True).start()
+                threading.Thread(target=run, name=self._name, daemon=True).start()
                 ready.wait()
                 self._loop = loop
             return self._loop
@@ -153,5 +161,12 @@ class _LoopThread:
     def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
         return asyncio.run_coroutine_threadsafe(coro, self.loop())
 
+    def stop(self) -> None:
+        """Let the loop's thread end once the loop is free (a later submit starts another)."""
+        with self._lock:
+            loop, self._loop = self._loop, None
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(loop.stop)
 
-background_loop: Final = _LoopThread()
+
+background_loop: Final = LoopThread()

@@ -1159,7 +1159,7 @@ class ArtifactLog:
                 payload, line = build(tail.seq + 1, tail.prev, now, chain)
                 target = self._target(tail, now, len(line))
                 grown = tail.size + len(line) if target == tail.path and tail.size >= 0 else -1
-                self._write(target, line)
+                self._write(target, line, tail.size if grown >= 0 else -1)
                 # The size the head checked plus what was written (we hold the lock); a new
                 # file is asked, in case something was already there.
                 tail.path, tail.size = target, grown if grown >= 0 else target.stat().st_size
@@ -1265,7 +1265,12 @@ class ArtifactLog:
             return self.directory / f"decisions-{day.replace('-', '')}-{tail.seq + 1:012d}.jsonl"
         return tail.path
 
-    def _write(self, target: Path, data: bytes) -> None:
+    def _write(self, target: Path, data: bytes, size: int) -> None:
+        """Append ``data`` (one record's line) to ``target``, whose size is ``size`` (-1: ask).
+
+        All or nothing: a write cut short (a full disk, or Ctrl-C between two parts of a
+        line) is taken back, so no half-written record is left for the next one to follow.
+        """
         # The file stays open between records (opening it cost a tenth of a record); it is
         # reopened when the target changes or the head could not be trusted.
         if self._file_fd is None or self._file_path != target:
@@ -1276,13 +1281,20 @@ class ArtifactLog:
                 raise StateDirError(f"cannot open {target}: {exc.strerror}") from exc
             self._file_path, self._file_ino = target, os.fstat(self._file_fd).st_ino
         fd = self._file_fd
+        if size < 0:  # a file this writer has not written to under the lock yet
+            size = os.fstat(fd).st_size
+        view = memoryview(data)
         try:
-            view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
             if self.durable:
                 os.fsync(fd)
-        except OSError as exc:
+        except BaseException as exc:
+            if view:  # cut short: take the part written back (we hold the chain's lock)
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, size)
+            if not isinstance(exc, OSError):
+                raise  # KeyboardInterrupt, SystemExit: not swallowed
             self._close_file()
             raise StateDirError(
                 f"cannot append to {target}: {exc.strerror}; the decision was made but not recorded"

@@ -46,7 +46,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from supervisor._workers import WorkerPool, background_loop
+from supervisor._workers import LoopThread, WorkerPool
 from supervisor.errors import InvalidActionError, PluginError
 from supervisor.judged import FROZEN_EMPTY_CONTEXT, frozen_context, judgeable_action, unchecked
 from supervisor.memory import InProcessMemory, NudgeMemory, StoreMemory
@@ -163,6 +163,9 @@ class _Slot:
     position: int = 0
     screened_ok: SpecialistResult = field(init=False)
     screened_refused: SpecialistResult = field(init=False)
+    # An async specialist's own event loop, started on its first call: one that blocks its
+    # loop (a sleep or a long C call in a coroutine) stalls no other entry's.
+    loop: LoopThread | None = None
 
     def hang(self) -> None:
         with self.lock:
@@ -733,7 +736,13 @@ class Engine:
                     raise _Escaped(exc) from exc
                 return _valid(_check_result(result)), time.perf_counter_ns() - began
 
-            return background_loop.submit(timed_async())
+            loop = slot.loop
+            if loop is None:
+                with slot.lock:
+                    if slot.loop is None:
+                        slot.loop = LoopThread(f"supervise-async-{slot.entry.id}")
+                    loop = slot.loop
+            return loop.submit(timed_async())
 
         def timed() -> tuple[SpecialistResult, int]:
             began = time.perf_counter_ns()
@@ -862,10 +871,13 @@ class Engine:
                 bind(home)
 
     def close(self) -> None:
-        """Let go of what specialists hold (connections, clients): calls their ``close()``."""
+        """Let go of what specialists hold (connections, clients): calls their ``close()``,
+        and ends the event loops of async ones."""
         self.post.close()
         for slot in self._slots:
             close_specialist(slot.entry.id, slot.specialist)
+            if slot.loop is not None:
+                slot.loop.stop()
 
     def _finish(self, run: _Run) -> Decision:
         if run.pending:

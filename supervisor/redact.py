@@ -6,7 +6,9 @@ secret is replaced by ``[REDACTED:<kind>]``; for ``key=value`` style secrets onl
 is replaced, so the log still says *which* credential was there.
 
 This runs on every decision written, so the common case (no secret) costs one pass of a
-single RE2 set over the text. Only when that pre-check hits do the individual rules run.
+single RE2 set over the text. Only when that pre-check hits do the individual rules run
+(for a JSON document, when its loosest patterns are all that hit, a few passes over the
+whole text first say exactly whether any string would be masked).
 All matching is RE2 (linear time): the text is agent-controlled, and no input may make the
 supervisor hang. Nothing is truncated: a tail past some cap would be written in clear.
 
@@ -22,8 +24,8 @@ import json
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
-from supervisor.redact_args import TRIGGER, secret_spans
-from supervisor.redact_catalogue import keyword_patterns, mask_catalogue, splice
+from supervisor.redact_args import TRIGGER, named_at, secret_spans
+from supervisor.redact_catalogue import keyword_patterns, mask_catalogue, may_mask, splice
 
 __all__ = [
     "SECRET_KINDS",
@@ -280,10 +282,18 @@ _RULES: Final[tuple[_Rule, ...]] = (
     ),
 )
 
-# redact_json also masks a dict entry by its key; this spots such a key in JSON text.
+# redact_json also masks a dict entry by its key; this spots such a key in JSON text: every
+# key _key_kind finds sensitive ends so (its separators are "_", ".", " ", "-" or none; its
+# "k" may be a Kelvin sign, which lower() turns into "k", raw or escaped as JSON).
+_K: Final = rb"(?:k|\xe2\x84\xaa|\\u212[aA])"
 _JSON_KEY_DETECT: Final = (
-    rb"(?i:pass(?:word|wd|phrase)|secret|token|(?:api|access|private|secret)[_-]?key"
-    rb"|authorization|cookie)\\*\"\s*:"
+    rb"(?i:pass(?:word|wd|phrase)|secret|to"
+    + _K
+    + rb"en|(?:api|access|private|secret)[_. -]?"
+    + _K
+    + rb"ey|authorization|coo"
+    + _K
+    + rb"ie)\\*\"\s*:"
 )
 
 
@@ -577,6 +587,68 @@ class _JsonRedactor:
         return redacted
 
 
+# With at most this many "{" and "[", a document is too shallow for json.loads to reach
+# Python's recursion limit, so the walk (not the fallback to plain text) decides it.
+_SHALLOW: Final = 512
+
+
+def _nothing_to_mask(data: bytes, hits: list[int]) -> bool:
+    """Whether the pre-check's ``hits`` on a JSON document's text (UTF-8) are all ones that
+    mask nothing in it: exact, so True only when redact_json's walk would change nothing.
+
+    The pre-check's loosest patterns (the catalogue's keywords such as "sk" or "ey", the
+    names the command grammar reads) occur in most decisions, in words such as "ask" and
+    "key". When they are all it found, in a valid document whose strings hold no escape,
+    every string is in the text as it is, between quotes: with each quote read as a
+    newline, the texts are joined by newlines, and the catalogue's rules can be asked once
+    over all of them (redact_catalogue.may_mask); a text that names a program of the
+    command grammar (redact_args.named_at) is masked alone. A hand-written rule's pattern
+    or a sensitive key found, an escape, a deep or invalid document: False, and the walk
+    decides.
+    """
+    end = _compiled().keywords_end
+    for hit in hits:
+        if hit < _ARGS_INDEX or hit >= end:  # a hand-written rule, a sensitive key
+            return False
+    if b"\\" in data or data.count(b"{") + data.count(b"[") > _SHALLOW:
+        return False
+    joined = data.replace(b'"', b"\n")
+    if _ARGS_INDEX in hits and not _named_programs_unmasked(joined):
+        return False
+    keywords = [hit - _KEYWORDS_AT for hit in hits if hit != _ARGS_INDEX]
+    if keywords and may_mask(joined, keywords):
+        return False
+    import orjson  # already loaded where records are written; not at import (hooks)
+
+    try:  # last, as only a "nothing" needs it: the strings are what json.loads would read
+        orjson.loads(data)  # it accepts no document json.loads refuses
+    except orjson.JSONDecodeError:
+        return False  # then redact_json masks it as plain text
+    return True
+
+
+# Texts that name a program of the command grammar which _nothing_to_mask reads alone, at
+# the most (one such text is usual: the command); past it, the walk reads them all.
+_NAMED_TEXTS: Final = 8
+
+
+def _named_programs_unmasked(joined: bytes) -> bool:
+    """Whether every text of ``joined`` (texts between newlines, none holding one) that names
+    a program of the command grammar comes out of :func:`redact_text` as it went in."""
+    at = named_at(joined)
+    for _ in range(_NAMED_TEXTS):
+        if at < 0:
+            return True
+        first = joined.rfind(b"\n", 0, at) + 1
+        last = joined.find(b"\n", at)
+        last = len(joined) if last < 0 else last
+        text = joined[first:last].decode("utf-8", "surrogatepass")
+        if redact_text(text) is not text:
+            return False
+        at = named_at(joined, last) if last < len(joined) else -1
+    return at < 0
+
+
 def redact_json(json_text: str) -> str:
     """Masks secrets in a serialised JSON document; the result is still valid JSON.
 
@@ -593,13 +665,24 @@ def redact_json(json_text: str) -> str:
         ``json_text`` itself when nothing was masked; otherwise the document re-serialised
         compactly (``ensure_ascii=False``, no spaces, key order kept). If ``json_text`` is
         not valid JSON it is redacted as plain text.
+
+    An RE2 set over the whole text says first whether anything may be there; when all it
+    finds is loose (catalogue keywords, a program's name in a word), one more pass over the
+    document's strings says exactly whether any of them would be masked (see
+    ``_nothing_to_mask``). Only then are the strings looked at one by one.
     """
+    data = json_text.encode("utf-8", "surrogatepass")
     json_set = _JSON_SET
     if json_set is None:
         json_set = _compiled().json_set
-    hits: list[int] = json_set.Match(json_text.encode("utf-8", "surrogatepass"))
-    if not hits:
+    hits: list[int] = json_set.Match(data)
+    if not hits or _nothing_to_mask(data, hits):
         return json_text
+    return _walk(json_text)
+
+
+def _walk(json_text: str) -> str:
+    """:func:`redact_json` past its pre-check: every string of the document looked at."""
     try:
         document = json.loads(json_text)
     except (ValueError, RecursionError):

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any, Final, NamedTuple
 
-__all__ = ["MAX_DEPTH", "PROGRAMS", "TRIGGER", "secret_spans"]
+__all__ = ["MAX_DEPTH", "PROGRAMS", "TRIGGER", "named_at", "secret_spans"]
 
 MAX_DEPTH: Final = 4  # sh -c 'sh -c "…"': scripts inside scripts read this deep
 
@@ -437,6 +437,21 @@ def _trigger_regex() -> Any:
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1
     return re2.compile(_word_trigger().encode(), options)
+
+
+def named_at(joined: bytes, pos: int = 0) -> int:
+    """Where the first program of the grammar (or sensitive assignment) is named in
+    ``joined`` from ``pos`` on, or -1: ``joined`` holds texts as UTF-8 (``surrogatepass``)
+    between newlines, and ``pos`` is 0 or one of those newlines.
+
+    Exact as a "no": :func:`secret_spans` finds nothing in a text where no name is, and a
+    newline is a name's edge as a text's start and end are (neither is part of a name).
+    """
+    match = _trigger_regex().search(joined, pos)
+    if match is None:
+        return -1
+    start: int = match.start(1)  # the name; -1 for a sensitive assignment
+    return start if start >= 0 else int(match.start())
 
 
 _PER_LINE: Final = 16  # commands read from a program's name on one line, at the most

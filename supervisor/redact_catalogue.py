@@ -23,7 +23,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
-__all__ = ["catalogue_data", "keyword_patterns", "mask_catalogue", "rule_ids", "splice"]
+__all__ = [
+    "catalogue_data",
+    "joined_pattern",
+    "keyword_patterns",
+    "mask_catalogue",
+    "may_mask",
+    "rule_ids",
+    "splice",
+]
 
 
 class _Allow(NamedTuple):
@@ -190,3 +198,56 @@ def mask_catalogue(data: bytes, keyword_hits: list[int]) -> bytes:
     for index in sorted({rule for hit in keyword_hits for rule in catalogue.rules_of[hit]}):
         data = _apply(catalogue.rules[index], data)
     return data
+
+
+# A leading "[\w.-]{0,50}?" (many of gitleaks' rules begin so) may match nothing, and a
+# leading \b only narrows: may_mask drops them, as its question is whether a match exists.
+_OPTIONAL_LEADS: Final = (rb"[\w.-]{0,50}?", rb"\b")
+# In multi-line mode, ^ and $ match at each text's start and end in texts joined by
+# newlines: they stand for \A and \z, which only match at the very edges of the whole.
+_EDGES: Final = {b"\\A": b"^", b"\\z": b"$"}
+
+
+def joined_pattern(pattern: bytes) -> bytes | None:
+    r"""``pattern`` for texts joined by newlines: it matches wherever ``pattern`` matches one
+    of the texts (multi-line mode, \A and \z as ^ and $, which RE2 allows in no class;
+    optional leads dropped). None for a spelling this cannot rewrite: one that turns
+    multi-line mode off, or quotes with \Q."""
+    import re
+
+    if b"\\Q" in pattern or re.search(rb"\(\?[a-zA-Z]*-[a-zA-Z]*m", pattern):
+        return None
+    flags = b""
+    if pattern.startswith(b"(?i)"):
+        flags, pattern = b"(?i)", pattern[4:]
+    for lead in _OPTIONAL_LEADS:
+        if pattern.startswith(lead):
+            pattern = pattern[len(lead) :]
+    # an escape is two bytes: "\\z" is a backslash, then "z"
+    tokens = re.findall(rb"\\.|[^\\]", pattern, re.DOTALL)
+    return b"(?m)" + flags + b"".join(_EDGES.get(token, token) for token in tokens)
+
+
+@cache
+def _joined_check(index: int) -> Any | None:
+    """Rule ``index``'s :func:`joined_pattern`, compiled (None: no such pattern)."""
+    pattern = joined_pattern(_catalogue().rules[index].pattern)
+    return None if pattern is None else _compiled(pattern)
+
+
+def may_mask(joined: bytes, keyword_hits: list[int]) -> bool:
+    r"""Whether a rule that one of ``keyword_hits`` starts could mask something in one of the
+    texts ``joined`` holds, each as UTF-8 (``surrogatepass``) between newlines.
+
+    Exact as a "no": False only when none of those rules' patterns matches anywhere in
+    ``joined``. A match inside one of the texts is a match in ``joined`` too, since its
+    ``^`` and ``$`` match at each newline here (multi-line mode) and a newline is outside
+    every word, as a text's edges are; rules that name the text's very edges (``\A``,
+    ``\z``) count as a "maybe".
+    """
+    catalogue = _catalogue()
+    for index in sorted({rule for hit in keyword_hits for rule in catalogue.rules_of[hit]}):
+        check = _joined_check(index)
+        if check is None or check.search(joined) is not None:
+            return True
+    return False

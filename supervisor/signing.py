@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -74,6 +74,12 @@ def pae(payload_type: str, payload: bytes) -> bytes:
     """DSSE v1 pre-authentication encoding."""
     kind = payload_type.encode()
     return b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(payload), payload)
+
+
+@lru_cache(maxsize=64)
+def _json_string(text: str) -> bytes:
+    """``text`` as a JSON string: payload types and key ids, the same few on every record."""
+    return json.dumps(text).encode()
 
 
 def raw_public_key(public: Ed25519PublicKey) -> bytes:
@@ -158,9 +164,9 @@ class KeyPair:
                 b'{"payload":"',
                 base64.b64encode(payload),
                 b'","payloadType":',
-                json.dumps(payload_type).encode(),
+                _json_string(payload_type),
                 b',"signatures":[{"keyid":',
-                json.dumps(self.key_id).encode(),
+                _json_string(self.key_id),
                 b',"sig":"',
                 base64.b64encode(sig),
                 b'"}]}\n',

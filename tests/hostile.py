@@ -83,7 +83,7 @@ class Hostile:
 class ObjectsConfig(KindConfig):
     needle: str
     verdict: Literal["flag", "nudge", "block"] = "block"
-    execution: Literal["inline", "thread"] = "thread"
+    execution: Literal["inline", "thread", "async"] = "thread"
 
 
 class Objects:

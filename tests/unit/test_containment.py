@@ -295,3 +295,42 @@ def test_frozen_values_behave_as_json_everywhere():
     assert value["a"] == [1, {"b": "c"}]
     model = Action(type="shell", args={"x": 1}).model_copy(update={"args": value})
     assert Action.model_validate_json(model.model_dump_json()).args == value
+
+
+def test_an_async_specialist_that_blocks_its_event_loop_costs_no_other_async_verdict(tmp_path):
+    # evaluate() is not a coroutine but runs on the event loop (execution: async), and it
+    # sleeps there: the loop it runs on is blocked for an hour.
+    blocker = hostile_entry("hostile", "sleep", execution="async")
+    blocker["timeout_ms"] = 50
+    healthy = {
+        **objects_entry("guard_async", "rm -rf", execution="async"),
+        "timeout_ms": HEALTHY_MS,
+    }
+    with supervisor(tmp_path, regex_guard(), healthy, blocker) as sup:
+        for _ in range(5):
+            began = time.monotonic()
+            decision = sup.check(RM)
+            assert time.monotonic() - began < HEALTHY_MS / 1000  # bounded, not an hour
+            assert decision.results["guard_async"].verdict is Verdict.BLOCK
+            assert decision.results["guard_async"].status is Status.DONE
+            assert decision.results["hostile"].status in {Status.TIMEOUT, Status.SKIPPED}
+        assert sup.check({"type": "shell", "args": {"command": "ls"}}).verdict is Verdict.OK
+
+
+def test_each_async_entry_has_its_own_loop_and_close_ends_them(tmp_path):
+    import threading
+
+    first = objects_entry("guard_async", "rm -rf", execution="async")
+    second = objects_entry("other_async", "never", execution="async")
+    with supervisor(tmp_path, first, second) as sup:
+        assert sup.check(RM).verdict is Verdict.BLOCK
+        names = {t.name for t in threading.enumerate()}
+        assert {"supervise-async-guard_async", "supervise-async-other_async"} <= names
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(
+        t.name.startswith("supervise-async-") and t.name.endswith("_async")
+        for t in threading.enumerate()
+    ):
+        time.sleep(0.01)
+    assert not any(t.name == "supervise-async-guard_async" for t in threading.enumerate())
+    assert sup.check(RM).verdict is Verdict.BLOCK  # used again after close: a new loop

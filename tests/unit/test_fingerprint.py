@@ -114,3 +114,72 @@ def test_kept_canonical_forms_are_the_computed_ones():
     kept = _normalise_shell_cached.cache_info().currsize
     normalise_shell(lines[-1])
     assert _normalise_shell_cached.cache_info().currsize == kept
+
+
+def test_kept_sql_forms_are_the_computed_ones():
+    """Short queries are parsed once and kept; the kept answer is the one computed afresh."""
+    from supervisor.fingerprint import _CACHED_CHARS, _normalise_sql, _normalise_sql_cached
+
+    queries = [
+        "select id from users where id = 1",
+        "SELECT  id FROM users WHERE id=1",
+        "delete from t",
+        "select * from",  # does not parse
+        "select '" + "x" * (_CACHED_CHARS + 10) + "'",
+    ]
+    for query in queries * 2:
+        assert normalise_sql(query) == _normalise_sql(query)
+    assert normalise_sql(queries[0]) == normalise_sql(queries[1])
+    kept = _normalise_sql_cached.cache_info().currsize
+    normalise_sql(queries[-1])
+    assert _normalise_sql_cached.cache_info().currsize == kept
+
+
+def test_the_encoder_writes_what_json_dumps_writes():
+    import hashlib
+    import json
+
+    from supervisor import fingerprint as fp
+
+    action = Action(
+        type="tool_call",
+        tool="t",
+        args={"b": [1.5e-07, None, "é\u2028\n"], "a": {"z": 1, "y": float(2**60)}, "q": "x"},
+    )
+    blob = json.dumps(
+        {"type": action.type, "tool": action.tool, "args": fp._normalised_args(action)},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    assert fingerprint(action) == "fp:" + hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"command": "git  push   --force origin main"},
+        {"command": "rm -rf 'a b'"},
+        {"command": "echo \ud800"},
+        {"command": "x" * 5000},
+        {"command": "ls", "cwd": "/tmp"},
+        {"command": ["not", "a", "string"]},
+    ],
+)
+def test_a_kept_command_print_is_the_computed_one(args):
+    import hashlib
+    import json
+
+    from supervisor import fingerprint as fp
+
+    for tool in (None, "Bash"):
+        action = Action(type="shell", tool=tool, args=args)
+        blob = json.dumps(
+            {"type": action.type, "tool": action.tool, "args": fp._normalised_args(action)},
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+        computed = "fp:" + hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+        assert fingerprint(action) == computed
+        assert fingerprint(action) == computed  # kept

@@ -48,6 +48,9 @@ def test_the_same_signature_as_openssl_and_it_verifies(message: bytes):
 def test_a_record_line_is_a_verifiable_envelope(payload: bytes):
     envelope = json.loads(KEY.sign_line(payload))
     assert envelope == KEY.sign(payload)
+    for kind in (PAYLOAD_TYPE, "application/vnd.other+json"):
+        line = json.dumps(KEY.sign(payload, kind), separators=(",", ":")).encode() + b"\n"
+        assert KEY.sign_line(payload, kind) == line
     assert pybase64.b64decode(envelope["payload"]) == payload
     (signature,) = envelope["signatures"]
     KEY.public.verify(pybase64.b64decode(signature["sig"]), pae(PAYLOAD_TYPE, payload))
