@@ -5,7 +5,7 @@ Judges the paths an action reads, writes or deletes:
 - file actions: ``file_read`` reads, ``file_write`` and ``file_edit`` write, ``file_delete``
   deletes ``args.path`` (also ``file_path``, or a list in ``paths``);
 - shell commands (``args.command``): every command found by :mod:`specialists.shellparse`,
-  with :func:`~specialists.shellparse.path_effects` telling what it does to which path
+  with :func:`~specialists.understand.effects.path_effects` telling what it does to which path
   (redirections, ``rm``, ``cp``/``mv``, ``tee``, ``sed -i``, ``cat``, ``curl -d @file``...).
 
 Paths are resolved as strings, never on the filesystem: relative to ``context.cwd`` (else
@@ -41,11 +41,11 @@ from specialists.shellparse import (
     SimpleCommand,
     command_of,
     parse_for,
-    path_effects,
     preload,
     resolve_path,
 )
 from specialists.understand.diffs import diff_paths
+from specialists.understand.effects import path_effects
 from specialists.understand.globs import PathGlobs, is_within
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict

@@ -86,12 +86,10 @@ from pydantic import AfterValidator, Field, JsonValue, model_validator
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
     ParsedShell,
-    PathEffect,
     SimpleCommand,
     command_of,
     find_filtered,
     parse_for,
-    path_effects,
     preload,
     resolve_path,
 )
@@ -103,6 +101,7 @@ from specialists.understand import (
     describe,
     diff_paths,
 )
+from specialists.understand.effects import PathEffect, path_effects
 from specialists.understand.globs import PathGlobs, WordGlobs, is_within
 from specialists.understand.paths import (
     DEFAULT_SCRATCH,

@@ -68,7 +68,6 @@ __all__ = [
     "SHELLS",
     "WRITE_REDIRECTS",
     "ParsedShell",
-    "PathEffect",
     "PathGlobs",
     "Redirect",
     "SimpleCommand",
@@ -79,15 +78,19 @@ __all__ = [
     "is_within",
     "parse",
     "parse_for",
-    "path_effects",
     "preload",
+    "program_names",
     "resolve_path",
     "workspace_of",
 ]
 
 
-def _names(text: str) -> frozenset[str]:
+def program_names(text: str) -> frozenset[str]:
+    """The words of ``text`` as a set (a table of program or option names)."""
     return frozenset(text.split())
+
+
+_names = program_names
 
 
 DEFAULT_MAX_CHARS: Final = 65_536
@@ -527,263 +530,7 @@ def _run(
 
 
 # --------------------------------------------------------------------------------------
-# What commands do to paths
-
-
-class PathEffect(NamedTuple):
-    """A path a command reads, writes or deletes: ``mode`` is one of those three words.
-
-    ``glob``: the path is an unexpanded pattern (``/repo/*.bak``) standing for the names it
-    matches; :meth:`PathGlobs.could_match` judges it.
-    """
-
-    mode: str
-    path: str
-    command: SimpleCommand
-    glob: bool = False
-    tree: bool = False  # a read of everything below the path (tar, zip -r, cp -r, grep -r)
-
-
-_READERS: Final = _names(
-    "cat tac less more head tail bat batcat nl strings xxd od hexdump base64 base32 "
-    "grep egrep fgrep rg ag awk gawk sort uniq wc cut diff cmp jq yq source . view "
-    "vimdiff md5sum sha1sum sha256sum gpg openssl zip gzip bzip2 xz file stat sed scp"
-)
-_EDITORS: Final = frozenset(
-    {"vi", "vim", "nvim", "nano", "emacs", "ed", "code", "subl", "pico", "micro", "touch"}
-)
-_ATTR_WRITERS: Final = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl", "truncate"})
-# rmdir is not one: it removes only empty directories, so no data goes with them
-_DELETERS: Final = frozenset({"rm", "unlink", "shred", "srm", "trash", "trash-put"})
-_COPIERS: Final = frozenset({"cp", "install", "ln", "rsync", "scp", "mv"})
-
-
-def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEffect]:
-    """The paths ``command`` reads, writes or deletes, as far as its program is known.
-
-    Redirections always count (``> f`` writes ``f``, ``< f`` reads it); then by program:
-    ``rm``/``unlink``/``shred`` and ``find -delete`` delete (not ``rmdir``: empty directories),
-    ``mv`` deletes its sources and writes its destination, ``cp``/``rsync``/``install``/``ln``
-    read sources and write the destination (``rsync --delete`` also deletes there), ``tee``,
-    ``touch``, editors, ``chmod``/``chown``, ``sed -i``, ``dd of=``, ``curl -o``, ``wget -O``
-    write, ``mkdir`` writes, readers (``cat``, ``less``, ``grep``, ``source``...) and ``curl -d
-    @f`` / ``-T f`` read. Unknown programs contribute only their redirections.
-    """
-    effects: list[PathEffect] = []
-    cwd = command.cwd
-
-    globs = command.glob_words
-    # operands from xargs or a filtered find -exec are what was selected, not whole trees
-    derived = command.stdin_args or command.filtered
-
-    def add(mode: str, word: str, glob: bool = False, tree: bool = False) -> None:
-        if word and word != "-" and not word.startswith("/dev/fd/"):
-            glob = glob or word in globs
-            path = resolve_path(word, cwd, home)
-            effects.append(PathEffect(mode, path, command, glob, tree))
-
-    for redirect in command.redirects:
-        if redirect.path is not None and redirect.writes:
-            effects.append(PathEffect("write", redirect.path, command))
-        elif redirect.path is not None and redirect.reads:
-            effects.append(PathEffect("read", redirect.path, command))
-    program = command.program
-    args = command.positionals
-    if program in _DELETERS:
-        for word in args:
-            add("delete", word)
-    elif program == "find":
-        if command.has_flag("delete"):
-            # a filtered find deletes what it selects; by name, that is known as a pattern
-            patterns = find_patterns(command) if find_filtered(command) else []
-            for word in patterns:
-                add("delete", word, True)
-            for word in () if patterns else args:
-                add("delete", word)
-    elif program in _COPIERS and len(args) >= 2:
-        if program in _REMOTE_COPY_OPTIONS:  # -i KEY, -e "ssh -p 22": not files copied
-            args = _operands(command, _REMOTE_COPY_OPTIONS[program])
-            if len(args) < 2:
-                return effects
-        *sources, dest = args
-        if "t" in command.flags or "target-directory" in command.flags:
-            dest, sources = sources[0], [*sources[1:], dest]
-        tree = program == "mv" or (bool(_RECURSIVE_FLAGS & command.flags) and not derived)
-        for word in sources:
-            if not _remote(word):
-                add("delete" if program == "mv" else "read", word, tree=tree)
-        if not _remote(dest):
-            add("write", dest)
-        if program == "rsync" and any(f.startswith("delete") for f in command.flags):
-            add("delete", dest)
-    elif program in _ATTR_WRITERS:
-        skip = program in ("chown", "chgrp") and not command.has_flag("reference")
-        skip = skip or (program == "chmod" and bool(args) and _is_mode(args[0]))
-        for word in args[1:] if skip else args:
-            add("write", word)
-    elif program in ("tee", "mkdir") or program in _EDITORS:
-        for word in args:
-            add("write", word)
-    elif program == "sed" or program == "perl":
-        mode = "write" if command.has_flag("i", "in-place") else "read"
-        for word in args[1:] if program == "sed" else args:
-            add(mode, word)
-    elif program == "dd":
-        for word in args:
-            if word.startswith("of="):
-                add("write", word[3:])
-            elif word.startswith("if="):
-                add("read", word[3:])
-    elif program in ("curl", "wget"):
-        _network_file_effects(command, add)
-    elif program == "git" and len(args) >= 3 and args[:2] == ("worktree", "add"):
-        add("write", args[2])  # git worktree add PATH [BRANCH]: a new checkout at PATH
-    elif program == "git" and len(args) >= 3 and args[0] == "clone":
-        add("write", args[-1])  # git clone URL DIR
-    elif program in _ARCHIVERS:
-        whole = not derived and not command.has_flag("no-recursion")
-        for mode, word, tree in archive_effects(command):
-            add(mode, word, tree=tree and whole)
-    elif program in _READERS:
-        tree = program in ("rg", "ag") or (
-            program in _TREE_READERS and bool(_RECURSIVE_FLAGS & command.flags)
-        )
-        if program in _TREE_READERS and not _NAMES_ONLY.isdisjoint(command.flags):
-            tree = False  # grep -rl: names or counts, not what the files hold
-        for word in args:
-            add("read", word, tree=tree and not derived)
-    return effects
-
-
-# grep options that print only names, counts or a status, not the lines of the files.
-_NAMES_ONLY: Final = frozenset(
-    {"l", "L", "c", "q", "files-with-matches", "files-without-match", "count", "quiet"}
-)
-
-
-_ARCHIVERS: Final = frozenset({"tar", "bsdtar", "gtar", "zip", "7z", "7za", "7zr"})
-_RECURSIVE_FLAGS: Final = frozenset(
-    {"r", "R", "a", "recursive", "archive", "dereference-recursive"}
-)
-_TREE_READERS: Final = frozenset({"grep", "egrep", "fgrep", "zip"})
-# tar options that take a value (the next word, or the next in order for a bundle).
-_TAR_VALUED: Final = frozenset("fCbTXNLKVgIH")
-_TAR_LONG_VALUED: Final = frozenset(
-    {
-        "file", "directory", "files-from", "exclude-from", "exclude", "newer", "label",
-        "use-compress-program", "blocking-factor", "tape-length", "starting-file", "format",
-        "owner", "group", "mode", "transform", "xform",
-    }
-)  # fmt: skip
-
-
-def archive_effects(command: SimpleCommand) -> list[tuple[str, str, bool]]:
-    """What an archiver reads and writes: (mode, word, tree).
-
-    ``tar -c``/``-r``/``-u`` and ``zip``/``7z a`` read their operands whole and write the
-    archive (``-`` is stdout); ``tar -x``/``-t``, ``7z x``/``l`` read the archive."""
-    argv = command.argv
-    program = command.program
-    if program == "zip":
-        valued = {"-P", "--password", "-b", "-n", "-t", "-tt", "-x", "-i"}
-        operands: list[str] = []
-        skip = False
-        for word in argv[1:]:
-            if skip:
-                skip = False
-                continue
-            if word in valued:
-                if word in ("-x", "-i"):
-                    break  # patterns follow to the end
-                skip = True
-                continue
-            if not word.startswith("-"):
-                operands.append(word)
-        if not operands:
-            return []
-        written, *inputs = operands
-        made = [("write", written, False)] if written != "-" else []
-        return made + [("read", w, True) for w in inputs]
-    if program.startswith("7z"):
-        rest = [w for w in argv[1:] if not w.startswith("-")]
-        if len(rest) < 2:
-            return []
-        verb, target, *inputs = rest
-        if verb in ("a", "u"):
-            return [("write", target, False)] + [("read", w, True) for w in inputs]
-        if verb in ("x", "e", "l", "t"):
-            return [("read", target, False)]
-        return []
-    # tar: old-style bundle first ("czf ARCHIVE"), then -x/--long options and operands
-    mode = ""
-    archive: str | None = None
-    directory: str | None = None
-    operands = []
-    values: list[str] = []  # option letters still waiting for their value
-    words = list(argv[1:])
-    i = 0
-    if words and not words[0].startswith("-") and words[0][:1] in "crtuxAd":
-        bundle, words = words[0], words[1:]
-        for letter in bundle:
-            if letter in "crtuxAd":
-                mode = mode or letter
-            elif letter in _TAR_VALUED:
-                values.append(letter)
-    while i < len(words):
-        word = words[i]
-        i += 1
-        if values:  # the old-style bundle's values come first, in order ("-" too)
-            letter = values.pop(0)
-            if letter == "f":
-                archive = word
-            elif letter == "C":
-                directory = word
-            continue
-        if word.startswith("--"):
-            name, equals, value = word[2:].partition("=")
-            if name in ("create", "append", "update", "extract", "get", "list", "diff"):
-                mode = mode or {"create": "c", "append": "r", "update": "u", "list": "t"}.get(
-                    name, "x"
-                )
-            elif name in _TAR_LONG_VALUED:
-                if not equals and i < len(words):
-                    value, i = words[i], i + 1
-                if name == "file":
-                    archive = value
-                elif name == "directory":
-                    directory = value
-            continue
-        if word.startswith("-") and len(word) > 1:
-            letters = word[1:]
-            for k, letter in enumerate(letters):
-                if letter in "crtuxAd":
-                    mode = mode or letter
-                elif letter in _TAR_VALUED:
-                    attached = letters[k + 1 :]
-                    if attached:
-                        value = attached
-                    elif i < len(words):
-                        value, i = words[i], i + 1
-                    else:
-                        break
-                    if letter == "f":
-                        archive = value
-                    elif letter == "C":
-                        directory = value
-                    break
-            continue
-        operands.append(word)
-    out: list[tuple[str, str, bool]] = []
-    if mode in ("c", "r", "u", "A"):
-        if archive is not None and archive != "-":
-            out.append(("write", archive, False))
-        base = directory.rstrip("/") + "/" if directory else ""
-        for word in operands:
-            out.append(("read", word if word.startswith(("/", "~")) else base + word, True))
-    elif mode in ("x", "t", "d") and archive is not None and archive != "-":
-        out.append(("read", archive, False))  # what extraction writes is not known here
-    return out
-
+# Which paths a find selects, and who chooses processes by name
 
 # find primaries that narrow what it passes on (tests); actions and options do not.
 FIND_TESTS: Final = _names(
@@ -839,77 +586,10 @@ def find_patterns(command: SimpleCommand) -> list[str]:
     return list(dict.fromkeys(out))[:MAX_FIND_PATTERNS]
 
 
-# Options of the remote copiers that take a value (the identity file of ``scp -i`` is not a
-# file being copied).
-_REMOTE_COPY_OPTIONS: Final = {
-    "scp": frozenset({"-i", "-F", "-o", "-P", "-c", "-l", "-S", "-J", "-D", "-X"}),
-    "rsync": frozenset(
-        {
-            "-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--exclude-from",
-            "--include-from", "--files-from", "--password-file", "--log-file", "--partial-dir",
-            "-T", "--temp-dir", "--compare-dest", "--link-dest", "--copy-dest", "--backup-dir",
-            "--suffix", "--chmod", "--chown", "--usermap", "--groupmap", "--port",
-            "--out-format", "--timeout", "--rsync-path", "-M", "--remote-option",
-        }
-    ),
-}  # fmt: skip
-
-
-def _operands(command: SimpleCommand, value_options: frozenset[str]) -> tuple[str, ...]:
-    """The operands of ``command``: words that are neither options nor their values."""
-    out: list[str] = []
-    argv = command.argv
-    i = 1
-    while i < len(argv):
-        word = argv[i]
-        if word == "--":
-            out.extend(argv[i + 1 :])
-            break
-        if word in value_options:
-            i += 2
-            continue
-        if word.startswith("-") and word != "-":
-            i += 1
-            continue
-        out.append(word)
-        i += 1
-    return tuple(out)
-
-
-def _remote(word: str) -> bool:
-    """``host:path`` or ``user@host:path``: a place on another machine."""
-    return ":" in word.split("/", 1)[0]
-
-
 def _lists_processes(command: SimpleCommand) -> bool:
     """``ps`` (every form), ``pgrep``, ``pidof``: PIDs chosen by name. ``lsof -t -i:PORT``
     and a PID file are not: those name one process."""
     return command.program in ("ps", "pgrep", "pidof") and not command.synthetic
-
-
-def _is_mode(word: str) -> bool:
-    """Whether a chmod operand is a mode (``755``, ``u+x``, ``a=r,o-w``) rather than a path."""
-    return bool(word) and all(c in "01234567ugoa+-=rwxXst," for c in word)
-
-
-def _network_file_effects(command: SimpleCommand, add: Callable[[str, str], None]) -> None:
-    argv = command.argv
-    takes_file_out = ("-o", "--output", "-O", "--output-document")
-    for i, word in enumerate(argv[1:], 1):
-        nxt = argv[i + 1] if i + 1 < len(argv) else ""
-        if word in takes_file_out and nxt:
-            if not (command.program == "curl" and word == "-O"):
-                add("write", nxt)
-        elif word.startswith("--output=") or word.startswith("--output-document="):
-            add("write", word.split("=", 1)[1])
-        elif word in ("-T", "--upload-file") and nxt:
-            add("read", nxt)
-        elif word in ("-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "-F"):
-            value = nxt.split("=", 1)[-1] if word in ("-F", "--data-urlencode") else nxt
-            if value.startswith("@") or value.startswith("<"):
-                add("read", value[1:])
-        elif word.startswith("--post-file=") or word.startswith("--body-file="):
-            add("read", word.split("=", 1)[1])
 
 
 # --------------------------------------------------------------------------------------

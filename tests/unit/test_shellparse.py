@@ -18,9 +18,9 @@ from specialists.shellparse import (
     command_of,
     parse,
     parse_for,
-    path_effects,
     resolve_path,
 )
+from specialists.understand.effects import path_effects
 from specialists.understand.globs import PathGlobs, WordGlobs, is_within
 from supervisor.models import Action, Context
 

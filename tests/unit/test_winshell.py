@@ -6,8 +6,9 @@ import base64
 
 import pytest
 
-from specialists.shellparse import parse, path_effects, resolve_path
+from specialists.shellparse import parse, resolve_path
 from specialists.understand import PathClass, Where, classify
+from specialists.understand.effects import path_effects
 from specialists.winshell import windows_ops, windows_path
 
 HOME = "/c:/Users/dev"
