@@ -38,8 +38,12 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
 - ``paths_any`` / ``paths_none``: path globs over the resolved positionals and input
   redirections (``**/.env``, ``~/.ssh/**``). An unexpanded glob word (``cat .en?``) matches
   when some name it could expand to would (:meth:`PathGlobs.could_match`). ``scratch_none``:
-  a path in a scratch directory (``/tmp``, ``$TMPDIR``) outside the workspace does not count.
-- ``redirects_any``: path globs over resolved output-redirection targets (``~/.bashrc``).
+  a path in a scratch directory (``/tmp``, ``$TMPDIR``) outside the workspace does not count;
+  ``named_paths``: only paths named one by one count, not a bulk selection (a glob, a
+  filtered ``find``, ``xargs`` input).
+- ``redirects_any``: path globs over resolved output-redirection targets (``~/.bashrc``);
+  with ``redirects_replace``, only redirections that replace the content (``>``, ``&>``,
+  not ``>>``, which keeps it).
 - ``prefixes_any``: wrappers the command runs under (``sudo``, ``doas``).
 - ``assignments_any``: ``NAME`` or ``NAME=value`` globs over variables set for the command
   or earlier on the line (``HUSKY=0``, ``NODE_TLS_REJECT_UNAUTHORIZED=0``).
@@ -252,7 +256,11 @@ class ShellRule(KindConfig):
         target: a condition on the positionals' resolved paths or on how they expanded.
         paths_any, paths_none: path globs over resolved positionals and input redirections.
         scratch_none: a path in a scratch directory outside the workspace does not count.
+        named_paths: ``paths_any`` counts only paths named one by one, not a bulk selection
+            (a glob, what a filtered ``find`` passes on, ``xargs`` input).
         redirects_any: path globs over resolved output-redirection targets.
+        redirects_replace: only redirections that replace what the target held (``>``,
+            ``>|``, ``&>``), not those that append to it (``>>``).
         prefixes_any: wrapper names the command must run under (``sudo``).
         assignments_any: ``NAME`` / ``NAME=value`` globs over variables set on the line.
         variables_any: globs over the names of variables the command's words reference
@@ -291,7 +299,9 @@ class ShellRule(KindConfig):
     paths_any: list[PathGlob] = Field(default_factory=list)
     paths_none: list[PathGlob] = Field(default_factory=list)
     scratch_none: bool = False
+    named_paths: bool = False
     redirects_any: list[PathGlob] = Field(default_factory=list)
+    redirects_replace: bool = False
     prefixes_any: list[WordGlob] = Field(default_factory=list)
     assignments_any: list[WordGlob] = Field(default_factory=list)
     variables_any: list[WordGlob] = Field(default_factory=list)
@@ -508,7 +518,9 @@ class _Rule:
         "program_globs",
         "programs",
         "redirects_any",
+        "redirects_replace",
         "scratch_none",
+        "named_paths",
         "self_call",
         "sends",
         "subcommands",
@@ -540,7 +552,9 @@ class _Rule:
         self.paths_any = PathGlobs(rule.paths_any)
         self.paths_none = PathGlobs(rule.paths_none)
         self.scratch_none = rule.scratch_none
+        self.named_paths = rule.named_paths
         self.redirects_any = PathGlobs(rule.redirects_any)
+        self.redirects_replace = rule.redirects_replace
         self.prefixes_any = WordGlobs(rule.prefixes_any)
         self.assignments_any = WordGlobs(rule.assignments_any)
         self.variables_any = WordGlobs(rule.variables_any)
@@ -668,7 +682,10 @@ class _Rule:
                 (
                     r.path
                     for r in cmd.redirects
-                    if r.path is not None and r.writes and self.redirects_any.match(r.path, home)
+                    if r.path is not None
+                    and r.writes
+                    and not (self.redirects_replace and ">>" in r.op)
+                    and self.redirects_any.match(r.path, home)
                 ),
                 None,
             )
@@ -678,6 +695,8 @@ class _Rule:
             detail = f"{head} writes {target}"
         paths = _paths(cmd, home) if self.paths_any.globs or self.target is not None else ()
         if self.paths_any.globs:
+            if self.named_paths and (cmd.filtered or cmd.stdin_args or cmd.globbed):
+                return None  # a bulk selection (find, xargs, a glob): not these files by name
             globs = _glob_paths(cmd, home)
             found = next(
                 (
