@@ -137,6 +137,14 @@ def refusal_text(decision: Decision) -> str:
     return f"Refused by the supervisor (the call did not run): {corrections}"
 
 
+def _same_json(text: str, value: dict[str, Any]) -> bool:
+    """Whether ``text`` is ``value`` serialised (an object given twice is read once)."""
+    try:
+        return bool(loads(text.strip(), what="a tool result") == value)
+    except AgentJSONError:
+        return False
+
+
 def _tool_result(text: str, meta: dict[str, JsonValue] | None = None) -> dict[str, JsonValue]:
     result: dict[str, JsonValue] = {
         "content": [{"type": "text", "text": text}],
@@ -300,7 +308,8 @@ class McpProxy:
     When the taxonomy has a ``provenance`` entry, each check gets the session's
     transcript: the results the proxy relayed so far, each
     with the trust ``annotations`` give its tool (``results``; third party by default),
-    after any transcript ``context`` carries. MCP does not carry the user's request: give it
+    after any transcript ``context`` carries; a result's ``structuredContent`` is kept as
+    structure, read by field like a JSON result. MCP does not carry the user's request: give it
     as ``context.task`` (``supervise mcp-proxy --request``), or sink values are a missing
     fact for the ``provenance`` kind. Parameters whose ``tools/list`` input schema says
     ``format: email`` or ``format: uri`` are read as a recipient or a URL, beneath what
@@ -833,6 +842,14 @@ class McpProxy:
         content = result.get("content")
         text = message_text(content) if content is not None else message_text(result)
         trust = trust_of(self._annotations, tool)
+        structured = result.get("structuredContent")
+        if isinstance(structured, dict):
+            # MCP 2025-06-18: a JSON object beside the content blocks, which the client may
+            # give the model in their place; read by field like a JSON result. The text is
+            # kept too unless it is the same object serialised.
+            self._transcripts.add(self.session, result_source(tool, structured, trust, call_id))
+            if not text.strip() or _same_json(text, structured):
+                return
         self._transcripts.add(self.session, result_source(tool, text, trust, call_id))
 
     def _outcome(self, message: dict[str, Any], size: int) -> tuple[bool, JsonValue]:

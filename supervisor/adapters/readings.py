@@ -66,6 +66,7 @@ Role = Literal[
     "file_target",
     "credential",
     "links",
+    "detail",
     "none",
 ]
 ROLES: Final[tuple[str, ...]] = Role.__args__  # type: ignore[attr-defined]
@@ -79,6 +80,7 @@ SINK_ROLES: Final[dict[str, str]] = {
     "file_target": "file",
     "credential": "credential",
     "links": "links",
+    "detail": "detail",
     "url": "url",
 }
 SINKS_KEY: Final = "supervise_sinks"
