@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Annotated, Final, Literal, TypeVar, final
@@ -88,6 +88,7 @@ __all__ = [
     "ProvenanceConfig",
     "ProvenanceSpecialist",
     "SinkKind",
+    "steered_lookups",
     "supervisor_register_kinds",
     "trace",
 ]
@@ -226,6 +227,7 @@ _KIND_TYPES: Final[dict[str, tuple[str, ...]]] = {
     "invitee": ("email", "phone"),
     "account": ("iban", "email", "phone"),
     "file": ("path", "file"),
+    "lookup": ("email", "iban", "phone"),  # what a call looked up (steered_lookups)
 }
 
 
@@ -341,8 +343,10 @@ def trace(
     value: JsonValue,
     sources: Sequence[Source],
     records: Sequence[Source | _Record] = (),
+    steered: Mapping[int, str] | None = None,
 ) -> Trace:
-    """Where ``value`` (a ``kind`` sink) came from, among ``records`` and ``sources``."""
+    """Where ``value`` (a ``kind`` sink) came from, among ``records`` and ``sources``
+    (``steered``: :func:`steered_lookups` of ``sources``, worked out when not given)."""
     # A credential is never repeated in a reason, a correction or the evidence.
     shown = (
         "[credential]"
@@ -352,9 +356,11 @@ def trace(
     groups = needles(kind, value)
     if groups is None:
         return Trace(parameter, kind, shown, "?", "unreadable")
+    if steered is None:
+        steered = steered_lookups(sources, records)
     worst: Trace | None = None
     for group in groups:
-        result = _trace_group(parameter, kind, shown, group, sources, records)
+        result = _trace_group(parameter, kind, shown, group, sources, records, steered)
         if worst is None or _RANK[result.found] > _RANK[worst.found]:
             worst = result
     assert worst is not None
@@ -373,6 +379,39 @@ _RANK: Final[dict[str, int]] = {
 }
 
 
+_STEERED: Final = ", looked up for "
+
+
+def steered_lookups(
+    sources: Sequence[Source], records: Sequence[Source | _Record] = ()
+) -> dict[int, str]:
+    """The trusted results whose call looked up what only third-party text named, by
+    position in ``sources``, each with why (``looked up for 'Paris', which only the result
+    of get_reviews (c3) names``): a catalogue lists what exists; which part of it the agent
+    looked at, and so what it picks from, was that third party's choice.
+
+    A lookup value is traced through the sources before its result (and the records), with
+    the steered ones among them already counted as third-party text; one named nowhere (the
+    agent's own query) or by a trusted source does not steer.
+    """
+    steered: dict[int, str] = {}
+    for index, source in enumerate(sources):
+        if source.kind != "result" or not source.lookup:
+            continue
+        if not any(trust.trusted for trust, _, _ in source.pieces()):
+            continue
+        earlier = sources[:index]
+        for value in source.lookup:
+            found = trace("lookup", "lookup", value, earlier, records, steered)
+            if found.found == "untrusted":
+                # Each place as itself, not with why it was steered in turn: a chain of
+                # lookups is named one link at a time.
+                places = ", ".join(dict.fromkeys(p.split(_STEERED)[0] for p in found.sources))
+                steered[index] = f"{_STEERED}{found.value!r}, which only {places} names"
+                break
+    return steered
+
+
 def _trace_group(
     parameter: str,
     kind: str,
@@ -380,6 +419,7 @@ def _trace_group(
     group: list[_Needle],
     sources: Sequence[Source],
     records: Sequence[Source | _Record],
+    steered: Mapping[int, str],
 ) -> Trace:
     if not group:  # nothing to trace: a message without links, a short title
         return Trace(
@@ -392,10 +432,13 @@ def _trace_group(
         trusted: list[str] = []
         user: list[str] = []
         untrusted: list[str] = []
-        for source in sources:
+        for index, source in enumerate(sources):
+            why = steered.get(index)
             for trust, text, field in source.pieces():
                 if _holds(text, needle):
                     where = source.describe(field)
+                    if why is not None and trust.trusted:
+                        where, trust = f"{where}{why}", Trust.THIRD_PARTY
                     (trusted if trust.trusted else untrusted).append(where)
                     if trust is Trust.USER:
                         user.append(where)
@@ -537,9 +580,10 @@ class ProvenanceSpecialist:
             sources = (request(context.task), *sources)
             has_request = True
         traces: list[Trace] = []
+        steered = steered_lookups(sources, self._records) if has_request else {}
         for parameter, kind, value in sinks[:MAX_VALUES]:
             if has_request:
-                traces.append(trace(parameter, kind, value, sources, self._records))
+                traces.append(trace(parameter, kind, value, sources, self._records, steered))
             else:
                 # Only the records can vouch for a value when the request is not known.
                 found = trace(parameter, kind, value, (), self._records)

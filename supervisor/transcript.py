@@ -34,7 +34,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from enum import StrEnum
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -141,11 +141,14 @@ class Source(BaseModel):
     call_id: str | None = Field(default=None, max_length=500)
     cut: bool = False  # the text was longer and was cut to MAX_SOURCE_CHARS
     fields: tuple[FieldText, ...] = Field(default=(), max_length=MAX_FIELDS)
+    # What the call looked up (its parameters annotated ``lookup``: a city for a catalogue):
+    # a trusted listing of what a third party chose to look up is that third party's choice.
+    lookup: tuple[Annotated[str, Field(max_length=500)], ...] = Field(default=(), max_length=20)
 
     @property
     def size(self) -> int:
-        """Characters it holds, its fields' included."""
-        return len(self.text) + sum(len(f.text) for f in self.fields)
+        """Characters it holds, its fields' and lookup's included."""
+        return len(self.text) + sum(len(f.text) for f in self.fields) + sum(map(len, self.lookup))
 
     def describe(self, field: str | None = None) -> str:
         """How a reason names it: ``the user's request``, ``the result of read_inbox (c3)``,
@@ -247,8 +250,22 @@ def result(
     value: JsonValue | object,
     trust: Trust | ResultTrust,
     call_id: str | None = None,
+    lookup: tuple[str, ...] = (),
 ) -> Source:
-    """A tool's result, with the trust the deployment gives that tool (or its fields)."""
+    """A tool's result, with the trust the deployment gives that tool (or its fields), and
+    what its call looked up (``lookup``: the values of its ``lookup`` parameters)."""
+    found = _result(tool, value, trust, call_id)
+    if not lookup:
+        return found
+    return found.model_copy(update={"lookup": tuple(v[:500] for v in lookup[:20])})
+
+
+def _result(
+    tool: str | None,
+    value: JsonValue | object,
+    trust: Trust | ResultTrust,
+    call_id: str | None,
+) -> Source:
     if isinstance(trust, Trust):
         return _source("result", trust, as_text(value), tool, call_id)
     if not trust.fields and trust.keys is None:
