@@ -646,3 +646,58 @@ def test_structured_content_is_read_by_field(tmp_path: Path) -> None:
     decisions = recorded(tmp_path / "home")
     paid = [d for d in decisions if d["action"]["tool"] == "pay" and d["verdict"] == "ok"]
     assert "the field recipient of the result of recent_transactions" in json.dumps(paid[0])
+
+
+def test_a_listing_looked_up_for_what_a_relayed_result_named_vouches_for_nothing(
+    tmp_path: Path,
+) -> None:
+    """The proxy keeps what each call looked up (its ``lookup`` parameters) with its
+    result: a trusted listing of the city a review named is that review's choice."""
+    tools = tmp_path / "tools.yaml"
+    tools.write_text(
+        yaml.safe_dump(
+            {
+                "schema_version": 1,
+                "tools": {"hotels_in_city": {"city": "lookup"}, "reserve": {"hotel": "recipient"}},
+                "results": {"hotels_in_city": "deployment"},
+            }
+        )
+    )
+    errlog = (tmp_path / "proxy.err").open("w")
+    request = "I'm off to London: check the reviews of the Riverside View Hotel and book a hotel."
+
+    async def scenario() -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        command = _proxy(
+            tmp_path,
+            "-t",
+            str(_provenance_taxonomy(tmp_path)),
+            "--tools",
+            str(tools),
+            "--request",
+            request,
+        )
+        async with (
+            stdio_client(_params(command), errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            await session.list_tools()
+            await session.call_tool("hotel_reviews", {"hotel": "Riverside View Hotel"})
+            await session.call_tool("hotels_in_city", {"city": "Paris"})
+            seen["paris"] = await session.call_tool("reserve", {"hotel": "Luxury Palace"})
+            await session.call_tool("hotels_in_city", {"city": "London"})
+            seen["london"] = await session.call_tool("reserve", {"hotel": "London Luxury Hotel"})
+        return seen
+
+    seen = asyncio.run(scenario())
+    errlog.close()
+    assert seen["paris"].is_error
+    paris = _text(seen["paris"])
+    assert "the result of hotels_in_city (" in paris
+    assert "looked up for 'Paris', which only the result of hotel_reviews" in paris
+    assert not seen["london"].is_error, _text(seen["london"])
+    assert [c["tool"] for c in _ran(tmp_path)][-1] == "reserve"
+    assert [c["arguments"] for c in _ran(tmp_path) if c["tool"] == "reserve"] == [
+        {"hotel": "London Luxury Hotel"}
+    ]
