@@ -34,7 +34,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from enum import StrEnum
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -42,6 +42,7 @@ from supervisor.agentjson import loads
 from supervisor.errors import AgentJSONError
 
 __all__ = [
+    "KEYS_FIELD",
     "MAX_FIELDS",
     "MAX_SOURCES",
     "MAX_SOURCE_CHARS",
@@ -66,6 +67,7 @@ MAX_FIELDS: Final = 32  # fields a result's trust may name
 MAX_PARSED_CHARS: Final = 1_000_000  # a longer result string is not parsed for its fields
 MAX_RESULT_DEPTH: Final = 32  # values nested deeper in a result stay in its rest
 MAX_SESSIONS: Final = 1_000  # sessions a TranscriptLog keeps, least recently used dropped
+KEYS_FIELD: Final = "(keys)"  # the name of a result's keys, read with ResultTrust.keys
 
 _FROZEN: Final = ConfigDict(frozen=True, extra="forbid")
 
@@ -90,18 +92,27 @@ class ResultTrust(BaseModel):
     the result's records (``amount``: that key at any depth, and all beneath it) or a
     dotted path from the result's top (``account.iban``; arrays are passed through) to
     its trust. Where two names hold a value, the one that names it deepest wins.
+
+    ``keys`` is the trust of the keys of the result's objects that no field names: a
+    result keyed by names the system keeps (reviews by hotel, ``{"Le Marais": "..."}``)
+    vouches for those names, whoever wrote the values. The rest of such a result is then
+    kept as its values, one a line, without the keys.
     """
 
     model_config = _FROZEN
 
     trust: Trust = Trust.THIRD_PARTY
     fields: dict[str, Trust] = Field(default_factory=dict, max_length=MAX_FIELDS)
+    keys: Trust | None = None
 
     @property
     def least(self) -> Trust:
         """The trust of a result whose fields cannot be told apart: the least trusted."""
         order = (Trust.THIRD_PARTY, Trust.DEPLOYMENT, Trust.USER)
-        return min((self.trust, *self.fields.values()), key=order.index)
+        named: list[Trust] = [self.trust, *self.fields.values()]
+        if self.keys is not None:
+            named.append(self.keys)
+        return min(named, key=order.index)
 
 
 class FieldText(BaseModel):
@@ -130,11 +141,14 @@ class Source(BaseModel):
     call_id: str | None = Field(default=None, max_length=500)
     cut: bool = False  # the text was longer and was cut to MAX_SOURCE_CHARS
     fields: tuple[FieldText, ...] = Field(default=(), max_length=MAX_FIELDS)
+    # What the call looked up (its parameters annotated ``lookup``: a city for a catalogue):
+    # a trusted listing of what a third party chose to look up is that third party's choice.
+    lookup: tuple[Annotated[str, Field(max_length=500)], ...] = Field(default=(), max_length=20)
 
     @property
     def size(self) -> int:
-        """Characters it holds, its fields' included."""
-        return len(self.text) + sum(len(f.text) for f in self.fields)
+        """Characters it holds, its fields' and lookup's included."""
+        return len(self.text) + sum(len(f.text) for f in self.fields) + sum(map(len, self.lookup))
 
     def describe(self, field: str | None = None) -> str:
         """How a reason names it: ``the user's request``, ``the result of read_inbox (c3)``,
@@ -143,6 +157,8 @@ class Source(BaseModel):
             return "the user's request"
         where = f"the result of {self.tool or 'a tool'}"
         where = f"{where} ({self.call_id})" if self.call_id else where
+        if field == KEYS_FIELD:
+            return f"the keys of {where}"
         return f"the field {field} of {where}" if field is not None else where
 
     def pieces(self) -> Iterator[tuple[Trust, str, str | None]]:
@@ -234,11 +250,25 @@ def result(
     value: JsonValue | object,
     trust: Trust | ResultTrust,
     call_id: str | None = None,
+    lookup: tuple[str, ...] = (),
 ) -> Source:
-    """A tool's result, with the trust the deployment gives that tool (or its fields)."""
+    """A tool's result, with the trust the deployment gives that tool (or its fields), and
+    what its call looked up (``lookup``: the values of its ``lookup`` parameters)."""
+    found = _result(tool, value, trust, call_id)
+    if not lookup:
+        return found
+    return found.model_copy(update={"lookup": tuple(v[:500] for v in lookup[:20])})
+
+
+def _result(
+    tool: str | None,
+    value: JsonValue | object,
+    trust: Trust | ResultTrust,
+    call_id: str | None,
+) -> Source:
     if isinstance(trust, Trust):
         return _source("result", trust, as_text(value), tool, call_id)
-    if not trust.fields:
+    if not trust.fields and trust.keys is None:
         return _source("result", trust.trust, as_text(value), tool, call_id)
     structure = _structure(value)
     if structure is None:  # nothing to tell the fields apart by
@@ -314,6 +344,8 @@ def _fielded(
                 match = _field_of(path, trust.fields)
                 if match is not None and match[1] < len(path):
                     values.setdefault(match[0], []).append(str(key))
+                elif match is None and trust.keys is not None:
+                    values.setdefault(KEYS_FIELD, []).append(str(key))
                 left = rest(item, path, depth + 1)
                 if left is not _GONE:
                     kept[str(key)] = left
@@ -331,14 +363,22 @@ def _fielded(
     budget = MAX_SOURCE_CHARS
     cut = False
     fields: list[FieldText] = []
-    for name in trust.fields:  # in the order the annotation gives them
+    named = dict(trust.fields)  # in the order the annotation gives them, then the keys
+    if trust.keys is not None:
+        named[KEYS_FIELD] = trust.keys
+    for name, field_trust in named.items():
         if name not in values:
             continue
         text = "\n".join(values[name])
         cut = cut or len(text) > budget
-        fields.append(FieldText(name=name[:500], trust=trust.fields[name], text=text[:budget]))
+        fields.append(FieldText(name=name[:500], trust=field_trust, text=text[:budget]))
         budget -= len(fields[-1].text)
-    text = "" if left is _GONE else as_text(left)
+    if left is _GONE:
+        text = ""
+    elif trust.keys is not None:  # the keys are a field: the rest is its values alone
+        text = "\n".join(_leaves(left))
+    else:
+        text = as_text(left)
     cut = cut or len(text) > budget
     return Source(
         kind="result",
@@ -352,6 +392,18 @@ def _fielded(
 
 
 _GONE: Final = object()  # a subtree whose every value a field took
+
+
+def _leaves(node: object) -> Iterator[str]:
+    """The values of a structure, without its keys, depth first."""
+    if isinstance(node, dict):
+        for item in node.values():
+            yield from _leaves(item)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _leaves(item)
+    else:
+        yield _leaf_text(node)
 
 
 class TranscriptLog:

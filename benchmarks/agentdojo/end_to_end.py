@@ -16,7 +16,8 @@ has reached), and answers with both tasks' expected outputs. Every call goes thr
   decided by a supervisor built from a taxonomy (default: the ``support`` pack, whose
   ``value_from_untrusted_content`` entry is the ``provenance`` kind). The context carries the
   session's transcript: the user's request, and every tool result the agent read so far,
-  with the trust ``tools.yaml`` gives its tool. A nudged or blocked call does not run and
+  with the trust ``tools.yaml`` gives its tool and what its call looked up (its ``lookup``
+  parameters). A nudged or blocked call does not run and
   is left out of the trace;
 - ``oracle``: refuses exactly the attacker's calls that change the environment (run on a
   copy to see), except a call that only marks mail as read.
@@ -67,7 +68,7 @@ from agentdojo.types import (
 )
 
 from supervisor import Supervisor
-from supervisor.adapters.readings import ToolAnnotations, load_tool_annotations
+from supervisor.adapters.readings import ToolAnnotations, load_tool_annotations, lookup_values
 from supervisor.adapters.tools import check_tool_call, read_tool_call, trust_of
 from supervisor.models import Context
 from supervisor.transcript import Source, bounded, request, result
@@ -148,8 +149,10 @@ class Gate:
         )
         return False
 
-    def saw(self, tool: str, output: str, call_id: str) -> None:
-        self.sources.append(result(tool, output, trust_of(self.annotations, tool), call_id))
+    def saw(self, tool: str, args: dict[str, Any], output: str, call_id: str) -> None:
+        looked_up = lookup_values(tool, args, self.annotations)
+        trust = trust_of(self.annotations, tool)
+        self.sources.append(result(tool, output, trust, call_id, looked_up))
 
 
 class ScriptedAgent(BasePipelineElement):
@@ -209,7 +212,7 @@ class ScriptedAgent(BasePipelineElement):
             # The transcript gets the same result as JSON, as a host relays it (an MCP
             # server's text content), so that field trust can tell its fields apart.
             relayed = tool_result_to_str(output, _json) if error is None else error
-            self.gate.saw(call.function, relayed, f"{phase}-{index}")
+            self.gate.saw(call.function, args, relayed, f"{phase}-{index}")
             out.append(
                 ChatAssistantMessage(
                     role="assistant",

@@ -41,7 +41,7 @@ from pydantic import JsonValue
 
 try:
     from langchain.agents.middleware import AgentMiddleware, AgentState, ToolCallRequest
-    from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+    from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
     from langgraph.types import Command
 except ImportError as exc:
     raise ImportError(
@@ -49,6 +49,7 @@ except ImportError as exc:
         "pip install 'agent-supervise[langchain]'"
     ) from exc
 
+from supervisor.adapters.readings import lookup_values
 from supervisor.adapters.tools import (
     ToolAnnotations,
     ToolCallReading,
@@ -264,18 +265,27 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         else:
             messages = getattr(state, "messages", None)
         sources: list[Source] = []
+        arguments: dict[str, Mapping[str, Any]] = {}  # tool call id -> its arguments
         for message in messages or ():
             if not isinstance(message, BaseMessage):
                 continue
             if isinstance(message, HumanMessage):
                 sources.append(request_source(message_text(message.content)))
+            elif isinstance(message, AIMessage):
+                for call in message.tool_calls:
+                    if call.get("id"):
+                        arguments[str(call["id"])] = call.get("args") or {}
             elif isinstance(message, ToolMessage) and not _is_ours(message):
+                looked_up = lookup_values(
+                    message.name or "", arguments.get(message.tool_call_id), self.annotations
+                )
                 sources.append(
                     result_source(
                         message.name,
                         message_text(message.content),
                         trust_of(self.annotations, message.name),
                         message.tool_call_id,
+                        looked_up,
                     )
                 )
         return sources

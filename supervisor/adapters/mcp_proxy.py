@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeGuard
 
 from pydantic import JsonValue
 
-from supervisor.adapters.readings import EMPTY_ANNOTATIONS, Role, schema_roles
+from supervisor.adapters.readings import EMPTY_ANNOTATIONS, Role, lookup_values, schema_roles
 from supervisor.adapters.tools import (
     ToolAnnotations,
     ToolCallReading,
@@ -135,6 +135,14 @@ def refusal_text(decision: Decision) -> str:
         )
     corrections = "\n".join(c.text for c in decision.corrections) or decision.reason
     return f"Refused by the supervisor (the call did not run): {corrections}"
+
+
+def _same_json(text: str, value: dict[str, Any]) -> bool:
+    """Whether ``text`` is ``value`` serialised (an object given twice is read once)."""
+    try:
+        return bool(loads(text.strip(), what="a tool result") == value)
+    except AgentJSONError:
+        return False
 
 
 def _tool_result(text: str, meta: dict[str, JsonValue] | None = None) -> dict[str, JsonValue]:
@@ -300,7 +308,8 @@ class McpProxy:
     When the taxonomy has a ``provenance`` entry, each check gets the session's
     transcript: the results the proxy relayed so far, each
     with the trust ``annotations`` give its tool (``results``; third party by default),
-    after any transcript ``context`` carries. MCP does not carry the user's request: give it
+    after any transcript ``context`` carries; a result's ``structuredContent`` is kept as
+    structure, read by field like a JSON result. MCP does not carry the user's request: give it
     as ``context.task`` (``supervise mcp-proxy --request``), or sink values are a missing
     fact for the ``provenance`` kind. Parameters whose ``tools/list`` input schema says
     ``format: email`` or ``format: uri`` are read as a recipient or a URL, beneath what
@@ -354,6 +363,7 @@ class McpProxy:
         self._transcripts = TranscriptLog()
         self._reads_transcripts = reads_transcripts(supervisor)
         self._call_tools: dict[str, str] = {}  # forwarded tools/call -> tool name
+        self._call_lookups: dict[str, tuple[str, ...]] = {}  # -> what it looked up
         # Requests whose answers the proxy reads on their way back, by id key.
         self._calls: dict[str, str] = {}  # forwarded tools/call -> call_id
         self._lists: set[str] = set()  # tools/list
@@ -684,7 +694,8 @@ class McpProxy:
                 log.info(
                     "tools/call %s (id %s) flagged by %s", name, key, ", ".join(decision.flags)
                 )
-            self._forward_call(key, has_id, call_id, raw, name)
+            looked_up = lookup_values(name, arguments, self._annotations)
+            self._forward_call(key, has_id, call_id, raw, name, looked_up)
             return
         self.stats.refused += 1
         objecting = [e for e, r in decision.results.items() if r.verdict.refuses_action]
@@ -757,13 +768,21 @@ class McpProxy:
             return None
 
     def _forward_call(
-        self, key: str, has_id: bool, call_id: str | None, raw: bytes, name: str | None = None
+        self,
+        key: str,
+        has_id: bool,
+        call_id: str | None,
+        raw: bytes,
+        name: str | None = None,
+        lookup: tuple[str, ...] = (),
     ) -> None:
         self.stats.forwarded += 1
         if has_id and call_id is not None:
             self._calls[key] = call_id
             if name is not None:
                 self._call_tools[key] = name
+            if lookup:
+                self._call_lookups[key] = lookup
         self._send_server(raw)
 
     # -- server -> client --------------------------------------------------------------
@@ -805,10 +824,11 @@ class McpProxy:
         key = _id_key(message["id"])
         call_id = self._calls.pop(key, None)
         tool = self._call_tools.pop(key, None)
+        looked_up = self._call_lookups.pop(key, ())
         if call_id is not None:
             if self._facts is not None:
                 self._facts.forget()  # the call may have changed the work tree
-            self._read_result(tool, call_id, message.get("result"))
+            self._read_result(tool, call_id, message.get("result"), looked_up)
             executed, result = self._outcome(message, size)
             self._spawn(self._after(call_id, result, executed), self._tasks)
         elif key in self._lists:
@@ -826,14 +846,26 @@ class McpProxy:
             name = _dig(message, "result", "serverInfo", "name")
             self._server_name = name if isinstance(name, str) else None
 
-    def _read_result(self, tool: str | None, call_id: str, result: Any) -> None:
-        """Adds what the agent is about to read to the session's transcript."""
+    def _read_result(
+        self, tool: str | None, call_id: str, result: Any, lookup: tuple[str, ...] = ()
+    ) -> None:
+        """Adds what the agent is about to read to the session's transcript, with what its
+        call looked up."""
         if not isinstance(result, dict) or not self._reads_transcripts:
             return  # an error (the tool said nothing to act on), or no entry reads it
         content = result.get("content")
         text = message_text(content) if content is not None else message_text(result)
         trust = trust_of(self._annotations, tool)
-        self._transcripts.add(self.session, result_source(tool, text, trust, call_id))
+        structured = result.get("structuredContent")
+        if isinstance(structured, dict):
+            # MCP 2025-06-18: a JSON object beside the content blocks, which the client may
+            # give the model in their place; read by field like a JSON result. The text is
+            # kept too unless it is the same object serialised.
+            found = result_source(tool, structured, trust, call_id, lookup)
+            self._transcripts.add(self.session, found)
+            if not text.strip() or _same_json(text, structured):
+                return
+        self._transcripts.add(self.session, result_source(tool, text, trust, call_id, lookup))
 
     def _outcome(self, message: dict[str, Any], size: int) -> tuple[bool, JsonValue]:
         """(executed, result) of a forwarded call, from the server's answer."""

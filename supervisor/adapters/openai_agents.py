@@ -65,6 +65,7 @@ except ImportError as exc:
         "pip install 'agent-supervise[openai-agents]'"
     ) from exc
 
+from supervisor.adapters.readings import lookup_values
 from supervisor.adapters.tools import (
     ToolAnnotations,
     acheck_tool_call,
@@ -77,7 +78,8 @@ from supervisor.adapters.tools import (
     trust_of,
     with_transcript,
 )
-from supervisor.errors import ActionBlocked, ConfigError
+from supervisor.agentjson import loads
+from supervisor.errors import ActionBlocked, AgentJSONError, ConfigError
 from supervisor.facade import Supervisor
 from supervisor.facts import FactsCache, agather
 from supervisor.models import Context, Decision, Verdict
@@ -148,21 +150,39 @@ def _input_sources(
     """The user's messages and earlier tool outputs in the run's input, oldest first."""
     sources: list[Source] = []
     names: dict[str, str] = {}
+    looked_up: dict[str, tuple[str, ...]] = {}
     for item in getattr(tool_context, "turn_input", None) or ():
         if not isinstance(item, Mapping):
             continue
         if item.get("type") == "function_call" and isinstance(item.get("call_id"), str):
             names[item["call_id"]] = str(item.get("name"))
+            looked_up[item["call_id"]] = _looked_up(
+                str(item.get("name")), item.get("arguments"), annotations
+            )
         elif item.get("type") == "function_call_output":
             call_id = item.get("call_id")
             tool = names.get(call_id) if isinstance(call_id, str) else None
             trust = trust_of(annotations, tool)
+            lookup = looked_up.get(call_id, ()) if isinstance(call_id, str) else ()
             sources.append(
-                result_source(tool, message_text(item.get("output")), trust, str(call_id))
+                result_source(tool, message_text(item.get("output")), trust, str(call_id), lookup)
             )
         elif item.get("role") == "user":
             sources.append(request_source(message_text(item.get("content"))))
     return sources
+
+
+def _looked_up(
+    tool: str, arguments: object, annotations: ToolAnnotations | None
+) -> tuple[str, ...]:
+    """What a call looked up (its ``lookup`` parameters), from its JSON arguments."""
+    if annotations is None or not isinstance(arguments, str):
+        return ()
+    try:
+        parsed = loads(arguments, what="a tool call's arguments")
+    except AgentJSONError:
+        return ()
+    return lookup_values(tool, parsed, annotations) if isinstance(parsed, dict) else ()
 
 
 def supervised_tool_guardrail(
@@ -269,9 +289,10 @@ def supervised_output_guardrail(
         call_id = data.context.tool_call_id
         if transcripts is not None and reads_transcripts(sup):
             tool = data.context.tool_name
+            lookup = _looked_up(tool, data.context.tool_arguments, annotations)
             transcripts.add(
                 _run_key(data.context, session),
-                result_source(tool, data.output, trust_of(annotations, tool), call_id),
+                result_source(tool, data.output, trust_of(annotations, tool), call_id, lookup),
             )
         try:
             decision = await sup.aafter(call_id=call_id, result=_jsonable(data.output))

@@ -43,6 +43,7 @@ __all__ = [
     "Role",
     "ToolAnnotations",
     "load_tool_annotations",
+    "lookup_values",
     "read_arguments",
     "schema_roles",
     "sink_parameters",
@@ -66,6 +67,8 @@ Role = Literal[
     "file_target",
     "credential",
     "links",
+    "detail",
+    "lookup",
     "none",
 ]
 ROLES: Final[tuple[str, ...]] = Role.__args__  # type: ignore[attr-defined]
@@ -79,6 +82,7 @@ SINK_ROLES: Final[dict[str, str]] = {
     "file_target": "file",
     "credential": "credential",
     "links": "links",
+    "detail": "detail",
     "url": "url",
 }
 SINKS_KEY: Final = "supervise_sinks"
@@ -503,6 +507,30 @@ def sink_parameters(
         for name, (role, _) in _roles(tool, arguments, annotations).items()
         if role in SINK_ROLES
     }
+
+
+MAX_LOOKUP_VALUES: Final = 20  # values of one call's lookup parameters kept
+MAX_LOOKUP_CHARS: Final = 500  # of each
+
+
+def lookup_values(
+    tool: str, arguments: Mapping[str, Any] | None, annotations: ToolAnnotations | None
+) -> tuple[str, ...]:
+    """The values of ``tool``'s parameters annotated ``lookup`` (what the call looked up:
+    a city for a catalogue, a name for a directory), each list item apart; the first
+    :data:`MAX_LOOKUP_VALUES`, each cut at :data:`MAX_LOOKUP_CHARS`. Only annotations name
+    lookups (no default reading)."""
+    if annotations is None or not arguments:
+        return ()
+    found: list[str] = []
+    for name, role in annotations.for_tool(tool).items():
+        if role != "lookup" or name not in arguments:
+            continue
+        value = arguments[name]
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str | int | float) and not isinstance(item, bool):
+                found.append(str(item)[:MAX_LOOKUP_CHARS])
+    return tuple(found[:MAX_LOOKUP_VALUES])
 
 
 def _roles(

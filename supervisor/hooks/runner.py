@@ -23,7 +23,7 @@ from typing import Final
 
 from pydantic import ValidationError
 
-from supervisor.adapters.readings import ToolAnnotations, load_tool_annotations
+from supervisor.adapters.readings import ToolAnnotations, load_tool_annotations, lookup_values
 from supervisor.adapters.tools import (
     check_tool_call,
     read_action,
@@ -259,7 +259,11 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
     annotations = cache.annotations(settings.tools) if settings.tools else None
     if call.transcript_path and context.transcript is None and reads_transcripts(sup):
         trust_of = annotations.trust_of if annotations is not None else None
-        sources, dropped = cache.transcripts.sources(call.transcript_path, trust_of)
+        sources, dropped = cache.transcripts.sources(
+            call.transcript_path,
+            trust_of,
+            (lambda tool, given: lookup_values(tool, given, annotations)) if annotations else None,
+        )
         context = with_transcript(context, sources, dropped)
     for index, action in enumerate(call.actions):
         # The call id goes with the last action: after() then finds the decision that let

@@ -21,7 +21,7 @@ import json
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -49,14 +49,21 @@ class _File:
     sources: list[Source] = field(default_factory=list)
     dropped: int = 0
     tools: dict[str, str] = field(default_factory=dict)  # tool_use id -> tool name
+    lookups: dict[str, tuple[str, ...]] = field(default_factory=dict)  # -> what it looked up
+
+
+LookupOf = Callable[[str, Mapping[str, Any]], tuple[str, ...]]
 
 
 def sources_of_line(
     line: dict[str, Any],
     tools: dict[str, str],
     trust_of: Callable[[str | None], Trust | ResultTrust],
+    lookup_of: LookupOf | None = None,
+    lookups: dict[str, tuple[str, ...]] | None = None,
 ) -> list[Source]:
-    """The sources one transcript line adds (``tools`` learns the names of tool calls)."""
+    """The sources one transcript line adds (``tools`` learns the names of tool calls, and
+    ``lookups`` what each looked up, read by ``lookup_of`` from its input)."""
     message = line.get("message")
     if not isinstance(message, dict):
         return []
@@ -71,6 +78,11 @@ def sources_of_line(
                 and isinstance(block.get("name"), str)
             ):
                 tools[block["id"]] = block["name"]
+                given = block.get("input")
+                if lookup_of is not None and lookups is not None and isinstance(given, dict):
+                    looked_up = lookup_of(block["name"], given)
+                    if looked_up:
+                        lookups[block["id"]] = looked_up
         return []
     if kind != "user" or line.get("isMeta"):
         return []
@@ -89,7 +101,9 @@ def sources_of_line(
             use_id = block.get("tool_use_id")
             tool = tools.get(use_id) if isinstance(use_id, str) else None
             text = message_text(block.get("content"))
-            found.append(result(tool, text, trust_of(tool), use_id if tool else None))
+            known = use_id if tool else None
+            lookup = lookups.get(known, ()) if lookups is not None and known else ()
+            found.append(result(tool, text, trust_of(tool), known, lookup))
     if texts and not found:
         found.append(request("\n".join(texts)))
     return found
@@ -105,9 +119,13 @@ class TranscriptFiles:
         self._files: OrderedDict[str, _File] = OrderedDict()
 
     def sources(
-        self, path: str, trust_of: Callable[[str | None], Trust | ResultTrust] | None = None
+        self,
+        path: str,
+        trust_of: Callable[[str | None], Trust | ResultTrust] | None = None,
+        lookup_of: LookupOf | None = None,
     ) -> tuple[list[Source], int]:
-        """The session's sources so far, and how many were dropped to stay bounded."""
+        """The session's sources so far, and how many were dropped to stay bounded
+        (``lookup_of``: what a tool call looked up, from its input)."""
         judge = trust_of or (lambda tool: Trust.THIRD_PARTY)
         with self._lock:
             try:
@@ -128,7 +146,8 @@ class TranscriptFiles:
                 except (ValueError, RecursionError):
                     continue
                 if isinstance(line, dict):
-                    known.sources.extend(sources_of_line(line, known.tools, judge))
+                    found = sources_of_line(line, known.tools, judge, lookup_of, known.lookups)
+                    known.sources.extend(found)
             known.offset += end
             kept = bounded(known.sources, known.dropped)
             known.sources, known.dropped = list(kept.sources), kept.dropped

@@ -33,7 +33,7 @@ from supervisor.models import Verdict
 from tests.conftest import PROVENANCE_ATTACKER as ATTACKER
 from tests.conftest import PROVENANCE_LANDLORD as LANDLORD
 from tests.conftest import PROVENANCE_TAXONOMY as PROVENANCE
-from tests.conftest import artifact_text
+from tests.conftest import SteeredBooking, artifact_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -516,3 +516,42 @@ def test_a_result_is_trusted_field_by_field(tmp_path: Path, run: Run) -> None:
         ],
     }
     assert {t["parameter"]: t["found"] for t in traces}["amount"] == "computed"
+
+
+def test_a_listing_looked_up_for_what_a_tool_result_named_is_not_the_users(
+    tmp_path: Path, run: Run
+) -> None:
+    from supervisor.adapters.readings import ToolAnnotations
+
+    path = tmp_path / "taxonomy.yaml"
+    path.write_text(PROVENANCE)
+    trip = SteeredBooking()
+
+    @tool
+    def hotel_reviews(hotel: str) -> str:
+        """Guests' reviews of a hotel."""
+        return trip.reviews(hotel)
+
+    @tool
+    def hotels_in_city(city: str) -> str:
+        """The platform's hotels in a city."""
+        return trip.hotels(city)
+
+    @tool
+    def reserve(hotel: str) -> str:
+        """Reserve a hotel."""
+        return trip.reserve(hotel)
+
+    steps = [calls(name, args, f"call-{i}") for i, (name, args) in enumerate(trip.calls, 1)]
+    model = scripted(*steps, AIMessage(content="done"))
+    with Supervisor.from_taxonomy(path, home=tmp_path / "home") as sup:
+        annotations = ToolAnnotations.model_validate(trip.annotations)
+        middleware = SupervisorMiddleware(sup, annotations=annotations)
+        agent = create_agent(
+            model, tools=[hotel_reviews, hotels_in_city, reserve], middleware=[middleware]
+        )
+        run(agent, ask(trip.request), THREAD)
+        refused = model.tool_messages()["call-3"]
+        assert refused.status == "error"
+        assert trip.refusal in str(refused.content)
+        assert trip.booked == ["London Luxury Hotel"]

@@ -40,7 +40,7 @@ from supervisor.models import Decision, Verdict
 from tests.conftest import PROVENANCE_ATTACKER as ATTACKER
 from tests.conftest import PROVENANCE_LANDLORD as LANDLORD
 from tests.conftest import PROVENANCE_TAXONOMY as PROVENANCE
-from tests.conftest import artifact_text
+from tests.conftest import SteeredBooking, artifact_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -480,3 +480,44 @@ def test_without_the_request_a_sink_value_is_a_missing_fact(tmp_path: Path) -> N
         asyncio.run(Runner.run(agent, "pay it", run_config=NO_TRACING))
     assert paid == []
     assert "not given their request" in tool_outputs(model)["c1"]
+
+
+def test_a_listing_looked_up_for_what_a_tool_result_named_is_not_the_users(
+    tmp_path: Path,
+) -> None:
+    from supervisor.adapters.readings import ToolAnnotations
+
+    path = tmp_path / "taxonomy.yaml"
+    path.write_text(PROVENANCE)
+    trip = SteeredBooking()
+
+    @function_tool
+    def hotel_reviews(hotel: str) -> str:
+        """Guests' reviews of a hotel."""
+        return trip.reviews(hotel)
+
+    @function_tool
+    def hotels_in_city(city: str) -> str:
+        """The platform's hotels in a city."""
+        return trip.hotels(city)
+
+    @function_tool
+    def reserve(hotel: str) -> str:
+        """Reserve a hotel."""
+        return trip.reserve(hotel)
+
+    steps = [
+        [function_call(name, args, call_id=f"call-{i}")]
+        for i, (name, args) in enumerate(trip.calls, 1)
+    ]
+    model = ScriptedModel([*steps, [assistant_message("done")]])
+    with Supervisor.from_taxonomy(path, home=tmp_path / "home") as sup:
+        annotations = ToolAnnotations.model_validate(trip.annotations)
+        tools = supervise_tools(
+            sup, [hotel_reviews, hotels_in_city, reserve], annotations=annotations
+        )
+        agent = Agent(name="booker", model=model, tools=tools)
+        result = asyncio.run(Runner.run(agent, trip.request, run_config=NO_TRACING))
+        assert result.final_output == "done"
+        assert trip.refusal in tool_outputs(model)["call-3"]
+        assert trip.booked == ["London Luxury Hotel"]

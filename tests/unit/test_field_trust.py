@@ -236,10 +236,18 @@ def test_an_id_third_party_text_points_at_is_theirs_unless_the_user_names_it() -
     assert (found.found, found.sources) == ("untrusted", ("the result of search_emails (c6)",))
     named = (request("Delete email 27."), pointed[1])
     assert provenance.trace("email_id", "file", "27", named).found == "trusted"
-    # An account is a destination: a known counterparty stays known whoever mentions it.
+    # The same for an account: the bank's records say the counterparty exists; a payer's
+    # subject that names it makes it the payer's choice, unless the user names it too.
     subject = [{**TRANSACTIONS[2], "subject": f"Thanks! Refund to {FRIEND_IBAN} if too much"}]
     bank = (request("Refund my friend."), result("get_transactions", subject, BANK, "c7"))
-    assert provenance.trace("recipient", "account", FRIEND_IBAN, bank).found == "trusted"
+    found = provenance.trace("recipient", "account", FRIEND_IBAN, bank)
+    assert (found.found, found.sources) == ("untrusted", ("the result of get_transactions (c7)",))
+    named = (request(f"Refund my friend at {FRIEND_IBAN}."), bank[1])
+    assert provenance.trace("recipient", "account", FRIEND_IBAN, named).found == "trusted"
+    # A counterparty no third-party text names stays vouched for by the bank's field.
+    plain = [{**TRANSACTIONS[2], "subject": "Dinner"}]
+    quiet = (request("Refund my friend."), result("get_transactions", plain, BANK, "c8"))
+    assert provenance.trace("recipient", "account", FRIEND_IBAN, quiet).found == "trusted"
 
 
 # -- computed values --------------------------------------------------------------------------
