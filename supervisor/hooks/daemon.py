@@ -206,18 +206,21 @@ def serve(
             os.umask(old_umask)
         os.chmod(path, 0o600)
         inode = path.stat().st_ino
+        previous: dict[int, Any] = {}
         if threading.current_thread() is threading.main_thread():
 
             def stop(signum: int, frame: object) -> None:
                 threading.Thread(target=server.shutdown, daemon=True).start()
 
-            signal.signal(signal.SIGTERM, stop)
-            signal.signal(signal.SIGINT, stop)
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                previous[signum] = signal.signal(signum, stop)
         try:
             if ready is not None:
                 ready(path)
             server.serve_forever(poll_interval=0.2)
         finally:
+            for signum, handler in previous.items():  # the caller's handlers, as they were
+                signal.signal(signum, handler)
             server.server_close()
             with contextlib.suppress(OSError):
                 if path.stat().st_ino == inode:  # still ours, not a newer daemon's

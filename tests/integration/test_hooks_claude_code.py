@@ -441,3 +441,22 @@ def test_the_documented_example_runs(tmp_path):
     # The sample event gets exactly the documented answer.
     answer = documented_answer("claude-code", blocks["event"], tmp_path / "h")
     assert answer == json.loads(blocks["answer"])
+
+
+def test_the_daemon_gives_the_caller_its_signal_handlers_back(tmp_path: Path):
+    """serve() in the main thread stops on SIGTERM/SIGINT, then restores what was there: a
+    caller (or a test run) whose Ctrl-C raised KeyboardInterrupt still gets one after."""
+    from supervisor.hooks.daemon import serve
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    seen: dict[int, Any] = {}
+
+    def ready(path: Path) -> None:
+        seen.update({s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)})
+        signal.raise_signal(signal.SIGTERM)  # handled by the daemon: it shuts down
+
+    serve(tmp_path / "home", ["coding"], path=tmp_path / "d.sock", ready=ready)
+    assert seen[signal.SIGINT] is not before[signal.SIGINT]  # the daemon's, while it served
+    assert {s: signal.getsignal(s) for s in before} == before
+    with pytest.raises(KeyboardInterrupt):
+        signal.raise_signal(signal.SIGINT)

@@ -53,6 +53,15 @@ def before_the_head(fd: int, data: bytes, offset: int) -> int:
     return REAL_PWRITE(fd, data, offset)
 
 
+@pytest.fixture(autouse=True)
+def default_ctrl_c() -> Any:
+    """Python's own SIGINT handling (KeyboardInterrupt), whatever an earlier test or library
+    in this process installed, and theirs back afterwards."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.fixture
 def sup(tmp_path: Path) -> Any:
     guard = entry_dict(
