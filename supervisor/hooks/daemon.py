@@ -206,7 +206,7 @@ def serve(
             os.umask(old_umask)
         os.chmod(path, 0o600)
         inode = path.stat().st_ino
-        previous: dict[int, Any] = {}
+        previous: dict[signal.Signals, Any] = {}
         if threading.current_thread() is threading.main_thread():
 
             def stop(signum: int, frame: object) -> None:
@@ -219,8 +219,8 @@ def serve(
                 ready(path)
             server.serve_forever(poll_interval=0.2)
         finally:
-            for signum, handler in previous.items():  # the caller's handlers, as they were
-                signal.signal(signum, handler)
+            for number, handler in previous.items():  # the caller's handlers, as they were
+                signal.signal(number, handler)
             server.server_close()
             with contextlib.suppress(OSError):
                 if path.stat().st_ino == inode:  # still ours, not a newer daemon's
