@@ -448,15 +448,19 @@ def test_the_daemon_gives_the_caller_its_signal_handlers_back(tmp_path: Path):
     caller (or a test run) whose Ctrl-C raised KeyboardInterrupt still gets one after."""
     from supervisor.hooks.daemon import serve
 
-    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    seen: dict[int, Any] = {}
+    # Python's own Ctrl-C handling to start from, whatever this test process had before
+    outer = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        seen: dict[int, Any] = {}
 
-    def ready(path: Path) -> None:
-        seen.update({s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)})
-        signal.raise_signal(signal.SIGTERM)  # handled by the daemon: it shuts down
+        def ready(path: Path) -> None:
+            seen.update({s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)})
+            signal.raise_signal(signal.SIGTERM)  # handled by the daemon: it shuts down
 
-    serve(tmp_path / "home", ["coding"], path=tmp_path / "d.sock", ready=ready)
-    assert seen[signal.SIGINT] is not before[signal.SIGINT]  # the daemon's, while it served
-    assert {s: signal.getsignal(s) for s in before} == before
-    with pytest.raises(KeyboardInterrupt):
-        signal.raise_signal(signal.SIGINT)
+        serve(tmp_path / "home", ["coding"], path=tmp_path / "d.sock", ready=ready)
+        assert seen[signal.SIGINT] is not before[signal.SIGINT]  # the daemon's, while serving
+        assert {s: signal.getsignal(s) for s in before} == before
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, outer)

@@ -58,7 +58,9 @@ def default_ctrl_c() -> Any:
     """Python's own SIGINT handling (KeyboardInterrupt), whatever an earlier test or library
     in this process installed, and theirs back afterwards."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     yield
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     signal.signal(signal.SIGINT, previous)
 
 
