@@ -47,6 +47,7 @@ from specialists.shellparse import (
 from specialists.understand.diffs import diff_paths
 from specialists.understand.effects import path_effects
 from specialists.understand.globs import PathGlobs, is_within
+from specialists.understand.paths import in_scratch
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -352,7 +353,7 @@ class PathSpecialist:
             return None
         if any(is_within(path, root) for root in roots.workspace):
             return None
-        if any(is_within(path, s) and path != s for s in roots.scratch):
+        if in_scratch(path, roots.home, roots.scratch):
             return None
         shown = _shown(path, roots.home)
         where = " or ".join(roots.workspace) if roots.workspace else "a known workspace"

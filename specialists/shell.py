@@ -113,6 +113,7 @@ from specialists.understand.paths import (
     SINKS,
     SYSTEM_ROOTS,
     holds_credentials,
+    in_scratch,
 )
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -475,9 +476,8 @@ def _outside(path: str, where: _Where, filtered: bool = False) -> str | None:
     p = _strip_broad_globs(path)
     if not p.startswith("/") or p in _SINKS:
         return None
-    for scratch in where.scratch:
-        if is_within(p, scratch) and p != scratch:
-            return None
+    if in_scratch(p, where.home, where.scratch):
+        return None
     workspace = where.workspace
     if workspace is None:
         return "outside the workspace (no workspace known)"

@@ -18,7 +18,9 @@ filesystem:
 - ``startup``: what runs on its own later (shell start-up files of any user, cron, systemd,
   launchd, ``authorized_keys``, ``/etc/ld.so.preload``).
 - ``device``: a device node (``/dev/sda``): writing one destroys a file system.
-- ``scratch``: below ``/tmp``, ``/var/tmp``, ``/dev/shm`` or a configured scratch directory.
+- ``scratch``: below ``/tmp``, ``/var/tmp``, ``/dev/shm`` or a configured scratch directory,
+  and the user's caches (``~/.cache``, ``~/Library/Caches``, npm's ``~/.npm/_cacache``): by
+  the XDG specification what is there can be deleted without losing data.
 - ``build_output``: inside the workspace, below a directory that a build re-creates
   (``node_modules``, ``dist``, ``target``, ``.venv``...).
 - ``workspace``: inside the workspace (the repository the agent works in).
@@ -46,7 +48,7 @@ from typing import Final, Literal, get_args
 
 from specialists.understand.globs import PathGlobs, is_within
 
-__all__ = ["PathClass", "PathClassName", "Where", "classify", "describe"]
+__all__ = ["PathClass", "PathClassName", "Where", "classify", "describe", "in_scratch"]
 
 
 class PathClass(StrEnum):
@@ -132,6 +134,9 @@ _SINK_PREFIXES: Final = (
     "/dev/console",
 )
 DEFAULT_SCRATCH: Final = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm")
+# Below the home directory, rebuilt by the tools that fill them (credentials kept there are
+# still credentials: their globs come first).
+_HOME_CACHES: Final = ("/.cache", "/Library/Caches", "/.npm/_cacache")
 
 # Secrets and the account database, wherever the home is. "~/" globs are below the home
 # given at match time; "/home/*/" and "/root/" forms catch the same files of other users.
@@ -155,6 +160,8 @@ _CREDENTIAL_IN_HOME: Final = (
     ".npmrc",
     ".pypirc",
     ".vault-token",
+    ".cache/huggingface/token",
+    ".huggingface/token",
     ".terraform.d/credentials.tfrc.json",
     ".config/hub",
     ".mozilla/firefox/*/logins.json",
@@ -388,6 +395,13 @@ class Where:
         return f"Where(workspace={self.workspace!r}, home={self.home!r})"
 
 
+def in_scratch(path: str, home: str | None, scratch: tuple[str, ...] = DEFAULT_SCRATCH) -> bool:
+    """Whether ``path`` is below a scratch directory or is one of the user's caches."""
+    if any(is_within(path, s) and path != s for s in scratch):
+        return True
+    return bool(home) and any(is_within(path, f"{home}{cache}") for cache in _HOME_CACHES)
+
+
 def classify(path: str, where: Where) -> PathClass:
     """The class of a resolved path (see the module docstring for the classes)."""
     return _classify(path, where.workspace, where.home, where.scratch)
@@ -424,7 +438,7 @@ def _classify(
         return PathClass.ACCOUNT
     if path.startswith("/dev/"):
         return PathClass.DEVICE
-    if any(is_within(path, s) and path != s for s in scratch):
+    if in_scratch(path, home, scratch):
         return PathClass.SCRATCH
     if workspace and path == workspace:
         return PathClass.WORKSPACE

@@ -19,6 +19,16 @@ WHERE = Where("/home/dev/project", "/home/dev")
         ("/home/dev/project/node_modules/x/index.js", PathClass.BUILD_OUTPUT),
         ("/home/dev/project/target", PathClass.BUILD_OUTPUT),
         ("/tmp/run-1/out.txt", PathClass.SCRATCH),
+        # the user's caches: rebuilt by the tools that fill them
+        ("/home/dev/.cache/pip/http/x.body", PathClass.SCRATCH),
+        ("/home/dev/.cache", PathClass.SCRATCH),
+        ("/home/dev/Library/Caches/com.example.app", PathClass.SCRATCH),
+        ("/home/dev/.npm/_cacache/index-v5", PathClass.SCRATCH),
+        ("/home/dev/.npm/_logs/debug.log", PathClass.HOME),
+        ("/home/dev/.cachefiles/a", PathClass.HOME),
+        ("/home/dev/.cache/huggingface/token", PathClass.CREDENTIAL),  # still a credential
+        ("/home/alice/.cache/pip/x", PathClass.OTHER_HOME),  # only the user's own
+        ("/home/dev/Documents/taxes.pdf", PathClass.HOME),
         ("/dev/null", PathClass.SINK),
         ("/dev/fd/63", PathClass.SINK),
         ("/dev/sda1", PathClass.DEVICE),
