@@ -66,6 +66,10 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
   ``unknown``...; :mod:`specialists.understand`), whatever program or language does it.
   Such a rule needs no ``program``. ``sends``: the read path goes over the network (the
   command sends it, pipes it into a sender, or its output lands in a sender's URL).
+  ``selection_only``: only a path that stands for a selection (a glob, what ``find`` or
+  ``xargs`` passes on, a loop over a glob, another command's output); ``then_deleted``: only a
+  path that a later command of the line deletes (the originals replaced by what this command
+  wrote: encrypted or packed copies).
 - ``excused_by`` (per rule or for the whole config): facts that make a match fine (a test
   environment, a container, a local emulator's endpoint): the objection becomes a flag that
   says why.
@@ -106,7 +110,7 @@ from specialists.understand import (
     diff_paths,
 )
 from specialists.understand.effects import PathEffect, path_effects
-from specialists.understand.globs import PathGlobs, WordGlobs, is_within
+from specialists.understand.globs import GLOB_CHARS, PathGlobs, WordGlobs, is_within
 from specialists.understand.paths import (
     DEFAULT_SCRATCH,
     MOUNT_ROOTS,
@@ -282,6 +286,11 @@ class ShellRule(KindConfig):
             ``system``, ``credential``, ``startup``, ``unknown``...).
         sends: the command sends what it reads over the network (``curl -T f``, ``nc host
             < f``), or its output is piped into a program that does (``cat f | nc h p``).
+        selection_only: the effect's path stands for a selection, not a file named one by
+            one: a glob, what a filtered ``find`` or ``xargs`` passes on, a loop variable over
+            a glob, another command's output (``$(find …)``).
+        then_deleted: a later command of the same line deletes the effect's path (``openssl
+            enc -in "$f" -out "$f.enc" && rm "$f"``): the originals are replaced.
         excused_by: facts that make a match fine (:class:`Excuse`): a test environment, a
             local emulator's endpoint; the objection becomes a flag that names the excuse.
         verdict: this rule's verdict; the config's ``verdict``, else the entry default.
@@ -314,6 +323,8 @@ class ShellRule(KindConfig):
     effects_any: list[Effect] = Field(default_factory=list)
     classes_any: list[PathClassName] = Field(default_factory=list)
     sends: bool = False
+    selection_only: bool = False
+    then_deleted: bool = False
     excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
     verdict: Strength | None = None
     correction: str | None = Field(default=None, min_length=1, max_length=1000)
@@ -340,6 +351,10 @@ class ShellRule(KindConfig):
             )
         if self.sends and not (self.effects_any or self.classes_any):
             raise ValueError("sends is about what is sent: give effects_any or classes_any")
+        if (self.selection_only or self.then_deleted) and not self.effects_any:
+            raise ValueError(
+                "selection_only and then_deleted are about an effect's path: give effects_any"
+            )
         if self.subcommand and not self.program:
             raise ValueError("subcommand needs program: a subcommand of which program?")
         if self.code_from and not self.pipe_into_shell:
@@ -521,10 +536,12 @@ class _Rule:
         "redirects_any",
         "redirects_replace",
         "scratch_none",
+        "selection_only",
         "self_call",
         "sends",
         "subcommands",
         "target",
+        "then_deleted",
         "variables_any",
         "verdict",
     )
@@ -566,6 +583,8 @@ class _Rule:
         self.effects = frozenset(rule.effects_any)
         self.classes = frozenset(PathClass(c) for c in rule.classes_any)
         self.sends = rule.sends
+        self.selection_only = rule.selection_only
+        self.then_deleted = rule.then_deleted
         self.excuses = tuple(
             (
                 frozenset(e.lower() for e in excuse.environments),
@@ -757,6 +776,10 @@ class _Rule:
             if self.classes and cls not in self.classes:
                 continue
             if self.paths_none.globs and self.paths_none.match(effect.path, where.home):
+                continue
+            if self.selection_only and not _selection(effect, cmd):
+                continue
+            if self.then_deleted and not _deleted_later(effect.path, cmd, parsed, where.home):
                 continue
             shown = cmd.program or "a redirection"
             detail = f"{shown} {_VERBS[effect.mode]} {effect.path} ({what})"
@@ -976,6 +999,30 @@ def _output_sent(cmd: SimpleCommand, parsed: ParsedShell) -> bool:
         c.program in SENDERS and any("$(" in w or "`" in w for w in c.argv[1:])
         for c in parsed.commands
     )
+
+
+def _selection(effect: PathEffect, cmd: SimpleCommand) -> bool:
+    """Whether an effect's path stands for a selection rather than a file named by hand."""
+    path = effect.path
+    return (
+        effect.glob
+        or cmd.filtered
+        or cmd.stdin_args
+        or not GLOB_CHARS.isdisjoint(path)
+        or "$(" in path
+        or "`" in path
+    )
+
+
+def _deleted_later(path: str, cmd: SimpleCommand, parsed: ParsedShell, home: str | None) -> bool:
+    """Whether a command after ``cmd`` on the line deletes ``path``."""
+    later = False
+    for other in parsed.commands:
+        if other is cmd:
+            later = True
+        elif later and any(e.mode == "delete" and e.path == path for e in _effects_of(other, home)):
+            return True
+    return False
 
 
 def _effect_class(effect: PathEffect, where: Where) -> tuple[PathClass, str]:

@@ -42,7 +42,8 @@ class PathEffect(NamedTuple):
 _READERS: Final = _names(
     "cat tac less more head tail bat batcat nl strings xxd od hexdump base64 base32 "
     "grep egrep fgrep rg ag awk gawk sort uniq wc cut diff cmp jq yq source . view "
-    "vimdiff md5sum sha1sum sha256sum gpg openssl zip gzip bzip2 xz file stat sed scp"
+    "vimdiff md5sum sha1sum sha256sum gpg gpg2 openssl zip gzip bzip2 xz file stat sed scp "
+    "age rage ccrypt ccencrypt aescrypt scrypt mcrypt 7z 7za 7zz"
 )
 _EDITORS: Final = frozenset(
     {"vi", "vim", "nvim", "nano", "emacs", "ed", "code", "subl", "pico", "micro", "touch"}

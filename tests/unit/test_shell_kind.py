@@ -859,6 +859,44 @@ def test_effect_rules_need_a_subject():
         kind().config_model.model_validate({"rules": [{"classes_any": ["nowhere"]}]})
 
 
+REPLACED = {
+    "rules": [
+        {
+            "program": ["gpg"],
+            "flags_any": ["c"],
+            "effects_any": ["read"],
+            "selection_only": True,
+            "then_deleted": True,
+        }
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "verdict"),
+    [
+        ('for f in data/*.csv; do gpg -c "$f" && rm "$f"; done', Verdict.BLOCK),
+        ("find data -name '*.csv' -exec gpg -c {} \\; -exec shred -u {} \\;", Verdict.BLOCK),
+        ('for f in $(ls data); do gpg -c "$f"; rm -f "$f"; done', Verdict.BLOCK),
+        ("sh -c 'gpg -c data/*.csv; rm data/*.csv'", Verdict.BLOCK),
+        # one file named by hand; the originals kept; deleted before, not after
+        ("gpg -c data/a.csv && rm data/a.csv", Verdict.OK),
+        ('for f in data/*.csv; do gpg -c "$f"; done', Verdict.OK),
+        ("rm data/*.csv.gpg; gpg -c data/*.csv", Verdict.OK),
+        ('for f in data/*.csv; do gzip -k "$f" && rm "$f"; done', Verdict.OK),
+    ],
+)
+def test_a_selection_replaced_by_what_a_command_made_of_it(command: str, verdict: Verdict):
+    result = judge(REPLACED, command)
+    assert result.verdict is verdict, result.reason
+
+
+def test_selection_and_deletion_conditions_need_an_effect():
+    for option in ("selection_only", "then_deleted"):
+        with pytest.raises(ValidationError, match="give effects_any"):
+            kind().config_model.model_validate({"rules": [{"program": ["gpg"], option: True}]})
+
+
 ENV_DUMP: dict[str, Any] = {
     "rules": [
         {
