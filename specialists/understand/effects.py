@@ -140,6 +140,8 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
         whole = not derived and not command.has_flag("no-recursion")
         for mode, word, tree in archive_effects(command):
             add(mode, word, tree=tree and whole)
+    elif (served := _served(command)) is not None:
+        add("read", served, tree=True)  # a web server hands out everything below it
     elif program in _READERS:
         tree = program in ("rg", "ag") or (
             program in _TREE_READERS and bool(_RECURSIVE_FLAGS & command.flags)
@@ -295,6 +297,46 @@ _REMOTE_COPY_OPTIONS: Final = {
         }
     ),
 }  # fmt: skip
+
+
+def _option_value(argv: tuple[str, ...], *names: str) -> str | None:
+    """The value of the first option of ``names`` (``-d DIR``, ``--directory=DIR``)."""
+    for i, word in enumerate(argv):
+        for name in names:
+            if word == name and i + 1 < len(argv):
+                return argv[i + 1]
+            if name.startswith("--") and word.startswith(name + "="):
+                return word[len(name) + 1 :]
+    return None
+
+
+def _served(command: SimpleCommand) -> str | None:
+    """The directory a static web server started by ``command`` serves (``.``, the working
+    directory, when none is named), or None when the command starts none: ``python -m
+    http.server [-d DIR]``, ``http-server [DIR]`` (also through npx), ``php -S ADDR [-t
+    DIR]``, busybox ``httpd -h DIR``, ``ruby -run -e httpd [DIR]``."""
+    program = command.program
+    argv = command.argv
+    if program.startswith("python") and "-m" in argv:
+        module = argv[argv.index("-m") + 1] if argv.index("-m") + 1 < len(argv) else ""
+        if module in ("http.server", "SimpleHTTPServer"):
+            return _option_value(argv, "-d", "--directory") or "."
+        return None
+    if program == "npx" and len(argv) > 1 and argv[1] == "http-server":
+        argv = argv[1:]
+        program = "http-server"
+    if program == "http-server":
+        operands = [w for w in argv[1:] if not w.startswith("-") and not w.isdigit()]
+        return operands[0] if operands else "."
+    if program == "php" and "-S" in argv:
+        return _option_value(argv, "-t", "--docroot") or "."
+    if program == "httpd" and "-h" in argv:
+        return _option_value(argv, "-h")
+    if program == "ruby" and "httpd" in argv and any(w in ("-run", "-r", "un") for w in argv):
+        rest = argv[argv.index("httpd") + 1 :]
+        operands = [w for w in rest if not w.startswith("-") and not w.isdigit()]
+        return operands[0] if operands else "."
+    return None
 
 
 def _operands(command: SimpleCommand, value_options: frozenset[str]) -> tuple[str, ...]:

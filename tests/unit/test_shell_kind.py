@@ -897,6 +897,37 @@ def test_selection_and_deletion_conditions_need_an_effect():
             kind().config_model.model_validate({"rules": [{"program": ["gpg"], option: True}]})
 
 
+SERVED = {
+    "rules": [
+        {
+            "program": ["python*", "npx", "http-server", "php", "httpd", "ruby"],
+            "effects_any": ["read"],
+            "classes_any": ["home_root", "system", "credential"],
+        }
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "verdict"),
+    [
+        ("cd ~ && python3 -m http.server 8000", Verdict.BLOCK),  # the directory after cd
+        ("cd / ; python -m SimpleHTTPServer", Verdict.BLOCK),
+        ("python3 -m http.server --directory=/etc", Verdict.BLOCK),
+        ("npx http-server ~ -p 8080", Verdict.BLOCK),
+        ("php -S 0.0.0.0:8000 -t /", Verdict.BLOCK),
+        ("busybox httpd -f -p 8080 -h /home/u", Verdict.BLOCK),
+        ("cd ~/.ssh && ruby -run -e httpd . -p 8000", Verdict.BLOCK),
+        ("python3 -m http.server 8000", Verdict.OK),  # the workspace
+        ("cd ~ && python3 -m pytest", Verdict.OK),
+        ("php -S localhost:8000 -t public", Verdict.OK),
+        ("httpd -k restart", Verdict.OK),
+    ],
+)
+def test_a_web_server_reads_the_tree_it_serves(command: str, verdict: Verdict):
+    assert judge(SERVED, command).verdict is verdict
+
+
 ENV_DUMP: dict[str, Any] = {
     "rules": [
         {
