@@ -1039,6 +1039,18 @@ def _effect_class(effect: PathEffect, where: Where) -> tuple[PathClass, str]:
     return cls, describe(cls, effect.path)
 
 
+def _dumps_environment(cmd: SimpleCommand) -> bool:
+    """Whether ``cmd`` prints every environment variable (``env``, ``printenv``, ``export
+    -p``, ``declare -x``, ``set`` with no operands): the tokens in it go where it writes."""
+    words = [w for w in cmd.argv[1:] if w not in ("-0", "--null")]
+    if cmd.program in ("env", "printenv"):
+        return not words
+    if cmd.program in ("export", "declare", "typeset"):
+        dump = words in (["-p"], ["-x"], ["-px"], ["-xp"])
+        return dump or (cmd.program == "export" and not words)
+    return cmd.program == "set" and not words
+
+
 def _staged_credentials(parsed: ParsedShell, where: Where, context: Context) -> dict[str, str]:
     """Files written from credentials read (``cat ~/.ssh/id_rsa > /tmp/k``, ``zip -r k.zip
     ~/.aws``, ``cp ~/.netrc x``) on this command line or by the session's earlier shell
@@ -1064,7 +1076,7 @@ def _staged_credentials(parsed: ParsedShell, where: Where, context: Context) -> 
                 if e.mode == "read"
                 and _effect_class(e, where)[0] in (PathClass.CREDENTIAL, PathClass.ACCOUNT)
             ),
-            None,
+            "the environment" if _dumps_environment(cmd) else None,
         )
         if source is None:
             continue

@@ -78,8 +78,10 @@ def is_drive_path(word: str) -> bool:
 def windows_path(word: str, home: str | None) -> str:
     """A Windows path as the POSIX-style absolute path the classes read (``/c:/Users/x``).
 
-    ``~``, ``$HOME``, ``$env:USERPROFILE`` and ``%USERPROFILE%`` are the home; other words
-    are returned with ``\\`` turned into ``/`` (the caller resolves relative ones).
+    ``~``, ``$HOME``, ``$env:USERPROFILE`` and ``%USERPROFILE%`` are the home; a path
+    relative to a drive's current directory (``C:Users``) is ``<expr>``, a place not known;
+    other words are returned with ``\\`` turned into ``/`` (the caller resolves relative
+    ones).
     """
     text = word.strip("'\"")
     lowered = text.lower()
@@ -94,6 +96,10 @@ def windows_path(word: str, home: str | None) -> str:
     if is_drive_path(text):
         rest = text[2:].replace("\\", "/")
         return "/" + text[0].lower() + ":" + (rest or "/")
+    if len(text) > 2 and text[0].isascii() and text[0].isalpha() and text[1] == ":":
+        # ``C:Users``: relative to the drive's own current directory, which nothing here
+        # knows (also what ``C:\Users`` becomes when a POSIX shell eats the backslash)
+        return "<expr>"
     return text.replace("\\", "/")
 
 

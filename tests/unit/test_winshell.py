@@ -81,6 +81,16 @@ def test_drive_paths_resolve_and_classify():
     assert classify("/c:/Users/dev/notes.txt", where) is PathClass.HOME
     assert classify("/c:/Users/alice/notes.txt", where) is PathClass.OTHER_HOME
     assert classify("/d:/data/x.csv", where) is PathClass.OUTSIDE
+    # relative to the drive's own current directory: a place not known
+    assert windows_path("C:Users", None) == "<expr>"
+    assert classify(windows_path("c:old\\build", HOME), where) is PathClass.UNKNOWN
+
+
+def test_a_windows_path_whose_backslash_a_posix_shell_ate_is_not_known():
+    parsed = parse("cmd /c rd /s /q C:\\Users", cwd="/home/dev/p", home="/home/dev")
+    rm = [c for c in parsed.commands if c.program == "rm"]
+    assert rm
+    assert rm[0].argv == ("rm", "-r", "<expr>")  # bash reads C:\Users as C:Users
 
 
 def test_the_shell_parser_hands_windows_lines_over():
