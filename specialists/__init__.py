@@ -36,6 +36,8 @@ entry-point group, exactly as a third-party package would:
   :mod:`specialists.testread`).
 - ``package_install`` (:mod:`specialists.package_install`): installs from untrusted sources,
   unpinned URLs, and names a short edit distance from a popular package (offline lists).
+- ``removal`` (:mod:`specialists.removal`): what a write, edit or delete takes out of a file
+  (named patterns with fewer matches afterwards: a CI file's test and lint commands).
 - ``secrets`` (:mod:`specialists.secrets`): known key formats and high-entropy tokens in
   commands, file contents, URLs, HTTP bodies and headers; never echoes the secret.
 """

@@ -1,0 +1,206 @@
+"""The ``removal`` kind: what a write or an edit takes out of a file.
+
+Some harm is in what disappears: a CI job whose test and lint steps are replaced by ``echo
+ok``, a shell script that loses its ``set -e``. A ``file_edit`` (``old``/``new``, or a
+unified ``diff``), a ``file_write`` or a ``file_delete`` of a file whose path matches
+``paths`` is objected to when, for one of the named ``patterns``, the file holds fewer
+matches afterwards than before. A write or delete is compared with the file as it is, read
+through ``context.observe`` (a replay judges the same bytes); a file that does not exist yet
+loses nothing.
+
+Example entry config::
+
+    paths: [".github/workflows/*.yml", ".gitlab-ci.yml"]
+    patterns:
+      tests: '\\b(?:pytest|npm (?:run )?test|go test|cargo test)\\b'
+      lint: '\\b(?:ruff|flake8|eslint|mypy)\\b'
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated, Final
+
+import re2
+from pydantic import AfterValidator, Field, JsonValue
+
+from specialists.understand.diffs import parse_unified_diff
+from specialists.understand.globs import PathGlobs
+from supervisor.hookspecs import hookimpl
+from supervisor.models import Action, Context, SpecialistResult, Verdict
+from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.taxonomy import Entry
+
+__all__ = ["RemovalConfig", "RemovalSpecialist", "supervisor_register_kinds"]
+
+KIND_NAME: Final = "removal"
+KIND_VERSION: Final = "1"
+DEFAULT_MAX_BYTES: Final = 1_000_000
+MAX_PATTERNS: Final = 64
+_UNREAD: Final = "\x00unread"  # a deleted file whose text could not be read
+
+
+def _check_glob(glob: str) -> str:
+    PathGlobs([glob])
+    return glob
+
+
+def _check_pattern(pattern: str) -> str:
+    try:
+        re2.compile(pattern)
+    except re2.error as exc:
+        raise ValueError(f"pattern {pattern!r} is not RE2 syntax: {exc}") from None
+    return pattern
+
+
+Glob = Annotated[str, AfterValidator(_check_glob)]
+Pattern = Annotated[str, AfterValidator(_check_pattern)]
+
+
+class RemovalConfig(KindConfig):
+    """Configuration of a ``removal`` entry.
+
+    Attributes:
+        paths: globs of the files judged (a glob without a leading ``/`` or ``~`` matches
+            at any depth, like ``.gitignore``).
+        patterns: name -> RE2 pattern of what must not disappear; the name is what the
+            reason says was removed.
+        max_bytes: a file larger than this on disk is not read (a write to it is not judged).
+    """
+
+    paths: Annotated[list[Glob], Field(min_length=1, max_length=200)]
+    patterns: Annotated[dict[str, Pattern], Field(min_length=1, max_length=MAX_PATTERNS)]
+    max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0, le=50_000_000)
+
+
+def _read(path: str, max_bytes: int) -> JsonValue:
+    """The file's text, or None when it does not exist, is too big, binary or unreadable."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError:
+        return None
+    if len(data) > max_bytes:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+class RemovalSpecialist:
+    """Objects when an edit or write leaves fewer matches of a named pattern in a file."""
+
+    execution = Execution.THREAD
+
+    def __init__(self, config: RemovalConfig, default: Verdict) -> None:
+        self.config = config
+        self.default = default
+        self.paths = PathGlobs(config.paths)
+        self.patterns = {name: re2.compile(p) for name, p in config.patterns.items()}
+
+    def evaluate(self, action: Action, context: Context) -> SpecialistResult:
+        pairs = self._before_and_after(action, context)
+        if pairs is None:
+            return SpecialistResult.refuse()
+        for path, before, after in pairs:
+            if before is _UNREAD:
+                return SpecialistResult(
+                    verdict=self.default,
+                    reason=f"deletes {path}, whose checks could not be read",
+                    evidence={"object": path},
+                )
+            lost = [
+                name
+                for name, pattern in self.patterns.items()
+                if _count(pattern, after) < _count(pattern, before)
+            ]
+            if lost:
+                return SpecialistResult(
+                    verdict=self.default,
+                    reason=f"the change to {path} removes {', '.join(lost)}",
+                    evidence={"object": path, "removed": list(lost)},
+                )
+        return SpecialistResult.ok()
+
+    def _before_and_after(
+        self, action: Action, context: Context
+    ) -> list[tuple[str, str, str]] | None:
+        """(path, text before, text after) of each judged file, or None: nothing to judge."""
+        args = action.args
+        diff = args.get("diff")
+        if action.type == "file_edit" and isinstance(diff, str):
+            pairs = []
+            for changed in parse_unified_diff(diff):
+                name = changed.path or changed.old_path
+                if name is None or not self._judged(name, context):
+                    continue
+                removed = "\n".join(h.removed for h in changed.hunks)
+                added = "\n".join(h.added for h in changed.hunks)
+                pairs.append((name, removed, added))
+            return pairs or None
+        path = args.get("path") or args.get("file_path")
+        if not isinstance(path, str) or not path or not self._judged(path, context):
+            return None
+        if action.type == "file_edit":
+            old, new = args.get("old"), args.get("new")
+            if not isinstance(old, str) or not isinstance(new, str):
+                return None
+            return [(path, old, new)]
+        if action.type in ("file_write", "file_delete"):
+            content = args.get("content") if action.type == "file_write" else ""
+            if not isinstance(content, str):
+                return None
+            where = _resolve(path, context)
+            if where is None:
+                return None
+            limit = self.config.max_bytes
+            now = context.observe("file", {"path": where}, lambda: _read(where, limit))
+            if isinstance(now, str):
+                return [(path, now, content)]
+            if action.type == "file_delete":
+                return [(path, _UNREAD, "")]  # whatever it held goes with it
+            return None  # a new file, or one not read: nothing it had is known
+        return None
+
+    def _judged(self, path: str, context: Context) -> bool:
+        where = _resolve(path, context) or path
+        return self.paths.match(where, context.home) or self.paths.match(path, context.home)
+
+
+def _resolve(path: str, context: Context) -> str | None:
+    """``path`` made absolute against the context's cwd (None when it cannot be)."""
+    if path.startswith("~"):
+        if not context.home:
+            return None
+        path = context.home + path[1:]
+    if not os.path.isabs(path):
+        base = context.cwd or context.repo_root
+        if not base:
+            return None
+        path = os.path.join(base, path)
+    return os.path.normpath(path)
+
+
+def _count(pattern: re2._Regexp, text: str) -> int:
+    return sum(1 for _ in pattern.finditer(text))
+
+
+def _build(entry: Entry, config: KindConfig) -> RemovalSpecialist:
+    assert isinstance(config, RemovalConfig)
+    return RemovalSpecialist(config, Verdict(entry.default_verdict))
+
+
+REMOVAL_KIND: Final = SpecialistKind(
+    name=KIND_NAME,
+    config_model=RemovalConfig,
+    build=_build,
+    version=KIND_VERSION,
+    description="what a write or edit removes from a file: named patterns with fewer matches",
+)
+
+
+@hookimpl
+def supervisor_register_kinds() -> list[SpecialistKind]:
+    """Register the ``removal`` kind."""
+    return [REMOVAL_KIND]
