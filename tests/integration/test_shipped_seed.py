@@ -131,7 +131,7 @@ def test_an_overlay_that_changes_the_model_gets_no_shipped_one(tmp_path, write_t
 @pytest.mark.slow
 def test_the_shipped_model_is_what_training_on_the_seed_data_gives():
     """Trained again from the shipped seed data (scikit-learn, as supervise train does), the
-    model has the shipped version id and the very same arrays."""
+    model has the shipped version id and the same arrays, to floating-point noise."""
     import sklearn
 
     manifest = json.loads(
