@@ -425,6 +425,7 @@ class _Hit:
     object: str
     detail: str  # what the rule saw, as words for the reason
     matched: str  # the flag, argument, path or program that matched
+    missing: tuple[str, ...] = ()  # context facts whose value would excuse it, not known
 
 
 def _cut(text: str, limit: int) -> str:
@@ -757,6 +758,35 @@ class _Rule:
             ):
                 continue
             return reason
+        return None
+
+    def unknown_excuse(
+        self, cmd: SimpleCommand, parsed: ParsedShell, context: Context
+    ) -> tuple[tuple[str, ...], str] | None:
+        """The facts the context leaves unknown whose value would excuse the match (every
+        condition it does give holds), with the excuse's reason; None when none would."""
+        environment = (context.environment or "").lower()
+        for environments, container, args, assignments, reason in self.excuses:
+            missing: list[str] = []
+            if environments:
+                if context.environment is None:
+                    missing.append("environment")
+                elif environment not in environments:
+                    continue
+            if container is not None:
+                if context.container is None:
+                    missing.append("container")
+                elif context.container is not container:
+                    continue
+            if not missing:
+                continue
+            if args and args.first(cmd.argv[1:]) is None:
+                continue
+            if assignments and not any(
+                assignments.match(f"{n}={v}") for n, v in (*cmd.assignments, *parsed.assigned)
+            ):
+                continue
+            return tuple(missing), reason
         return None
 
     def _effect(
@@ -1244,6 +1274,14 @@ class ShellSpecialist:
                 if excuse is not None:  # fine here: recorded for a person, not refused
                     hit = replace(hit, detail=f"{hit.detail}, which is fine here: {excuse}")
                     verdict = Verdict.FLAG
+                elif rule.excuses and (unknown := rule.unknown_excuse(cmd, parsed, context)):
+                    # Unknown is not safe, and not a refusal either: name the missing fact.
+                    facts, why = unknown
+                    shown = " and ".join(f"the context's {f!r}" for f in facts)
+                    detail = f"{hit.detail}; {shown} is not known, and it would be fine if {why}"
+                    hit = replace(hit, detail=detail, missing=facts)
+                    if verdict is Verdict.BLOCK:
+                        verdict = Verdict.NUDGE
                 if best is None or _STRENGTH[verdict] > _STRENGTH[best_verdict]:
                     best, best_verdict = hit, verdict
         return best, best_verdict, where
@@ -1321,6 +1359,8 @@ class ShellSpecialist:
             evidence["workspace"] = where.workspace
         if parsed.truncated:
             evidence["truncated"] = True
+        if hit.missing:
+            evidence["missing"] = list(hit.missing)
         return SpecialistResult(
             verdict=verdict,
             confidence=0.8 if cmd.fallback else 1.0,

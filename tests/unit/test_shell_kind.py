@@ -988,7 +988,6 @@ INFRA: dict[str, Any] = {
 @pytest.mark.parametrize(
     ("command", "environment", "verdict", "why"),
     [
-        ("terraform destroy", None, Verdict.BLOCK, None),
         ("terraform destroy", "production", Verdict.BLOCK, None),
         ("terraform destroy", "CI", Verdict.FLAG, "a test environment"),
         (
@@ -998,7 +997,7 @@ INFRA: dict[str, Any] = {
             "an emulator",
         ),
         ("docker compose -f docker-compose.test.yml down -v", None, Verdict.FLAG, "a test stack"),
-        ("docker compose down -v", None, Verdict.BLOCK, None),
+        ("docker compose down -v", "staging", Verdict.BLOCK, None),
     ],
 )
 def test_excuses_turn_an_objection_into_a_flag_that_says_why(
@@ -1009,6 +1008,26 @@ def test_excuses_turn_an_objection_into_a_flag_that_says_why(
     assert result.verdict is verdict, result.reason
     if why is not None:
         assert f"fine here: {why}" in (result.reason or "")
+
+
+@pytest.mark.parametrize("command", ["terraform destroy", "docker compose down -v"])
+def test_a_fact_that_would_excuse_it_and_is_not_known_is_named_in_a_nudge(command: str):
+    """Unknown is not safe, and not the worst case either: the block becomes a nudge that
+    names the missing fact and what would make the command fine."""
+    result = judge(INFRA, command, CTX)  # no environment in the context
+    assert result.verdict is Verdict.NUDGE
+    assert result.evidence["missing"] == ["environment"]
+    assert "'environment' is not known" in (result.reason or "")
+    assert "a test environment" in (result.reason or "")
+    container = {
+        "rules": [{"prefixes_any": ["sudo"]}],
+        "excused_by": [{"container": True, "reason": "a container"}],
+    }
+    unknown = judge(container, "sudo apt-get install -y libpq-dev", CTX)
+    assert unknown.verdict is Verdict.NUDGE
+    assert unknown.evidence["missing"] == ["container"]
+    on_host = CTX.model_copy(update={"container": False})
+    assert judge(container, "sudo apt-get install -y libpq-dev", on_host).verdict is Verdict.BLOCK
 
 
 def test_an_excuse_must_say_when_it_holds():
