@@ -25,8 +25,8 @@ Which targets are judged:
   addresses included). Raw IPs and tunnels are named as such in the reason either way.
 
 Shell egress (``shell: true``): for an action with a ``command``, every network destination
-of every command it would run (found with :mod:`specialists.shellparse`, through ``sh -c``,
-``sudo``, pipelines, ``$(...)``, one-liners) is judged with the same lists:
+of every command it would run (read by :mod:`specialists.understand.network`, through
+``sh -c``, ``sudo``, pipelines, ``$(...)``, one-liners) is judged with the same lists:
 
 - ``curl``/``wget``/``http``/``https``/``xh``/``aria2c`` URLs, ``-x``/``--proxy``/``--socks5``
   proxies, ``--resolve``/``--connect-to`` addresses and ``--doh-url``, noting what is sent
@@ -69,12 +69,9 @@ from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 
 from pydantic import AfterValidator, Field, JsonValue, field_validator, model_validator
 
-from specialists.secrets import ALL_KINDS, ENTROPY_KIND, scan
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
-    SimpleCommand,
     command_of,
-    parse_for,
     preload,
 )
 from specialists.understand.hosts import (
@@ -99,12 +96,13 @@ from specialists.understand.network import (
     destinations,
     dynamic_suffix,
     encoded_label,
+    sends_of_command,
     split_options,
 )
+from specialists.understand.network import credential_in_args as _credential_in_args
 from specialists.understand.network import host_text as _host_text_of
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.redact import sensitive_name
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
 
 if TYPE_CHECKING:
@@ -207,10 +205,12 @@ class DomainConfig(KindConfig):
         carrying: ``credential``: a destination objects only when what goes there carries
             a credential (a key or token in a known format, a URL password, an
             Authorization value: in the URL, headers or body of the action, or on the shell
-            command that reaches it, or a variable whose name says it holds one, like
-            ``$GITHUB_TOKEN``): exfiltration judged on where it goes and what it carries
-            together. The reason names the kind, never the value. ``anything`` (default):
-            every destination is judged.
+            command that reaches it or a command piped into it; a variable whose name says
+            it holds one, like ``$GITHUB_TOKEN``, in its words, printed by name or read by
+            an inline program; the whole environment: :meth:`NetworkSend.credential`):
+            exfiltration judged on where it goes and what it carries together. The reason
+            names the kind, never the value. ``anything`` (default): every destination is
+            judged.
         max_chars: a shell command is cut here before parsing.
         verdict: the verdict on an objection; the entry's ``default_verdict`` when unset.
     """
@@ -274,51 +274,6 @@ def _kind_of(host: Host) -> dict[str, JsonValue]:
         return {"ip": True}
     tunnel = _tunnel(host)
     return {"tunnel": tunnel} if tunnel else {}
-
-
-# What counts as a credential carried to a destination: the formats and places secret
-# scanners recognise, not a merely random-looking token (ids and hashes are that too).
-_CARRIED_KINDS: Final = ALL_KINDS - {ENTROPY_KIND}
-MAX_CARRIED_CHARS: Final = 65_536  # characters of an action read for a carried credential
-
-
-def _credential_in(text: str) -> str | None:
-    """The kind of the first credential in ``text`` as words (``an aws-access-key-id``)."""
-    hits = scan(text[:MAX_CARRIED_CHARS], kinds=_CARRIED_KINDS, entropy=False, limit=1)
-    return f"a credential ({hits[0].kind})" if hits else None
-
-
-def _credential_in_args(action: Action) -> str | None:
-    """A credential anywhere in the strings of ``action.args`` (URL, headers, body...)."""
-    parts: list[str] = []
-    stack: list[object] = [action.args]
-    size = 0
-    while stack and size < MAX_CARRIED_CHARS:
-        item = stack.pop()
-        if isinstance(item, str):
-            parts.append(item)
-            size += len(item)
-        elif isinstance(item, dict):
-            for key, inner in item.items():
-                if isinstance(inner, str):  # a header as it is sent: "Authorization: Bearer …"
-                    parts.append(f"{key}: {inner}")
-                    size += len(inner)
-                else:
-                    stack.append(inner)
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return _credential_in("\n".join(parts))
-
-
-def _credential_on(cmd: SimpleCommand | None) -> str | None:
-    """What credential the command that reaches a destination carries: a variable whose
-    name says it holds one (``$GITHUB_TOKEN``), or one written in its words."""
-    if cmd is None:
-        return None
-    for name in cmd.variables:
-        if sensitive_name(name) is not None:
-            return f"${name}, which by its name holds a credential"
-    return _credential_in(" ".join(cmd.argv))
 
 
 def _carrying(result: SpecialistResult, carried: str | None) -> SpecialistResult:
@@ -503,8 +458,7 @@ class DomainSpecialist:
         lists: bool,
     ) -> SpecialistResult | bool:
         """The strongest objection to the command's destinations; else whether any was judged."""
-        parsed = parse_for(command, context, max_chars=self._max_chars)
-        found = destinations(parsed)
+        found = sends_of_command(command, context, max_chars=self._max_chars)
         if not found:
             return False
         if len(found) > MAX_TARGETS:
@@ -531,7 +485,7 @@ class DomainSpecialist:
         host_text = _host_text_of(dest.target)
         sends = dest.sends
         if self._credential_only:
-            sends = _credential_on(dest.command)
+            sends = dest.credential()
             if sends is None:
                 return False  # nothing that is a credential goes there
         if sends is None and ("$(" in dest.target or "`" in dest.target):

@@ -15,11 +15,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Final, NamedTuple
+from dataclasses import dataclass, replace
+from typing import Final, Literal, NamedTuple
 
-from specialists.shellparse import INTERPRETERS, ParsedShell, SimpleCommand
-from specialists.understand.hosts import MAX_TARGETS, clip
+import re2
+
+from specialists.secrets import ALL_KINDS, ENTROPY_KIND, scan
+from specialists.shellparse import (
+    DEFAULT_MAX_CHARS,
+    INTERPRETERS,
+    ParsedShell,
+    SimpleCommand,
+    command_of,
+    parse_for,
+    program_names,
+)
+from specialists.understand.hosts import MAX_TARGETS, Host, clip, normalise_host
+from supervisor.models import Action, Context
+from supervisor.redact import sensitive_name
 
 __all__ = [
     "MAX_CODE_SCAN_CHARS",
@@ -105,21 +118,37 @@ def split_options(
     return out
 
 
+# Which way traffic goes: a download, a send of data, a connection (a socket, a session, a
+# proxy), a public tunnel that lets others in, a name resolved.
+Direction = Literal["fetch", "upload", "connect", "listen", "lookup"]
+
+
 @dataclass(frozen=True, slots=True)
-class Destination:
-    """One place a shell command sends traffic to.
+class NetworkSend:
+    """One place an action sends traffic to, and what goes out with it.
 
     Attributes:
         target: a URL, or ``//host[:port]``, as :func:`parse_target` reads it.
         written: the destination as the command wrote it.
-        program: the program (``curl``), or ``""`` for a variable set on the line.
+        program: the program (``curl``), ``http`` for an ``http`` action, or ``""`` for a
+            variable set on the line.
         role: what the program does with it, as words for a reason (``requests``,
             ``looks up``, ``pushes to``).
         sends: what leaves through it, when the command says (``the file ~/.aws/credentials``,
             ``data``, ``a shell``), else None.
-        lookup: a name resolved for its own sake (DNS tools, ping): its labels are checked
-            for data.
+        direction: ``fetch``, ``upload``, ``connect``, ``listen`` (a public tunnel to this
+            machine) or ``lookup`` (a name resolved for its own sake: its labels are checked
+            for data).
+        files: the files sent, as written (``-d @f``, ``-T f``, ``scp f host:``, ``cat f |
+            nc``, ``nc host < f``).
+        variables: the environment variables whose values go out: referenced in the
+            command's words or its inline program (``os.environ["X"]``,
+            ``process.env.X``), printed into it (``printenv X | nc``), or in a command piped
+            into it.
+        environment: the whole environment goes out (``env | curl -d @- …``).
         command: the command it comes from.
+        feeders: the commands piped into it (``echo $T`` of ``echo $T | nc host 80``).
+        request: for an ``http`` action, its strings as sent (URL, ``Header: value``, body).
     """
 
     target: str
@@ -127,8 +156,58 @@ class Destination:
     program: str
     role: str
     sends: str | None = None
-    lookup: bool = False
+    direction: Direction = "connect"
+    files: tuple[str, ...] = ()
+    variables: tuple[str, ...] = ()
+    environment: bool = False
     command: SimpleCommand | None = None
+    feeders: tuple[SimpleCommand, ...] = ()
+    request: str = ""
+
+    @property
+    def lookup(self) -> bool:
+        """A name resolved for its own sake (DNS tools, ping)."""
+        return self.direction == "lookup"
+
+    @property
+    def scheme(self) -> str | None:
+        """The URL scheme, lowercase (``https``), or None for a bare host."""
+        scheme, sep, _ = self.target.partition("://")
+        return scheme.lower() if sep and scheme else None
+
+    @property
+    def host(self) -> Host | None:
+        """The host, normalised (an IP address in canonical form), or None when the target
+        names none that can be read without running something."""
+        text = host_text(self.target)
+        if not text or "$(" in text or "`" in text:
+            return None
+        return normalise_host(text.strip("[]") if text.startswith("[") else text)
+
+    @property
+    def port(self) -> int | None:
+        """The port written in the target, or None (the scheme's default, or unknown)."""
+        text = self.target.partition("://")[2] if "://" in self.target else self.target
+        authority = text.lstrip("/").split("/", 1)[0].split("?", 1)[0].rpartition("@")[2]
+        port = authority.rpartition("]")[2] if authority.startswith("[") else authority
+        digits = port.rpartition(":")[2] if ":" in port else ""
+        return int(digits) if digits.isdigit() and len(digits) <= 5 else None
+
+    def credential(self) -> str | None:
+        """What credential goes out, as words, or None: a variable whose name says it holds
+        one (``$GITHUB_TOKEN``), the whole environment, or a key or token in a known format
+        written in the command, the commands piped into it, or the request."""
+        for name in self.variables:
+            if sensitive_name(name) is not None:
+                return f"${name}, which by its name holds a credential"
+        if self.environment:
+            return "the whole environment, with every credential in it"
+        texts = [self.request] if self.request else []
+        texts.extend(" ".join(c.argv) for c in (self.command, *self.feeders) if c is not None)
+        return credential_in("\n".join(texts)) if texts else None
+
+
+Destination = NetworkSend  # the name the domain kind first gave it
 
 
 # Every scheme whose URLs name a remote host; others (file:, data:) name none.
@@ -297,6 +376,11 @@ def _files(sent: Sequence[str]) -> str | None:
     return ("the files " if len(files) > 1 else "the file ") + shown + more
 
 
+def _sent_files(sent: Sequence[str]) -> tuple[str, ...]:
+    """The files among what a request sends (not ``data`` nor stdin)."""
+    return tuple(s for s in sent if s not in ("data", "-"))
+
+
 def _curl(cmd: SimpleCommand) -> Iterator[Destination]:
     sent: list[str] = []
     urls: list[str] = []
@@ -342,7 +426,8 @@ def _curl(cmd: SimpleCommand) -> Iterator[Destination]:
     sends = _files(sent)
     role = "sends " + sends + " to" if sends else "requests"
     for url in urls:
-        yield Destination(_url_or_host(url), url, "curl", role, sends, command=cmd)
+        files = _sent_files(sent)
+        yield Destination(_url_or_host(url), url, "curl", role, sends, files=files, command=cmd)
     for dest in later:
         yield Destination(dest.target, dest.written, dest.program, dest.role, command=cmd)
 
@@ -367,7 +452,10 @@ def _wget(cmd: SimpleCommand) -> Iterator[Destination]:
     role = "sends " + sends + " to" if sends else "downloads from"
     for url in urls:
         if url:
-            yield Destination(_url_or_host(url), url, cmd.program, role, sends, command=cmd)
+            files = _sent_files(sent)
+            yield Destination(
+                _url_or_host(url), url, cmd.program, role, sends, files=files, command=cmd
+            )
     for proxy in proxies:
         yield Destination(
             _url_or_host(proxy), proxy, cmd.program, "goes through the proxy", command=cmd
@@ -396,7 +484,8 @@ def _httpie(cmd: SimpleCommand) -> Iterator[Destination]:
         url = "localhost" + url  # HTTPie's :3000/path shorthand
     sends = _files(sent)
     role = "sends " + sends + " to" if sends else "requests"
-    yield Destination(_url_or_host(url), url, cmd.program, role, sends, command=cmd)
+    files = _sent_files(sent)
+    yield Destination(_url_or_host(url), url, cmd.program, role, sends, files=files, command=cmd)
     for opt in words:
         if opt.name == "proxy" and opt.value:
             proxy = (
@@ -573,9 +662,10 @@ def _copy(cmd: SimpleCommand) -> Iterator[Destination]:
         last = index == len(positional) - 1 and index > 0
         sources = [w for w in positional[:-1] if _remote_path(w) is None and "://" not in w]
         sends = _files(sources) if last and sources else None
+        files = tuple(sources) if sends else ()
         role = f"uploads {sends} to" if sends else "copies from"
         target = remote if "://" in remote else _host_target(remote)
-        yield Destination(target, word, program, role, sends, command=cmd)
+        yield Destination(target, word, program, role, sends, files=files, command=cmd)
     yield from jumps
 
 
@@ -693,7 +783,9 @@ def _lookups(cmd: SimpleCommand) -> Iterator[Destination]:
     role = "looks up" if program not in _RESOLVERS else "reaches"
     for name in names:
         if name and name != "-":
-            yield Destination(_host_target(name), name, program, role, lookup=True, command=cmd)
+            yield Destination(
+                _host_target(name), name, program, role, direction="lookup", command=cmd
+            )
     for server in servers:
         if server and server != "-":
             yield Destination(
@@ -889,17 +981,19 @@ _INSTALLERS: Final = _words(
 )
 
 
-def destinations(parsed: ParsedShell, limit: int = MAX_TARGETS + 1) -> list[Destination]:
-    """Every network destination of a parsed command line, at most ``limit`` of them."""
-    found: list[Destination] = []
+def destinations(parsed: ParsedShell, limit: int = MAX_TARGETS + 1) -> list[NetworkSend]:
+    """Every network send of a parsed command line, at most ``limit`` of them, each with its
+    direction and what goes out with it (:func:`_with_payload`)."""
+    found: list[NetworkSend] = []
     for name, value in parsed.assigned:
         if name.lower() in _PROXY_VARIABLES and value:
             found.append(Destination(_url_or_host(value), value, "", f"sets {name} to"))
-    for cmd in parsed.commands:
+    commands = parsed.commands
+    for index, cmd in enumerate(commands):
         if len(found) >= limit:
             break
         program = cmd.program
-        parts: list[Iterator[Destination]] = [_dev_tcp(cmd)]
+        parts: list[Iterator[NetworkSend]] = [_dev_tcp(cmd)]
         extractor = _EXTRACTORS.get(program)
         if extractor is not None:
             parts.append(extractor(cmd))
@@ -907,12 +1001,188 @@ def destinations(parsed: ParsedShell, limit: int = MAX_TARGETS + 1) -> list[Dest
             parts.append(_installs(cmd, parsed.assigned))
         if cmd.inline_code and (program in _CODE_PROGRAMS or program.startswith("python")):
             parts.append(_code(cmd))
+        feeders: tuple[SimpleCommand, ...] | None = None
         for part in parts:
             for dest in part:
-                found.append(dest)
+                if feeders is None:
+                    feeders = _feeders(commands, index)
+                found.append(_with_payload(dest, feeders))
                 if len(found) >= limit:
                     return found
     return found
+
+
+def sends_of_command(
+    command: str, context: Context, *, max_chars: int = DEFAULT_MAX_CHARS
+) -> list[NetworkSend]:
+    """The network sends of a shell command line, read with the context's facts."""
+    return destinations(parse_for(command, context, max_chars=max_chars))
+
+
+def network_sends(
+    action: Action, context: Context, *, max_chars: int = DEFAULT_MAX_CHARS
+) -> list[NetworkSend]:
+    """Where an action sends traffic, whatever its surface: the commands of a shell command
+    (and the programs inline in it: Python, Node, Perl, Ruby, PHP), or an ``http``
+    action's request (its strings as sent, for :meth:`NetworkSend.credential`)."""
+    found: list[NetworkSend] = []
+    command = command_of(action)
+    if command is not None:
+        found.extend(sends_of_command(command, context, max_chars=max_chars))
+    url = action.args.get("url")
+    if action.type == "http" and isinstance(url, str) and url:
+        method = action.args.get("method", "GET")
+        method = method.upper() if isinstance(method, str) else "GET"
+        body = any(action.args.get(k) for k in ("body", "data", "json", "files", "form"))
+        upload = body or method not in ("GET", "HEAD", "OPTIONS")
+        found.append(
+            NetworkSend(
+                url,
+                url,
+                "http",
+                "sends data to" if upload else "requests",
+                "data" if body else None,
+                direction="upload" if upload else "fetch",
+                request=_request_text(action),
+            )
+        )
+    return found
+
+
+# Roles of the sends whose direction is not a connection: the first words of the role.
+_DIRECTIONS: Final[tuple[tuple[str, Direction], ...]] = (
+    ("sends ", "upload"),
+    ("uploads ", "upload"),
+    ("pushes ", "upload"),
+    ("opens a public tunnel", "listen"),
+    ("requests", "fetch"),
+    ("downloads", "fetch"),
+    ("clones ", "fetch"),
+    ("fetches ", "fetch"),
+    ("copies from", "fetch"),
+    ("installs ", "fetch"),
+    ("adds a submodule", "fetch"),
+    ("reaches", "fetch"),
+)
+# Programs that print environment variables: every one without operands, the named ones
+# with (printenv NAME).
+_ENV_PRINTERS: Final = program_names("env printenv")
+# A variable read by name in an inline program: Python os.environ["X"], os.environ.get("X"),
+# os.getenv("X"); Node process.env.X, process.env["X"]; Ruby ENV["X"], ENV.fetch("X"); Perl
+# $ENV{X}; PHP getenv("X"), $_ENV["X"], $_SERVER["X"].
+_CODE_ENV: Final = re2.compile(
+    r"(?:environ\s*(?:\[|\.get\(|\.pop\()|getenv\(|\bENV\s*(?:\[|\.fetch\()|\$ENV\{"
+    r"|\$_ENV\[|\$_SERVER\[)\s*[\"']?([A-Za-z_][A-Za-z0-9_]*)"
+    r"|process\.env(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*[\"']([A-Za-z_][A-Za-z0-9_]*))"
+)
+MAX_CODE_VARIABLES: Final = 32  # variables taken from one inline program
+
+
+def _feeders(commands: Sequence[SimpleCommand], index: int) -> tuple[SimpleCommand, ...]:
+    """The commands earlier in the same pipeline as ``commands[index]``, whose output flows
+    into it (``echo $T`` and ``base64`` of ``echo $T | base64 | nc host 80``)."""
+    cmd = commands[index]
+    if not cmd.pipe_from:
+        return ()
+    out: list[SimpleCommand] = []
+    upstream = set(cmd.pipe_from)
+    for earlier in reversed(commands[:index]):
+        if len(out) >= len(cmd.pipe_from):
+            break
+        if earlier.depth != cmd.depth or earlier.program not in upstream:
+            continue
+        nxt = earlier.pipe_to[0].rpartition("/")[2] if earlier.pipe_to else ""
+        if nxt == cmd.program or cmd.program in earlier.pipe_sinks or nxt in upstream:
+            out.append(earlier)
+    return tuple(reversed(out))
+
+
+def _with_payload(dest: NetworkSend, feeders: tuple[SimpleCommand, ...]) -> NetworkSend:
+    """``dest`` with its direction and what goes out: variables, the environment, files."""
+    direction = dest.direction
+    if direction == "connect":
+        role = dest.role
+        direction = next((d for prefix, d in _DIRECTIONS if role.startswith(prefix)), "connect")
+    cmd = dest.command
+    if cmd is None:
+        return replace(dest, direction=direction) if direction != dest.direction else dest
+    names: list[str] = []
+    environment = False
+    files = list(dest.files)
+    for one in (*feeders, cmd):
+        names.extend(n for n in one.variables if n not in names)
+        if one.program in _ENV_PRINTERS and not one.inline_code:
+            operands = [w for w in one.positionals if "=" not in w]
+            if one.program == "env" and operands:
+                continue  # env NAME=x program: runs a program, prints nothing
+            if operands:
+                names.extend(w for w in operands if w not in names)
+            else:
+                environment = True
+        for r in one.redirects:  # nc host 80 < f, cat < f | nc host 80
+            if r.reads and r.path is not None and not r.path.startswith(_SOCKETS):
+                files.append(r.path)
+        if one is not cmd and one.program in _FILE_PRINTERS:
+            files.extend(w for w in one.positionals if w not in files)
+    if cmd.inline_code:
+        for match in _CODE_ENV.finditer(cmd.inline_code[:MAX_CODE_SCAN_CHARS]):
+            name = match.group(1) or match.group(2) or match.group(3)
+            if name not in names:
+                names.append(name)
+            if len(names) >= MAX_CODE_VARIABLES:
+                break
+    return replace(
+        dest,
+        direction=direction,
+        variables=tuple(names),
+        environment=environment,
+        files=tuple(files),
+        feeders=feeders,
+    )
+
+
+_SOCKETS: Final = ("/dev/tcp/", "/dev/udp/")
+# Programs piped into a send whose operands are files whose content goes out.
+_FILE_PRINTERS: Final = program_names("cat tac head tail base64 base32 xxd od gzip bzip2 xz zstd")
+
+# What counts as a credential carried to a destination: the formats and places secret
+# scanners recognise, not a merely random-looking token (ids and hashes are that too).
+_CARRIED_KINDS: Final = ALL_KINDS - {ENTROPY_KIND}
+MAX_CARRIED_CHARS: Final = 65_536  # characters of an action read for a carried credential
+
+
+def credential_in(text: str) -> str | None:
+    """The kind of the first credential in ``text`` as words (``an aws-access-key-id``)."""
+    hits = scan(text[:MAX_CARRIED_CHARS], kinds=_CARRIED_KINDS, entropy=False, limit=1)
+    return f"a credential ({hits[0].kind})" if hits else None
+
+
+def _request_text(action: Action) -> str:
+    """The strings of ``action.args`` (URL, headers, body...) as they are sent: a header
+    as ``Name: value``, so that ``Authorization: Bearer …`` reads as a credential."""
+    parts: list[str] = []
+    stack: list[object] = [action.args]
+    size = 0
+    while stack and size < MAX_CARRIED_CHARS:
+        item = stack.pop()
+        if isinstance(item, str):
+            parts.append(item)
+            size += len(item)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if isinstance(inner, str):  # a header as it is sent: "Authorization: Bearer …"
+                    parts.append(f"{key}: {inner}")
+                    size += len(inner)
+                else:
+                    stack.append(inner)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return "\n".join(parts)
+
+
+def credential_in_args(action: Action) -> str | None:
+    """A credential anywhere in the strings of ``action.args`` (URL, headers, body...)."""
+    return credential_in(_request_text(action))
 
 
 def host_text(raw: str) -> str:
