@@ -66,6 +66,11 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
   ``unknown``...; :mod:`specialists.understand`), whatever program or language does it.
   Such a rule needs no ``program``. ``sends``: the read path goes over the network (the
   command sends it, pipes it into a sender, or its output lands in a sender's URL).
+- ``signals_any`` / ``privileges_any``: the processes the command signals, by how they
+  are named (``every``, ``init``, ``name``...; :mod:`specialists.understand.processes`,
+  ``os.kill(-1, 9)`` in Python too), or what it changes of who may do what (``setuid``,
+  ``admin``, ``sudoers``...; :mod:`specialists.understand.privilege`). Such a rule needs no
+  ``program``.
 - ``excused_by`` (per rule or for the whole config): facts that make a match fine (a test
   environment, a container, a local emulator's endpoint): the objection becomes a flag that
   says why.
@@ -114,6 +119,8 @@ from specialists.understand.paths import (
     SYSTEM_ROOTS,
     holds_credentials,
 )
+from specialists.understand.privilege import Change, privilege_changes
+from specialists.understand.processes import Scope, signals_of
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -135,6 +142,28 @@ REASON_CAP: Final = 120
 
 Target = Literal["outside_workspace", "root_or_home", "unsafe_expansion", "unknown"]
 Effect = Literal["read", "write", "delete"]
+# How a reason words the processes signalled and the privilege changed.
+_SCOPES: Final[dict[str, str]] = {
+    "pid": "a process",
+    "group": "a process group",
+    "every": "every process it may signal",
+    "init": "PID 1 (init: in a container, the container itself)",
+    "name": "every process of a name",
+    "pattern": "every process whose command line matches",
+    "user": "every process of a user",
+    "unit": "a service",
+    "job": "a shell job",
+    "machine": "the machine (a shutdown or reboot)",
+}
+_CHANGES: Final[dict[str, str]] = {
+    "elevate": "runs as",
+    "shell": "opens a shell as",
+    "setuid": "gives a set-user-ID bit or root capabilities to",
+    "account": "changes the account",
+    "admin": "adds a user to the administrators' group",
+    "sudoers": "edits the sudoers policy",
+    "service": "changes at boot the service",
+}
 # Programs that send what they read over the network (a file given to them, or their stdin).
 SENDERS: Final = frozenset(
     {
@@ -281,6 +310,11 @@ class ShellRule(KindConfig):
             ``system``, ``credential``, ``startup``, ``unknown``...).
         sends: the command sends what it reads over the network (``curl -T f``, ``nc host
             < f``), or its output is piped into a program that does (``cat f | nc h p``).
+        signals_any: the command signals processes named so (:data:`Scope`: ``every``,
+            ``init``, ``group``, ``name``, ``pattern``, ``user``, ``unit``...); a probe
+            (signal 0) signals nothing.
+        privileges_any: the command makes such a change (:data:`Change`: ``elevate``,
+            ``shell``, ``setuid``, ``account``, ``admin``, ``sudoers``, ``service``).
         excused_by: facts that make a match fine (:class:`Excuse`): a test environment, a
             local emulator's endpoint; the objection becomes a flag that names the excuse.
         verdict: this rule's verdict; the config's ``verdict``, else the entry default.
@@ -313,6 +347,8 @@ class ShellRule(KindConfig):
     effects_any: list[Effect] = Field(default_factory=list)
     classes_any: list[PathClassName] = Field(default_factory=list)
     sends: bool = False
+    signals_any: list[Scope] = Field(default_factory=list)
+    privileges_any: list[Change] = Field(default_factory=list)
     excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
     verdict: Strength | None = None
     correction: str | None = Field(default=None, min_length=1, max_length=1000)
@@ -330,11 +366,13 @@ class ShellRule(KindConfig):
             or self.self_call
             or self.effects_any
             or self.classes_any
+            or self.signals_any
+            or self.privileges_any
         ):
             raise ValueError(
                 "a rule needs program, prefixes_any, assignments_any, variables_any, "
-                "redirects_any, paths_any, pipe_into_shell, self_call, effects_any or "
-                "classes_any: "
+                "redirects_any, paths_any, pipe_into_shell, self_call, effects_any, "
+                "classes_any, signals_any or privileges_any: "
                 "otherwise it is about every command"
             )
         if self.sends and not (self.effects_any or self.classes_any):
@@ -516,6 +554,7 @@ class _Rule:
         "piped_into_any",
         "piped_into_none",
         "prefixes_any",
+        "privileges",
         "program_globs",
         "programs",
         "redirects_any",
@@ -523,6 +562,7 @@ class _Rule:
         "scratch_none",
         "self_call",
         "sends",
+        "signals",
         "subcommands",
         "target",
         "variables_any",
@@ -566,6 +606,8 @@ class _Rule:
         self.effects = frozenset(rule.effects_any)
         self.classes = frozenset(PathClass(c) for c in rule.classes_any)
         self.sends = rule.sends
+        self.signals = frozenset(rule.signals_any)
+        self.privileges = frozenset(rule.privileges_any)
         self.excuses = tuple(
             (
                 frozenset(e.lower() for e in excuse.environments),
@@ -659,6 +701,12 @@ class _Rule:
             obj = f"{source}|{cmd.program}"
             detail = f"{cmd.program} runs code it reads from {source}"
             return self._paths_then(cmd, where, obj, detail, matched)
+        if self.signals or self.privileges:
+            understood = self._understood(cmd)
+            if understood is None:
+                return None
+            obj, detail = understood
+            return self._paths_then(cmd, where, obj, detail, matched)
         if self.effects or self.classes:
             found = self._effect(cmd, where, parsed, context)
             if found is None:
@@ -670,6 +718,26 @@ class _Rule:
             shown = _cut(" ".join(cmd.argv), 80) or "a redirection"
             head = f"runs {shown!r}" + (f" ({self.label})" if self.label != shown else "")
         return self._paths_then(cmd, where, obj, head, matched)
+
+    def _understood(self, cmd: SimpleCommand) -> tuple[str, str] | None:
+        """The object and words of the process signal and privilege change the rule asks
+        for; None unless the command makes each it asks for."""
+        found: tuple[str, str] | None = None
+        if self.signals:
+            sig = next(
+                (x for x in signals_of(cmd) if x.scope in self.signals and not x.probe), None
+            )
+            if sig is None:
+                return None
+            words = f"{sig.program} signals {_SCOPES[sig.scope]} ({sig.target})"
+            found = f"{sig.program}:{sig.scope}", words
+        if self.privileges:
+            change = next((x for x in privilege_changes(cmd) if x.change in self.privileges), None)
+            if change is None:
+                return None
+            words = f"{change.program} {_CHANGES[change.change]} {change.target}"
+            found = f"{change.program}:{change.change}", words
+        return found
 
     def _paths_then(
         self, cmd: SimpleCommand, where: _Where, obj: str, head: str, matched: list[str]
