@@ -101,6 +101,7 @@ from specialists.understand.network import (
 )
 from specialists.understand.network import credential_in_args as _credential_in_args
 from specialists.understand.network import host_text as _host_text_of
+from specialists.understand.paths import Where
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -466,8 +467,10 @@ class DomainSpecialist:
             return self._problem(action, "command", command, problem, allowed)
         best: tuple[int, Callable[[], SpecialistResult]] | None = None
         judged = False
+        home = context.home or context.env.get("HOME")
+        where = Where(context.repo_root or context.cwd, home)  # which files sent are secrets
         for dest in found:
-            outcome = self._judge_destination(action, dest, allowed, lists)
+            outcome = self._judge_destination(action, dest, allowed, lists, where)
             if isinstance(outcome, bool):
                 judged = judged or outcome
                 continue
@@ -480,12 +483,17 @@ class DomainSpecialist:
         return lists and judged
 
     def _judge_destination(
-        self, action: Action, dest: Destination, allowed: frozenset[str], lists: bool
+        self,
+        action: Action,
+        dest: Destination,
+        allowed: frozenset[str],
+        lists: bool,
+        where: Where,
     ) -> tuple[int, Callable[[], SpecialistResult]] | bool:
         host_text = _host_text_of(dest.target)
         sends = dest.sends
         if self._credential_only:
-            sends = dest.credential()
+            sends = dest.credential(where)
             if sends is None:
                 return False  # nothing that is a credential goes there
         if sends is None and ("$(" in dest.target or "`" in dest.target):

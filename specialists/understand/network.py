@@ -29,8 +29,10 @@ from specialists.shellparse import (
     command_of,
     parse_for,
     program_names,
+    resolve_path,
 )
 from specialists.understand.hosts import MAX_TARGETS, Host, clip, normalise_host
+from specialists.understand.paths import PathClass, Where, classify
 from supervisor.models import Action, Context
 from supervisor.redact import sensitive_name
 
@@ -139,15 +141,17 @@ class NetworkSend:
         direction: ``fetch``, ``upload``, ``connect``, ``listen`` (a public tunnel to this
             machine) or ``lookup`` (a name resolved for its own sake: its labels are checked
             for data).
-        files: the files sent, as written (``-d @f``, ``-T f``, ``scp f host:``, ``cat f |
-            nc``, ``nc host < f``).
+        files: the files sent, resolved (``-d @f``, ``-T f``, ``scp f host:``, ``cat f |
+            nc``, ``nc host < f``, ``-d "$(cat f)"``).
         variables: the environment variables whose values go out: referenced in the
             command's words or its inline program (``os.environ["X"]``,
             ``process.env.X``), printed into it (``printenv X | nc``), or in a command piped
             into it.
         environment: the whole environment goes out (``env | curl -d @- …``).
         command: the command it comes from.
-        feeders: the commands piped into it (``echo $T`` of ``echo $T | nc host 80``).
+        feeders: the commands whose output goes out with it: piped into it (``echo $T`` of
+            ``echo $T | nc host 80``) or substituted into its words (``printenv T`` of
+            ``curl -H "X: $(printenv T)" …``).
         request: for an ``http`` action, its strings as sent (URL, ``Header: value``, body).
     """
 
@@ -193,15 +197,20 @@ class NetworkSend:
         digits = port.rpartition(":")[2] if ":" in port else ""
         return int(digits) if digits.isdigit() and len(digits) <= 5 else None
 
-    def credential(self) -> str | None:
+    def credential(self, where: Where | None = None) -> str | None:
         """What credential goes out, as words, or None: a variable whose name says it holds
-        one (``$GITHUB_TOKEN``), the whole environment, or a key or token in a known format
-        written in the command, the commands piped into it, or the request."""
+        one (``$GITHUB_TOKEN``), the whole environment, a file that is one (with ``where``
+        to classify it: ``~/.aws/credentials``, an SSH key), or a key or token in a known
+        format written in the command, the commands feeding it, or the request."""
         for name in self.variables:
             if sensitive_name(name) is not None:
                 return f"${name}, which by its name holds a credential"
         if self.environment:
             return "the whole environment, with every credential in it"
+        if where is not None:
+            for path in self.files:
+                if classify(path, where) is PathClass.CREDENTIAL:
+                    return f"the file {clip(path, 80)}, a credential"
         texts = [self.request] if self.request else []
         texts.extend(" ".join(c.argv) for c in (self.command, *self.feeders) if c is not None)
         return credential_in("\n".join(texts)) if texts else None
@@ -1082,19 +1091,26 @@ def _feeders(commands: Sequence[SimpleCommand], index: int) -> tuple[SimpleComma
     """The commands earlier in the same pipeline as ``commands[index]``, whose output flows
     into it (``echo $T`` and ``base64`` of ``echo $T | base64 | nc host 80``)."""
     cmd = commands[index]
-    if not cmd.pipe_from:
-        return ()
     out: list[SimpleCommand] = []
+    words = " ".join(cmd.argv[1:]) if cmd.dynamic else ""
+    if "$(" in words or "`" in words:  # curl -d "$(cat f)": what $(...) prints goes out
+        for earlier in commands[:index]:
+            inner = earlier.depth == cmd.depth + 1 and earlier.via[-1:] == ("$(…)",)
+            if inner and earlier.source and earlier.source in words:
+                out.append(earlier)
+    if not cmd.pipe_from:
+        return tuple(out)
+    substituted = len(out)
     upstream = set(cmd.pipe_from)
     for earlier in reversed(commands[:index]):
-        if len(out) >= len(cmd.pipe_from):
+        if len(out) - substituted >= len(cmd.pipe_from):
             break
         if earlier.depth != cmd.depth or earlier.program not in upstream:
             continue
         nxt = earlier.pipe_to[0].rpartition("/")[2] if earlier.pipe_to else ""
         if nxt == cmd.program or cmd.program in earlier.pipe_sinks or nxt in upstream:
             out.append(earlier)
-    return tuple(reversed(out))
+    return (*out[:substituted], *reversed(out[substituted:]))
 
 
 def _with_payload(dest: NetworkSend, feeders: tuple[SimpleCommand, ...]) -> NetworkSend:
@@ -1108,7 +1124,7 @@ def _with_payload(dest: NetworkSend, feeders: tuple[SimpleCommand, ...]) -> Netw
         return replace(dest, direction=direction) if direction != dest.direction else dest
     names: list[str] = []
     environment = False
-    files = list(dest.files)
+    files = [resolve_path(f, cmd.cwd, None) for f in dest.files]
     for one in (*feeders, cmd):
         names.extend(n for n in one.variables if n not in names)
         if one.program in _ENV_PRINTERS and not one.inline_code:
@@ -1123,7 +1139,7 @@ def _with_payload(dest: NetworkSend, feeders: tuple[SimpleCommand, ...]) -> Netw
             if r.reads and r.path is not None and not r.path.startswith(_SOCKETS):
                 files.append(r.path)
         if one is not cmd and one.program in _FILE_PRINTERS:
-            files.extend(w for w in one.positionals if w not in files)
+            files.extend(resolve_path(w, one.cwd, None) for w in one.positionals)
     if cmd.inline_code:
         for match in _CODE_ENV.finditer(cmd.inline_code[:MAX_CODE_SCAN_CHARS]):
             name = match.group(1) or match.group(2) or match.group(3)
