@@ -49,8 +49,9 @@ of every command it would run (read by :mod:`specialists.understand.network`, th
   base64).evil.com``, for any program) or, for lookups, a long (52+), base64-like (mixed
   case), hex (24+) or random-looking (24+ characters without a hyphen, 3.9+ bits per
   character) label;
-- URLs and socket addresses written literally in ``python -c``/``node -e``/``perl -e``/
-  ``ruby -e``/``php -r`` one-liners that use a network API.
+- URLs, socket addresses and servers named without a URL (``HTTPConnection("h")``,
+  ``smtplib.SMTP("h")``, ``https.request({host: "h"})``) written literally in ``python
+  -c``/``node -e``/``perl -e``/``ruby -e``/``php -r`` one-liners that use a network API.
 
 With ``shell_scope: sending`` only the destinations that receive data are judged (uploads,
 POSTs, ``git push``, ``scp``/``rsync`` uploads, raw sockets, ssh sessions, DNS names built

@@ -313,6 +313,12 @@ _NETWORK_CODE: Final = (
     "curl_",
     "fsockopen",
     "Invoke-WebRequest",
+    "require('http",
+    'require("http',
+    "require('net')",
+    'require("net")',
+    "require('tls')",
+    'require("tls")',
 )
 _CODE_SENDS: Final = ("post", "put(", "send", "upload", "data=", "body:", "method:", "write(")
 # Where a socket one-liner names its peer: the string that follows.
@@ -323,6 +329,18 @@ _SOCKET_CALLS: Final = (
     "TCPSocket.open(",
     "PeerAddr",
     "fsockopen(",
+)
+# Where a client one-liner names its server without a URL: the string that follows
+# (Python http.client, smtplib, ftplib; Node http.request({host: ...}) options).
+_HOST_CALLS: Final = (
+    "HTTPConnection(",
+    "HTTPSConnection(",
+    "SMTP(",
+    "SMTP_SSL(",
+    "FTP(",
+    "FTP_TLS(",
+    "host:",
+    "hostname:",
 )
 
 
@@ -854,6 +872,14 @@ def _code(cmd: SimpleCommand) -> Iterator[Destination]:
             yield Destination(
                 _host_target(host), peer, cmd.program, "opens a socket to", "data", command=cmd
             )
+    for call in _HOST_CALLS:
+        at = code.find(call)
+        if at < 0 or found >= MAX_CODE_TARGETS:
+            continue
+        server = _scan_string(code, at + len(call))
+        if server and "/" not in server:
+            found += 1
+            yield Destination(_host_target(server), server, cmd.program, role, sends, command=cmd)
 
 
 def _dev_tcp(cmd: SimpleCommand) -> Iterator[Destination]:
