@@ -142,28 +142,6 @@ REASON_CAP: Final = 120
 
 Target = Literal["outside_workspace", "root_or_home", "unsafe_expansion", "unknown"]
 Effect = Literal["read", "write", "delete"]
-# How a reason words the processes signalled and the privilege changed.
-_SCOPES: Final[dict[str, str]] = {
-    "pid": "a process",
-    "group": "a process group",
-    "every": "every process it may signal",
-    "init": "PID 1 (init: in a container, the container itself)",
-    "name": "every process of a name",
-    "pattern": "every process whose command line matches",
-    "user": "every process of a user",
-    "unit": "a service",
-    "job": "a shell job",
-    "machine": "the machine (a shutdown or reboot)",
-}
-_CHANGES: Final[dict[str, str]] = {
-    "elevate": "runs as",
-    "shell": "opens a shell as",
-    "setuid": "gives a set-user-ID bit or root capabilities to",
-    "account": "changes the account",
-    "admin": "adds a user to the administrators' group",
-    "sudoers": "edits the sudoers policy",
-    "service": "changes at boot the service",
-}
 # Programs that send what they read over the network (a file given to them, or their stdin).
 SENDERS: Final = frozenset(
     {
@@ -729,14 +707,12 @@ class _Rule:
             )
             if sig is None:
                 return None
-            words = f"{sig.program} signals {_SCOPES[sig.scope]} ({sig.target})"
-            found = f"{sig.program}:{sig.scope}", words
+            found = f"{sig.program}:{sig.scope}", sig.words
         if self.privileges:
             change = next((x for x in privilege_changes(cmd) if x.change in self.privileges), None)
             if change is None:
                 return None
-            words = f"{change.program} {_CHANGES[change.change]} {change.target}"
-            found = f"{change.program}:{change.change}", words
+            found = f"{change.program}:{change.change}", change.words
         return found
 
     def _paths_then(

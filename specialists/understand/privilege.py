@@ -32,6 +32,18 @@ ADMIN_GROUPS: Final = frozenset(
 )
 
 
+# How a reason words a change.
+_CHANGE_WORDS: Final[dict[str, str]] = {
+    "elevate": "runs as",
+    "shell": "opens a shell as",
+    "setuid": "gives a set-user-ID bit or root capabilities to",
+    "account": "changes the account",
+    "admin": "adds a user to the administrators' group",
+    "sudoers": "edits the sudoers policy",
+    "service": "changes at boot the service",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class PrivilegeChange:
     """One change of who may do what.
@@ -47,6 +59,12 @@ class PrivilegeChange:
     program: str
     target: str
     command: SimpleCommand | None = None
+
+    @property
+    def words(self) -> str:
+        """The change as words for a reason (``usermod adds a user to the administrators'
+        group sudo``)."""
+        return f"{self.program} {_CHANGE_WORDS[self.change]} {self.target}"
 
 
 _ELEVATORS: Final = program_names("sudo doas pkexec su runuser sudoedit")

@@ -35,6 +35,21 @@ Scope = Literal[
 ]
 
 
+# How a reason words the processes signalled.
+_SCOPE_WORDS: Final[dict[str, str]] = {
+    "pid": "a process",
+    "group": "a process group",
+    "every": "every process it may signal",
+    "init": "PID 1 (init: in a container, the container itself)",
+    "name": "every process of a name",
+    "pattern": "every process whose command line matches",
+    "user": "every process of a user",
+    "unit": "a service",
+    "job": "a shell job",
+    "machine": "the machine (a shutdown or reboot)",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class ProcessSignal:
     """Processes a command signals.
@@ -54,6 +69,12 @@ class ProcessSignal:
     target: str
     signal: str = "TERM"
     command: SimpleCommand | None = None
+
+    @property
+    def words(self) -> str:
+        """The signal as words for a reason (``kill signals every process it may signal
+        (-1)``)."""
+        return f"{self.program} signals {_SCOPE_WORDS[self.scope]} ({self.target})"
 
     @property
     def probe(self) -> bool:

@@ -132,6 +132,12 @@ def test_a_signal_to_one_process_is_not(command: str):
     assert judged(SIGNALS, command) is Verdict.OK
 
 
+def test_the_reason_says_which_processes():
+    action = Action(type="shell", args={"command": "python3 -c 'import os; os.kill(1, 9)'"})
+    reason = SIGNALS.evaluate(action, CONTEXT).reason or ""
+    assert "kill signals PID 1" in reason, reason
+
+
 def test_a_privilege_rule_reads_the_change_not_the_spelling():
     assert judged(PRIVILEGES, "chmod g+s,u+s ./bin/helper") is Verdict.BLOCK
     assert judged(PRIVILEGES, "python3 -c \"import os; os.chmod('/tmp/x', 0o4755)\"") is (
