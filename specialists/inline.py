@@ -496,6 +496,10 @@ class _PyReader:
             self.process_listing = True
         if last in _PY_KILLS and "." in name:  # os.kill(pid), proc.kill(), p.terminate()
             self.kills.append(source)
+        if name in ("os.kill", "os.killpg") and node.args:  # os.kill(-1, SIGKILL): kill -1
+            words = _py_kill_words(name, node.args)
+            if words is not None:
+                self.ops.append(CodeOp("argv", words, source))
         if last in _PY_SENDERS and "." in name:
             url = ev.value(node.args[0]) if node.args else None
             for kw in node.keywords:
@@ -678,6 +682,30 @@ def _reversed_slice(node: ast.AST) -> bool:
         and isinstance(node.step.operand, ast.Constant)
         and node.step.operand.value == 1
     )
+
+
+def _py_kill_words(name: str, args: list[ast.expr]) -> tuple[str, ...] | None:
+    """``os.kill(pid, sig)`` / ``os.killpg(pgid, sig)`` with a literal PID as the ``kill``
+    command that sends the same signal (``kill -s KILL -- -1``); None for a PID computed at
+    run time."""
+    first = args[0]
+    negative = isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.USub)
+    number = first.operand if isinstance(first, ast.UnaryOp) and negative else first
+    if not _is_int(number):
+        return None
+    pid = -_int_of(number) if negative else _int_of(number)
+    if name == "os.killpg":
+        pid = -pid if pid > 0 else pid  # killpg(N) signals group N: kill -- -N
+    signal = "TERM"
+    if len(args) > 1:
+        given = args[1]
+        if _is_int(given):
+            signal = str(_int_of(given))
+        else:
+            dotted = _dotted(given).rsplit(".", 1)[-1]
+            if dotted.startswith("SIG") and dotted[3:].isalnum():
+                signal = dotted[3:]
+    return ("kill", "-s", signal, "--", str(pid))
 
 
 def _is_int(node: ast.AST) -> bool:

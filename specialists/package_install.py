@@ -70,7 +70,6 @@ from typing import TYPE_CHECKING, Annotated, Final, Literal, NamedTuple, final
 
 from pydantic import AfterValidator, Field, JsonValue, field_validator
 
-from specialists.domain import Host, Opt, covering, normalise_host, split_options
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
     ParsedShell,
@@ -82,6 +81,8 @@ from specialists.shellparse import (
     workspace_of,
 )
 from specialists.understand.globs import is_within
+from specialists.understand.hosts import Host, covering, normalise_host
+from specialists.understand.network import Opt, split_options
 from supervisor.errors import PluginError
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict

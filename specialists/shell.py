@@ -70,6 +70,11 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
   ``xargs`` passes on, a loop over a glob, another command's output); ``then_deleted``: only a
   path that a later command of the line deletes (the originals replaced by what this command
   wrote: encrypted or packed copies).
+- ``signals_any`` / ``privileges_any``: the processes the command signals, by how they
+  are named (``every``, ``init``, ``name``...; :mod:`specialists.understand.processes`,
+  ``os.kill(-1, 9)`` in Python too), or what it changes of who may do what (``setuid``,
+  ``admin``, ``sudoers``...; :mod:`specialists.understand.privilege`). Such a rule needs no
+  ``program``.
 - ``excused_by`` (per rule or for the whole config): facts that make a match fine (a test
   environment, a container, a local emulator's endpoint): the objection becomes a flag that
   says why.
@@ -119,6 +124,8 @@ from specialists.understand.paths import (
     holds_credentials,
     in_scratch,
 )
+from specialists.understand.privilege import Change, privilege_changes
+from specialists.understand.processes import Scope, signals_of
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -291,6 +298,11 @@ class ShellRule(KindConfig):
             a glob, another command's output (``$(find …)``).
         then_deleted: a later command of the same line deletes the effect's path (``openssl
             enc -in "$f" -out "$f.enc" && rm "$f"``): the originals are replaced.
+        signals_any: the command signals processes named so (:data:`Scope`: ``every``,
+            ``init``, ``group``, ``name``, ``pattern``, ``user``, ``unit``...); a probe
+            (signal 0) signals nothing.
+        privileges_any: the command makes such a change (:data:`Change`: ``elevate``,
+            ``shell``, ``setuid``, ``account``, ``admin``, ``sudoers``, ``service``).
         excused_by: facts that make a match fine (:class:`Excuse`): a test environment, a
             local emulator's endpoint; the objection becomes a flag that names the excuse.
         verdict: this rule's verdict; the config's ``verdict``, else the entry default.
@@ -325,6 +337,8 @@ class ShellRule(KindConfig):
     sends: bool = False
     selection_only: bool = False
     then_deleted: bool = False
+    signals_any: list[Scope] = Field(default_factory=list)
+    privileges_any: list[Change] = Field(default_factory=list)
     excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
     verdict: Strength | None = None
     correction: str | None = Field(default=None, min_length=1, max_length=1000)
@@ -342,11 +356,13 @@ class ShellRule(KindConfig):
             or self.self_call
             or self.effects_any
             or self.classes_any
+            or self.signals_any
+            or self.privileges_any
         ):
             raise ValueError(
                 "a rule needs program, prefixes_any, assignments_any, variables_any, "
-                "redirects_any, paths_any, pipe_into_shell, self_call, effects_any or "
-                "classes_any: "
+                "redirects_any, paths_any, pipe_into_shell, self_call, effects_any, "
+                "classes_any, signals_any or privileges_any: "
                 "otherwise it is about every command"
             )
         if self.sends and not (self.effects_any or self.classes_any):
@@ -532,6 +548,7 @@ class _Rule:
         "piped_into_any",
         "piped_into_none",
         "prefixes_any",
+        "privileges",
         "program_globs",
         "programs",
         "redirects_any",
@@ -540,6 +557,7 @@ class _Rule:
         "selection_only",
         "self_call",
         "sends",
+        "signals",
         "subcommands",
         "target",
         "then_deleted",
@@ -586,6 +604,8 @@ class _Rule:
         self.sends = rule.sends
         self.selection_only = rule.selection_only
         self.then_deleted = rule.then_deleted
+        self.signals = frozenset(rule.signals_any)
+        self.privileges = frozenset(rule.privileges_any)
         self.excuses = tuple(
             (
                 frozenset(e.lower() for e in excuse.environments),
@@ -679,6 +699,12 @@ class _Rule:
             obj = f"{source}|{cmd.program}"
             detail = f"{cmd.program} runs code it reads from {source}"
             return self._paths_then(cmd, where, obj, detail, matched)
+        if self.signals or self.privileges:
+            understood = self._understood(cmd)
+            if understood is None:
+                return None
+            obj, detail = understood
+            return self._paths_then(cmd, where, obj, detail, matched)
         if self.effects or self.classes:
             found = self._effect(cmd, where, parsed, context)
             if found is None:
@@ -690,6 +716,24 @@ class _Rule:
             shown = _cut(" ".join(cmd.argv), 80) or "a redirection"
             head = f"runs {shown!r}" + (f" ({self.label})" if self.label != shown else "")
         return self._paths_then(cmd, where, obj, head, matched)
+
+    def _understood(self, cmd: SimpleCommand) -> tuple[str, str] | None:
+        """The object and words of the process signal and privilege change the rule asks
+        for; None unless the command makes each it asks for."""
+        found: tuple[str, str] | None = None
+        if self.signals:
+            sig = next(
+                (x for x in signals_of(cmd) if x.scope in self.signals and not x.probe), None
+            )
+            if sig is None:
+                return None
+            found = f"{sig.program}:{sig.scope}", sig.words
+        if self.privileges:
+            change = next((x for x in privilege_changes(cmd) if x.change in self.privileges), None)
+            if change is None:
+                return None
+            found = f"{change.program}:{change.change}", change.words
+        return found
 
     def _paths_then(
         self, cmd: SimpleCommand, where: _Where, obj: str, head: str, matched: list[str]

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from specialists import domain
+from specialists.understand import network
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, SpecialistKind
 from supervisor.taxonomy import Entry
@@ -775,7 +776,7 @@ def test_shell_config_schema():
 
 
 def test_split_options():
-    opts = domain.split_options(
+    opts = network.split_options(
         ["-sSLd@f", "-o", "out", "--data=x", "--url", "u", "--", "-p"], "do", frozenset({"url"})
     )
     assert [(o.name, o.value) for o in opts] == [
@@ -788,7 +789,7 @@ def test_split_options():
         ("url", "u"),
         ("", "-p"),
     ]
-    stopped = domain.split_options(["-p", "22", "host", "ls", "-la"], "p", stop_after=1)
+    stopped = network.split_options(["-p", "22", "host", "ls", "-la"], "p", stop_after=1)
     assert [o.value for o in stopped if not o.name] == ["host", "ls", "-la"]
 
 
@@ -803,7 +804,7 @@ SHELLISH = st.text(
         st.text(max_size=200),
         st.builds(
             lambda p, a: f"{p} {a}",
-            st.sampled_from([*sorted(domain._EXTRACTORS), "pip install", "npm i", "python -c"]),
+            st.sampled_from([*sorted(network._EXTRACTORS), "pip install", "npm i", "python -c"]),
             SHELLISH,
         ),
     )

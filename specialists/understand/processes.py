@@ -1,0 +1,259 @@
+"""Processes signalled: which processes a command stops, and how it names them.
+
+The shell reader (:mod:`specialists.shellparse`) says which simple commands a line would run
+(a Python ``os.kill(-1, SIGKILL)`` is read as the ``kill -KILL -1`` it amounts to,
+:mod:`specialists.inline`); this module says which processes each of them signals
+(:func:`signals_of`): ``kill`` by PID, process group, every process (``-1``) or PID 1,
+``pkill``/``killall``/``taskkill`` by name, pattern or user, ``killall5`` (every
+process), the shutdown commands (the machine), ``systemctl stop``/``kill``/``service X stop`` (a
+service). Kinds judge these effects, not the spelling of the command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from specialists.shellparse import (
+    DEFAULT_MAX_CHARS,
+    SimpleCommand,
+    command_of,
+    parse_for,
+    program_names,
+)
+from supervisor.models import Action, Context
+
+__all__ = ["ProcessSignal", "Scope", "commands_of", "process_signals", "signals_of"]
+
+# How the processes are named: one PID, a process group (``kill -- -PGID``; ``0``: the
+# caller's own), every process the caller may signal (``kill -1``, ``killall5``, a
+# shutdown), PID 1 (init: in a container, the container itself), a program name, a pattern
+# over command lines (``pkill -f``), every process of a user, a service unit, a shell job,
+# the machine itself (a shutdown or reboot stops every process).
+Scope = Literal[
+    "pid", "group", "every", "init", "name", "pattern", "user", "unit", "job", "machine"
+]
+
+
+# How a reason words the processes signalled.
+_SCOPE_WORDS: Final[dict[str, str]] = {
+    "pid": "a process",
+    "group": "a process group",
+    "every": "every process it may signal",
+    "init": "PID 1 (init: in a container, the container itself)",
+    "name": "every process of a name",
+    "pattern": "every process whose command line matches",
+    "user": "every process of a user",
+    "unit": "a service",
+    "job": "a shell job",
+    "machine": "the machine (a shutdown or reboot)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessSignal:
+    """Processes a command signals.
+
+    Attributes:
+        program: the program that sends it (``kill``, ``pkill``, ``systemctl``).
+        scope: how the processes are named (:data:`Scope`).
+        target: the PID, group, name, pattern, user or unit, as written (``-1`` for every
+            process, ``1`` for init).
+        signal: the signal as written without dashes (``KILL``, ``9``, ``TERM`` when none
+            is given; ``stop`` for a service stopped, ``shutdown`` for the machine).
+        command: the command it comes from.
+    """
+
+    program: str
+    scope: Scope
+    target: str
+    signal: str = "TERM"
+    command: SimpleCommand | None = None
+
+    @property
+    def words(self) -> str:
+        """The signal as words for a reason (``kill signals every process it may signal
+        (-1)``)."""
+        return f"{self.program} signals {_SCOPE_WORDS[self.scope]} ({self.target})"
+
+    @property
+    def probe(self) -> bool:
+        """Signal 0: a check that the process exists, which stops nothing."""
+        return self.signal in ("0", "SIG0")
+
+
+_SHUTDOWNS: Final = program_names("shutdown reboot halt poweroff")
+_SYSTEMCTL_STOPS: Final = frozenset({"stop", "kill", "restart", "try-restart", "reload-or-restart"})
+_SYSTEMCTL_SHUTDOWNS: Final = frozenset({"poweroff", "reboot", "halt", "kexec", "emergency"})
+# kill options that take a value
+_KILL_VALUED: Final = frozenset({"-s", "-n", "--signal"})
+_PKILL_VALUED: Final = frozenset(
+    {"-u", "-U", "-g", "-G", "-P", "-s", "-t", "--signal", "--euid", "--uid", "--parent"}
+)
+_KILLALL_VALUED: Final = frozenset({"-u", "--user", "-s", "--signal", "-o", "-y", "-n"})
+
+
+def signals_of(cmd: SimpleCommand) -> list[ProcessSignal]:
+    """The processes ``cmd`` signals, one :class:`ProcessSignal` per target named."""
+    program = cmd.program
+    if program == "kill":
+        return _kill(cmd)
+    if program in ("pkill", "killall", "skill"):
+        return _by_name(cmd)
+    if program == "killall5":
+        return [ProcessSignal(program, "every", "-1", _dashed_signal(cmd) or "TERM", cmd)]
+    if program in ("init", "telinit"):
+        stops = cmd.positionals[:1] in (("0",), ("6",))
+        return [ProcessSignal(program, "machine", "-1", "shutdown", cmd)] if stops else []
+    if program in _SHUTDOWNS and not cmd.has_flag("c", "help", "k"):  # -c cancels, -k warns
+        return [ProcessSignal(program, "machine", "-1", "shutdown", cmd)]
+    if program == "systemctl":
+        return _systemctl(cmd)
+    if (
+        program == "service"
+        and len(cmd.positionals) >= 2
+        and cmd.positionals[1]
+        in (
+            "stop",
+            "restart",
+        )
+    ):
+        return [ProcessSignal(program, "unit", cmd.positionals[0], "stop", cmd)]
+    if program == "taskkill":
+        return _taskkill(cmd)
+    return []
+
+
+def process_signals(
+    action: Action, context: Context, *, max_chars: int = DEFAULT_MAX_CHARS
+) -> list[ProcessSignal]:
+    """The processes an action's shell command signals (none for other actions)."""
+    return [s for cmd in commands_of(action, context, max_chars) for s in signals_of(cmd)]
+
+
+def commands_of(action: Action, context: Context, max_chars: int) -> tuple[SimpleCommand, ...]:
+    """The simple commands an action's shell command would run (none for other actions)."""
+    command = command_of(action)
+    if command is None:
+        return ()
+    return parse_for(command, context, max_chars=max_chars).commands
+
+
+def _kill(cmd: SimpleCommand) -> list[ProcessSignal]:
+    words = cmd.argv[1:]
+    signal = "TERM"
+    given = False  # a signal was named: a later -N is a process group
+    targets: list[str] = []
+    i = 0
+    options = True
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if options and word == "--":
+            options = False
+        elif options and word in _KILL_VALUED:
+            if i < len(words):
+                signal, given = words[i].upper().removeprefix("SIG"), True
+                i += 1
+        elif options and word.startswith("--signal="):
+            signal, given = word.partition("=")[2].upper().removeprefix("SIG"), True
+        elif options and word in ("-l", "-L", "--list", "--table"):
+            return []  # lists signal names
+        elif options and word.startswith("-") and len(word) > 1 and not targets:
+            rest = word[1:]
+            if rest.isdigit() and not given and _signal_number(rest):
+                signal, given = rest, True  # kill -9 PID: the first -N is the signal
+            elif rest.isdigit():
+                targets.append(word)  # kill -9 -1: a later -N is a process group
+            else:
+                signal, given = rest.upper().removeprefix("SIG"), True
+        else:
+            targets.append(word)
+    return [ProcessSignal("kill", _kill_scope(t), t, signal, cmd) for t in targets if t]
+
+
+def _signal_number(text: str) -> bool:
+    return text.isdigit() and 0 <= int(text) <= 64
+
+
+def _kill_scope(target: str) -> Scope:
+    if target == "-1":
+        return "every"
+    if target == "1":
+        return "init"
+    if target.startswith("%"):
+        return "job"
+    if target == "0" or (target.startswith("-") and target[1:].isdigit()):
+        return "group"
+    return "pid"
+
+
+def _dashed_signal(cmd: SimpleCommand) -> str | None:
+    """``-9``, ``-KILL``, ``-s KILL``, ``--signal KILL`` of pkill-style programs."""
+    words = cmd.argv[1:]
+    for i, word in enumerate(words):
+        if word in ("-s", "--signal") and i + 1 < len(words):
+            return words[i + 1].upper().removeprefix("SIG")
+        if word.startswith("--signal="):
+            return word.partition("=")[2].upper().removeprefix("SIG")
+        rest = word[1:]
+        if word.startswith("-") and (rest.isdigit() or (rest.isupper() and rest.isalpha())):
+            return rest.removeprefix("SIG")
+    return None
+
+
+def _by_name(cmd: SimpleCommand) -> list[ProcessSignal]:
+    """pkill/killall: the names or patterns, or every process of a user."""
+    program = cmd.program
+    valued = _PKILL_VALUED if program == "pkill" else _KILLALL_VALUED
+    words = cmd.argv[1:]
+    names: list[str] = []
+    users: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word in valued:
+            if i < len(words) and word in ("-u", "-U", "--user", "--euid", "--uid"):
+                users.extend(u for u in words[i].split(",") if u)
+            i += 1
+        elif word.startswith("-") and len(word) > 1:
+            continue
+        else:
+            names.append(word)
+    signal = _dashed_signal(cmd) or "TERM"
+    pattern = program == "pkill" and cmd.has_flag("f", "full")
+    pattern = pattern or (program == "killall" and cmd.has_flag("r", "regexp"))
+    scope: Scope = "pattern" if pattern else "name"
+    found = [ProcessSignal(program, scope, n, signal, cmd) for n in names]
+    if not names:
+        found.extend(ProcessSignal(program, "user", u, signal, cmd) for u in users)
+    return found
+
+
+def _systemctl(cmd: SimpleCommand) -> list[ProcessSignal]:
+    positionals = [w for w in cmd.positionals if not w.startswith("-")]
+    if not positionals:
+        return []
+    verb, units = positionals[0], positionals[1:]
+    if verb in _SYSTEMCTL_SHUTDOWNS or (verb == "isolate" and units[:1] == ["rescue.target"]):
+        return [ProcessSignal("systemctl", "machine", "-1", "shutdown", cmd)]
+    if verb not in _SYSTEMCTL_STOPS:
+        return []
+    signal = (_dashed_signal(cmd) or "TERM") if verb == "kill" else "stop"
+    return [ProcessSignal("systemctl", "unit", unit, signal, cmd) for unit in units]
+
+
+def _taskkill(cmd: SimpleCommand) -> list[ProcessSignal]:
+    """``taskkill /IM node.exe /F``, ``taskkill /PID 4242``."""
+    words = cmd.argv[1:]
+    found: list[ProcessSignal] = []
+    force = any(w.lower().lstrip("/") == "f" for w in words)
+    signal = "KILL" if force else "TERM"
+    for i, word in enumerate(words[:-1]):
+        flag = word.lower().lstrip("/")
+        if flag == "im":
+            found.append(ProcessSignal("taskkill", "name", words[i + 1], signal, cmd))
+        elif flag == "pid":
+            found.append(ProcessSignal("taskkill", "pid", words[i + 1], signal, cmd))
+    return found
