@@ -398,8 +398,11 @@ def _entry(value: str, *, allow_public: bool) -> str:
     host = None if any(c in text for c in "/@?#") else normalise_host(text)
     if host is None:
         raise ValueError(f"{value!r} is not a domain name or IP address (not a URL)")
-    public = _suffix_list().publicsuffix(host.name, accept_unknown=False) == host.name
-    if public and not (allow_public or host.is_ip):
+    # A denied entry may be a whole suffix: the list is read only for an allowed name.
+    if (
+        not (allow_public or host.is_ip)
+        and _suffix_list().publicsuffix(host.name, accept_unknown=False) == host.name
+    ):
         raise ValueError(
             f"{value!r} is a public suffix: allowing it would allow every site registered "
             "under it; list registrable domains instead"

@@ -72,7 +72,6 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 
-import httpx
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -89,6 +88,8 @@ from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
 
 if TYPE_CHECKING:
+    import httpx
+
     from supervisor.taxonomy import Entry
 
 __all__ = [
@@ -172,6 +173,8 @@ def _check_field_name(name: str) -> str:
 
 
 def _check_base_url(value: str) -> str:
+    import httpx
+
     try:
         url = httpx.URL(value)
     except (httpx.InvalidURL, TypeError) as exc:
@@ -409,6 +412,8 @@ class NarrowLlmSpecialist:
 
     def _http(self) -> httpx.AsyncClient:
         """The client for the running loop; a client cannot move between event loops."""
+        import httpx
+
         loop = asyncio.get_running_loop()
         with self._lock:
             if self._client is not None and self._loop is loop:
@@ -511,6 +516,8 @@ class NarrowLlmSpecialist:
     # -- the request (runs inside context.aobserve; its value is what gets recorded) ---
 
     async def _post(self, request: dict[str, JsonValue]) -> JsonValue:
+        import httpx
+
         headers = {"Content-Type": "application/json"}
         env = self._config.api_key_env
         if env is not None:

@@ -1366,10 +1366,9 @@ class PackageInstallSpecialist:
         "_max_chars",
         "_max_distance",
         "_min",
-        "_popular",
         "_shell",
-        "_snapshot",
         "_trusted",
+        "_typo",
         "_verdict",
         "execution",
     )
@@ -1394,10 +1393,10 @@ class PackageInstallSpecialist:
         self._min = config.min_name_length
         self._shell = config.shell
         self._max_chars = config.max_chars
-        if "typosquat" in self._checks:
-            self._popular, self._snapshot = load_popular()
-        else:
-            self._popular, self._snapshot = {}, ""
+        self._typo = "typosquat" in self._checks
+        if self._typo and not resources.files(DATA_PACKAGE).joinpath(DATA_FILE).is_file():
+            load_popular()  # raises PluginError: a broken install shows when the entry is built
+        # The indexes (numpy, ~10,000 names) are built by the first install the entry judges.
 
     # -- entry point ----------------------------------------------------------------------
 
@@ -1691,7 +1690,8 @@ class PackageInstallSpecialist:
         return name in self._allow.get(ecosystem, frozenset())
 
     def _typosquat(self, install: Install, packages: Sequence[Package]) -> Iterator[_Finding]:
-        index = self._popular.get(install.ecosystem)
+        popular, snapshot = load_popular() if self._typo else ({}, "")
+        index = popular.get(install.ecosystem)
         for package in packages:
             name = package.name
             if package.kind != "registry" or name is None:
@@ -1726,7 +1726,7 @@ class PackageInstallSpecialist:
                     "name or a typosquat",
                     f"Check the name: did you mean {stem}? Install the package you meant by "
                     "its exact name, and check an unfamiliar package before installing it.",
-                    {"similar_to": stem, "affix": affix, "list_snapshot": self._snapshot},
+                    {"similar_to": stem, "affix": affix, "list_snapshot": snapshot},
                 )
                 continue
             bound = self._max_distance if len(name) >= self._long else 1
@@ -1751,7 +1751,7 @@ class PackageInstallSpecialist:
                     "similar_to": near.name,
                     "distance": near.distance,
                     "popular_rank": near.rank,
-                    "list_snapshot": self._snapshot,
+                    "list_snapshot": snapshot,
                 },
             )
 
