@@ -64,7 +64,6 @@ Example entry config::
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -88,6 +87,8 @@ from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
 
 if TYPE_CHECKING:
+    import asyncio
+
     import httpx
 
     from supervisor.taxonomy import Entry
@@ -412,6 +413,8 @@ class NarrowLlmSpecialist:
 
     def _http(self) -> httpx.AsyncClient:
         """The client for the running loop; a client cannot move between event loops."""
+        import asyncio
+
         import httpx
 
         loop = asyncio.get_running_loop()
@@ -516,6 +519,8 @@ class NarrowLlmSpecialist:
     # -- the request (runs inside context.aobserve; its value is what gets recorded) ---
 
     async def _post(self, request: dict[str, JsonValue]) -> JsonValue:
+        import asyncio
+
         import httpx
 
         headers = {"Content-Type": "application/json"}
@@ -679,6 +684,8 @@ def _system_prompt(question: str, verdicts: Sequence[str]) -> str:
 
 def _close_on(client: httpx.AsyncClient, loop: asyncio.AbstractEventLoop) -> None:
     """Close an async client on the loop it belongs to, waiting briefly unless on it."""
+    import asyncio
+
     if loop.is_closed() or not loop.is_running():
         return  # its loop is gone, and its sockets with it
     future = asyncio.run_coroutine_threadsafe(client.aclose(), loop)

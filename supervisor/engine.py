@@ -29,7 +29,6 @@ How the timeout guarantee is kept without paying a task and a timer per speciali
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import os
@@ -494,6 +493,8 @@ class Engine:
         self, action: Action | Mapping[str, Any], context: Context | Mapping[str, Any] | None = None
     ) -> Decision:
         """Like :meth:`check`, but waits without blocking the running event loop."""
+        import asyncio
+
         if type(action) is Action:
             route = self._route_cache.get((action.type, action.tool))
             if route is not None and route[3]:
