@@ -1066,18 +1066,21 @@ _SIG_TWICE: Final = "eaoinrstlcdmpuhgybfkv-"
 _SIG_OTHER: Final = len(_SIG_ONCE) - 1
 
 
+_ONCE_BITS: Final = {ch: 1 << i for i, ch in enumerate(_SIG_ONCE)}
+_TWICE_BITS: Final = {ch: 1 << (len(_SIG_ONCE) + i) for i, ch in enumerate(_SIG_TWICE)}
+_OTHER_BIT: Final = 1 << _SIG_OTHER
+
+
 def _signature(name: str) -> int:
+    chars = set(name)
     bits = 0
-    seen: set[str] = set()
-    for ch in name:
-        if ch in seen:
-            twice = _SIG_TWICE.find(ch)
-            if twice >= 0:
-                bits |= 1 << (len(_SIG_ONCE) + twice)
-            continue
-        seen.add(ch)
-        once = _SIG_ONCE.find(ch)
-        bits |= 1 << (once if once >= 0 else _SIG_OTHER)
+    for ch in chars:
+        bits |= _ONCE_BITS.get(ch, _OTHER_BIT)
+    if len(chars) < len(name):  # some character occurs twice
+        for ch in chars:
+            twice = _TWICE_BITS.get(ch)
+            if twice is not None and name.count(ch) > 1:
+                bits |= twice
     return bits
 
 
