@@ -63,6 +63,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -85,7 +86,7 @@ from specialists.understand.globs import is_within
 from supervisor.errors import PluginError
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, Setup, SpecialistKind
 
 if TYPE_CHECKING:
     import numpy as np
@@ -1169,6 +1170,7 @@ class PopularIndex:
 
 _popular_lock: Final = threading.Lock()
 _popular: dict[str, PopularIndex] | None = None
+_popular_setup: Setup | None = None
 _snapshot: str = ""
 
 
@@ -1178,10 +1180,11 @@ def load_popular() -> tuple[dict[str, PopularIndex], str]:
     Raises:
         PluginError: the list is missing or unreadable (a broken install).
     """
-    global _popular, _snapshot
+    global _popular, _popular_setup, _snapshot
     if _popular is None:
         with _popular_lock:
             if _popular is None:
+                began = time.perf_counter_ns()
                 try:
                     text = resources.files(DATA_PACKAGE).joinpath(DATA_FILE).read_text("utf-8")
                     data = json.loads(text)
@@ -1199,6 +1202,8 @@ def load_popular() -> tuple[dict[str, PopularIndex], str]:
                         "the package data is missing from this installation, reinstall it"
                     ) from exc
                 _popular = indexes
+                ended = time.perf_counter_ns()
+                _popular_setup = Setup(ended, ended - began)
     return _popular, _snapshot
 
 
@@ -1402,6 +1407,11 @@ class PackageInstallSpecialist:
         # The indexes (numpy, ~10,000 names) are built by the first install the entry judges.
 
     # -- entry point ----------------------------------------------------------------------
+
+    @property
+    def setup(self) -> Setup | None:
+        """The one-time work of its first use, building the popular indexes: not an overrun."""
+        return _popular_setup
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal when the action installs nothing, or the strongest objection."""
