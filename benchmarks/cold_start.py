@@ -21,7 +21,10 @@ decision also the time the process measured from its first import. With ``--base
 source tree of the project, e.g. ``git archive`` of an older commit) every supervise mode runs
 a second time on that tree (``PYTHONPATH=DIR``), in the same rounds: before and after, side by
 side. Compiled bytecode is written and used (``PYTHONDONTWRITEBYTECODE`` is unset for the
-children) and a first, unmeasured round fills it, as on an installed package.
+children) and a first, unmeasured round fills it, as on an installed package. The processes
+start in a temporary directory, so that the source tree in the current directory (first on
+``sys.path`` for ``python -c``) does not shadow ``--base``; the events name the current
+directory as their ``cwd``.
 """
 
 from __future__ import annotations
@@ -64,9 +67,11 @@ def _event(cwd: str) -> str:
     )
 
 
-def _run(argv: list[str], env: dict[str, str], stdin: str = "") -> tuple[float, str]:
+def _run(argv: list[str], env: dict[str, str], cwd: str, stdin: str = "") -> tuple[float, str]:
     started = time.perf_counter()
-    out = subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env, timeout=300)
+    out = subprocess.run(
+        argv, input=stdin, capture_output=True, text=True, env=env, cwd=cwd, timeout=300
+    )
     wall = (time.perf_counter() - started) * 1000
     if out.returncode != 0:
         raise SystemExit(f"{argv[:3]} exited {out.returncode}:\n{out.stdout}{out.stderr}")
@@ -102,18 +107,19 @@ def main() -> None:
         for n in range(args.rounds + 1):  # round 0 writes bytecode, keys and stores: unmeasured
             measured = n > 0
             for name, argv in floors.items():
-                took, _ = _run(argv, env)
+                took, _ = _run(argv, env, tmp)
                 if measured:
                     wall.setdefault(name, []).append(took)
             for suffix, tree_env in trees.items():
                 home = Path(tmp) / f"home{suffix.strip(' ()')}"
                 hook_env = {**tree_env, "SUPERVISE_HOME": str(home), "SUPERVISE_TAXONOMY": "coding"}
-                took, out = _run([python, "-c", FIRST_DECISION, str(home / "lib"), cwd], tree_env)
+                first = [python, "-c", FIRST_DECISION, str(home / "lib"), cwd]
+                took, out = _run(first, tree_env, tmp)
                 if measured:
                     wall.setdefault("first decision" + suffix, []).append(took)
                     inner.setdefault("first decision" + suffix, []).append(float(out))
                 hook = [python, "-c", HOOK, "hook", "claude-code", "--budget-ms", "120000"]
-                took, out = _run(hook, hook_env, _event(cwd))
+                took, out = _run(hook, hook_env, tmp, _event(cwd))
                 if out.strip():
                     raise SystemExit(f"the hook did not allow `ls -la`: {out}")
                 if measured:
