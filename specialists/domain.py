@@ -172,11 +172,14 @@ _psl_lock: Final = threading.Lock()
 def _suffix_list() -> PublicSuffixList:
     """The one Public Suffix List of the process, built on first use (it takes ~50 ms)."""
     global _psl, _psl_setup
-    if _psl is None:
+    psl = _psl
+    if psl is None:
         with _psl_lock:
-            if _psl is None:
-                _psl, _psl_setup = timed_setup(PublicSuffixList)
-    return _psl
+            psl = _psl
+            if psl is None:
+                built, _psl_setup = timed_setup(PublicSuffixList)
+                _psl = psl = built
+    return psl
 
 
 class Host(NamedTuple):
