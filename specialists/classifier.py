@@ -51,6 +51,7 @@ import os
 import re
 import shutil
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -75,7 +76,7 @@ from supervisor.signing import (
     load_private_key,
     load_public_key,
 )
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, Setup, SpecialistKind
 from supervisor.state import resolve_home
 
 if TYPE_CHECKING:
@@ -1442,7 +1443,8 @@ class ClassifierSpecialist:
         # Scoring is bounded (the text view is capped) and takes about 0.2 ms for a command,
         # less than the hop to a worker thread; the first call loads the model (about
         # 20 ms). Inline, then, with a recording context for the model version it used; the
-        # engine moves it to a thread for good if a call ever overruns its timeout.
+        # engine moves it to a thread if a call overruns its timeout (a model load, reported
+        # as ``setup``, does not count).
         self.execution = Execution.INLINE
         self.observes = True
         self.entry_id = entry_id
@@ -1455,6 +1457,8 @@ class ClassifierSpecialist:
         self._loaded: tuple[tuple[int, int, int], LoadedModel] | None = None
         # Whether a shipped seed model may still be installed (no: none fits this config)
         self._may_install = True
+        # The latest model load (numpy's import, the file read and checked): not an overrun
+        self.setup: Setup | None = None
 
     def bind_home(self, home: Path) -> None:
         """Use ``home`` (the Supervisor's state directory) for models and the public key."""
@@ -1516,6 +1520,7 @@ class ClassifierSpecialist:
             loaded = self._loaded
             if loaded is not None and loaded[0] == stamp:
                 return loaded[1]
+            began = time.perf_counter_ns()
             version = store.current() if stamp is not None else None
             if (stamp is None or version is None) and self._install_shipped(store, home):
                 stamp, version = store.pointer(), store.current()
@@ -1523,6 +1528,8 @@ class ClassifierSpecialist:
                 raise self._missing(store, home)
             model = store.load_bundle(version, deployment_public_key(home))
             self._loaded = (stamp, model)
+            ended = time.perf_counter_ns()
+            self.setup = Setup(ended, ended - began)
             return model
 
     def _current(self) -> JsonValue:

@@ -85,6 +85,7 @@ from specialists.understand.hosts import (
     normalise_host,
     parse_target,
     suffix_list,
+    suffix_list_setup,
 )
 from specialists.understand.hosts import Problem as _Problem
 from specialists.understand.hosts import clip as _cut
@@ -105,7 +106,7 @@ from specialists.understand.network import host_text as _host_text_of
 from specialists.understand.paths import Where
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, Setup, SpecialistKind
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -150,8 +151,11 @@ def _entry(value: str, *, allow_public: bool) -> str:
     host = None if any(c in text for c in "/@?#") else normalise_host(text)
     if host is None:
         raise ValueError(f"{value!r} is not a domain name or IP address (not a URL)")
-    public = suffix_list().publicsuffix(host.name, accept_unknown=False) == host.name
-    if public and not (allow_public or host.is_ip):
+    # A denied entry may be a whole suffix: the list is read only for an allowed name.
+    if (
+        not (allow_public or host.is_ip)
+        and suffix_list().publicsuffix(host.name, accept_unknown=False) == host.name
+    ):
         raise ValueError(
             f"{value!r} is a public suffix: allowing it would allow every site registered "
             "under it; list registrable domains instead"
@@ -319,6 +323,11 @@ class DomainSpecialist:
         self._sending_only = config.shell_scope == "sending"
         self._credential_only = config.carrying == "credential"
         self._max_chars = config.max_chars
+
+    @property
+    def setup(self) -> Setup | None:
+        """The one-time work of its first use, reading the Public Suffix List: not an overrun."""
+        return suffix_list_setup()
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal (no target, or nothing to judge against), or the verdict."""

@@ -51,7 +51,7 @@ from specialists.shellparse import (
     preload,
     resolve_path,
 )
-from specialists.understand.globs import WordGlobs, is_within
+from specialists.understand.globs import WordGlobs, is_within, word_globs
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -83,7 +83,7 @@ Strength = Literal["flag", "nudge", "block"]
 def _check_glob(glob: str) -> str:
     if not glob or glob.strip() != glob:
         raise ValueError(f"branch glob {glob!r} is empty or has surrounding spaces")
-    WordGlobs([glob])
+    word_globs((glob,))
     return glob
 
 

@@ -91,7 +91,6 @@ from collections.abc import Callable, Sequence
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Annotated, Final, Literal, NamedTuple, Protocol, final
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
 
 from supervisor.errors import ObservationError
@@ -100,6 +99,8 @@ from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
 
 if TYPE_CHECKING:
+    import httpx
+
     from supervisor.taxonomy import Entry
 
 __all__ = [
@@ -624,6 +625,8 @@ class _Target(NamedTuple):
 
 
 def _target(raw: str) -> _Target:
+    import httpx
+
     text = raw.strip()
     if len(text) > MAX_URL_CHARS:
         return _Target(_cut(text, REASON_URL_CHARS), f"longer than {MAX_URL_CHARS} characters")
@@ -700,6 +703,8 @@ class HttpCheckSpecialist:
     # -- lifecycle ---------------------------------------------------------------------
 
     def _http(self) -> httpx.Client:
+        import httpx  # imported by the first fetch: ~30 ms that most processes never need
+
         client = self._client
         if client is None:
             with self._lock:
@@ -943,6 +948,8 @@ class HttpCheckSpecialist:
     # -- fetching (runs inside context.observe) ----------------------------------------
 
     def _fetch(self, url: str) -> dict[str, JsonValue]:
+        import httpx
+
         cached = self._cache.get(url)
         if cached is not None:
             return cached
@@ -1007,6 +1014,8 @@ class HttpCheckSpecialist:
         self, url: httpx.URL, deadline: float, redirects: list[JsonValue]
     ) -> dict[str, JsonValue] | httpx.URL:
         """One request: the next URL for a redirect, else the recorded value."""
+        import httpx
+
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise httpx.ReadTimeout("deadline reached between redirects")
@@ -1055,6 +1064,8 @@ class HttpCheckSpecialist:
         return address
 
     def _read(self, response: httpx.Response, deadline: float) -> tuple[bytes, bool]:
+        import httpx
+
         cap = self._config.max_body_bytes
         chunks: list[bytes] = []
         size = 0

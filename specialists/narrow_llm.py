@@ -64,7 +64,6 @@ Example entry config::
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -72,7 +71,6 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 
-import httpx
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -89,6 +87,10 @@ from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
 
 if TYPE_CHECKING:
+    import asyncio
+
+    import httpx
+
     from supervisor.taxonomy import Entry
 
 __all__ = [
@@ -172,6 +174,8 @@ def _check_field_name(name: str) -> str:
 
 
 def _check_base_url(value: str) -> str:
+    import httpx
+
     try:
         url = httpx.URL(value)
     except (httpx.InvalidURL, TypeError) as exc:
@@ -409,6 +413,10 @@ class NarrowLlmSpecialist:
 
     def _http(self) -> httpx.AsyncClient:
         """The client for the running loop; a client cannot move between event loops."""
+        import asyncio
+
+        import httpx
+
         loop = asyncio.get_running_loop()
         with self._lock:
             if self._client is not None and self._loop is loop:
@@ -511,6 +519,10 @@ class NarrowLlmSpecialist:
     # -- the request (runs inside context.aobserve; its value is what gets recorded) ---
 
     async def _post(self, request: dict[str, JsonValue]) -> JsonValue:
+        import asyncio
+
+        import httpx
+
         headers = {"Content-Type": "application/json"}
         env = self._config.api_key_env
         if env is not None:
@@ -672,6 +684,8 @@ def _system_prompt(question: str, verdicts: Sequence[str]) -> str:
 
 def _close_on(client: httpx.AsyncClient, loop: asyncio.AbstractEventLoop) -> None:
     """Close an async client on the loop it belongs to, waiting briefly unless on it."""
+    import asyncio
+
     if loop.is_closed() or not loop.is_running():
         return  # its loop is gone, and its sockets with it
     future = asyncio.run_coroutine_threadsafe(client.aclose(), loop)

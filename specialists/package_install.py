@@ -63,6 +63,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -86,7 +87,7 @@ from specialists.understand.network import Opt, split_options
 from supervisor.errors import PluginError
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, Setup, SpecialistKind
 
 if TYPE_CHECKING:
     import numpy as np
@@ -1067,18 +1068,21 @@ _SIG_TWICE: Final = "eaoinrstlcdmpuhgybfkv-"
 _SIG_OTHER: Final = len(_SIG_ONCE) - 1
 
 
+_ONCE_BITS: Final = {ch: 1 << i for i, ch in enumerate(_SIG_ONCE)}
+_TWICE_BITS: Final = {ch: 1 << (len(_SIG_ONCE) + i) for i, ch in enumerate(_SIG_TWICE)}
+_OTHER_BIT: Final = 1 << _SIG_OTHER
+
+
 def _signature(name: str) -> int:
+    chars = set(name)
     bits = 0
-    seen: set[str] = set()
-    for ch in name:
-        if ch in seen:
-            twice = _SIG_TWICE.find(ch)
-            if twice >= 0:
-                bits |= 1 << (len(_SIG_ONCE) + twice)
-            continue
-        seen.add(ch)
-        once = _SIG_ONCE.find(ch)
-        bits |= 1 << (once if once >= 0 else _SIG_OTHER)
+    for ch in chars:
+        bits |= _ONCE_BITS.get(ch, _OTHER_BIT)
+    if len(chars) < len(name):  # some character occurs twice
+        for ch in chars:
+            twice = _TWICE_BITS.get(ch)
+            if twice is not None and name.count(ch) > 1:
+                bits |= twice
     return bits
 
 
@@ -1167,6 +1171,7 @@ class PopularIndex:
 
 _popular_lock: Final = threading.Lock()
 _popular: dict[str, PopularIndex] | None = None
+_popular_setup: Setup | None = None
 _snapshot: str = ""
 
 
@@ -1176,10 +1181,11 @@ def load_popular() -> tuple[dict[str, PopularIndex], str]:
     Raises:
         PluginError: the list is missing or unreadable (a broken install).
     """
-    global _popular, _snapshot
+    global _popular, _popular_setup, _snapshot
     if _popular is None:
         with _popular_lock:
             if _popular is None:
+                began = time.perf_counter_ns()
                 try:
                     text = resources.files(DATA_PACKAGE).joinpath(DATA_FILE).read_text("utf-8")
                     data = json.loads(text)
@@ -1197,6 +1203,8 @@ def load_popular() -> tuple[dict[str, PopularIndex], str]:
                         "the package data is missing from this installation, reinstall it"
                     ) from exc
                 _popular = indexes
+                ended = time.perf_counter_ns()
+                _popular_setup = Setup(ended, ended - began)
     return _popular, _snapshot
 
 
@@ -1367,10 +1375,9 @@ class PackageInstallSpecialist:
         "_max_chars",
         "_max_distance",
         "_min",
-        "_popular",
         "_shell",
-        "_snapshot",
         "_trusted",
+        "_typo",
         "_verdict",
         "execution",
     )
@@ -1395,12 +1402,17 @@ class PackageInstallSpecialist:
         self._min = config.min_name_length
         self._shell = config.shell
         self._max_chars = config.max_chars
-        if "typosquat" in self._checks:
-            self._popular, self._snapshot = load_popular()
-        else:
-            self._popular, self._snapshot = {}, ""
+        self._typo = "typosquat" in self._checks
+        if self._typo and not resources.files(DATA_PACKAGE).joinpath(DATA_FILE).is_file():
+            load_popular()  # raises PluginError: a broken install shows when the entry is built
+        # The indexes (numpy, ~10,000 names) are built by the first install the entry judges.
 
     # -- entry point ----------------------------------------------------------------------
+
+    @property
+    def setup(self) -> Setup | None:
+        """The one-time work of its first use, building the popular indexes: not an overrun."""
+        return _popular_setup
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal when the action installs nothing, or the strongest objection."""
@@ -1692,7 +1704,8 @@ class PackageInstallSpecialist:
         return name in self._allow.get(ecosystem, frozenset())
 
     def _typosquat(self, install: Install, packages: Sequence[Package]) -> Iterator[_Finding]:
-        index = self._popular.get(install.ecosystem)
+        popular, snapshot = load_popular() if self._typo else ({}, "")
+        index = popular.get(install.ecosystem)
         for package in packages:
             name = package.name
             if package.kind != "registry" or name is None:
@@ -1727,7 +1740,7 @@ class PackageInstallSpecialist:
                     "name or a typosquat",
                     f"Check the name: did you mean {stem}? Install the package you meant by "
                     "its exact name, and check an unfamiliar package before installing it.",
-                    {"similar_to": stem, "affix": affix, "list_snapshot": self._snapshot},
+                    {"similar_to": stem, "affix": affix, "list_snapshot": snapshot},
                 )
                 continue
             bound = self._max_distance if len(name) >= self._long else 1
@@ -1752,7 +1765,7 @@ class PackageInstallSpecialist:
                     "similar_to": near.name,
                     "distance": near.distance,
                     "popular_rank": near.rank,
-                    "list_snapshot": self._snapshot,
+                    "list_snapshot": snapshot,
                 },
             )
 

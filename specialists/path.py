@@ -46,7 +46,7 @@ from specialists.shellparse import (
 )
 from specialists.understand.diffs import diff_paths
 from specialists.understand.effects import path_effects
-from specialists.understand.globs import PathGlobs, is_within
+from specialists.understand.globs import PathGlobs, is_within, path_globs
 from specialists.understand.paths import in_scratch
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -124,7 +124,7 @@ DEFAULT_ACTION_MODES: Final[dict[str, Mode]] = {
 
 
 def _check_glob(glob: str) -> str:
-    PathGlobs([glob])
+    path_globs((glob,))
     return glob
 
 

@@ -115,7 +115,13 @@ from specialists.understand import (
     diff_paths,
 )
 from specialists.understand.effects import PathEffect, path_effects
-from specialists.understand.globs import GLOB_CHARS, PathGlobs, WordGlobs, is_within
+from specialists.understand.globs import (
+    GLOB_CHARS,
+    WordGlobs,
+    is_within,
+    path_globs,
+    word_globs,
+)
 from specialists.understand.paths import (
     DEFAULT_SCRATCH,
     MOUNT_ROOTS,
@@ -173,12 +179,12 @@ Strength = Literal["flag", "nudge", "block"]
 def _check_word_glob(glob: str) -> str:
     if not glob:
         raise ValueError("an empty glob matches nothing")
-    WordGlobs([glob])
+    word_globs((glob,))
     return glob
 
 
 def _check_path_glob(glob: str) -> str:
-    PathGlobs([glob])
+    path_globs((glob,))
     return glob
 
 
@@ -204,7 +210,7 @@ def _check_consumer(item: str) -> str:
     words = item.split()
     if not words:
         raise ValueError("a piped_into_none item names at least a program")
-    WordGlobs(words)
+    word_globs(tuple(words))
     return " ".join(words)
 
 
@@ -574,7 +580,7 @@ class _Rule:
         )
         wild = [p for p in rule.program if any(c in p for c in "*?[")]
         self.programs = frozenset(p for p in rule.program if p not in wild)
-        self.program_globs = WordGlobs(wild) if wild else None
+        self.program_globs = word_globs(tuple(wild)) if wild else None
         self.any_program = not self.programs and self.program_globs is None
         self.subcommands = tuple(
             tuple(_SubWord(w) for w in words.split()) for words in rule.subcommand
@@ -582,23 +588,23 @@ class _Rule:
         self.flags_any = frozenset(rule.flags_any)
         self.flags_all = frozenset(rule.flags_all)
         self.flags_none = frozenset(rule.flags_none)
-        self.args_any = WordGlobs(rule.args_any)
-        self.args_none = WordGlobs(rule.args_none)
+        self.args_any = word_globs(tuple(rule.args_any))
+        self.args_none = word_globs(tuple(rule.args_none))
         self.target = rule.target
-        self.paths_any = PathGlobs(rule.paths_any)
-        self.paths_none = PathGlobs(rule.paths_none)
+        self.paths_any = path_globs(tuple(rule.paths_any))
+        self.paths_none = path_globs(tuple(rule.paths_none))
         self.scratch_none = rule.scratch_none
         self.named_paths = rule.named_paths
-        self.redirects_any = PathGlobs(rule.redirects_any)
+        self.redirects_any = path_globs(tuple(rule.redirects_any))
         self.redirects_replace = rule.redirects_replace
-        self.prefixes_any = WordGlobs(rule.prefixes_any)
-        self.assignments_any = WordGlobs(rule.assignments_any)
-        self.variables_any = WordGlobs(rule.variables_any)
+        self.prefixes_any = word_globs(tuple(rule.prefixes_any))
+        self.assignments_any = word_globs(tuple(rule.assignments_any))
+        self.variables_any = word_globs(tuple(rule.variables_any))
         self.pipe = rule.pipe_into_shell
         self.self_call = rule.self_call
         self.piped_into_none = _consumers(rule.piped_into_none)
         self.piped_into_any = _consumers(rule.piped_into_any)
-        self.code_from = WordGlobs(rule.code_from)
+        self.code_from = word_globs(tuple(rule.code_from))
         self.effects = frozenset(rule.effects_any)
         self.classes = frozenset(PathClass(c) for c in rule.classes_any)
         self.sends = rule.sends
@@ -610,8 +616,8 @@ class _Rule:
             (
                 frozenset(e.lower() for e in excuse.environments),
                 excuse.container,
-                WordGlobs(excuse.args_any),
-                WordGlobs(excuse.assignments_any),
+                word_globs(tuple(excuse.args_any)),
+                word_globs(tuple(excuse.assignments_any)),
                 excuse.reason,
             )
             for excuse in (*rule.excused_by, *shared)

@@ -87,12 +87,7 @@ from typing import TYPE_CHECKING, Final, Literal, final
 from urllib.parse import unquote, urlsplit
 
 import re2
-import sqlglot
 from pydantic import Field, JsonValue, field_validator, model_validator
-from sqlglot import exp
-from sqlglot.dialects.dialect import Dialect
-from sqlglot.errors import ParseError
-from sqlglot.optimizer.simplify import simplify
 
 from specialists.shellparse import (
     ParsedShell,
@@ -110,6 +105,8 @@ from supervisor.redact import redact_text
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
 
 if TYPE_CHECKING:
+    from sqlglot import exp
+    from sqlglot.dialects.dialect import Dialect
     from sqlglot.parser import Parser
 
     from supervisor.taxonomy import Entry
@@ -228,6 +225,9 @@ def canonical_dialect(name: str | None) -> str | None:
     Raises:
         ValueError: sqlglot has no such dialect.
     """
+    import sqlglot
+    from sqlglot.dialects.dialect import Dialect
+
     if name is None:
         return None
     key = name.strip().lower()
@@ -1352,51 +1352,71 @@ def extract_shell_sql(command: str, context: Context | None = None) -> list[Shel
 # -- reading SQL ---------------------------------------------------------------------------------
 
 
-_STATEMENT_TYPES: Final[tuple[type, ...]] = tuple(
-    cls
-    for cls in (
-        getattr(exp, name, None)
-        for name in (
-            "Query",
-            "DML",
-            "DDL",
-            "Insert",
-            "Update",
-            "Delete",
-            "Merge",
-            "Create",
-            "Drop",
-            "Alter",
-            "TruncateTable",
-            "Grant",
-            "Revoke",
-            "Command",
-            "Describe",
-            "Show",
-            "Use",
-            "Set",
-            "Transaction",
-            "Commit",
-            "Rollback",
-            "Pragma",
-            "Analyze",
-            "Comment",
-            "LoadData",
-            "Cache",
-            "Uncache",
-            "Refresh",
-            "Execute",
-            "Kill",
-            "Declare",
-            "Export",
-            "Copy",
-            "Summarize",
+@functools.cache
+def _statement_types() -> tuple[type, ...]:
+    """The statement classes the kind judges (sqlglot is imported by the first SQL read)."""
+    from sqlglot import exp
+
+    return tuple(
+        cls
+        for cls in (
+            getattr(exp, name, None)
+            for name in (
+                "Query",
+                "DML",
+                "DDL",
+                "Insert",
+                "Update",
+                "Delete",
+                "Merge",
+                "Create",
+                "Drop",
+                "Alter",
+                "TruncateTable",
+                "Grant",
+                "Revoke",
+                "Command",
+                "Describe",
+                "Show",
+                "Use",
+                "Set",
+                "Transaction",
+                "Commit",
+                "Rollback",
+                "Pragma",
+                "Analyze",
+                "Comment",
+                "LoadData",
+                "Cache",
+                "Uncache",
+                "Refresh",
+                "Execute",
+                "Kill",
+                "Declare",
+                "Export",
+                "Copy",
+                "Summarize",
+            )
         )
+        if isinstance(cls, type)
     )
-    if isinstance(cls, type)
-)
-_CONTROL: Final[tuple[type, ...]] = (exp.Transaction, exp.Commit, exp.Rollback)
-_REVOKE: Final[type | None] = getattr(exp, "Revoke", None)
+
+
+@functools.cache
+def _control() -> tuple[type, ...]:
+    from sqlglot import exp
+
+    return (exp.Transaction, exp.Commit, exp.Rollback)
+
+
+@functools.cache
+def _revoke() -> type | None:
+    from sqlglot import exp
+
+    revoke: type | None = getattr(exp, "Revoke", None)
+    return revoke
+
+
 _READ_COMMANDS: Final = frozenset({"SHOW", "DESCRIBE", "DESC", "EXPLAIN"})
 _ROLE_OBJECTS: Final = ("ROLE", "USER", "GROUP")
 _ANSI: Final = re.compile(r"\x1b\[[0-9;]*m")
@@ -1408,6 +1428,8 @@ _PASSWORD_LITERAL: Final = re.compile(
 
 @functools.lru_cache(maxsize=64)
 def _dialect(name: str) -> Dialect:
+    from sqlglot.dialects.dialect import Dialect
+
     return Dialect.get_or_raise(name)
 
 
@@ -1460,6 +1482,8 @@ def _parse(sql: str, dialect: str | None, max_statements: int) -> _Parsed:
 
 
 def _parse_in(sql: str, dialect: str, max_statements: int) -> _Parsed:
+    from sqlglot.errors import ParseError
+
     try:
         tokens = _dialect(dialect).tokenize(sql)
     except RecursionError:
@@ -1482,7 +1506,7 @@ def _parse_in(sql: str, dialect: str, max_statements: int) -> _Parsed:
     if len(statements) > max_statements:
         raise _Unparsed(f"more than {max_statements} statements")
     for statement in statements:
-        if not isinstance(statement.unnest(), _STATEMENT_TYPES):
+        if not isinstance(statement.unnest(), _statement_types()):
             raise _Unparsed(f"not a SQL statement: {_cut(statement.sql(dialect), REASON_CAP)!r}")
     return _Parsed(statements, dialect)
 
@@ -1506,6 +1530,8 @@ def _cut(text: str, limit: int) -> str:
 
 def _identifier(node: object) -> str:
     """An identifier's name; unquoted names folded to lower case, as most databases do."""
+    from sqlglot import exp
+
     if isinstance(node, exp.Identifier):
         return str(node.this) if node.quoted else str(node.this).lower()
     if isinstance(node, exp.Expression):
@@ -1514,6 +1540,8 @@ def _identifier(node: object) -> str:
 
 
 def _table_name(table: exp.Expr) -> str:
+    from sqlglot import exp
+
     if isinstance(table, exp.Table):
         parts = [
             _identifier(table.args.get("catalog")),
@@ -1526,6 +1554,8 @@ def _table_name(table: exp.Expr) -> str:
 
 def _tables(node: exp.Expr) -> list[exp.Table]:
     """The tables a statement names, its own target first."""
+    from sqlglot import exp
+
     found: list[exp.Table] = []
     target = node.args.get("this")
     if isinstance(target, exp.Table):
@@ -1550,6 +1580,8 @@ def _object(node: exp.Expr, kind: str = "table") -> str | None:
 
 
 def _command_parts(node: exp.Command) -> tuple[str, str]:
+    from sqlglot import exp
+
     keyword = node.this if isinstance(node.this, str) else _identifier(node.this)
     rest = node.args.get("expression")
     if isinstance(rest, exp.Expression):
@@ -1560,6 +1592,8 @@ def _command_parts(node: exp.Command) -> tuple[str, str]:
 
 
 def _truthy_literal(node: exp.Expr) -> bool | None:
+    from sqlglot import exp
+
     if isinstance(node, exp.Boolean):
         return bool(node.this)
     if isinstance(node, exp.Null):
@@ -1573,10 +1607,14 @@ def _truthy_literal(node: exp.Expr) -> bool | None:
 
 
 def _same(a: exp.Expr | None, b: exp.Expr | None) -> bool:
+    from sqlglot import exp
+
     return a is not None and b is not None and a == b and not list(a.find_all(exp.Rand))
 
 
 def _always_true(node: exp.Expr) -> bool:
+    from sqlglot import exp
+
     node = node.unnest()
     literal = _truthy_literal(node)
     if literal is not None:
@@ -1601,6 +1639,8 @@ def _always_true(node: exp.Expr) -> bool:
 
 
 def _always_false(node: exp.Expr) -> bool:
+    from sqlglot import exp
+
     node = node.unnest()
     literal = _truthy_literal(node)
     if literal is not None:
@@ -1616,18 +1656,24 @@ def _always_false(node: exp.Expr) -> bool:
     return False
 
 
-_REFERENCES: Final[tuple[type, ...]] = tuple(
-    cls
-    for cls in (getattr(exp, n, None) for n in ("Column", "Placeholder", "Parameter", "Query"))
-    if isinstance(cls, type)
-)
+@functools.cache
+def _references() -> tuple[type, ...]:
+    from sqlglot import exp
+
+    return tuple(
+        cls
+        for cls in (getattr(exp, n, None) for n in ("Column", "Placeholder", "Parameter", "Query"))
+        if isinstance(cls, type)
+    )
 
 
 def _has_constant_part(condition: exp.Expr) -> bool:
     """Whether some comparison or connective in ``condition`` refers to no column at all."""
+    from sqlglot import exp
+
     for node in condition.walk():
         if isinstance(node, exp.Predicate | exp.Connector | exp.Not) and not node.find(
-            *_REFERENCES
+            *_references()
         ):
             return True
     return False
@@ -1635,6 +1681,9 @@ def _has_constant_part(condition: exp.Expr) -> bool:
 
 def _tautology(condition: exp.Expr) -> bool:
     """Whether a predicate holds for every row: constants folded, then the shape judged."""
+    from sqlglot import exp
+    from sqlglot.optimizer.simplify import simplify
+
     if _always_true(condition):
         return True
     if not _has_constant_part(condition):
@@ -1649,6 +1698,8 @@ def _tautology(condition: exp.Expr) -> bool:
 
 
 def _is_read(statement: exp.Expr) -> bool:
+    from sqlglot import exp
+
     node = statement.unnest()
     if isinstance(node, exp.Query):
         return node.args.get("into") is None and not any(
@@ -1667,6 +1718,8 @@ def _is_read(statement: exp.Expr) -> bool:
 
 
 def _label(statement: exp.Expr) -> str:
+    from sqlglot import exp
+
     node = statement.unnest()
     if isinstance(node, exp.Command):
         keyword, rest = _command_parts(node)
@@ -1694,6 +1747,8 @@ class _Finding:
 
 
 def _ddl_findings(statement: exp.Expr, operations: frozenset[str]) -> Iterator[_Finding]:
+    from sqlglot import exp
+
     node = statement.unnest()
     label = _label(node)
     if isinstance(node, exp.Drop):
@@ -1755,6 +1810,8 @@ _ROLE_KINDS: Final = frozenset({"ROLE", "USER", "GROUP", "role", "user", "group"
 
 
 def _unbounded_findings(statement: exp.Expr) -> Iterator[_Finding]:
+    from sqlglot import exp
+
     for node in statement.find_all(exp.Delete, exp.Update, exp.Merge):
         verb = "MERGE" if isinstance(node, exp.Merge) else _label(node)
         obj = _object(node)
@@ -1792,6 +1849,8 @@ def _unbounded_findings(statement: exp.Expr) -> Iterator[_Finding]:
 
 
 def _joined(node: exp.Expr) -> bool:
+    from sqlglot import exp
+
     target = node.args.get("this")
     joins = target.args.get("joins") if isinstance(target, exp.Expression) else None
     for join in joins or node.args.get("joins") or []:
@@ -1802,9 +1861,13 @@ def _joined(node: exp.Expr) -> bool:
 
 
 def _grant_findings(statement: exp.Expr) -> Iterator[_Finding]:
+    from sqlglot import exp
+
     node = statement.unnest()
     label = _label(node)
-    if isinstance(node, exp.Grant) or (_REVOKE is not None and isinstance(node, _REVOKE)):
+    if isinstance(node, exp.Grant) or (
+        (revoke := _revoke()) is not None and isinstance(node, revoke)
+    ):
         securable = node.args.get("securable")
         obj = (
             f"table:{_table_name(securable)}"
@@ -1841,6 +1904,8 @@ def _grant_findings(statement: exp.Expr) -> Iterator[_Finding]:
 
 
 def _catalogs(statement: exp.Expr) -> Iterator[str]:
+    from sqlglot import exp
+
     node = statement.unnest()
     if isinstance(node, exp.Use):
         name = _table_name(node.this) if isinstance(node.this, exp.Expression) else ""
@@ -2064,7 +2129,7 @@ class SqlSpecialist:
             if len(findings) >= MAX_FINDINGS:
                 break
         if "multiple_statements" in self._checks:
-            counted = [s for s in statements if not isinstance(s.unnest(), _CONTROL)]
+            counted = [s for s in statements if not isinstance(s.unnest(), _control())]
             if len(counted) > 1:
                 labels = ", ".join(dict.fromkeys(_label(s) for s in counted[:5]))
                 findings.append(

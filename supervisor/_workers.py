@@ -11,13 +11,15 @@ whose abandoned job ends after all goes back to work, or exits if the pool is fu
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import queue
 import threading
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["LoopThread", "WorkerPool", "background_loop"]
 
@@ -137,6 +139,8 @@ class LoopThread:
         self._name = name
 
     def loop(self) -> asyncio.AbstractEventLoop:
+        import asyncio
+
         with self._lock:
             if self._loop is None or self._loop.is_closed():
                 loop = asyncio.new_event_loop()
@@ -159,6 +163,8 @@ class LoopThread:
             return self._loop
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
+        import asyncio
+
         return asyncio.run_coroutine_threadsafe(coro, self.loop())
 
     def stop(self) -> None:

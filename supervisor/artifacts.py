@@ -25,12 +25,10 @@ import fcntl
 import hashlib
 import json
 import logging
-import multiprocessing
 import os
 import socket
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -385,6 +383,9 @@ def in_processes(work: Callable[[Chunk], _T], parts: Sequence[Chunk], jobs: int)
     process has loaded (specialist kinds, models); ``work`` must be a module-level function
     and its results picklable.
     """
+    import multiprocessing  # ~10 ms that no decision needs: only the checks of many records
+    from concurrent.futures import ProcessPoolExecutor
+
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     with ProcessPoolExecutor(max_workers=min(jobs, len(parts)), mp_context=context) as pool:

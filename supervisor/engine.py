@@ -29,7 +29,6 @@ How the timeout guarantee is kept without paying a task and a timer per speciali
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import os
@@ -65,7 +64,14 @@ from supervisor.observe import Recorder
 from supervisor.plugins import KindRegistry
 from supervisor.policy import conclude
 from supervisor.post import PostTier
-from supervisor.specialist import Execution, Screen, Specialist, SpecialistKind, close_specialist
+from supervisor.specialist import (
+    Execution,
+    Screen,
+    Setup,
+    Specialist,
+    SpecialistKind,
+    close_specialist,
+)
 from supervisor.taxonomy import Entry, Taxonomy
 
 __all__ = ["CircuitBreaker", "Engine", "Replay", "as_context", "uncovered_note"]
@@ -494,6 +500,8 @@ class Engine:
         self, action: Action | Mapping[str, Any], context: Context | Mapping[str, Any] | None = None
     ) -> Decision:
         """Like :meth:`check`, but waits without blocking the running event loop."""
+        import asyncio
+
         if type(action) is Action:
             route = self._route_cache.get((action.type, action.tool))
             if route is not None and route[3]:
@@ -575,7 +583,7 @@ class Engine:
                 continue
             elapsed = perf_ns() - began
             if elapsed > slot.timeout_ns and replay is None:
-                self._demote(slot, elapsed)  # its verdict stands: it is here
+                self._overran(slot, began, elapsed)  # its verdict stands: it is here
             if result is not _OK_RESULT and result is not _REFUSE_RESULT:
                 try:
                     result = _valid(result)
@@ -681,6 +689,26 @@ class Engine:
         context._agent = run.action.agent
         context._session = run.action.session
         return recorder, context
+
+    def _overran(self, slot: _Slot, began: int, elapsed: int) -> None:
+        """An inline call took longer than its timeout: the specialist is moved to a thread,
+        unless the call overran only by one-time work it did in it (its ``setup``)."""
+        setup = getattr(slot.specialist, "setup", None)
+        if (
+            isinstance(setup, Setup)
+            and setup.ended_ns >= began
+            and elapsed - setup.spent_ns <= slot.timeout_ns
+        ):
+            log.info(
+                "inline specialist for %s took %.1f ms, %.1f ms of it one-time setup "
+                "(timeout %d ms); it stays inline",
+                slot.entry.id,
+                elapsed / 1e6,
+                setup.spent_ns / 1e6,
+                slot.entry.timeout_ms,
+            )
+            return
+        self._demote(slot, elapsed)
 
     def _demote(self, slot: _Slot, elapsed: int) -> None:
         """An inline specialist overran its timeout: it runs on a worker thread from now on.

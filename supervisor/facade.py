@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from collections import OrderedDict
@@ -317,6 +316,8 @@ class Supervisor:
         call_id: str | None = None,
     ) -> Decision:
         """Decide on one action without blocking the running event loop."""
+        import asyncio
+
         if self.facts is not None:
             context = await agather(context, cwd=os.getcwd(), cache=self.facts, action=action)
         if call_id is None and not self._engine.post:
@@ -413,6 +414,8 @@ class Supervisor:
         context: Context | Mapping[str, Any] | None = None,
     ) -> Decision | None:
         """:meth:`after` without blocking the running event loop."""
+        import asyncio
+
         return await asyncio.to_thread(
             self.after, decision_id, result, call_id=call_id, executed=executed, context=context
         )

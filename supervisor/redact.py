@@ -20,6 +20,8 @@ the Kelvin sign.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
@@ -602,16 +604,19 @@ def _nothing_to_mask(data: bytes, hits: list[int]) -> bool:
     every string is in the text as it is, between quotes: with each quote read as a
     newline, the texts are joined by newlines, and the catalogue's rules can be asked once
     over all of them (redact_catalogue.may_mask); a text that names a program of the
-    command grammar (redact_args.named_at) is masked alone. A hand-written rule's pattern
-    or a sensitive key found, an escape, a deep or invalid document: False, and the walk
-    decides.
+    command grammar (redact_args.named_at) is masked alone. A document whose strings hold
+    escapes is asked through its decoded strings (:func:`_nothing_to_mask_decoded`). A
+    hand-written rule's pattern or a sensitive key found, a deep or invalid document: False,
+    and the walk decides.
     """
     end = _compiled().keywords_end
     for hit in hits:
         if hit < _ARGS_INDEX or hit >= end:  # a hand-written rule, a sensitive key
             return False
-    if b"\\" in data or data.count(b"{") + data.count(b"[") > _SHALLOW:
+    if data.count(b"{") + data.count(b"[") > _SHALLOW:
         return False
+    if b"\\" in data:
+        return _nothing_to_mask_decoded(data)
     joined = data.replace(b'"', b"\n")
     if _ARGS_INDEX in hits and not _named_programs_unmasked(joined):
         return False
@@ -630,6 +635,66 @@ def _nothing_to_mask(data: bytes, hits: list[int]) -> bool:
 # Texts that name a program of the command grammar which _nothing_to_mask reads alone, at
 # the most (one such text is usual: the command); past it, the walk reads them all.
 _NAMED_TEXTS: Final = 8
+
+
+def _nothing_to_mask_decoded(data: bytes) -> bool:
+    """:func:`_nothing_to_mask` for a document whose strings hold escapes (a quoted
+    command's ``\\"``, the newlines of ``git status``), whose text is then not its strings.
+
+    The strings are decoded and asked as they are: no key may be a sensitive name (its value
+    would be masked whole), and their texts, joined by newlines, go through the pre-check
+    that :func:`redact_text` runs on each (its patterns assert no edge, so a match in one
+    string is a match in the joined texts; a hand-written rule's or a sensitive key's:
+    False), then through the catalogue's rules that it names (:func:`may_mask`: a string's
+    own newlines only add places where ``^`` and ``$`` match); a string that names a program
+    of the command grammar is masked alone, whole. Exact as a "nothing" in the same way.
+    """
+    import orjson
+
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False
+    texts: list[bytes] = []
+    stack = [document]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            texts.append(item.encode("utf-8", "surrogatepass"))
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                if _key_kind(key) is not None:
+                    return False
+                stack.append(value)
+        elif isinstance(item, list):
+            stack.extend(item)
+    joined = b"\n".join(texts)
+    hits: list[int] = _compiled().text_set.Match(joined)
+    end = _compiled().keywords_end
+    if any(hit < _ARGS_INDEX or hit >= end for hit in hits):
+        return False
+    if _ARGS_INDEX in hits and not _named_texts_unmasked(joined, texts):
+        return False
+    keywords = [hit - _KEYWORDS_AT for hit in hits if hit != _ARGS_INDEX]
+    return not (keywords and may_mask(joined, keywords))
+
+
+def _named_texts_unmasked(joined: bytes, texts: list[bytes]) -> bool:
+    """Whether every one of ``texts`` (joined by newlines into ``joined``, a text may hold
+    newlines of its own) that names a program of the command grammar comes out of
+    :func:`redact_text` as it went in; at most :data:`_NAMED_TEXTS` of them are read."""
+    starts = list(itertools.accumulate((len(text) + 1 for text in texts[:-1]), initial=0))
+    at = named_at(joined)
+    for _ in range(_NAMED_TEXTS):
+        if at < 0:
+            return True
+        index = bisect.bisect_right(starts, at) - 1
+        text = texts[index].decode("utf-8", "surrogatepass")
+        if redact_text(text) is not text:
+            return False
+        last = starts[index] + len(texts[index])  # the newline after it, or the end
+        at = named_at(joined, last) if last < len(joined) else -1
+    return at < 0
 
 
 def _named_programs_unmasked(joined: bytes) -> bool:

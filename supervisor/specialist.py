@@ -7,10 +7,11 @@ validated ``config`` it builds the *specialist* that watches for that entry's fa
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -26,10 +27,14 @@ __all__ = [
     "KindConfig",
     "PostSpecialist",
     "Screen",
+    "Setup",
     "Specialist",
     "SpecialistKind",
     "close_specialist",
+    "timed_setup",
 ]
+
+T = TypeVar("T")
 
 
 class Execution(StrEnum):
@@ -38,7 +43,8 @@ class Execution(StrEnum):
     ``inline``: in the caller's thread, with no task and no timer. Only for work that is
     bounded by construction (a linear-time regex over capped input, a domain lookup). The
     engine still measures it: an inline specialist that overruns its timeout once is moved
-    to ``thread`` for good (the verdict it gave that time stands).
+    to ``thread`` (the verdict it gave that time stands), unless one-time work it reports
+    as its ``setup`` (:class:`Setup`) made the difference.
     ``thread``: on the engine's worker threads, under a deadline; for blocking I/O or any
     code whose cost is not bounded. The default for plugins.
     ``async``: ``evaluate`` is a coroutine, run on the engine's own event loop thread.
@@ -47,6 +53,29 @@ class Execution(StrEnum):
     INLINE = "inline"
     THREAD = "thread"
     ASYNC = "async"
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """One-time work a specialist did on its first use (a table built from the package's
+    data, a model read): when it ended (``time.perf_counter_ns()``) and how long it took.
+
+    A specialist that loads such things lazily exposes the latest as its ``setup``
+    attribute; the engine does not count it against the call it fell in, so an inline
+    specialist is not moved to a thread for work it does once. The call's own time still
+    counts.
+    """
+
+    ended_ns: int
+    spent_ns: int
+
+
+def timed_setup(work: Callable[[], T]) -> tuple[T, Setup]:
+    """Run ``work`` and return its value with its :class:`Setup`."""
+    began = time.perf_counter_ns()
+    value = work()
+    ended = time.perf_counter_ns()
+    return value, Setup(ended, ended - began)
 
 
 @runtime_checkable

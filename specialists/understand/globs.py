@@ -524,3 +524,17 @@ class WordGlobs:
             if self.match(word):
                 return word
         return None
+
+
+@lru_cache(maxsize=4096)
+def word_globs(globs: tuple[str, ...]) -> WordGlobs:
+    """The :class:`WordGlobs` of ``globs``, shared: a pack repeats the same lists in many
+    rules, and each compiles once (a ``WordGlobs`` does not change once built)."""
+    return WordGlobs(globs)
+
+
+@lru_cache(maxsize=4096)
+def path_globs(globs: tuple[str, ...]) -> PathGlobs:
+    """The :class:`PathGlobs` of ``globs``, shared as :func:`word_globs` is (its only state
+    is a cache of automata, which sharing threads already use)."""
+    return PathGlobs(globs)

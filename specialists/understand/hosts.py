@@ -21,6 +21,8 @@ from urllib.parse import parse_qsl, unquote
 import idna
 from publicsuffixlist import PublicSuffixList
 
+from supervisor.specialist import Setup, timed_setup
+
 __all__ = [
     "MAX_TARGETS",
     "MAX_TARGET_CHARS",
@@ -80,17 +82,26 @@ _NUMERIC_LABEL: Final = re.compile(r"[0-9]+|0[xX][0-9A-Fa-f]*")
 _HOST: Final = re.compile(r"[a-z0-9_\-.\u0080-\U0010ffff]+")
 
 _psl: PublicSuffixList | None = None
+_psl_setup: Setup | None = None
 _psl_lock: Final = threading.Lock()
 
 
 def suffix_list() -> PublicSuffixList:
     """The one Public Suffix List of the process, built on first use (it takes ~50 ms)."""
-    global _psl
-    if _psl is None:
+    global _psl, _psl_setup
+    psl = _psl
+    if psl is None:
         with _psl_lock:
-            if _psl is None:
-                _psl = PublicSuffixList()
-    return _psl
+            psl = _psl
+            if psl is None:
+                built, _psl_setup = timed_setup(PublicSuffixList)
+                _psl = psl = built
+    return psl
+
+
+def suffix_list_setup() -> Setup | None:
+    """The one-time work of reading the Public Suffix List, once it was read."""
+    return _psl_setup
 
 
 class Host(NamedTuple):

@@ -45,6 +45,7 @@ RUNS: list[tuple[str, str, list[str], str]] = [
     ("store", "store", ["--rounds", "1"], "decisions/s"),
     ("store-rss", "store", ["--rss", "300"], "RSS"),
     ("hook_latency", "hook_latency", ["--runs", "1", "--slow-runs", "1"], "p50"),
+    ("cold_start", "cold_start", ["--rounds", "1"], "first decision"),
     ("test_mutations", "test_mutations", ["--max-files", "2", "{tmp}/repo"], "weakening caught"),
 ]
 

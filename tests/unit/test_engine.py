@@ -271,6 +271,55 @@ def test_a_moved_specialist_that_is_fast_again_goes_back_inline(engine):
     assert eng._slots[0].promote_after == 2 * PROMOTE_AFTER
 
 
+class _LoadsOnce:
+    """An inline specialist that builds a table on its first call (reported as its
+    ``setup``), and then spends ``extra`` seconds of its own in the calls told to."""
+
+    execution = "inline"
+
+    def __init__(self, load_s: float) -> None:
+        self.load_s = load_s
+        self.extra = 0.0
+        self.setup = None
+
+    def evaluate(self, action, context):
+        from supervisor.models import SpecialistResult
+        from supervisor.specialist import timed_setup
+
+        if self.setup is None:
+            _, self.setup = timed_setup(lambda: time.sleep(self.load_s))
+        time.sleep(self.extra)
+        return SpecialistResult.ok()
+
+
+def test_one_time_setup_is_not_an_overrun(engine):
+    eng = engine(scripted("s", {"execution": "inline"}, timeout_ms=100))
+    specialist = _LoadsOnce(load_s=0.3)
+    eng._slots[0].specialist = specialist
+    first = eng.check(SHELL)
+    assert first.results["s"].status is Status.DONE
+    assert first.results["s"].elapsed_ms > 300
+    assert eng._slots[0].execution == "inline"  # the load explains the overrun: it stays
+
+
+def test_an_overrun_beyond_the_setup_or_after_it_still_moves_the_specialist(engine):
+    eng = engine(scripted("s", {"execution": "inline"}, timeout_ms=100))
+    beyond = _LoadsOnce(load_s=0.05)
+    beyond.extra = 0.2  # the call's own work overruns, besides the load
+    eng._slots[0].specialist = beyond
+    eng.check(SHELL)
+    assert eng._slots[0].execution == "thread"
+
+    eng = engine(scripted("s", {"execution": "inline"}, timeout_ms=100))
+    later = _LoadsOnce(load_s=0.0)
+    eng._slots[0].specialist = later
+    eng.check(SHELL)
+    assert eng._slots[0].execution == "inline"
+    later.extra = 0.2  # a setup done in an earlier call excuses nothing now
+    eng.check(SHELL)
+    assert eng._slots[0].execution == "thread"
+
+
 def test_ignored_nudge_escalates_to_block(engine):
     eng = engine(
         scripted(

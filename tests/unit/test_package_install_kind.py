@@ -529,6 +529,23 @@ def test_the_signature_filter_never_loses_a_near_name(popular, name, bound):
         assert near is None or near.distance <= bound
 
 
+def reference_signature(name: str) -> int:
+    """The signature by its definition: a bit per character that occurs (one shared by the
+    characters outside the table), one more per common character that occurs twice."""
+    once, twice = package_install._SIG_ONCE, package_install._SIG_TWICE
+    bits = 0
+    for ch in name:
+        bits |= 1 << (once.find(ch) if ch in once else len(once) - 1)
+        if ch in twice and name.count(ch) > 1:
+            bits |= 1 << (len(once) + twice.index(ch))
+    return bits
+
+
+@given(st.text(alphabet="eaoinrstlcdmpuhgybfkvwxjqz0123456789-._@/~AZé!", max_size=30))
+def test_the_signature_is_the_characters_and_the_doubled_ones(name):
+    assert package_install._signature(name) == reference_signature(name)
+
+
 def test_the_shipped_lists():
     indexes, snapshot = package_install.load_popular()
     assert snapshot == "2026-11-21"

@@ -138,13 +138,48 @@ def test_sensitive_keys_are_found_however_spelt(key: str, kind: str | None) -> N
         assert redact_json(text) == redact._walk(text)
 
 
-def test_an_escaped_string_goes_to_the_walk() -> None:
+def test_an_escaped_secret_is_masked_as_the_walk_masks_it() -> None:
     # In the document's text the tab is "\\t", which the rule's pattern would not match.
     secret = "0123456789abcdef" * 2
     doc = record("ls", "ask", {"task": "mailgun_key\t= key-" + secret})
     for text in encodings(doc):
         assert redact_json(text) == redact._walk(text)
         assert secret not in redact_json(text)
+
+
+ESCAPED = [
+    # what records hold every day: git status lines, a quoted commit message, a non-ASCII
+    # word escaped by json.dumps, a tab
+    "# branch.oid 3039758fc8af\n# branch.head fast\n! .venv/\n1 .M N... src/app.py",
+    'git commit -m "fix: ask the user first"',
+    "caf\u00e9 \u2014 the key of the map",
+    "ls\t-la",
+]
+
+
+@pytest.mark.parametrize("escaped", ESCAPED)
+def test_a_record_whose_strings_hold_escapes_is_not_walked(
+    escaped: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = record(escaped, "ask the team", {"git_status": escaped})
+    texts = [t for t in encodings(doc) if "\\" in t]
+    assert texts
+    for text in texts:
+        assert redact._walk(text) is text  # nothing to mask...
+    monkeypatch.setattr(redact, "_walk", lambda _: pytest.fail("walked"))
+    for text in texts:
+        assert redact_json(text) is text  # ... and the decoded strings say so
+
+
+@pytest.mark.parametrize("secret", SECRETS)
+@pytest.mark.parametrize("escaped", ESCAPED)
+def test_secrets_beside_escapes_are_masked_as_the_walk_masks_them(
+    secret: str, escaped: str
+) -> None:
+    assert_as_the_walk(record(escaped, secret))
+    assert_as_the_walk(record(secret + "\n" + escaped, "ok"))
+    assert_as_the_walk(record("ls", "ok", {"git_status": escaped + "\n" + secret}))
+    assert_as_the_walk(record('echo "' + secret + '"', escaped))
 
 
 PIECES = st.sampled_from(DECOYS + SECRETS + [frame.format(s="$TOKEN") for frame in FRAMES])

@@ -1332,3 +1332,19 @@ def test_an_http_action_is_judged_as_the_curl_that_sends_it():
         )
         == "curl -X DELETE 'https://a.example/x y'"
     )
+
+
+def test_equal_glob_lists_compile_once_and_judge_alike():
+    """A pack repeats glob lists in many rules and entries: each list compiles once."""
+    config = {
+        "rules": [
+            {"program": ["rm"], "args_any": ["/*", "~*"], "paths_any": ["/etc/**"]},
+            {"program": ["shred"], "args_any": ["/*", "~*"], "paths_any": ["/etc/**"]},
+        ]
+    }
+    one, two = build(config), build(config)
+    rules = [*one._by_program["rm"], *one._by_program["shred"], *two._by_program["rm"]]
+    assert len({id(rule.args_any) for rule in rules}) == 1
+    assert len({id(rule.paths_any) for rule in rules}) == 1
+    assert judge(config, "shred /etc/passwd").verdict is Verdict.BLOCK
+    assert judge(config, "rm build/x").verdict is Verdict.OK
