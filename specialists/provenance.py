@@ -463,18 +463,22 @@ def _trace_group(
                 # one of a result the user sent the agent to (the channel they name): the
                 # user chose its people, and what a write about it says.
                 held = record.whole if kind == "detail" else record.vouched
-                if not held or not _holds(held, needle):
+                if not held:
                     continue
-                what = "record" if kind == "detail" else " and ".join(record.fields)
-                where = f"the {what} of {record.key} {_cut(record.name)!r} in {source.describe()}"
                 if record_named(record.name, requests):
-                    where = f"{where}, which the user's request names"
+                    why_chosen = "which the user's request names"
                 elif kind != "lookup" and index in chosen():
-                    where = f"{where}, which the user sent the agent to"
+                    why_chosen = "which the user sent the agent to"
                 else:
                     continue
-                trusted.append(where)
-                user.append(where)
+                if _holds(held, needle):
+                    what = "record" if kind == "detail" else " and ".join(record.fields)
+                    where = (
+                        f"the {what} of {record.key} {_cut(record.name)!r} in "
+                        f"{source.describe()}, {why_chosen}"
+                    )
+                    trusted.append(where)
+                    user.append(where)
         if not trusted and untrusted and kind in _PEOPLE_KINDS and needle.token is not None:
             named_at = _named_person(needle.token, sources, records, steered, requests)
             if named_at is not None:
@@ -614,7 +618,7 @@ def record_named(name: str, requests: Sequence[str]) -> bool:
     (``q3-budget-notes.docx`` by "the Q3 budget notes")."""
     folded = fold(name)
     forms = {folded, _REPLY.sub("", folded)}
-    if any(t.type == "file" for t in tokens_flat(name)):
+    if any(t.type == "file" for t in _CACHE.of(name)):
         stem = folded.rsplit(".", 1)[0]
         forms.add(fold(_NAME_PARTS.sub(" ", stem)))
     forms = {form for form in forms if len(form) >= MIN_NAME_CHARS}
