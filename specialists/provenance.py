@@ -54,6 +54,7 @@ LRU cache), so the kind runs inline.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -88,6 +89,8 @@ __all__ = [
     "ProvenanceConfig",
     "ProvenanceSpecialist",
     "SinkKind",
+    "designated",
+    "record_named",
     "steered_lookups",
     "supervisor_register_kinds",
     "trace",
@@ -385,10 +388,12 @@ _STEERED: Final = ", looked up for "
 def steered_lookups(
     sources: Sequence[Source], records: Sequence[Source | _Record] = ()
 ) -> dict[int, str]:
-    """The trusted results whose call looked up what only third-party text named, by
-    position in ``sources``, each with why (``looked up for 'Paris', which only the result
-    of get_reviews (c3) names``): a catalogue lists what exists; which part of it the agent
-    looked at, and so what it picks from, was that third party's choice.
+    """The trusted listings (every part trusted) whose call looked up what only
+    third-party text named, by position in ``sources``, each with why (``looked up for
+    'Paris', which only the result of get_reviews (c3) names``): a catalogue lists what
+    exists; which part of it the agent looked at, and so what it picks from, was that
+    third party's choice. A result with third-party text in it (a channel's messages) is
+    not a listing: what it vouches for is its records' (see :func:`designated`).
 
     A lookup value is traced through the sources before its result (and the records), with
     the steered ones among them already counted as third-party text; one named nowhere (the
@@ -398,7 +403,9 @@ def steered_lookups(
     for index, source in enumerate(sources):
         if source.kind != "result" or not source.lookup:
             continue
-        if not any(trust.trusted for trust, _, _ in source.pieces()):
+        if not all(trust.trusted for trust, _, _ in source.pieces()):
+            # Only a listing is steered; a result with third-party text (a channel's
+            # messages, their senders recorded) is a source the agent read (designated).
             continue
         earlier = sources[:index]
         for value in source.lookup:
@@ -425,6 +432,15 @@ def _trace_group(
         return Trace(
             parameter, kind, shown, "nothing", "composed" if kind == "detail" else "trusted"
         )
+    requests = [s.text for s in sources if s.kind == "request"]
+    picked: list[frozenset[int]] = []
+
+    def chosen() -> frozenset[int]:
+        """The results the user sent the agent to (worked out once, when a record asks)."""
+        if not picked:
+            picked.append(frozenset(designated(sources, records, steered)))
+        return picked[0]
+
     # The first needle of the group that any source holds decides (a full URL, else its host).
     for needle in group:
         if any(_holds(r.text, needle) for r in records):
@@ -442,6 +458,37 @@ def _trace_group(
                     (trusted if trust.trusted else untrusted).append(where)
                     if trust is Trust.USER:
                         user.append(where)
+            for record in source.records:
+                # A record the user's request names (the event, the file, the sender), or
+                # one of a result the user sent the agent to (the channel they name): the
+                # user chose its people, and what a write about it says.
+                held = record.whole if kind == "detail" else record.vouched
+                if not held:
+                    continue
+                if record_named(record.name, requests):
+                    why_chosen = "which the user's request names"
+                elif kind != "lookup" and index in chosen():
+                    why_chosen = "which the user sent the agent to"
+                else:
+                    continue
+                if _holds(held, needle):
+                    what = "record" if kind == "detail" else " and ".join(record.fields)
+                    where = (
+                        f"the {what} of {record.key} {_cut(record.name)!r} in "
+                        f"{source.describe()}, {why_chosen}"
+                    )
+                    trusted.append(where)
+                    user.append(where)
+        if not trusted and untrusted and kind in _PEOPLE_KINDS and needle.token is not None:
+            named_at = _named_person(needle.token, sources, records, steered, requests)
+            if named_at is not None:
+                trusted.append(named_at)
+                user.append(named_at)
+        if not trusted and untrusted and kind in _DOCUMENT_KINDS and needle.token is not None:
+            given_at = _document_gives(needle, sources, records, steered)
+            if given_at is not None:
+                trusted.append(given_at)
+                user.append(given_at)
         if kind in _CHOSEN_KINDS and untrusted:
             # A trusted listing (a drive's files, a platform's catalogue, the records) says
             # the value exists, not that the user chose it: a value third-party text names
@@ -455,7 +502,7 @@ def _trace_group(
             return Trace(parameter, kind, shown, needle.describe(), "untrusted", named)
     first = group[0]
     if kind == "amount" and first.token is not None:
-        found = computed(first.token.value, sources, records)
+        found = computed(first.token.value, sources, records, steered)
         if found is not None:
             how, named = found
             return Trace(parameter, kind, shown, first.describe(), "computed", named, how)
@@ -466,12 +513,132 @@ def _trace_group(
     return Trace(parameter, kind, shown, first.describe(), "nowhere")
 
 
+_PEOPLE_KINDS: Final = frozenset({"recipient", "invitee"})
+_LOCAL_PARTS: Final = re.compile(r"[._+\-]+")
+
+
+def _named_person(
+    token: Token,
+    sources: Sequence[Source],
+    records: Sequence[Source | _Record],
+    steered: Mapping[int, str],
+    requests: Sequence[str],
+) -> str | None:
+    """Where an address that only third-party text gives is the one of a person the user
+    names, at a page or record the user sent the agent to ("invite Dora; her address is on
+    www.dora.example"), or None.
+
+    The address's local part is that person's name: letters only, its parts (``jo.lee``)
+    named as words by the request or by a record the request names. The text that gives
+    it is a result whose every lookup (the page fetched, the channel read) traces to the
+    user: looked up for what they gave, not for what a third party named. An address with
+    digits or other words in it (``jo.lee-77``, ``jo.support``) is not resolved this way.
+    """
+    if token.type != "email":
+        return None
+    local = token.value.partition("@")[0]
+    parts = [part for part in _LOCAL_PARTS.split(local) if part]
+    if not parts or not all(part.isalpha() and len(part) >= MIN_NAME_CHARS for part in parts):
+        return None
+    name = " ".join(parts)
+    vouched = [
+        record.vouched
+        for source in sources
+        for record in source.records
+        if record.vouched and record_named(record.name, requests)
+    ]
+    if not any(named_words(_CACHE.folded(text), name) for text in (*requests, *vouched)):
+        return None
+    for index in designated(sources, records, steered):
+        source = sources[index]
+        if any(_holds(text, _typed(token)) for _, text, _ in source.pieces()):
+            looked = ", ".join(repr(_cut(v)) for v in source.lookup)
+            return (
+                f"{source.describe()}, looked up for {looked} as the user asked, at the "
+                f"address of {name!r}, whom the user names"
+            )
+    return None
+
+
+_DOCUMENT_KINDS: Final = frozenset({"amount"})
+
+
+def _document_gives(
+    needle: _Needle,
+    sources: Sequence[Source],
+    records: Sequence[Source | _Record],
+    steered: Mapping[int, str],
+) -> str | None:
+    """Where a document the user sent the agent to names an amount ("pay the bill
+    'march.txt'"; "raise the rent as the notice 'rent.txt' says"), or None: its numbers are
+    the user's as the request's are. Not its accounts: whether the user meant to pay the
+    account a document names ("pay the bill") or only to read it ("adjust my rent as the
+    notice says", and an injected passage adds an account) is not in the document."""
+    for index in designated(sources, records, steered):
+        source = sources[index]
+        if any(_holds(text, needle) for trust, text, _ in source.pieces() if not trust.trusted):
+            return f"{source.describe()} (an amount it names), which the user sent the agent to"
+    return None
+
+
+def designated(
+    sources: Sequence[Source],
+    records: Sequence[Source | _Record] = (),
+    steered: Mapping[int, str] | None = None,
+) -> list[int]:
+    """The third-party results the user sent the agent to, by position in ``sources``: each
+    of their call's lookups (the file read, the page fetched) traces to the user's request
+    or to trusted text, and none to third-party text ("pay the bill 'march.txt'")."""
+    if steered is None:
+        steered = steered_lookups(sources, records)
+    found: list[int] = []
+    for index, source in enumerate(sources):
+        if source.kind != "result" or not source.lookup or index in steered:
+            continue
+        if all(trust.trusted for trust, _, _ in source.pieces()):
+            continue
+        earlier = sources[:index]
+        if all(
+            trace("lookup", "lookup", value, earlier, records, steered).found == "trusted"
+            for value in source.lookup
+        ):
+            found.append(index)
+    return found
+
+
+_REPLY: Final = re.compile(r"^(?:(?:re|fwd?|aw|sv|antw)\s{0,3}:\s{0,3}){1,10}")
+_NAME_PARTS: Final = re.compile(r"[-_.]+")
+MIN_NAME_CHARS: Final = 3  # a shorter name is named by chance
+
+
+def record_named(name: str, requests: Sequence[str]) -> bool:
+    """Whether one of ``requests`` names a record called ``name``, as whole words, case
+    folded: a reply's or a forward's subject as the thread's (``Re: Offsite`` is named by
+    "the offsite"), a file name also as its words without the suffix
+    (``q3-budget-notes.docx`` by "the Q3 budget notes")."""
+    folded = fold(name)
+    forms = {folded, _REPLY.sub("", folded)}
+    if any(t.type == "file" for t in _CACHE.of(name)):
+        stem = folded.rsplit(".", 1)[0]
+        forms.add(fold(_NAME_PARTS.sub(" ", stem)))
+    forms = {form for form in forms if len(form) >= MIN_NAME_CHARS}
+    return any(named_words(_CACHE.folded(text), form) for text in requests for form in forms)
+
+
 def computed(
-    target: str, sources: Sequence[Source], records: Sequence[Source | _Record] = ()
+    target: str,
+    sources: Sequence[Source],
+    records: Sequence[Source | _Record] = (),
+    steered: Mapping[int, str] | None = None,
 ) -> tuple[str, tuple[str, ...]] | None:
     """How the amount ``target`` is arithmetic over numbers that trusted sources give
-    (the request first, then the records, then trusted results from the newest), with
-    where they were found; None when it is not (:mod:`specialists.computed`)."""
+    (the request first, then the documents the user sent the agent to, then the records,
+    then trusted results from the newest), with where they were found; None when it is
+    not (:mod:`specialists.computed`).
+
+    A document the user sends the agent to ("adjust my rent as the notice 'rent.txt'
+    says") gives numbers as the request does: "increased by 100" there, with the current
+    rent from the bank's records, computes the new rent."""
     operands: list[Operand] = []
     totals: list[Operand] = []
 
@@ -482,9 +649,16 @@ def computed(
             totals.append(Operand(sum(numbers, Decimal(0)), where))
 
     request_named = "the user's request"
+    asked = {request_named}
     for source in sources:
         if source.kind == "request":
             read(source.text, request_named)
+    for index in designated(sources, records, steered):
+        for trust, text, field in sources[index].pieces():
+            if not trust.trusted:
+                where = f"{sources[index].describe(field)}, which the user sent the agent to"
+                asked.add(where)
+                read(text, where)
     for record in records:
         read(record.text, "the records")
     for source in reversed(sources):
@@ -492,7 +666,7 @@ def computed(
             for trust, text, field in source.pieces():
                 if trust.trusted:
                     read(text, source.describe(field))
-    found = derive(target, operands, totals, frozenset({request_named}))
+    found = derive(target, operands, totals, frozenset(asked))
     return (found.expression, found.sources) if found is not None else None
 
 

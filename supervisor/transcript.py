@@ -44,10 +44,12 @@ from supervisor.errors import AgentJSONError
 __all__ = [
     "KEYS_FIELD",
     "MAX_FIELDS",
+    "MAX_RECORDS",
     "MAX_SOURCES",
     "MAX_SOURCE_CHARS",
     "MAX_TOTAL_CHARS",
     "FieldText",
+    "NamedRecord",
     "ResultTrust",
     "Source",
     "Transcript",
@@ -64,6 +66,7 @@ MAX_SOURCE_CHARS: Final = 8_192
 MAX_SOURCES: Final = 100
 MAX_TOTAL_CHARS: Final = 65_536
 MAX_FIELDS: Final = 32  # fields a result's trust may name
+MAX_RECORDS: Final = 100  # records of one result kept with the name that picks them out
 MAX_PARSED_CHARS: Final = 1_000_000  # a longer result string is not parsed for its fields
 MAX_RESULT_DEPTH: Final = 32  # values nested deeper in a result stay in its rest
 MAX_SESSIONS: Final = 1_000  # sessions a TranscriptLog keeps, least recently used dropped
@@ -97,6 +100,15 @@ class ResultTrust(BaseModel):
     result keyed by names the system keeps (reviews by hotel, ``{"Le Marais": "..."}``)
     vouches for those names, whoever wrote the values. The rest of such a result is then
     kept as its values, one a line, without the keys.
+
+    ``named`` maps a key that names a record (an event's ``title``, a file's
+    ``filename``, a message's ``sender``, a contact's ``name``) to the fields of that
+    record the user chooses by naming it (``participants``, ``shared_with``, ``body``,
+    ``email``): "the same participants as the 'Budget review' event" picks that event's
+    participants. Each such record is kept as a :class:`NamedRecord`; the ``provenance``
+    kind trusts its fields only when the user's request names the record, and trusts the
+    whole record for what a write is about (a ``detail``: "an event from the emails about
+    the offsite"). Free text that anyone writes into other records stays third-party.
     """
 
     model_config = _FROZEN
@@ -104,6 +116,7 @@ class ResultTrust(BaseModel):
     trust: Trust = Trust.THIRD_PARTY
     fields: dict[str, Trust] = Field(default_factory=dict, max_length=MAX_FIELDS)
     keys: Trust | None = None
+    named: dict[str, tuple[str, ...]] = Field(default_factory=dict, max_length=MAX_FIELDS)
 
     @property
     def least(self) -> Trust:
@@ -125,6 +138,25 @@ class FieldText(BaseModel):
     text: str = Field(max_length=MAX_SOURCE_CHARS)  # its values, one a line
 
 
+class NamedRecord(BaseModel):
+    """One record of a structured result that a value picks out (``ResultTrust.named``)."""
+
+    model_config = _FROZEN
+
+    key: str = Field(max_length=500)  # the key that names it: "title"
+    name: str = Field(max_length=500)  # its value: "Budget review"
+    fields: tuple[str, ...] = Field(default=(), max_length=MAX_FIELDS)  # the fields it vouches for
+    vouched: str = Field(
+        default="", max_length=MAX_SOURCE_CHARS
+    )  # their values (and keys), one a line
+    whole: str = Field(default="", max_length=MAX_SOURCE_CHARS)  # every value of the record
+
+    @property
+    def size(self) -> int:
+        """Characters it holds."""
+        return len(self.name) + len(self.vouched) + len(self.whole)
+
+
 class Source(BaseModel):
     """One text the session saw: a request of the user, or a tool's result.
 
@@ -144,11 +176,18 @@ class Source(BaseModel):
     # What the call looked up (its parameters annotated ``lookup``: a city for a catalogue):
     # a trusted listing of what a third party chose to look up is that third party's choice.
     lookup: tuple[Annotated[str, Field(max_length=500)], ...] = Field(default=(), max_length=20)
+    # Records a value picks out (ResultTrust.named): trusted where the user's request names them.
+    records: tuple[NamedRecord, ...] = Field(default=(), max_length=MAX_RECORDS)
 
     @property
     def size(self) -> int:
-        """Characters it holds, its fields' and lookup's included."""
-        return len(self.text) + sum(len(f.text) for f in self.fields) + sum(map(len, self.lookup))
+        """Characters it holds, its fields', records' and lookup's included."""
+        return (
+            len(self.text)
+            + sum(len(f.text) for f in self.fields)
+            + sum(r.size for r in self.records)
+            + sum(map(len, self.lookup))
+        )
 
     def describe(self, field: str | None = None) -> str:
         """How a reason names it: ``the user's request``, ``the result of read_inbox (c3)``,
@@ -268,7 +307,7 @@ def _result(
 ) -> Source:
     if isinstance(trust, Trust):
         return _source("result", trust, as_text(value), tool, call_id)
-    if not trust.fields and trust.keys is None:
+    if not trust.fields and trust.keys is None and not trust.named:
         return _source("result", trust.trust, as_text(value), tool, call_id)
     structure = _structure(value)
     if structure is None:  # nothing to tell the fields apart by
@@ -380,15 +419,86 @@ def _fielded(
     else:
         text = as_text(left)
     cut = cut or len(text) > budget
+    records, records_cut = _named_records(structure, trust.named)
     return Source(
         kind="result",
         trust=trust.trust,
         text=text[:budget],
         tool=tool[:500] if tool else None,
         call_id=call_id[:500] if call_id else None,
-        cut=cut,
+        cut=cut or records_cut,
         fields=tuple(fields),
+        records=records,
     )
+
+
+def _named_records(
+    structure: dict[str, Any] | list[Any], named: dict[str, tuple[str, ...]]
+) -> tuple[tuple[NamedRecord, ...], bool]:
+    """The records of ``structure`` that a key of ``named`` names (a string or a number
+    under that key of an object), each with the values of the fields it vouches for and
+    all its values, within :data:`MAX_RECORDS` and :data:`MAX_SOURCE_CHARS` characters in
+    all; and whether any was left out or cut."""
+    if not named:
+        return (), False
+    found: list[NamedRecord] = []
+    budget = MAX_SOURCE_CHARS
+    cut = False
+    stack: list[tuple[object, int]] = [(structure, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_RESULT_DEPTH:
+            continue
+        if isinstance(node, list):
+            stack.extend((item, depth + 1) for item in reversed(node))
+            continue
+        if not isinstance(node, dict):
+            continue
+        for key, vouching in named.items():
+            name = node.get(key)
+            if isinstance(name, bool) or not isinstance(name, str | int | float) or not vouching:
+                continue
+            if len(found) >= MAX_RECORDS or budget <= 0:
+                cut = True
+                continue
+            vouched = "\n".join(
+                part
+                for field in vouching
+                if field in node
+                for part in _keys_and_leaves(node[field])
+            )
+            whole = "\n".join(_leaves(node))
+            cut = cut or len(vouched) + len(whole) > budget
+            vouched = vouched[:budget]
+            whole = whole[: budget - len(vouched)]
+            budget -= len(vouched) + len(whole)
+            found.append(
+                NamedRecord(
+                    key=key[:500],
+                    name=str(name)[:500],
+                    fields=tuple(f[:500] for f in vouching if f in node),
+                    vouched=vouched,
+                    whole=whole,
+                )
+            )
+        stack.extend((item, depth + 1) for item in reversed(list(node.values())))
+    return tuple(found), cut
+
+
+def _keys_and_leaves(node: object, depth: int = 0) -> Iterator[str]:
+    """The values of a structure and the keys of its objects (``shared_with: {a@b.c: r}``
+    names ``a@b.c``), depth first."""
+    if depth > MAX_RESULT_DEPTH:
+        return
+    if isinstance(node, dict):
+        for key, item in node.items():
+            yield str(key)
+            yield from _keys_and_leaves(item, depth + 1)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _keys_and_leaves(item, depth + 1)
+    else:
+        yield _leaf_text(node)
 
 
 _GONE: Final = object()  # a subtree whose every value a field took

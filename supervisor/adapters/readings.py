@@ -513,18 +513,21 @@ MAX_LOOKUP_VALUES: Final = 20  # values of one call's lookup parameters kept
 MAX_LOOKUP_CHARS: Final = 500  # of each
 
 
+_LOOKUP_ROLES: Final = frozenset({"lookup", "url"})
+
+
 def lookup_values(
     tool: str, arguments: Mapping[str, Any] | None, annotations: ToolAnnotations | None
 ) -> tuple[str, ...]:
     """The values of ``tool``'s parameters annotated ``lookup`` (what the call looked up:
-    a city for a catalogue, a name for a directory), each list item apart; the first
-    :data:`MAX_LOOKUP_VALUES`, each cut at :data:`MAX_LOOKUP_CHARS`. Only annotations name
-    lookups (no default reading)."""
+    a city for a catalogue, a name for a directory) or ``url`` (the page a fetch read),
+    each list item apart; the first :data:`MAX_LOOKUP_VALUES`, each cut at
+    :data:`MAX_LOOKUP_CHARS`. Only annotations name lookups (no default reading)."""
     if annotations is None or not arguments:
         return ()
     found: list[str] = []
     for name, role in annotations.for_tool(tool).items():
-        if role != "lookup" or name not in arguments:
+        if role not in _LOOKUP_ROLES or name not in arguments:
             continue
         value = arguments[name]
         for item in value if isinstance(value, list) else [value]:
