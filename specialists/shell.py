@@ -793,29 +793,13 @@ class _Rule:
             detail = f"{head} {why}"
         return _Hit(self, cmd, obj, detail, matched[0] if matched else cmd.program)
 
-    def excuse(self, cmd: SimpleCommand, parsed: ParsedShell, context: Context) -> str | None:
-        """The reason a matched command is fine here, when one of the excuses holds."""
-        environment = (context.environment or "").lower()
-        for environments, container, args, assignments, reason in self.excuses:
-            if environments and environment not in environments:
-                continue
-            if container is not None and context.container is not container:
-                continue
-            if args and args.first(cmd.argv[1:]) is None:
-                continue
-            if assignments and not any(
-                assignments.match(f"{n}={v}") for n, v in (*cmd.assignments, *parsed.assigned)
-            ):
-                continue
-            return reason
-        return None
-
-    def unknown_excuse(
+    def excuse(
         self, cmd: SimpleCommand, parsed: ParsedShell, context: Context
     ) -> tuple[tuple[str, ...], str] | None:
-        """The facts the context leaves unknown whose value would excuse the match (every
-        condition it does give holds), with the excuse's reason; None when none would."""
+        """The first excuse that holds (no fact missing), else the first that would hold if
+        the facts the context leaves unknown had the excusing value: (those facts, reason)."""
         environment = (context.environment or "").lower()
+        would: tuple[tuple[str, ...], str] | None = None
         for environments, container, args, assignments, reason in self.excuses:
             missing: list[str] = []
             if environments:
@@ -828,16 +812,16 @@ class _Rule:
                     missing.append("container")
                 elif context.container is not container:
                     continue
-            if not missing:
-                continue
             if args and args.first(cmd.argv[1:]) is None:
                 continue
             if assignments and not any(
                 assignments.match(f"{n}={v}") for n, v in (*cmd.assignments, *parsed.assigned)
             ):
                 continue
-            return tuple(missing), reason
-        return None
+            if not missing:
+                return (), reason
+            would = would or (tuple(missing), reason)
+        return would
 
     def _effect(
         self, cmd: SimpleCommand, where: _Where, parsed: ParsedShell, context: Context
@@ -1321,12 +1305,12 @@ class ShellSpecialist:
                     continue
                 verdict = self._fallback if cmd.fallback and self._fallback else rule.verdict
                 excuse = rule.excuse(cmd, parsed, context) if rule.excuses else None
-                if excuse is not None:  # fine here: recorded for a person, not refused
-                    hit = replace(hit, detail=f"{hit.detail}, which is fine here: {excuse}")
+                if excuse is not None and not excuse[0]:  # fine here: recorded, not refused
+                    hit = replace(hit, detail=f"{hit.detail}, which is fine here: {excuse[1]}")
                     verdict = Verdict.FLAG
-                elif rule.excuses and (unknown := rule.unknown_excuse(cmd, parsed, context)):
+                elif excuse is not None:
                     # Unknown is not safe, and not a refusal either: name the missing fact.
-                    facts, why = unknown
+                    facts, why = excuse
                     shown = " and ".join(f"the context's {f!r}" for f in facts)
                     detail = f"{hit.detail}; {shown} is not known, and it would be fine if {why}"
                     hit = replace(hit, detail=detail, missing=facts)
