@@ -1282,8 +1282,9 @@ def _scan_sends(code: str) -> list[CodeOp]:
             if url is None:
                 continue
             # what the call carries: its arguments, and .end(x) / .write(x) / .send(x) after it
-            span = code[begin : min(len(code), end + 300)]
-            path = next((p for where, p in direct if begin <= where < end + 300), None)
+            spans = [(begin, end), *_chained_sends(code, end + 1)]
+            span = " ".join(code[a:b] for a, b in spans)
+            path = next((p for at, p in direct if any(a <= at < b for a, b in spans)), None)
             if path is None:
                 path = next((p for name, p in reads.items() if _names(span, name)), None)
             if path is None:
@@ -1295,6 +1296,28 @@ def _scan_sends(code: str) -> list[CodeOp]:
             else:
                 ops.append(CodeOp("argv", ("curl", "--data-binary", "@" + path, url), source))
     return ops
+
+
+def _chained_sends(code: str, i: int) -> list[tuple[int, int]]:
+    """The argument spans of ``.end(…)``, ``.write(…)`` and ``.send(…)`` chained right after a
+    call that ends at ``i`` (``https.request(o).end(k)``); other chained calls are passed over,
+    at most :data:`MAX_CODE_CALLS` of them."""
+    spans: list[tuple[int, int]] = []
+    for _ in range(MAX_CODE_CALLS):
+        while i < len(code) and code[i] in " \t\n":
+            i += 1
+        if i >= len(code) or code[i] != ".":
+            break
+        j = i + 1
+        while j < len(code) and (code[j].isalnum() or code[j] in "_$"):
+            j += 1
+        if j >= len(code) or code[j] != "(":
+            break
+        end = _call_end(code, j + 1)
+        if code[i + 1 : j] in ("end", "write", "send"):
+            spans.append((j + 1, end))
+        i = end + 1
+    return spans
 
 
 def _names(text: str, name: str) -> bool:

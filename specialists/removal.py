@@ -37,7 +37,6 @@ KIND_NAME: Final = "removal"
 KIND_VERSION: Final = "1"
 DEFAULT_MAX_BYTES: Final = 1_000_000
 MAX_PATTERNS: Final = 64
-_UNREAD: Final = "\x00unread"  # a deleted file whose text could not be read
 
 
 def _check_glob(glob: str) -> str:
@@ -104,7 +103,7 @@ class RemovalSpecialist:
         if pairs is None:
             return SpecialistResult.refuse()
         for path, before, after in pairs:
-            if before is _UNREAD:
+            if before is None:  # a deleted file whose text could not be read
                 return SpecialistResult(
                     verdict=self.default,
                     reason=f"deletes {path}, whose checks could not be read",
@@ -125,12 +124,14 @@ class RemovalSpecialist:
 
     def _before_and_after(
         self, action: Action, context: Context
-    ) -> list[tuple[str, str, str]] | None:
-        """(path, text before, text after) of each judged file, or None: nothing to judge."""
+    ) -> list[tuple[str, str | None, str]] | None:
+        """(path, text before, text after) of each judged file, or None: nothing to judge.
+
+        The text before is None for a file deleted whose text could not be read."""
         args = action.args
         diff = args.get("diff")
         if action.type == "file_edit" and isinstance(diff, str):
-            pairs = []
+            pairs: list[tuple[str, str | None, str]] = []
             for changed in parse_unified_diff(diff):
                 name = changed.path or changed.old_path
                 if name is None or not self._judged(name, context):
@@ -159,7 +160,7 @@ class RemovalSpecialist:
             if isinstance(now, str):
                 return [(path, now, content)]
             if action.type == "file_delete":
-                return [(path, _UNREAD, "")]  # whatever it held goes with it
+                return [(path, None, "")]  # whatever it held goes with it
             return None  # a new file, or one not read: nothing it had is known
         return None
 
