@@ -1296,11 +1296,14 @@ class ShellSpecialist:
         where: _Where | None = None  # found when a rule first asks (most commands: none)
         best: _Hit | None = None
         best_verdict = Verdict.OK
+        best_where: _Where | None = None
         for cmd in parsed.commands:
             for rule in (*self._by_program.get(cmd.program, ()), *self._universal):
                 if where is None:
                     where = self._where(parsed, context)
-                hit = rule.match(cmd, parsed, where, context)
+                # On another host nothing of this one's workspace, home or cwd holds.
+                at = _where_for(None, None, None, self._scratch) if cmd.remote else where
+                hit = rule.match(cmd, parsed, at, context)
                 if hit is None:
                     continue
                 verdict = self._fallback if cmd.fallback and self._fallback else rule.verdict
@@ -1317,8 +1320,8 @@ class ShellSpecialist:
                     if verdict is Verdict.BLOCK:
                         verdict = Verdict.NUDGE
                 if best is None or _STRENGTH[verdict] > _STRENGTH[best_verdict]:
-                    best, best_verdict = hit, verdict
-        return best, best_verdict, where
+                    best, best_verdict, best_where = hit, verdict, at
+        return best, best_verdict, best_where
 
     def _with_values(self, command: str, context: Context, names: Sequence[str]) -> Verdict:
         """The strongest verdict when each of ``names`` holds an ordinary value.

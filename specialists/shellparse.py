@@ -240,6 +240,8 @@ class SimpleCommand:
             ``rm -r /x`` that ``python -c 'shutil.rmtree("/x")'`` amounts to).
         fallback: found by the conservative tokenizer because the text did not parse.
         background: it runs in the background (``cmd &``, or inside something that does).
+        remote: it runs on another host (``ssh host CMD``): its relative paths and ``~`` are
+            that host's, whose home and working directory are not known here.
     """
 
     program: str
@@ -271,6 +273,7 @@ class SimpleCommand:
     synthetic: bool = False
     fallback: bool = False
     background: bool = False
+    remote: bool = False
     stdin_text: str | None = field(default=None, repr=False)
 
     @property
@@ -1134,10 +1137,16 @@ class _Scope(NamedTuple):
     prefixes: tuple[str, ...]
     fallback: bool
     background: bool = False  # inside ``… &``
+    remote: bool = False  # on another host (``ssh host CMD``)
 
-    def nest(self, step: str) -> _Scope:
+    def nest(self, step: str, remote: bool = False) -> _Scope:
         return _Scope(
-            self.depth + 1, (*self.via, step), self.prefixes, self.fallback, self.background
+            self.depth + 1,
+            (*self.via, step),
+            self.prefixes,
+            self.fallback,
+            self.background,
+            self.remote or remote,
         )
 
 
@@ -1171,6 +1180,13 @@ class _State:
             self.aliases,
             self.downloads,
         )
+
+    @staticmethod
+    def on_another_host() -> _State:
+        """The state a command starts in on another host (``ssh host CMD``): its working
+        directory (the remote user's home), its home and its variables are not known here, and
+        nothing written, defined or downloaded on this line exists there."""
+        return _State({}, set(), None, None)
 
     def called(self, args: Sequence[str]) -> _State:
         """A copy in which ``$1``..., ``$@``, ``$*`` and ``$#`` are a call's words."""
@@ -2097,7 +2113,14 @@ class _Parser:
         if not kills or not any(_lists_processes(c) for c in self.commands):
             return
         kill = kills[0]
-        scope = _Scope(kill.depth + 1, (*kill.via, "kill of listed processes"), (), kill.fallback)
+        scope = _Scope(
+            kill.depth + 1,
+            (*kill.via, "kill of listed processes"),
+            (),
+            kill.fallback,
+            False,
+            kill.remote,
+        )
         self._synthetic(["pkill", "-f", "<expr>"], kill.source, kill.cwd, scope)
 
     def substitution(
@@ -2347,6 +2370,7 @@ class _Parser:
                     source=raw.source,
                     cwd=cwd,
                     via=scope.via,
+                    remote=scope.remote,
                     inline_code=stripped.split_string,
                     fallback=scope.fallback,
                 )
@@ -2489,6 +2513,7 @@ class _Parser:
             source=raw.source,
             cwd=cwd,
             via=scope.via,
+            remote=scope.remote,
             runs_stdin_as_code=runs_stdin,
             code_from=code_from,
             inline_code=code,
@@ -2576,12 +2601,12 @@ class _Parser:
             elif base != "shell" and not label:
                 step = f"{program} {'-c' if base == 'python' else '-e'}"
             if base == "shell":
-                inner = child.copy()
+                inner = child.copy() if label != "ssh" else _State.on_another_host()
                 if program in SHELLS and not label:  # sh -c CODE NAME ARGS: $0, $1...
                     params = _interpreter_args(program, cmd.argv[1:]).params
                     if params:
                         inner = child.called(params[1:])
-                self.parse_text(code, inner, scope.nest(step))
+                self.parse_text(code, inner, scope.nest(step, remote=label == "ssh"))
             else:
                 self._inline(base, code, cmd, child, scope.nest(step))
 
@@ -2642,6 +2667,7 @@ class _Parser:
             source=source,
             cwd=cwd,
             via=scope.via,
+            remote=scope.remote,
             code_from=(fetched,) if fetched is not None else (),
             dynamic="<expr>" in argv,
             synthetic=True,

@@ -42,6 +42,14 @@ RECURSIVE_DELETE: dict[str, Any] = {
     ],
     "verdict_when_fallback": "block",
 }
+# Unknown is not safe: a recursive delete of a place not known is asked about.
+DELETE_OF_UNKNOWN_PLACE: dict[str, Any] = {
+    "program": ["rm"],
+    "flags_any": ["r"],
+    "effects_any": ["delete"],
+    "classes_any": ["unknown"],
+    "verdict": "nudge",
+}
 UNSAFE_EXPANSION: dict[str, Any] = {
     "rules": [{"program": ["rm", "rmdir", "find", "rsync", "shred"], "target": "unsafe_expansion"}]
 }
@@ -382,6 +390,19 @@ def test_without_a_workspace_absolute_targets_are_outside():
     result = judge(RECURSIVE_DELETE, "rm -rf /srv/x", Context())
     assert result.verdict is Verdict.BLOCK
     assert judge(RECURSIVE_DELETE, "rm -rf build", Context()) is SpecialistResult.ok()
+
+
+def test_a_command_over_ssh_is_judged_as_on_another_host():
+    """Its relative paths and ``~`` are the remote user's, not this workspace's or home's."""
+    config = {"rules": [*RECURSIVE_DELETE["rules"], DELETE_OF_UNKNOWN_PLACE]}
+    assert judge(config, "rm -rf build").verdict is Verdict.OK  # /work/app/build
+    for remote in ("ssh host 'rm -rf build'", "ssh host 'rm -rf ~/x'", "ssh h rm -rf ./b"):
+        result = judge(config, remote)
+        assert result.verdict is Verdict.NUDGE, remote
+        assert "not known" in (result.reason or "")
+        assert "reached through ssh" in (result.reason or "")
+    assert judge(config, "ssh host 'rm -rf /tmp/x'").verdict is Verdict.OK  # scratch there too
+    assert judge(config, "ssh host 'rm -rf /srv/x'").verdict is Verdict.BLOCK
 
 
 def test_fallback_is_reported_and_can_change_the_verdict():
@@ -835,17 +856,7 @@ def test_sending_workspace_files_or_reading_without_sending_pass(command: str):
 
 
 def test_an_unknown_home_is_named_not_taken_as_safe():
-    config = {
-        "rules": [
-            {
-                "program": ["rm"],
-                "flags_any": ["r"],
-                "effects_any": ["delete"],
-                "classes_any": ["unknown"],
-                "verdict": "nudge",
-            }
-        ]
-    }
+    config = {"rules": [DELETE_OF_UNKNOWN_PLACE]}
     result = judge(config, "rm -rf ~/", Context(cwd="/work/app", repo_root="/work/app"))
     assert result.verdict is Verdict.NUDGE
     assert "not known" in (result.reason or "")

@@ -359,6 +359,23 @@ def test_commands_run_by_other_programs_are_read(command: str, program: str, pat
     assert any(p.endswith(path) for p in paths), paths
 
 
+def test_a_command_run_over_ssh_is_read_as_on_another_host():
+    """Its relative paths and ``~`` are the remote user's, and nothing set on this line
+    (variables, functions, files written) exists there."""
+    command = "cd /x && X=/tmp/y; f() { :; }; ssh host 'rm -rf build ~/old $X; f'"
+    parsed = run(command)
+    rm = only(command, "rm")
+    assert rm.remote
+    assert rm.cwd is None
+    assert rm.paths()[:2] == ("build", "~/old")
+    assert rm.unset_vars == ("X",)
+    assert [c.program for c in parsed.commands if c.via == ("ssh",)] == ["rm", "f"]
+    assert only("ssh host <<'E'\nrm -rf build\nE", "rm").cwd is None
+    # words that the local shell expands before ssh sends them are this host's values
+    assert only('X=/tmp/y; ssh host "rm -rf $X"', "rm").paths() == ("/tmp/y",)
+    assert not only("rm -rf build", "rm").remote
+
+
 @pytest.mark.parametrize(
     "command",
     [
