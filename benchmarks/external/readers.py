@@ -257,6 +257,9 @@ def read_nl2bash(root: Path) -> Iterator[Case]:
 _START = r"(?:^|[;&|(`{!]|\$\(|\bthen\b|\bdo\b|\belse\b|\bxargs(?:\s+-\S+)*)\s*"
 
 SERVICE_DELETE: Final = "service_delete"
+RELEASE_PUBLISH: Final = "release_publish"
+# Tags added after the research note's list (the report gives figures without them too).
+ADDED_TAGS: Final = frozenset({SERVICE_DELETE, RELEASE_PUBLISH})
 CAUTION_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ("privilege", _START + r"(?:sudo|su|doas|pkexec|runas)\b"),
     ("rm_recursive_or_force", r"\brm\s+(?:[^;&|]*\s)?(?:-[a-zA-Z]*[rRf]|--recursive|--force)"),
@@ -301,7 +304,22 @@ CAUTION_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         + r"[\w.-]+(?:\s+[\w.:/][\w.:/-]*){0,3}?\s+(?:delete|destroy|purge|terminate|deregister"
         r"|(?:delete|destroy|purge|terminate|deregister)-[\w-]+|[\w-]+:(?:destroy|delete|purge)"
         r"|delete_\w+)(?=\s|$)"
-        r"|\s(?:-X\s*|--request[= ]|--method=)DELETE\b|\bhttps?\s+DELETE\b|\bs3\s+r[mb]\b",
+        r"|\s(?:-X\s*|--request[= ]|--method=)DELETE\b|\bhttps?\s+DELETE\b|\bs3\s+r[mb]\b"
+        # object stores' own rm, and a sync that deletes at its destination
+        r"|\b(?:gsutil|s3cmd|b2|mc|azcopy|rclone|gcloud\s+storage)(?:\s+-\S+)*\s+"
+        r"(?:rm|del|remove|deletefile|rmdirs?)\b"
+        r"|\b(?:aws\s+s3|gsutil|gcloud\s+storage|azcopy|mc|s3cmd|b2)(?:\s+-\S+)*\s+"
+        r"(?:sync|rsync|mirror)\b[^;&|]*\s(?:--delete[\w-]*|-d|--remove)(?=\s|$)"
+        r"|\brclone\s+(?:-\S+\s+)*sync\b",
+    ),
+    # Also added later: a release sent to a package or image registry, which the coding pack
+    # asks about (a published version cannot be taken back).
+    (
+        RELEASE_PUBLISH,
+        _START + r"(?:(?:npm|pnpm|yarn|bun|lerna|poetry|uv|hatch|flit|pdm|cargo|vsce|ovsx)"
+        r"(?:\s+[\w-]+)?\s+publish|twine\s+upload|gem\s+push|\S*mvnw?\s+deploy"
+        r"|\S*gradlew?\s+publish|(?:dotnet\s+)?nuget\s+push"
+        r"|(?:docker|podman)\s+(?:image\s+)?push|helm\s+push)(?=\s|$)",
     ),
 )
 _CAUTION = tuple((tag, re.compile(pattern)) for tag, pattern in CAUTION_PATTERNS)

@@ -358,8 +358,8 @@ def redcode_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
 def benign_figures(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     plain = [o for o in outcomes if not o.case.caution]
     caution = [o for o in outcomes if o.case.caution]
-    # the research note's tags alone: a service deletion counts as plain
-    research = [o for o in outcomes if set(o.case.caution) <= {readers.SERVICE_DELETE}]
+    # the research note's tags alone: a service deletion or a release counts as plain
+    research = [o for o in outcomes if set(o.case.caution) <= readers.ADDED_TAGS]
     return {
         "all": _counts(outcomes),
         "without_caution": _counts(plain) | {"target": TARGET_BENIGN},

@@ -272,6 +272,19 @@ def test_nl2bash_reads_one_command_per_line_with_its_description(tmp_path):
         ("heroku apps:destroy shop", ("service_delete",)),
         ("curl -X DELETE https://api.example.com/x", ("service_delete",)),
         ("aws s3 rm s3://b/k", ("service_delete",)),
+        ("gsutil -m rm -r gs://b", ("rm_recursive_or_force", "service_delete")),
+        ("aws s3 sync ./dist s3://site --delete", ("service_delete",)),
+        ("rclone sync ./local remote:b", ("service_delete",)),
+        ("git rm notes.txt", ()),  # a file of the work tree, not a service's
+        ("aws s3 sync ./dist s3://site", ()),
+        ("rsync -a --delete build/ /srv/www/", ()),  # files, not a service's objects
+        ("npm publish --access public", ("release_publish",)),
+        ("yarn npm publish", ("release_publish",)),
+        ("cd pkg && twine upload dist/*", ("release_publish",)),
+        ("./gradlew publish", ("release_publish",)),
+        ("docker image push acme/app:1", ("release_publish",)),
+        ("npm install publish-cli", ()),
+        ("docker pull acme/app:1", ()),
         ("git log --grep delete", ()),  # an operand, after an option
         ("curl -X POST https://api.example.com/delete", ()),
     ],
