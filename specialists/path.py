@@ -40,6 +40,7 @@ from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
     SimpleCommand,
     command_of,
+    known_output,
     parse_for,
     preload,
     resolve_path,
@@ -47,7 +48,8 @@ from specialists.shellparse import (
 from specialists.understand.diffs import diff_paths
 from specialists.understand.effects import path_effects
 from specialists.understand.globs import PathGlobs, is_within, path_globs
-from specialists.understand.paths import in_scratch
+from specialists.understand.paths import in_scratch, is_shell_startup
+from specialists.understand.startup import settings_only, tool_setup_output
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -157,6 +159,11 @@ class PathConfig(KindConfig):
         max_chars: a shell command is cut here before parsing.
         protect_home: the supervisor's own state directory (its keys, signed records and
             store), wherever ``--home`` or ``$SUPERVISE_HOME`` put it, is sensitive too.
+        settings: the verdict on an append to a shell start-up file (a sensitive path)
+            whose text is known and only sets the shell up
+            (:func:`specialists.understand.startup.settings_only`: a ``PATH`` or an alias
+            added to ``~/.bashrc``, a tool's completion loaded); unset, such a write is
+            judged like any other.
     """
 
     checks: Annotated[list[Check], Field(min_length=1, max_length=2)]
@@ -173,6 +180,7 @@ class PathConfig(KindConfig):
     verdict: Strength | None = None
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=1_048_576)
     protect_home: bool = False
+    settings: Strength | None = None
 
     @field_validator("checks")
     @classmethod
@@ -195,6 +203,7 @@ class _Effect(NamedTuple):
     actor: str  # "file_write", or the program
     command: SimpleCommand | None
     glob: bool = False  # an unexpanded pattern (rm *.bak, find -name '*.bak' -delete)
+    settings: bool = False  # a write whose known text only sets the shell up
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +230,7 @@ class PathSpecialist:
         "_scope",
         "_scratch",
         "_sensitive",
+        "_settings",
         "_shell",
         "_use_tmpdir",
         "_verdict",
@@ -247,6 +257,7 @@ class PathSpecialist:
         self._max_chars = config.max_chars
         self._protect_home = config.protect_home and sensitive
         self._own_home: tuple[str, ...] = ()
+        self._settings = Verdict(config.settings) if config.settings is not None else None
 
     def bind_home(self, home: Path) -> None:
         """The state directory of the Supervisor this specialist serves (see
@@ -298,7 +309,11 @@ class PathSpecialist:
             paths = _arg_paths(action)
             if paths is None:
                 return None
-            return [_Effect(mode, resolve_path(p, cwd, home), action.type, None) for p in paths]
+            settings = mode == "write" and self._settings is not None and _sets_up(action)
+            return [
+                _Effect(mode, resolve_path(p, cwd, home), action.type, None, settings=settings)
+                for p in paths
+            ]
         command = command_of(action) if self._shell else None
         if command is None:
             return None
@@ -307,7 +322,10 @@ class PathSpecialist:
         for cmd in parsed.commands:
             actor = repr(_cut(cmd.source, 60)) if cmd.synthetic else cmd.program or "a redirection"
             for found in path_effects(cmd, parsed.home):
-                effects.append(_Effect(found.mode, found.path, actor, cmd, found.glob))
+                settings = (
+                    found.mode == "write" and self._settings is not None and _writes_setup(cmd)
+                )
+                effects.append(_Effect(found.mode, found.path, actor, cmd, found.glob, settings))
         return effects
 
     def _roots(self, context: Context) -> _Roots:
@@ -331,6 +349,17 @@ class PathSpecialist:
             return None
         shown = _shown(effect.path, roots.home)
         reason = f"{effect.actor} {_VERBS[effect.mode]} {shown}, a sensitive path"
+        if (
+            effect.settings
+            and self._settings is not None
+            and is_shell_startup(effect.path, roots.home)
+        ):
+            reason += (
+                "; what it adds only sets the shell up (variables, PATH, aliases, a tool's "
+                "completion or hook), so it is recorded"
+            )
+            fix = f"Tell the user you changed {shown} and what you added, so they can undo it."
+            return self._result(effect, reason, fix, "sensitive", roots, self._settings)
         if effect.mode == "read":
             fix = (
                 f"Do not read {shown}: it holds credentials or settings that must not enter the "
@@ -366,7 +395,13 @@ class PathSpecialist:
         return self._result(effect, reason, fix, "scope", roots)
 
     def _result(
-        self, effect: _Effect, reason: str, correction: str, check: str, roots: _Roots
+        self,
+        effect: _Effect,
+        reason: str,
+        correction: str,
+        check: str,
+        roots: _Roots,
+        verdict: Verdict | None = None,
     ) -> SpecialistResult:
         cmd = effect.command
         if cmd is not None and cmd.via:
@@ -385,7 +420,7 @@ class PathSpecialist:
         if roots.workspace:
             evidence["workspace"] = list(roots.workspace)
         return SpecialistResult(
-            verdict=self._verdict,
+            verdict=verdict or self._verdict,
             confidence=0.8 if cmd is not None and cmd.fallback else 1.0,
             reason=reason,
             correction=correction,
@@ -429,6 +464,29 @@ def _arg_paths(action: Action) -> list[str] | None:
     if isinstance(diff, str) and diff:  # an edit sent as a unified diff: the files it changes
         found.extend(diff_paths(diff))
     return list(dict.fromkeys(found))[:MAX_PATHS] or None
+
+
+def _sets_up(action: Action) -> bool:
+    """Whether a file tool's edit adds known text that only sets the shell up (an edit
+    keeps the rest of the file; a whole-file write would replace what the user had)."""
+    if action.type != "file_edit":
+        return False
+    text = action.args.get("new", action.args.get("new_string"))
+    return isinstance(text, str) and settings_only(text)
+
+
+def _writes_setup(cmd: SimpleCommand) -> bool:
+    """Whether ``cmd`` appends known text that only sets the shell up: the text it prints
+    (``echo 'export PATH=…' >> ~/.bashrc``), or a tool's completion or shell hook
+    (``kubectl completion bash >> ~/.bashrc``). A write that replaces the file does not
+    count: what the user had there is lost."""
+    writes = [r for r in cmd.redirects if r.writes]
+    if not writes or any(not r.op.endswith(">>") for r in writes):
+        return False
+    if tool_setup_output(cmd):
+        return True
+    text = known_output(cmd)
+    return text is not None and settings_only(text)
 
 
 def _shown(path: str, home: str | None) -> str:

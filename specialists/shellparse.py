@@ -76,6 +76,7 @@ __all__ = [
     "find_filtered",
     "find_patterns",
     "is_within",
+    "known_output",
     "parse",
     "parse_for",
     "preload",
@@ -1973,6 +1974,12 @@ def _echo_text(cmd: SimpleCommand) -> str:
     if escapes and "\\" in text:
         text = _ansi_c(text)
     return text + ("\n" if newline else "")
+
+
+def known_output(cmd: SimpleCommand) -> str | None:
+    """What ``cmd`` prints when it is computable without running anything (``echo``,
+    ``printf``, ``cat`` or ``tee`` of a here-document), else None."""
+    return _static_step(cmd, None)
 
 
 def _static_step(cmd: SimpleCommand, stdin: str | None) -> str | None:

@@ -48,7 +48,15 @@ from typing import Final, Literal, get_args
 
 from specialists.understand.globs import PathGlobs, is_within
 
-__all__ = ["PathClass", "PathClassName", "Where", "classify", "describe", "in_scratch"]
+__all__ = [
+    "PathClass",
+    "PathClassName",
+    "Where",
+    "classify",
+    "describe",
+    "in_scratch",
+    "is_shell_startup",
+]
 
 
 class PathClass(StrEnum):
@@ -220,7 +228,8 @@ _ACCOUNT: Final = (
     "/var/run/utmp",
     "/run/utmp",
 )
-_STARTUP_IN_HOME: Final = (
+# The files a shell reads as it starts (a subset of the start-up files).
+_SHELL_STARTUP_IN_HOME: Final = (
     ".bashrc",
     ".bash_profile",
     ".bash_login",
@@ -233,9 +242,20 @@ _STARTUP_IN_HOME: Final = (
     ".cshrc",
     ".tcshrc",
     ".kshrc",
-    ".inputrc",
     ".config/fish/config.fish",
     ".config/fish/conf.d/**",
+)
+_SHELL_STARTUP_SYSTEM: Final = (
+    "/etc/profile",
+    "/etc/profile.d/**",
+    "/etc/bash.bashrc",
+    "/etc/bashrc",
+    "/etc/zsh/**",
+    "/etc/zshrc",
+)
+_STARTUP_IN_HOME: Final = (
+    *_SHELL_STARTUP_IN_HOME,
+    ".inputrc",
     ".ssh/authorized_keys",
     ".ssh/authorized_keys2",
     ".ssh/rc",
@@ -259,12 +279,7 @@ _STARTUP_SYSTEM: Final = (
     "/etc/init/**",
     "/etc/rc.local",
     "/etc/rc*.d/**",
-    "/etc/profile",
-    "/etc/profile.d/**",
-    "/etc/bash.bashrc",
-    "/etc/bashrc",
-    "/etc/zsh/**",
-    "/etc/zshrc",
+    *_SHELL_STARTUP_SYSTEM,
     "/etc/environment",
     "/etc/ld.so.preload",
     "/etc/ld.so.conf",
@@ -373,6 +388,17 @@ def _in_homes(suffixes: tuple[str, ...]) -> tuple[str, ...]:
 _CREDENTIAL_GLOBS: Final = PathGlobs((*_in_homes(_CREDENTIAL_IN_HOME), *_CREDENTIAL_SYSTEM))
 _ACCOUNT_GLOBS: Final = PathGlobs(_ACCOUNT)
 _STARTUP_GLOBS: Final = PathGlobs((*_in_homes(_STARTUP_IN_HOME), *_STARTUP_SYSTEM))
+_SHELL_STARTUP_GLOBS: Final = PathGlobs(
+    (*_in_homes(_SHELL_STARTUP_IN_HOME), *_SHELL_STARTUP_SYSTEM)
+)
+
+
+def is_shell_startup(path: str, home: str | None) -> bool:
+    """Whether ``path`` is a file a shell reads as it starts (``~/.bashrc``,
+    ``/etc/profile.d/x.sh``), of any user."""
+    return _SHELL_STARTUP_GLOBS.match(path, home)
+
+
 _HOME_CONFIG_GLOBS: Final = PathGlobs(tuple("~/" + s for s in _HOME_CONFIG))
 
 
