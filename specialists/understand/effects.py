@@ -140,6 +140,8 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
         whole = not derived and not command.has_flag("no-recursion")
         for mode, word, tree in archive_effects(command):
             add(mode, word, tree=tree and whole)
+    elif program in ("sqlite3", "sqlite") and args:
+        add("read", args[0])  # sqlite3 FILE [SQL]: the database file is read
     elif (served := _served(command)) is not None:
         add("read", served, tree=True)  # a web server hands out everything below it
     elif program in _READERS:

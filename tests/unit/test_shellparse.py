@@ -1172,6 +1172,7 @@ def test_word_globs():
         ),
         ("ls > /dev/null", [("write", "/dev/null")]),
         ("git status", []),
+        ("sqlite3 ~/db.sqlite 'select * from t'", [("read", "/home/u/db.sqlite")]),
     ],
 )
 def test_path_effects(command: str, effects: list[tuple[str, str]]):
