@@ -22,6 +22,7 @@ entry can read ``args.recipient`` or ``args.amount`` whatever the tool calls the
 
 from __future__ import annotations
 
+import ast
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -591,6 +592,8 @@ def _default_role(
             return language, "name"
         if _looks_like_command(value):
             return "shell", "value"
+        if _looks_like_python(value):
+            return "python", "value"
         return None
     if _runs_things(tool) and key not in _CONTENT_NAMES and _looks_like_command(value):
         return "shell", "value"
@@ -723,6 +726,40 @@ def _looks_like_command(value: str) -> bool:
             continue  # an environment assignment before the program
         program = word.rsplit("/", 1)[-1]
         return program in _PROGRAMS
+    return False
+
+
+# Statements that only a program has: a bare name or a sentence that happens to parse is
+# not enough.
+_PYTHON_STATEMENTS: Final = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.With,
+    ast.For,
+    ast.While,
+    ast.Try,
+    ast.Assign,
+)
+
+
+def _looks_like_python(value: str) -> bool:
+    """A value that parses as a Python program with an import, a definition, a block or an
+    assignment, or a call (``import shutil; shutil.rmtree(p)``, ``os.remove(p)``). Parsing
+    runs nothing."""
+    if "\x00" in value:
+        return False
+    try:
+        tree = ast.parse(value)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    for node in tree.body:
+        if isinstance(node, _PYTHON_STATEMENTS):
+            return True
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            return True
     return False
 
 
