@@ -772,8 +772,36 @@ def _looks_like_sql(value: str) -> bool:
         return " set " in folded
     if words[0] == "with":
         return " as (" in folded or " as(" in folded
+    if words[0] == "truncate" and words[1] != "table":
+        return _names_tables(folded)
     allowed = _SQL_STARTS[words[0]]
     return not allowed or words[1] in allowed
+
+
+# Words of TRUNCATE's options, and words that make a "truncate ..." text prose.
+_TRUNCATE_OPTIONS: Final = frozenset(
+    {"only", "cascade", "restrict", "restart", "continue", "identity"}
+)
+_PROSE: Final = frozenset(
+    {"the", "a", "an", "my", "our", "your", "this", "that", "all", "to", "and"}
+)
+
+
+def _names_tables(folded: str) -> bool:
+    """``truncate orders`` / ``TRUNCATE ONLY a, b CASCADE;`` (``TABLE`` is optional in
+    PostgreSQL and MySQL): after the verb, only table names, commas and options; "truncate
+    the log file" is prose."""
+    words = folded.rstrip("; ").replace(",", " , ").split()[1:]
+    if not words or len(words) > 12:
+        return False
+    names = 0
+    for word in words:
+        if word == "," or word in _TRUNCATE_OPTIONS:
+            continue
+        if word in _PROSE or not word.replace(".", "_").strip('"`').replace('"', "").isidentifier():
+            return False
+        names += 1
+    return names > 0
 
 
 def _readings(

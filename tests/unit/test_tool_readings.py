@@ -141,6 +141,10 @@ def test_recipient_and_amount_are_named_on_the_call_not_derived() -> None:
         ("UPDATE accounts SET balance = 0", True),
         ("WITH q AS (SELECT 1) DELETE FROM t", True),
         ("select * from t", True),
+        ("TRUNCATE orders", True),  # TABLE is optional
+        ("truncate only public.orders, items cascade;", True),
+        ("truncate the log file", False),
+        ("truncate logs to 1MB", False),
         ("how to drop table in postgres", False),
         ("delete my account", False),
         ("update on the release", False),
