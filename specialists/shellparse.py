@@ -1169,6 +1169,9 @@ class _State:
     # Files downloaded earlier on the line (path -> the program that fetched it): shared by
     # every copy, as ``files`` is.
     downloads: dict[str, str] = field(default_factory=dict)
+    # git remotes added earlier on the line (name -> URL): the repository's configuration,
+    # shared by every copy, as ``files`` is.
+    remotes: dict[str, str] = field(default_factory=dict)
 
     def copy(self) -> _State:
         return _State(
@@ -1180,6 +1183,7 @@ class _State:
             self.functions,
             self.aliases,
             self.downloads,
+            self.remotes,
         )
 
     @staticmethod
@@ -2402,6 +2406,8 @@ class _Parser:
         program = posixpath.basename(argv[0]) if argv else ""
         if program.startswith("\\"):
             program = program.lstrip("\\")
+        if program == "git" and state.remotes:
+            argv = _with_remote_urls(argv, state.remotes)
         rest = argv[1:]
         flags, positionals = _flags(program, rest)
         code: str | None = None
@@ -2568,6 +2574,10 @@ class _Parser:
                         state.dynamic.add(name)
                     else:
                         state.dynamic.discard(name)
+        elif program == "git":
+            added = _remote_added(cmd)
+            if added is not None and len(state.remotes) < MAX_FUNCTIONS:
+                state.remotes[added[0]] = added[1]
         elif program == "alias":
             for word in cmd.positionals:
                 name, equals, text = word.partition("=")
@@ -3003,6 +3013,33 @@ def _parallel_lines(
                 built.extend(_quote(item) for item in combo if item)
             out.append(" ".join(built))
     return list(dict.fromkeys(line for line in out if line.strip()))[:MAX_PARALLEL_LINES]
+
+
+def _remote_added(cmd: SimpleCommand) -> tuple[str, str] | None:
+    """``(name, url)`` of ``git remote add NAME URL`` or ``git remote set-url NAME URL``."""
+    words = cmd.positionals
+    for i in range(min(len(words), 6)):
+        if words[i] == "remote":
+            if len(words) > i + 3 and words[i + 1] in ("add", "set-url"):
+                return words[i + 2], words[i + 3]
+            return None
+    return None
+
+
+def _with_remote_urls(argv: list[str], remotes: dict[str, str]) -> list[str]:
+    """``git push NAME …`` with NAME a remote added earlier on the line: the push goes to its
+    URL, so it is read as ``git push URL …``."""
+    if "push" not in argv[1:8]:
+        return argv
+    start = argv.index("push", 1) + 1
+    for i in range(start, len(argv)):
+        word = argv[i]
+        if word.startswith("-"):
+            continue
+        if word in remotes:
+            return [*argv[:i], remotes[word], *argv[i + 1 :]]
+        return argv
+    return argv
 
 
 # ssh: options that take the next word as their value

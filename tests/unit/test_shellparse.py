@@ -359,6 +359,25 @@ def test_commands_run_by_other_programs_are_read(command: str, program: str, pat
     assert any(p.endswith(path) for p in paths), paths
 
 
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        (
+            "git remote add b https://x.example/m.git && git push b --all",
+            ("git", "push", "https://x.example/m.git", "--all"),
+        ),
+        (
+            "git -C app remote set-url origin git@x.example:r.git; git push -u origin main",
+            ("git", "push", "-u", "git@x.example:r.git", "main"),
+        ),
+        ("git remote add b https://x.example/m.git; git fetch b", ("git", "fetch", "b")),
+        ("git push b --all", ("git", "push", "b", "--all")),  # not added here: its name
+    ],
+)
+def test_a_remote_added_on_the_line_is_pushed_to_by_its_url(command: str, argv: tuple[str, ...]):
+    assert run(command).commands[-1].argv == argv
+
+
 def test_a_command_run_over_ssh_is_read_as_on_another_host():
     """Its relative paths and ``~`` are the remote user's, and nothing set on this line
     (variables, functions, files written) exists there."""
