@@ -153,13 +153,14 @@ REASON_CAP: Final = 120
 
 Target = Literal["outside_workspace", "root_or_home", "unsafe_expansion", "unknown"]
 Effect = Literal["read", "write", "delete"]
-# Programs that send what they read over the network (a file given to them, or their stdin).
+# Programs that send what they read over the network (a file given to them, or their stdin;
+# ssh hands its stdin to the remote command).
 SENDERS: Final = frozenset(
     {
         "curl", "wget", "http", "https", "xh", "httpie", "nc", "ncat", "netcat", "socat",
         "telnet", "scp", "sftp", "rsync", "ftp", "tftp", "rclone", "s3cmd", "openssl",
         "Invoke-WebRequest", "Invoke-RestMethod", "iwr", "irm", "smbclient", "sendmail", "mail",
-        "mutt", "swaks",
+        "mutt", "swaks", "ssh",
     }
 )  # fmt: skip
 # Programs that pass what they read on, whole or transformed (compressed, encoded,
@@ -784,7 +785,8 @@ class _Rule:
             if found is None:
                 return None
             obj = found
-            detail = f"{head} on {found}"
+            if not head.endswith(f" {found}") and f" {found} (" not in head:
+                detail = f"{head} on {found}"
         if self.target is not None:
             seen = self._target(cmd, paths, where)
             if seen is None:
@@ -841,6 +843,10 @@ class _Rule:
                 continue
             if self.paths_none.globs and self.paths_none.match(effect.path, where.home):
                 continue
+            if self.paths_any.globs and not self.paths_any.match(effect.path, where.home):
+                continue
+            if self.paths_any.globs and not self.classes:
+                what = "a file this entry names"  # its class is not why: the name is
             if self.selection_only and not _selection(effect, cmd):
                 continue
             if self.then_deleted and not _deleted_later(effect.path, cmd, parsed, where.home):
