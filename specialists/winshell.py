@@ -46,11 +46,13 @@ _FETCH: Final = frozenset(
 )
 _EVAL: Final = frozenset({"invoke-expression", "iex"})
 _KILL: Final = frozenset({"stop-process", "spps", "kill"})
+_LIST_PROCESSES: Final = frozenset({"get-process", "gps", "ps"})
+_ARCHIVE: Final = frozenset({"compress-archive"})
 _FORMAT: Final = frozenset({"format", "format-volume", "clear-disk", "initialize-disk"})
 _ACL: Final = frozenset({"icacls", "takeown", "set-acl", "cacls"})
 # Programs this reader translates (lower case): the shell parser hands them over.
 WINDOWS_PROGRAMS: Final = (
-    _REMOVE | _COPY | _MOVE | _WRITE | _READ | _FETCH | _EVAL | _KILL | _FORMAT | _ACL
+    _REMOVE | _COPY | _MOVE | _WRITE | _READ | _FETCH | _EVAL | _KILL | _FORMAT | _ACL | _ARCHIVE
 ) - {"rm", "cp", "mv", "cat", "curl", "wget", "kill", "type"}
 # Parameters that take a value, per verb (lower case, without the dash).
 _VALUE_PARAMS: Final = frozenset(
@@ -58,7 +60,7 @@ _VALUE_PARAMS: Final = frozenset(
         "path", "literalpath", "destination", "filter", "include", "exclude", "value",
         "encoding", "itemtype", "name", "id", "uri", "outfile", "infile", "method", "body",
         "headers", "contenttype", "credential", "newname", "filepath", "source", "delay",
-        "usebasicparsing", "timeoutsec", "useragent",
+        "usebasicparsing", "timeoutsec", "useragent", "destinationpath",
     }
 )  # fmt: skip
 _FLAG_PARAMS: Final = frozenset({"usebasicparsing", "force", "recurse", "confirm", "whatif"})
@@ -295,7 +297,21 @@ def _translate(
     if verb in _KILL:
         if params.get("name") or (parsed.args and not parsed.args[0].isdigit()):
             return WindowsOp("argv", ("pkill", params.get("name") or parsed.args[0]), source)
+        if piped and previous is not None and previous.verb in _LIST_PROCESSES:
+            # Get-Process NAME | Stop-Process: those; Get-Process | Stop-Process: every one
+            named = previous.params.get("name") or next(iter(previous.args), None)
+            if named:
+                return WindowsOp("argv", ("pkill", named), source)
+            return WindowsOp("argv", ("kill", "-9", "-1"), source)
         return None
+    if verb in _ARCHIVE:  # Compress-Archive SRC DEST: zip -r DEST SRC
+        paths = _paths(parsed, home)
+        target = params.get("destinationpath")
+        if target:
+            paths.append(windows_path(target, home))
+        if len(paths) < 2:
+            return None
+        return WindowsOp("argv", ("zip", "-r", paths[-1], *paths[:-1]), source)
     if verb in _FORMAT:
         target = next((a for a in parsed.args if is_drive_path(a)), None)
         device = windows_path(target, home) if target else "<expr>"

@@ -28,6 +28,10 @@ HOME = "/c:/Users/dev"
         ("Add-Content -Path $HOME\\.bashrc -Value x", ("tee", "-a", "/c:/Users/dev/.bashrc")),
         ("Get-Content $env:USERPROFILE\\.ssh\\id_rsa", ("cat", "/c:/Users/dev/.ssh/id_rsa")),
         ("Stop-Process -Name node -Force", ("pkill", "node")),
+        (
+            "Compress-Archive -Path $HOME\\.ssh -DestinationPath k.zip",
+            ("zip", "-r", "k.zip", "/c:/Users/dev/.ssh"),
+        ),
         ("format D: /q", ("mkfs", "/d:/")),
         ("icacls C:\\app /grant Everyone:F /T", ("chmod", "-R", "777", "/c:/app")),
     ],
@@ -129,3 +133,16 @@ def test_encoded_commands_by_any_prefix_of_the_parameter_are_read(prefix: str):
 def test_parameters_with_values_are_skipped_before_the_command():
     parsed = parse('powershell -ExecutionPolicy Bypass -Command "Stop-Process -Name node"')
     assert ("pkill", "node") in [c.argv for c in parsed.commands]
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("Get-Process | Stop-Process -Force", ("kill", "-9", "-1")),  # every process
+        ("gps | spps", ("kill", "-9", "-1")),
+        ("Get-Process node | Stop-Process", ("pkill", "node")),
+        ("Get-Process -Name node | Stop-Process", ("pkill", "node")),
+    ],
+)
+def test_processes_listed_then_stopped(line: str, words: tuple[str, ...]):
+    assert windows_ops(line, HOME)[-1].words == words
