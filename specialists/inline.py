@@ -114,6 +114,9 @@ class _PyEval:
         self.blobs: dict[str, bytes] = {}  # names bound to a bytes literal
         self.raw: dict[str, str] = {}  # names bound to a literal that value() reads as a path
         self.fetched: dict[str, str] = {}  # names bound to a response or its body -> the URL
+        # names bound to a list of a directory's entries (os.walk's dirs and files): what
+        # each element stands for
+        self.selections: dict[str, str] = {}
 
     def value(self, node: ast.AST | None) -> str | None:
         if node is None:
@@ -353,6 +356,9 @@ class _PyReader:
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
                 self._assign(node.targets[0], node.value, ev)
                 continue
+            if isinstance(node, ast.For | ast.AsyncFor):
+                self._loop(node.target, node.iter, ev)
+                continue
             if isinstance(node, ast.With | ast.AsyncWith):
                 for item in node.items:
                     if isinstance(item.optional_vars, ast.Name):
@@ -374,6 +380,57 @@ class _PyReader:
             self._observe(node, ev)
             self._inline(node, ev, depth)
             self._run_code(node, ev, depth)
+
+    def _loop(self, target: ast.expr, over: ast.expr, ev: _PyEval) -> None:
+        """What a loop variable stands for when the loop walks a directory tree or a glob:
+        each file of the selection, as a glob path (``for p in glob.glob("~/d/**/*")``,
+        ``for root, dirs, files in os.walk(d)`` and ``for f in files``, ``os.listdir(d)``,
+        ``Path(d).rglob("*")``), so that ``os.remove(os.path.join(root, f))`` in the body is
+        a delete of that selection."""
+        each = self._each(over, ev)
+        if each is None:
+            return
+        if isinstance(target, ast.Name):
+            ev.names[target.id] = each
+            return
+        walked = isinstance(over, ast.Call) and _dotted(over.func).endswith("walk")
+        if walked and isinstance(target, ast.Tuple) and len(target.elts) == 3:
+            root, dirs, files = target.elts
+            if isinstance(root, ast.Name):
+                ev.names[root.id] = each
+            for listed in (dirs, files):
+                if isinstance(listed, ast.Name):
+                    ev.selections[listed.id] = "*"
+
+    def _each(self, over: ast.expr, ev: _PyEval) -> str | None:
+        if isinstance(over, ast.Name):
+            return ev.selections.get(over.id)
+        if not isinstance(over, ast.Call):
+            return None
+        name = _dotted(over.func)
+        last = name.rsplit(".", 1)[-1]
+        receiver = over.func.value if isinstance(over.func, ast.Attribute) else None
+        first = ev.value(over.args[0]) if over.args else None
+        if last in ("glob", "iglob") and name.startswith("glob") and first is not None:
+            return first
+        if last in ("walk", "listdir", "scandir") and "os" in name:
+            base = first if over.args else ev.cwd
+            if base is None:
+                return None
+            return posixpath.join(base, "**") if last == "walk" else posixpath.join(base, "*")
+        if last in ("glob", "rglob", "iterdir") and receiver is not None:
+            base = ev.value(receiver)
+            if base is None:
+                return None
+            if last == "iterdir":
+                return posixpath.join(base, "*")
+            pattern = first or "*"
+            return (
+                posixpath.join(base, "**", pattern)
+                if last == "rglob"
+                else (posixpath.join(base, pattern))
+            )
+        return None
 
     def _assign(self, target: ast.expr, value: ast.expr, ev: _PyEval) -> None:
         if not isinstance(target, ast.Name):

@@ -584,6 +584,32 @@ def test_one_liners_reveal_what_they_do(command: str, argv: tuple[str, ...] | No
 
 
 @pytest.mark.parametrize(
+    ("code", "path"),
+    [
+        (
+            "import os\nfor root, dirs, files in os.walk('/d'):\n    for f in files:\n"
+            "        os.remove(os.path.join(root, f))",
+            "/d/**/*",
+        ),
+        ("import glob, os\nfor p in glob.glob('/d/**/*.txt'):\n    os.remove(p)", "/d/**/*.txt"),
+        ("import os\nfor n in os.listdir('/d'):\n    os.unlink(os.path.join('/d', n))", "/d/*"),
+        (
+            "from pathlib import Path\nfor p in Path('/d').rglob('*.doc'):\n    p.unlink()",
+            "/d/**/*.doc",
+        ),
+        ("import os\nfor p in ['/a', '/b']:\n    os.remove(p)", None),  # a list: not a selection
+    ],
+)
+def test_python_loops_over_a_directory_delete_that_selection(code: str, path: str | None):
+    command = f"python3 - <<'EOF'\n{code}\nEOF"
+    rms = [c for c in run(command).commands if c.program == "rm"]
+    if path is None:
+        assert all("*" not in p for c in rms for p in c.positionals)
+        return
+    assert [c.positionals for c in rms] == [(path,)], [c.argv for c in run(command).commands]
+
+
+@pytest.mark.parametrize(
     "command",
     [
         "source <(echo rm -rf /x)",
