@@ -13,7 +13,7 @@ from pydantic import JsonValue, ValidationError
 
 from supervisor.artifacts import ArtifactLog
 from supervisor.engine import Engine, as_context
-from supervisor.errors import ConfigError, StateDirError, StoreError
+from supervisor.errors import ConfigError, StateDirError, StoreError, SupervisorError
 from supervisor.facts import FactsCache, agather, gather
 from supervisor.memory import InProcessMemory, NudgeMemory, StoreMemory
 from supervisor.models import Action, Context, Decision, Effect
@@ -268,7 +268,7 @@ class Supervisor:
         (useful for kinds defined in the application itself).
         """
         kinds = load_kinds(plugins)
-        taxonomy = load_taxonomy([_source(s) for s in sources], kinds)
+        taxonomy = _load([_source(s) for s in sources], kinds, home, record, keys)
         return cls(
             taxonomy,
             kinds=kinds,
@@ -482,6 +482,41 @@ def _signing_keys(keys: str | os.PathLike[str] | KeyPair | None, home: Path) -> 
         path.with_name(PUBLIC_FILE),
     )
     return pair
+
+
+def _load(
+    sources: Sequence[str | Path],
+    kinds: KindRegistry,
+    home: str | os.PathLike[str] | None,
+    record: bool,
+    keys: str | os.PathLike[str] | KeyPair | None,
+) -> Taxonomy:
+    """The taxonomy, through the state directory's verified cache when this Supervisor
+    keeps records and the state directory's signing key already exists (the cache is
+    signed with it; a first run creates the key and builds without the cache)."""
+    if record and sources:
+        resolved = resolve_home(home)
+        pair = _existing_keys(keys, resolved)
+        if pair is not None:
+            from supervisor.taxonomy_cache import load_cached
+
+            return load_cached(sources, kinds, resolved, pair)
+    return load_taxonomy(sources, kinds)
+
+
+def _existing_keys(keys: str | os.PathLike[str] | KeyPair | None, home: Path) -> KeyPair | None:
+    """The key records will be signed with, if it exists; None when it does not, or does
+    not load (the Supervisor then creates it, or reports why it cannot be read)."""
+    if isinstance(keys, KeyPair):
+        return keys
+    configured = keys if keys is not None else os.environ.get(KEY_ENV)
+    path = Path(configured) if configured else home / KEYS_DIR / PRIVATE_FILE
+    if not path.is_file():
+        return None
+    try:
+        return load_private_key(path)
+    except (OSError, SupervisorError):
+        return None
 
 
 def _key_file(keys: str | os.PathLike[str] | KeyPair | None, home: Path) -> Path | None:
