@@ -6,6 +6,7 @@ import logging
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -106,7 +107,7 @@ class Supervisor:
                 self.home,
                 _signing_keys(keys, self.home),
                 taxonomy=taxonomy_record(taxonomy, kinds),
-                snapshot=snapshot(taxonomy),
+                snapshot=partial(snapshot, taxonomy),  # built when none is stored yet
                 sensitive_fields=tuple(sensitive_fields),
                 # records name their chain, which the store anchors (see ChainLink)
                 anchored=memory is None,
