@@ -7,6 +7,7 @@ turn every failure into the ``--on-error`` answer themselves.
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from collections.abc import Callable
@@ -96,6 +97,9 @@ def _answer_hook(
     budget_ms: int,
     tools_file: str | None,
 ) -> None:
+    # One call, then the process ends: no cyclic collection while it imports, builds and
+    # decides (supervisor.gcpause says why; the memory goes back to the system at exit).
+    gc.disable()
     finished = True
     try:
         text = read_event()

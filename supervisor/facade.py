@@ -16,6 +16,7 @@ from supervisor.artifacts import ArtifactLog
 from supervisor.engine import Engine, as_context
 from supervisor.errors import ConfigError, StateDirError, StoreError, SupervisorError
 from supervisor.facts import FactsCache, agather, gather
+from supervisor.gcpause import gc_paused
 from supervisor.memory import InProcessMemory, NudgeMemory, StoreMemory
 from supervisor.models import Action, Context, Decision, Effect
 from supervisor.plugins import KindRegistry, load_kinds
@@ -268,21 +269,22 @@ class Supervisor:
         ``plugins`` are extra pluggy plugin objects, registered after the installed ones
         (useful for kinds defined in the application itself).
         """
-        kinds = load_kinds(plugins)
-        taxonomy = _load([_source(s) for s in sources], kinds, home, record, keys)
-        return cls(
-            taxonomy,
-            kinds=kinds,
-            home=home,
-            record=record,
-            store=store,
-            keys=keys,
-            memory=memory,
-            sensitive_fields=sensitive_fields,
-            on_record_error=on_record_error,
-            facts=facts,
-            observers=observers,
-        )
+        with gc_paused():  # what is built here lives as long as the Supervisor
+            kinds = load_kinds(plugins)
+            taxonomy = _load([_source(s) for s in sources], kinds, home, record, keys)
+            return cls(
+                taxonomy,
+                kinds=kinds,
+                home=home,
+                record=record,
+                store=store,
+                keys=keys,
+                memory=memory,
+                sensitive_fields=sensitive_fields,
+                on_record_error=on_record_error,
+                facts=facts,
+                observers=observers,
+            )
 
     def check(
         self,

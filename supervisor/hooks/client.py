@@ -253,6 +253,9 @@ def ask_daemon(path: str, request: bytes, timeout_s: float) -> HookAnswer:
 def _in_process(
     text: str, args: Options, taxonomy: list[str], home: str, started: float
 ) -> tuple[HookAnswer, bool]:
+    import gc
+
+    gc.disable()  # one call, then the process ends (as `supervise hook claude-code`)
     from supervisor.hooks.runner import HookSettings, SupervisorCache, run_hook
 
     settings = HookSettings(
