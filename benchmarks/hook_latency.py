@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/hook_latency.py     # 30 runs (10 for the slow modes)
     .venv/bin/python benchmarks/hook_latency.py --runs 10 --slow-runs 3 --taxonomy coding
+    .venv/bin/python benchmarks/hook_latency.py --base /tmp/base  # the client, before/after
 
 Each run starts a new process with a Claude Code PreToolUse event for ``Bash`` on stdin
 (``ls -la``, which the coding pack lets through, so the whole pack is evaluated) and waits
@@ -12,7 +13,10 @@ for it to exit. Modes:
   loading the taxonomy each time;
 * ``client, daemon up``: ``python -m supervisor.hooks.client claude-code`` with
   ``supervise hook serve`` running (the client imports only the standard library);
-* ``client, daemon down``: the same client deciding in-process (its fallback).
+* ``client, daemon down``: the same client deciding in-process (its fallback);
+* with ``--base DIR`` (a source tree of the project, e.g. ``git archive`` of an older
+  commit): ``python -c pass``, this client and ``DIR``'s client (``PYTHONPATH=DIR``) against
+  the same daemon, one of each per round, started in the temporary directory.
 
 Decisions are recorded as configured by default (signed log and SQLite store) in a
 temporary state directory. Prints p50/p95/max per mode; the target is p50 <= 150 ms.
