@@ -19,11 +19,20 @@ __all__ = ["gc_paused"]
 @contextmanager
 def gc_paused() -> Iterator[None]:
     """No cyclic collection inside; the collector is enabled again on the way out if it
-    was enabled on the way in (a caller that switched it off keeps it off)."""
+    was enabled on the way in (a caller that switched it off keeps it off).
+
+    On the way out every object is moved to the oldest generation unscanned (frozen, then
+    unfrozen): enabling the collector with the young generation far past its threshold
+    would otherwise scan all that was built at once, which a one-shot process would pay
+    for nothing just before it exits. Cycles among them are freed by the next full
+    collection, as for any object that has lived that long.
+    """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
+            gc.freeze()
             gc.enable()
+            gc.unfreeze()

@@ -253,23 +253,24 @@ def ask_daemon(path: str, request: bytes, timeout_s: float) -> HookAnswer:
 def _in_process(
     text: str, args: Options, taxonomy: list[str], home: str, started: float
 ) -> tuple[HookAnswer, bool]:
-    import gc
+    from supervisor.gcpause import gc_paused
 
-    gc.disable()  # one call, then the process ends (as `supervise hook claude-code`)
-    from supervisor.hooks.runner import HookSettings, SupervisorCache, run_hook
+    # One call in this process: no cyclic collection while it imports, builds and decides.
+    with gc_paused():
+        from supervisor.hooks.runner import HookSettings, SupervisorCache, run_hook
 
-    settings = HookSettings(
-        host=args.host,
-        taxonomy=tuple(taxonomy),
-        home=home,
-        store=args.store,
-        on_error=args.on_error,
-        flag_as=args.flag_as,
-        budget_ms=args.budget_ms,
-        tools=_tools_path(args),
-    )
-    cache = SupervisorCache()
-    outcome = run_hook(text, settings, cache, started=started)
+        settings = HookSettings(
+            host=args.host,
+            taxonomy=tuple(taxonomy),
+            home=home,
+            store=args.store,
+            on_error=args.on_error,
+            flag_as=args.flag_as,
+            budget_ms=args.budget_ms,
+            tools=_tools_path(args),
+        )
+        cache = SupervisorCache()
+        outcome = run_hook(text, settings, cache, started=started)
     if outcome.finished:
         cache.close()
     return outcome.answer, outcome.finished
