@@ -3,8 +3,8 @@
 A build allocates tens of thousands of objects that live as long as the supervisor (the
 entries' models and configs, compiled patterns, pydantic's validators for the kinds'
 models), and few cycles to free; the collector would walk them all again at each threshold
-it crosses. Measured on a cold start of the coding pack: about 160 collections and 15 % of
-the time from import to the first decision (``benchmarks/cold_start.py``).
+it crosses: about 180 collections in a cold start of the coding pack (counted with
+``gc.callbacks``); ``benchmarks/cold_start.py`` measures the time.
 """
 
 from __future__ import annotations
