@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/hook_latency.py     # 30 runs (10 for the slow modes)
     .venv/bin/python benchmarks/hook_latency.py --runs 10 --slow-runs 3 --taxonomy coding
+    .venv/bin/python benchmarks/hook_latency.py --base /tmp/base  # the client, before/after
 
 Each run starts a new process with a Claude Code PreToolUse event for ``Bash`` on stdin
 (``ls -la``, which the coding pack lets through, so the whole pack is evaluated) and waits
@@ -12,7 +13,10 @@ for it to exit. Modes:
   loading the taxonomy each time;
 * ``client, daemon up``: ``python -m supervisor.hooks.client claude-code`` with
   ``supervise hook serve`` running (the client imports only the standard library);
-* ``client, daemon down``: the same client deciding in-process (its fallback).
+* ``client, daemon down``: the same client deciding in-process (its fallback);
+* with ``--base DIR`` (a source tree of the project, e.g. ``git archive`` of an older
+  commit): ``python -c pass``, this client and ``DIR``'s client (``PYTHONPATH=DIR``) against
+  the same daemon, one of each per round, started in the temporary directory.
 
 Decisions are recorded as configured by default (signed log and SQLite store) in a
 temporary state directory. Prints p50/p95/max per mode; the target is p50 <= 150 ms.
@@ -58,12 +62,14 @@ def _event(n: int) -> str:
     )
 
 
-def _time_runs(argv: list[str], runs: int, env: dict[str, str]) -> list[float]:
+def _time_runs(
+    argv: list[str], runs: int, env: dict[str, str], cwd: str | None = None
+) -> list[float]:
     times = []
     for n in range(runs):
         started = time.perf_counter()
         out = subprocess.run(
-            argv, input=_event(n), capture_output=True, text=True, env=env, timeout=120
+            argv, input=_event(n), capture_output=True, text=True, env=env, timeout=120, cwd=cwd
         )
         times.append((time.perf_counter() - started) * 1000)
         if out.returncode != 0 or out.stdout.strip():
@@ -72,6 +78,17 @@ def _time_runs(argv: list[str], runs: int, env: dict[str, str]) -> list[float]:
                 f"{out.stdout}{out.stderr}"
             )
     return times
+
+
+def _alternating(
+    modes: dict[str, tuple[list[str], dict[str, str]]], runs: int, cwd: str
+) -> list[tuple[str, list[float]]]:
+    """Each mode once per round, in turns, so that a busy moment falls on all of them."""
+    times: dict[str, list[float]] = {name: [] for name in modes}
+    for _ in range(runs):
+        for name, (argv, env) in modes.items():
+            times[name].extend(_time_runs(argv, 1, env, cwd))
+    return list(times.items())
 
 
 def _wait_for_socket(path: Path, proc: subprocess.Popen[bytes], limit_s: float = 60.0) -> None:
@@ -153,6 +170,12 @@ def main() -> None:
         help="runs of the modes that load the supervisor in each process",
     )
     parser.add_argument("--taxonomy", default="coding")
+    parser.add_argument(
+        "--base",
+        metavar="DIR",
+        help="a source tree of the project (e.g. `git archive` of an older commit): its thin "
+        "client is timed against the same daemon, in turns with this one and the floor",
+    )
     args = parser.parse_args()
 
     python = sys.executable
@@ -185,6 +208,22 @@ def main() -> None:
             _wait_for_socket(home / "hook.sock", daemon)
             _time_runs(client, 3, env)  # warm the daemon's specialists
             rows.append(("client, daemon up", _time_runs(client, args.runs, env)))
+            if args.base:
+                # Started in the temporary directory: `-m` and `-c` put the working
+                # directory first on sys.path, where this tree would shadow DIR.
+                base_env = {**env, "PYTHONPATH": os.path.abspath(args.base)}
+                rows += [
+                    (f"{name} (in turns)", times)
+                    for name, times in _alternating(
+                        {
+                            "python -c pass": ([python, "-c", "pass"], env),
+                            "client, daemon up": (client, env),
+                            "client, daemon up, base": (client, base_env),
+                        },
+                        args.runs,
+                        tmp,
+                    )
+                ]
         finally:
             daemon.terminate()
             daemon.wait(timeout=30)

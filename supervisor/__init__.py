@@ -9,11 +9,15 @@ Names are imported lazily so that ``import supervisor`` stays cheap.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
 
 from supervisor._version import __version__
 
+# Not typing.TYPE_CHECKING: the hook client imports this package, and typing costs it
+# milliseconds (type checkers take any constant of this name as theirs).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from supervisor.engine import Engine
     from supervisor.errors import (
         ActionBlocked,

@@ -10,13 +10,13 @@ can name ``file:line:column`` and the field.
 from __future__ import annotations
 
 import re
-from typing import Any
-
-import yaml
-from yaml.constructor import ConstructorError
-from yaml.nodes import MappingNode, Node, SequenceNode
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from supervisor.errors import SourceError
+
+if TYPE_CHECKING:
+    from yaml.nodes import MappingNode, Node, SequenceNode
 
 __all__ = ["Located", "LocatedDict", "LocatedList", "load_yaml", "position_of"]
 
@@ -50,70 +50,79 @@ class _DuplicateKey(Exception):
         self.key, self.first, self.again = key, first, again
 
 
-# libyaml's parser when PyYAML was built with it (about 5x faster on the shipped packs);
-# construction, positions and the strict rules below are the same either way.
-_Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+@cache
+def _strict_loader() -> type[Any]:
+    """The loader class, made on first use: PyYAML is imported only by a process that
+    parses YAML (one whose taxonomy comes from the verified cache never does)."""
+    import yaml
+    from yaml.constructor import ConstructorError
 
+    # libyaml's parser when PyYAML was built with it (about 5x faster on the shipped packs);
+    # construction, positions and the strict rules below are the same either way.
+    base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-class _StrictLoader(_Base):  # type: ignore[valid-type,misc]
-    """SafeLoader with positions, no duplicate keys, YAML 1.2-style booleans, no timestamps."""
+    class _StrictLoader(base):  # type: ignore[valid-type,misc]
+        """SafeLoader with positions, no duplicate keys, YAML 1.2-style booleans, no
+        timestamps."""
 
-    def construct_mapping(self, node: MappingNode, deep: bool = False) -> LocatedDict:
-        self.flatten_mapping(node)
-        result = LocatedDict()
-        result.start = _pos(node)
-        result.positions = {}
-        for key_node, value_node in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if not isinstance(key, str):
-                raise ConstructorError(
-                    None, None, f"keys must be strings, found {key!r}", key_node.start_mark
-                )
-            if key in result:
-                raise _DuplicateKey(key, result.positions[key], _pos(key_node))
-            result[key] = self.construct_object(value_node, deep=True)
-            result.positions[key] = _pos(key_node)  # the key line reads best in messages
-        return result
+        def construct_mapping(self, node: MappingNode, deep: bool = False) -> LocatedDict:
+            self.flatten_mapping(node)
+            result = LocatedDict()
+            result.start = _pos(node)
+            result.positions = {}
+            for key_node, value_node in node.value:
+                key = self.construct_object(key_node, deep=True)
+                if not isinstance(key, str):
+                    raise ConstructorError(
+                        None, None, f"keys must be strings, found {key!r}", key_node.start_mark
+                    )
+                if key in result:
+                    raise _DuplicateKey(key, result.positions[key], _pos(key_node))
+                result[key] = self.construct_object(value_node, deep=True)
+                result.positions[key] = _pos(key_node)  # the key line reads best in messages
+            return result
 
-    def construct_sequence(self, node: SequenceNode, deep: bool = False) -> LocatedList:
-        result = LocatedList()
-        result.start = _pos(node)
-        result.positions = []
-        for child in node.value:
-            result.append(self.construct_object(child, deep=True))
-            result.positions.append(_pos(child))
-        return result
+        def construct_sequence(self, node: SequenceNode, deep: bool = False) -> LocatedList:
+            result = LocatedList()
+            result.start = _pos(node)
+            result.positions = []
+            for child in node.value:
+                result.append(self.construct_object(child, deep=True))
+                result.positions.append(_pos(child))
+            return result
 
+    def located_mapping(loader: _StrictLoader, node: MappingNode) -> LocatedDict:
+        return loader.construct_mapping(node)
 
-def _construct_located_mapping(loader: _StrictLoader, node: MappingNode) -> LocatedDict:
-    return loader.construct_mapping(node)
+    def located_sequence(loader: _StrictLoader, node: SequenceNode) -> LocatedList:
+        return loader.construct_sequence(node)
 
+    _StrictLoader.add_constructor("tag:yaml.org,2002:map", located_mapping)
+    _StrictLoader.add_constructor("tag:yaml.org,2002:seq", located_sequence)
 
-def _construct_located_sequence(loader: _StrictLoader, node: SequenceNode) -> LocatedList:
-    return loader.construct_sequence(node)
-
-
-_StrictLoader.add_constructor("tag:yaml.org,2002:map", _construct_located_mapping)
-_StrictLoader.add_constructor("tag:yaml.org,2002:seq", _construct_located_sequence)
-
-# Replace the YAML 1.1 resolvers: booleans are only true/false, timestamps stay strings.
-_StrictLoader.yaml_implicit_resolvers = {
-    first: [
-        (tag, regexp)
-        for tag, regexp in resolvers
-        if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")
-    ]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_StrictLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
+    # Replace the YAML 1.1 resolvers: booleans are only true/false, timestamps stay strings.
+    _StrictLoader.yaml_implicit_resolvers = {
+        first: [
+            (tag, regexp)
+            for tag, regexp in resolvers
+            if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")
+        ]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    _StrictLoader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool",
+        re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+        list("tTfF"),
+    )
+    return _StrictLoader
 
 
 def load_yaml(text: str, path: str) -> Any:
     """Parse one YAML document strictly; raise a list of SourceError on failure."""
+    import yaml
+
     try:
-        return yaml.load(text, Loader=_StrictLoader)
+        return yaml.load(text, Loader=_strict_loader())
     except _DuplicateKey as dup:
         raise YamlError(
             SourceError(

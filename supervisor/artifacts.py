@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any, Final, NamedTuple, TypeVar
 
 import orjson
-import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from supervisor.canonical import (
@@ -898,7 +897,9 @@ class ArtifactLog:
     keys: KeyPair
     max_bytes: int = DEFAULT_MAX_BYTES
     taxonomy: Mapping[str, Any] = field(default_factory=dict)
-    snapshot: Mapping[str, Any] | None = None  # the taxonomy as a loadable file, for replay
+    # The taxonomy as a loadable file, for replay, or what makes it (called only when no
+    # snapshot of this taxonomy's hash is stored yet: building it dumps every entry).
+    snapshot: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None
     sensitive_fields: Sequence[str] = ()
     durable: bool = False  # fsync each record (survives power loss, costs a disk flush)
     # Records name their chain, and append returns the link for the caller to anchor (the
@@ -1328,12 +1329,20 @@ def unseal(record: Record, keys: KeyPair | None) -> tuple[dict[str, Any], dict[s
     return record.decision, context if isinstance(context, dict) else {}
 
 
-def write_snapshot(directory: Path, taxonomy_hash: str, snapshot: Mapping[str, Any]) -> Path:
-    """Store a taxonomy snapshot once, named by its hash, so replays can load it later."""
+def write_snapshot(
+    directory: Path,
+    taxonomy_hash: str,
+    snapshot: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
+) -> Path:
+    """Store a taxonomy snapshot once, named by its hash, so replays can load it later
+    (``snapshot`` may be a function that builds it, called only when none is stored)."""
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     path = directory / (taxonomy_hash.removeprefix("sha256:") + ".yaml")
     if not path.exists():
+        import yaml  # only here: a process whose taxonomy is stored already never needs it
+
+        data = snapshot() if callable(snapshot) else snapshot
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(yaml.safe_dump(json.loads(json.dumps(snapshot)), sort_keys=False))
+        tmp.write_text(yaml.safe_dump(json.loads(json.dumps(data)), sort_keys=False))
         tmp.replace(path)
     return path

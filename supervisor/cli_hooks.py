@@ -99,25 +99,30 @@ def _answer_hook(
     finished = True
     try:
         text = read_event()
-        from supervisor.hooks.runner import HookSettings, SupervisorCache, run_hook
-        from supervisor.notices import warnings_once
+        from supervisor.gcpause import gc_paused
 
-        home = _home(ctx)
-        settings = HookSettings(
-            host=host,
-            taxonomy=tuple(_taxonomy_sources(taxonomies)),
-            home=str(home),
-            store=store,
-            on_error=on_error,  # type: ignore[arg-type]
-            flag_as=flag_as,  # type: ignore[arg-type]
-            budget_ms=budget_ms,
-            tools=tools_file,
-        )
-        cache = SupervisorCache()
-        # A process per call: a fresh home's warnings (a key created, a coverage note) go
-        # to stderr once for the home, not on every call.
-        with warnings_once(home, sys.stderr, enabled=not (ctx.obj or {}).get("debug")):
-            outcome = run_hook(text, settings, cache, started=_STARTED)
+        # One call in this process: no cyclic collection while it imports, builds, decides.
+        with gc_paused():
+            from supervisor.hooks.runner import HookSettings, SupervisorCache, run_hook
+            from supervisor.notices import warnings_once
+
+            home = _home(ctx)
+            settings = HookSettings(
+                host=host,
+                taxonomy=tuple(_taxonomy_sources(taxonomies)),
+                home=str(home),
+                store=store,
+                on_error=on_error,  # type: ignore[arg-type]
+                flag_as=flag_as,  # type: ignore[arg-type]
+                budget_ms=budget_ms,
+                tools=tools_file,
+            )
+            cache = SupervisorCache()
+            # A process per call: a fresh home's warnings (a key created, a coverage note)
+            # go to stderr once for the home, not on every call.
+            debug = (ctx.obj or {}).get("debug")
+            with warnings_once(home, sys.stderr, enabled=not debug):
+                outcome = run_hook(text, settings, cache, started=_STARTED)
         answer, finished = outcome.answer, outcome.finished
         if finished:
             cache.close()

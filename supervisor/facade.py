@@ -6,6 +6,7 @@ import logging
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -13,8 +14,9 @@ from pydantic import JsonValue, ValidationError
 
 from supervisor.artifacts import ArtifactLog
 from supervisor.engine import Engine, as_context
-from supervisor.errors import ConfigError, StateDirError, StoreError
+from supervisor.errors import ConfigError, StateDirError, StoreError, SupervisorError
 from supervisor.facts import FactsCache, agather, gather
+from supervisor.gcpause import gc_paused
 from supervisor.memory import InProcessMemory, NudgeMemory, StoreMemory
 from supervisor.models import Action, Context, Decision, Effect
 from supervisor.plugins import KindRegistry, load_kinds
@@ -106,7 +108,7 @@ class Supervisor:
                 self.home,
                 _signing_keys(keys, self.home),
                 taxonomy=taxonomy_record(taxonomy, kinds),
-                snapshot=snapshot(taxonomy),
+                snapshot=partial(snapshot, taxonomy),  # built when none is stored yet
                 sensitive_fields=tuple(sensitive_fields),
                 # records name their chain, which the store anchors (see ChainLink)
                 anchored=memory is None,
@@ -267,21 +269,22 @@ class Supervisor:
         ``plugins`` are extra pluggy plugin objects, registered after the installed ones
         (useful for kinds defined in the application itself).
         """
-        kinds = load_kinds(plugins)
-        taxonomy = load_taxonomy([_source(s) for s in sources], kinds)
-        return cls(
-            taxonomy,
-            kinds=kinds,
-            home=home,
-            record=record,
-            store=store,
-            keys=keys,
-            memory=memory,
-            sensitive_fields=sensitive_fields,
-            on_record_error=on_record_error,
-            facts=facts,
-            observers=observers,
-        )
+        with gc_paused():  # what is built here lives as long as the Supervisor
+            kinds = load_kinds(plugins)
+            taxonomy = _load([_source(s) for s in sources], kinds, home, record, keys)
+            return cls(
+                taxonomy,
+                kinds=kinds,
+                home=home,
+                record=record,
+                store=store,
+                keys=keys,
+                memory=memory,
+                sensitive_fields=sensitive_fields,
+                on_record_error=on_record_error,
+                facts=facts,
+                observers=observers,
+            )
 
     def check(
         self,
@@ -482,6 +485,41 @@ def _signing_keys(keys: str | os.PathLike[str] | KeyPair | None, home: Path) -> 
         path.with_name(PUBLIC_FILE),
     )
     return pair
+
+
+def _load(
+    sources: Sequence[str | Path],
+    kinds: KindRegistry,
+    home: str | os.PathLike[str] | None,
+    record: bool,
+    keys: str | os.PathLike[str] | KeyPair | None,
+) -> Taxonomy:
+    """The taxonomy, through the state directory's verified cache when this Supervisor
+    keeps records and the state directory's signing key already exists (the cache is
+    signed with it; a first run creates the key and builds without the cache)."""
+    if record and sources:
+        resolved = resolve_home(home)
+        pair = _existing_keys(keys, resolved)
+        if pair is not None:
+            from supervisor.taxonomy_cache import load_cached
+
+            return load_cached(sources, kinds, resolved, pair)
+    return load_taxonomy(sources, kinds)
+
+
+def _existing_keys(keys: str | os.PathLike[str] | KeyPair | None, home: Path) -> KeyPair | None:
+    """The key records will be signed with, if it exists; None when it does not, or does
+    not load (the Supervisor then creates it, or reports why it cannot be read)."""
+    if isinstance(keys, KeyPair):
+        return keys
+    configured = keys if keys is not None else os.environ.get(KEY_ENV)
+    path = Path(configured) if configured else home / KEYS_DIR / PRIVATE_FILE
+    if not path.is_file():
+        return None
+    try:
+        return load_private_key(path)
+    except (OSError, SupervisorError):
+        return None
 
 
 def _key_file(keys: str | os.PathLike[str] | KeyPair | None, home: Path) -> Path | None:

@@ -69,11 +69,26 @@ def _display_name(plugin: object) -> str:
 
 
 def _distributions(pm: pluggy.PluginManager) -> dict[int, str]:
-    """Plugin id -> "distribution version" for plugins loaded from entry points."""
-    return {
-        id(plugin): f"{dist.project_name} {dist.version}"
-        for plugin, dist in pm.list_plugin_distinfo()
-    }
+    """Plugin id -> "distribution version" for plugins loaded from entry points.
+
+    Each distribution's metadata is read once: one package registers many kinds, and
+    reading it parses the whole METADATA file (about 1 ms each, every one-shot process).
+    """
+    listed: Iterable[tuple[object, Any]] = (
+        pm.list_plugin_distributions()
+        if hasattr(pm, "list_plugin_distributions")  # pluggy >= 1.7: the distributions
+        else pm.list_plugin_distinfo()  # a wrapper per plugin, around the distribution
+    )
+    labels: dict[int, str] = {}
+    found: dict[int, str] = {}
+    for plugin, dist in listed:
+        key = id(getattr(dist, "_dist", dist))
+        label = labels.get(key)
+        if label is None:
+            metadata = dist.metadata
+            label = labels[key] = f"{metadata['name']} {metadata['version']}"
+        found[id(plugin)] = label
+    return found
 
 
 def _disabled() -> list[str]:

@@ -11,19 +11,19 @@ The directory is created mode 0700 (decisions hold what the agent tried to do); 
 one readable by others is tightened, one that others can write, or that another user owns,
 is refused. An explicit home inside a git work tree gets a ``.gitignore`` of ``*``.
 
-This module is imported by the hook client, which must start fast: it imports the error
-tree and platformdirs only where it needs them.
+The default directory's path is computed by :mod:`supervisor.homepath` (standard library
+only, for the hook client); this module imports the error tree only where it needs it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
-import re
 import stat
 from pathlib import Path
 from typing import Final
+
+from supervisor import homepath
 
 __all__ = [
     "APP_NAME",
@@ -40,31 +40,19 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 HOME_ENV: Final = "SUPERVISE_HOME"
-APP_NAME: Final = "supervise"
+APP_NAME: Final = homepath.APP_NAME
 LEGACY_DIRNAME: Final = ".supervise"  # where earlier versions kept it, in the working directory
-_NAME_CHARS: Final = re.compile(r"[^A-Za-z0-9._-]+")  # one class, linear; names are ours
-_NAME_MAX: Final = 24  # keeps hook.sock's path well under the 108 bytes a socket may have
 _warned: set[Path] = set()
 
 
 def repository_root(start: Path) -> Path:
     """The root of the git work tree holding ``start`` (resolved), or ``start`` itself."""
-    start = start.resolve()
-    for directory in (start, *start.parents):
-        if (directory / ".git").exists():
-            return directory
-    return start
+    return Path(homepath.repository_root(os.fspath(start)))
 
 
 def default_home(cwd: Path | None = None) -> Path:
     """The state directory for the repository (or directory) ``cwd`` is in."""
-    import platformdirs
-
-    root = repository_root(cwd if cwd is not None else Path.cwd())
-    digest = hashlib.sha256(os.fsencode(root)).hexdigest()[:16]
-    name = _NAME_CHARS.sub("_", root.name)[:_NAME_MAX].strip("._") or "root"
-    base = Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
-    return base / f"{name}-{digest}"
+    return Path(homepath.default_home(None if cwd is None else os.fspath(cwd)))
 
 
 def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:

@@ -44,13 +44,18 @@ __all__ = [
     "Entry",
     "ExampleCase",
     "Examples",
+    "Merged",
     "PackDocs",
     "Severity",
     "SourceFile",
     "Taxonomy",
     "builtin_packs",
     "config_hash",
+    "finish",
+    "load_read",
     "load_taxonomy",
+    "merge_sources",
+    "read_sources",
     "snapshot",
     "taxonomy_record",
     "with_timeouts",
@@ -496,6 +501,17 @@ class _Pending:
         return self.path, self.root, self.loc
 
 
+def read_sources(sources: Sequence[str | Path]) -> list[tuple[str, str] | TaxonomyError]:
+    """(display path, text) of each pack name or file path, or why it could not be read."""
+    read: list[tuple[str, str] | TaxonomyError] = []
+    for source in sources:
+        try:
+            read.append(_read_source(source))
+        except TaxonomyError as exc:
+            read.append(exc)
+    return read
+
+
 def load_taxonomy(sources: Sequence[str | Path], kinds: KindRegistry | None = None) -> Taxonomy:
     """Load, merge and validate a taxonomy from pack names and/or YAML paths.
 
@@ -524,6 +540,74 @@ def load_taxonomy(sources: Sequence[str | Path], kinds: KindRegistry | None = No
         from supervisor.plugins import load_kinds
 
         kinds = load_kinds()
+    return load_read(read_sources(sources), kinds)
+
+
+def load_read(read: Sequence[tuple[str, str] | TaxonomyError], kinds: KindRegistry) -> Taxonomy:
+    """:func:`load_taxonomy` of sources already read (:func:`read_sources`)."""
+    merged = merge_sources(read)
+    return finish(merged, kinds)
+
+
+@dataclass(frozen=True)
+class Merged:
+    """A taxonomy's files parsed and merged, its entries not validated yet: what
+    :func:`finish` builds the taxonomy from (and what supervisor.taxonomy_cache keeps)."""
+
+    pending: dict[str, _Pending]
+    disabled: dict[str, tuple[str, Any, tuple[str | int, ...]]]
+    budgets: dict[str, int]
+    shown: list[str]
+    files: list[SourceFile]
+    errors: list[SourceError] = field(default_factory=list)
+    located: bool = True  # the YAML's positions are known (not for one from a cache)
+
+    def to_json(self) -> dict[str, Any]:
+        """As JSON data (:meth:`from_json` reads it back), the YAML's positions left out;
+        TypeError from a JSON encoder for a value JSON has no form for (a YAML date)."""
+        return {
+            "pending": [[i, item.path, item.raw] for i, item in self.pending.items()],
+            "disabled": list(self.disabled),
+            "budgets": self.budgets,
+            "shown": self.shown,
+            "files": [
+                {
+                    "path": f.path,
+                    "id": f.id,
+                    "title": f.title,
+                    "description": f.description,
+                    "version": f.version,
+                    "docs": f.docs.model_dump(mode="json") if f.docs is not None else None,
+                }
+                for f in self.files
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Merged:
+        """What :meth:`to_json` wrote. KeyError, TypeError, ValueError when it is not that."""
+        return cls(
+            pending={i: _Pending(dict(raw), path, None, ()) for i, path, raw in data["pending"]},
+            disabled={i: ("", None, ()) for i in data["disabled"]},
+            budgets=dict(data["budgets"]),
+            shown=list(data["shown"]),
+            files=[
+                SourceFile(
+                    f["path"],
+                    f["id"],
+                    f["title"],
+                    f["description"],
+                    f["version"],
+                    PackDocs.model_validate(f["docs"]) if f["docs"] is not None else None,
+                )
+                for f in data["files"]
+            ],
+            located=False,
+        )
+
+
+def merge_sources(read: Sequence[tuple[str, str] | TaxonomyError]) -> Merged:
+    """Parse each file and merge them in order: entries, overrides, disables, budgets."""
     errors: list[SourceError] = []
     pending: dict[str, _Pending] = {}
     disabled: dict[str, tuple[str, Any, tuple[str | int, ...]]] = {}
@@ -532,12 +616,11 @@ def load_taxonomy(sources: Sequence[str | Path], kinds: KindRegistry | None = No
     files: list[SourceFile] = []
     groups: list[tuple[str, Any, tuple[str | int, ...], str]] = []  # docs' entry ids to check
 
-    for source in sources:
-        try:
-            path, text = _read_source(source)
-        except TaxonomyError as exc:
-            errors.extend(exc.errors)
+    for source in read:
+        if isinstance(source, TaxonomyError):
+            errors.extend(source.errors)
             continue
+        path, text = source
         shown.append(path)
         try:
             root = load_yaml(text, path)
@@ -628,6 +711,22 @@ def load_taxonomy(sources: Sequence[str | Path], kinds: KindRegistry | None = No
         if entry_id not in pending:
             errors.append(_unknown_id(path, root, loc, entry_id, pending, anywhere=True))
 
+    return Merged(pending, disabled, budgets, shown, files, errors)
+
+
+def finish(merged: Merged, kinds: KindRegistry) -> Taxonomy:
+    """Validate each merged entry and its config against its kind, and build the taxonomy.
+
+    Raises:
+        TaxonomyError: with every problem found (the merge's too).
+    """
+    errors = list(merged.errors)
+    pending, disabled, budgets, shown = (
+        merged.pending,
+        merged.disabled,
+        merged.budgets,
+        merged.shown,
+    )
     entries: list[Entry] = []
     configs: dict[str, KindConfig] = {}
     for entry_id, item in pending.items():
@@ -676,8 +775,8 @@ def load_taxonomy(sources: Sequence[str | Path], kinds: KindRegistry | None = No
         disabled=tuple(
             sorted(set(disabled) | {i for i, p in pending.items() if p.raw.get("enabled") is False})
         ),
-        files=tuple(files),
-        _origins={e.id: pending[e.id] for e in entries},
+        files=tuple(merged.files),
+        _origins={e.id: pending[e.id] for e in entries} if merged.located else {},
     )
 
 

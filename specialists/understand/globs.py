@@ -27,6 +27,14 @@ def is_within(path: str, root: str) -> bool:
     return path == root or path.startswith(root + "/")
 
 
+@lru_cache(maxsize=4096)
+def _escaped(char: str) -> str:
+    """``re2.escape`` of one character, remembered: a pack's globs escape every literal
+    character (thousands when it is built), and each ``re2.escape`` call encodes, quotes
+    in C and decodes again. The result is the same string."""
+    return str(re2.escape(char))
+
+
 def _glob_regex(pattern: str) -> str:
     """RE2 syntax for a path glob: ``**`` spans directories, ``*``/``?`` stay in one."""
     out: list[str] = []
@@ -58,7 +66,7 @@ def _glob_regex(pattern: str) -> str:
             out.append(piece)
             continue
         else:
-            out.append(re2.escape(c))
+            out.append(_escaped(c))
         i += 1
     return "".join(out)
 
@@ -478,7 +486,7 @@ def _word_regex(glob: str) -> str:
             out.append(piece)
             continue
         else:
-            out.append(re2.escape(c))
+            out.append(_escaped(c))
         i += 1
     return "".join(out)
 

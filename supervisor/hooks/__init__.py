@@ -20,7 +20,10 @@ This package imports nothing heavy itself: the thin client lives in it.
 from __future__ import annotations
 
 import re
-from typing import Final
+
+TYPE_CHECKING = False  # not typing's: the thin client imports this package (see supervisor)
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "AGENT_ENV",

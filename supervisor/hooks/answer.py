@@ -15,15 +15,30 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Final, Literal, NamedTuple
+from collections import namedtuple
+
+TYPE_CHECKING = False  # not typing's: the thin client imports this module (see supervisor)
+if TYPE_CHECKING:
+    from typing import Any, Final, Literal, NamedTuple, TypeAlias
+
+    OnError: TypeAlias = Literal["allow", "deny"]
+    FlagAs: TypeAlias = Literal["allow", "ask"]
+
+    class _Fields(NamedTuple):
+        stdout: str = ""
+        stderr: str = ""
+        exit_code: int = 0
+
+else:
+    # The same tuple at run time, without importing typing (several milliseconds for the
+    # thin client); OnError and FlagAs are types only: import them under TYPE_CHECKING.
+    _Fields = namedtuple("_Fields", ("stdout", "stderr", "exit_code"), defaults=("", "", 0))
 
 __all__ = [
     "DEFAULT_BUDGET_MS",
     "EMPTY",
     "MAX_REASON_CHARS",
-    "FlagAs",
     "HookAnswer",
-    "OnError",
     "error_answer",
     "json_answer",
     "not_text",
@@ -54,9 +69,6 @@ def not_text(exc: UnicodeDecodeError) -> str:
     )
 
 
-OnError = Literal["allow", "deny"]
-FlagAs = Literal["allow", "ask"]
-
 # Below the 30 s host timeout that ``supervise hook install`` writes, so the hook answers
 # (deny, by default) before the host gives up on it and lets the call through.
 DEFAULT_BUDGET_MS: Final = 20_000
@@ -66,13 +78,11 @@ MAX_REASON_CHARS: Final = 8_000
 BLOCK_EXIT: Final = 2
 
 
-class HookAnswer(NamedTuple):
-    """A hook process's whole answer. (A NamedTuple, not a dataclass: importing
-    ``dataclasses`` would cost the thin client several milliseconds.)"""
+class HookAnswer(_Fields):
+    """A hook process's whole answer: ``stdout``, ``stderr``, ``exit_code``. (A named tuple,
+    not a dataclass: importing ``dataclasses`` would cost the thin client milliseconds.)"""
 
-    stdout: str = ""
-    stderr: str = ""
-    exit_code: int = 0
+    __slots__ = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"stdout": self.stdout, "stderr": self.stderr, "exit_code": self.exit_code}

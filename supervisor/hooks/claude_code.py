@@ -23,13 +23,13 @@ next to the tool's result when something was reverted (Claude must know), else a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import JsonValue
 
 from supervisor.adapters.tools import action_from_tool_call
 from supervisor.errors import InvalidActionError
-from supervisor.hooks.answer import EMPTY, FlagAs, HookAnswer, json_answer
+from supervisor.hooks.answer import EMPTY, HookAnswer, json_answer
 from supervisor.hooks.common import (
     HookCall,
     block_text,
@@ -43,6 +43,9 @@ from supervisor.hooks.common import (
     strictest_decision,
 )
 from supervisor.models import Action, Decision, Verdict
+
+if TYPE_CHECKING:
+    from supervisor.hooks.answer import FlagAs
 
 __all__ = ["AGENT", "HOST", "actions_for_tool", "parse", "post_answer", "pre_answer"]
 

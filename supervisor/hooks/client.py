@@ -17,14 +17,11 @@ answer. Every failure ends in an answer: the hosts let a call through when a hoo
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import socket
 import sys
 import time
-from collections.abc import Sequence
-from typing import Final, NoReturn
 
 from supervisor.hooks import AGENT_ENV, HOSTS, referenced_names, shareable_value
 from supervisor.hooks.answer import (
@@ -35,57 +32,174 @@ from supervisor.hooks.answer import (
     read_event,
 )
 
-__all__ = ["DaemonUnavailable", "ask_daemon", "build_parser", "main"]
+TYPE_CHECKING = False  # not typing's: importing typing costs this client milliseconds
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Final, NoReturn
+
+    from supervisor.hooks.answer import FlagAs, OnError
+
+__all__ = ["DaemonUnavailable", "Options", "UsageError", "ask_daemon", "main", "parse_args"]
 
 TAXONOMY_ENV: Final = "SUPERVISE_TAXONOMY"
 DEFAULT_TAXONOMY: Final = ("coding",)
 SOCKET_NAME: Final = "hook.sock"  # supervisor.hooks.daemon.SOCKET_NAME, without its imports
-HOME_ENV: Final = "SUPERVISE_HOME"  # as supervisor.state, which imports dataclasses (slow)
+HOME_ENV: Final = "SUPERVISE_HOME"  # as supervisor.state, which imports pathlib (slow)
 PROTOCOL: Final = 1
 # Time for the daemon's answer to travel back after its own budget ran out.
 _TRANSPORT_MARGIN_S: Final = 1.0
+PROG: Final = "supervise-hook"
 
 
 class DaemonUnavailable(OSError):
     """No daemon listens on the socket (none started, or it stopped)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="supervise-hook",
-        description="Answer a Claude Code or Codex hook event (stdin) through the supervise "
-        "hook daemon, or in-process when it is not running.",
-    )
-    parser.add_argument("host", choices=HOSTS)
-    parser.add_argument(
-        "-t",
-        "--taxonomy",
-        action="append",
-        default=[],
-        metavar="NAME|PATH",
-        help=f"pack name or YAML file; repeat for overlays (default: ${TAXONOMY_ENV} or coding)",
-    )
-    parser.add_argument(
-        "--home",
-        help="state directory (default: $SUPERVISE_HOME, else the repository's directory in "
-        "the user's state directory)",
-    )
-    parser.add_argument("--store", help="store URL or path (default: the state directory's)")
-    parser.add_argument("--on-error", choices=("allow", "deny"), default="deny")
-    parser.add_argument("--flag-as", choices=("allow", "ask"), default="allow")
-    parser.add_argument("--budget-ms", type=int, default=DEFAULT_BUDGET_MS)
-    parser.add_argument(
-        "--tools", help="tools file: sinks and result trust (docs/tool-annotations.md)"
-    )
-    parser.add_argument(
-        "--socket", help="daemon socket (default: hook.sock in the state directory)"
-    )
-    parser.add_argument(
-        "--no-fallback",
-        action="store_true",
-        help="when no daemon answers, give the --on-error answer instead of deciding in-process",
-    )
-    return parser
+class UsageError(ValueError):
+    """The command line is wrong: the message says how (exit status 2, as argparse's)."""
+
+
+class Options:
+    """The parsed command line (argparse is not imported: with the shutil, locale and
+    compression modules it pulls in, it cost this client more than the round trip)."""
+
+    def __init__(self, host: str) -> None:
+        self.host = host
+        self.taxonomy: list[str] = []
+        self.home: str | None = None
+        self.store: str | None = None
+        self.on_error: OnError = "deny"
+        self.flag_as: FlagAs = "allow"
+        self.budget_ms: int = DEFAULT_BUDGET_MS
+        self.tools: str | None = None
+        self.socket: str | None = None
+        self.no_fallback = False
+
+
+# option -> (attribute, the values it may take: None for any string, int for an integer)
+_VALUED: Final[dict[str, tuple[str, tuple[str, ...] | type[int] | None]]] = {
+    "--taxonomy": ("taxonomy", None),
+    "--home": ("home", None),
+    "--store": ("store", None),
+    "--on-error": ("on_error", ("allow", "deny")),
+    "--flag-as": ("flag_as", ("allow", "ask")),
+    "--budget-ms": ("budget_ms", int),
+    "--tools": ("tools", None),
+    "--socket": ("socket", None),
+}
+_METAVARS: Final = {"--taxonomy": "NAME|PATH", "--budget-ms": "MS"}
+USAGE: Final = (
+    f"usage: {PROG} [-h] [-t NAME|PATH] [--home HOME] [--store STORE] "
+    "[--on-error {allow,deny}] [--flag-as {allow,ask}] [--budget-ms MS] [--tools TOOLS] "
+    "[--socket SOCKET] [--no-fallback] {claude-code,codex}"
+)
+HELP: Final = f"""{USAGE}
+
+Answer a Claude Code or Codex hook event (stdin) through the supervise hook daemon, or
+in-process when it is not running.
+
+positional arguments:
+  {{claude-code,codex}}
+
+options:
+  -h, --help            show this help message and exit
+  -t NAME|PATH, --taxonomy NAME|PATH
+                        pack name or YAML file; repeat for overlays (default:
+                        ${TAXONOMY_ENV} or coding)
+  --home HOME           state directory (default: $SUPERVISE_HOME, else the repository's
+                        directory in the user's state directory)
+  --store STORE         store URL or path (default: the state directory's)
+  --on-error {{allow,deny}}
+  --flag-as {{allow,ask}}
+  --budget-ms MS        the time budget of one answer (default: {DEFAULT_BUDGET_MS})
+  --tools TOOLS         tools file: sinks and result trust (docs/tool-annotations.md)
+  --socket SOCKET       daemon socket (default: hook.sock in the state directory)
+  --no-fallback         when no daemon answers, give the --on-error answer instead of
+                        deciding in-process
+"""
+
+
+def _set(options: Options, name: str, value: str) -> None:
+    attribute, allowed = _VALUED[name]
+    shown = name if name != "--taxonomy" else "-t/--taxonomy"
+    if allowed is int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise UsageError(f"argument {shown}: invalid int value: {value!r}") from None
+        setattr(options, attribute, number)
+    elif isinstance(allowed, tuple) and value not in allowed:
+        choices = ", ".join(repr(c) for c in allowed)
+        raise UsageError(f"argument {shown}: invalid choice: {value!r} (choose from {choices})")
+    elif attribute == "taxonomy":
+        options.taxonomy.append(value)
+    else:
+        setattr(options, attribute, value)
+
+
+def _is_option(arg: str) -> bool:
+    """Whether ``arg`` is an option rather than a value (``-5`` is a value, as for argparse)."""
+    return arg.startswith("-") and arg != "-" and not arg[1:].isdigit()
+
+
+def parse_args(argv: Sequence[str]) -> Options:
+    """The options of ``argv``, read as argparse read them before (full option names,
+    ``--name value`` or ``--name=value``, ``-t NAME`` or ``-tNAME``).
+
+    Raises:
+        UsageError: an unknown option, a missing or wrong value, no host or two.
+    """
+    positional: list[str] = []
+    settings: list[tuple[str, str]] = []
+    no_fallback = False
+    args = list(argv)
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "--":
+            positional.extend(args[index:])
+            break
+        if not arg.startswith("-") or arg == "-":
+            positional.append(arg)
+            continue
+        if arg == "--no-fallback":
+            no_fallback = True
+            continue
+        name, given = arg, None
+        if arg.startswith("--") and "=" in arg:
+            name, given = arg.split("=", 1)
+        elif arg.startswith("-t") and not arg.startswith("--"):
+            name, given = "--taxonomy", arg[2:] or None
+        if name not in _VALUED:
+            raise UsageError(f"unrecognized arguments: {arg}")
+        if given is None:
+            if index >= len(args) or _is_option(args[index]):
+                metavar = _METAVARS.get(name, name.lstrip("-").replace("-", "_").upper())
+                shown = name if name != "--taxonomy" else "-t/--taxonomy"
+                raise UsageError(f"argument {shown}: expected one argument ({metavar})")
+            given = args[index]
+            index += 1
+        settings.append((name, given))
+    if not positional:
+        raise UsageError("the following arguments are required: host")
+    host, *extra = positional
+    if host not in HOSTS:
+        choices = ", ".join(repr(h) for h in HOSTS)
+        raise UsageError(f"argument host: invalid choice: {host!r} (choose from {choices})")
+    if extra:
+        raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
+    options = Options(host)
+    options.no_fallback = no_fallback
+    for name, given in settings:
+        _set(options, name, given)
+    if options.home == "":
+        raise UsageError("--home is empty: name the state directory, or leave --home out")
+    if options.host == "codex" and options.flag_as == "ask":
+        raise UsageError(
+            "--flag-as ask is not available for codex: Codex takes 'ask' as a failed hook"
+        )
+    return options
 
 
 def _taxonomy(given: Sequence[str]) -> list[str]:
@@ -100,13 +214,14 @@ def _taxonomy(given: Sequence[str]) -> list[str]:
 
 
 def state_dir(given: str | None) -> str:
-    """The state directory, chosen as :func:`supervisor.state.resolve_home` does (which is
-    imported only when neither ``--home`` nor the environment names it)."""
+    """The state directory, chosen as :func:`supervisor.state.resolve_home` does (the default
+    is computed, with platformdirs, only when neither ``--home`` nor the environment names
+    one)."""
     chosen = given or os.environ.get(HOME_ENV)
     if not chosen:
-        from supervisor.state import default_home
+        from supervisor.homepath import default_home
 
-        chosen = os.fspath(default_home())
+        chosen = default_home()
     return os.path.abspath(chosen)
 
 
@@ -136,28 +251,32 @@ def ask_daemon(path: str, request: bytes, timeout_s: float) -> HookAnswer:
 
 
 def _in_process(
-    text: str, args: argparse.Namespace, taxonomy: list[str], home: str, started: float
+    text: str, args: Options, taxonomy: list[str], home: str, started: float
 ) -> tuple[HookAnswer, bool]:
-    from supervisor.hooks.runner import HookSettings, SupervisorCache, run_hook
+    from supervisor.gcpause import gc_paused
 
-    settings = HookSettings(
-        host=args.host,
-        taxonomy=tuple(taxonomy),
-        home=home,
-        store=args.store,
-        on_error=args.on_error,
-        flag_as=args.flag_as,
-        budget_ms=args.budget_ms,
-        tools=_tools_path(args),
-    )
-    cache = SupervisorCache()
-    outcome = run_hook(text, settings, cache, started=started)
+    # One call in this process: no cyclic collection while it imports, builds and decides.
+    with gc_paused():
+        from supervisor.hooks.runner import HookSettings, SupervisorCache, run_hook
+
+        settings = HookSettings(
+            host=args.host,
+            taxonomy=tuple(taxonomy),
+            home=home,
+            store=args.store,
+            on_error=args.on_error,
+            flag_as=args.flag_as,
+            budget_ms=args.budget_ms,
+            tools=_tools_path(args),
+        )
+        cache = SupervisorCache()
+        outcome = run_hook(text, settings, cache, started=started)
     if outcome.finished:
         cache.close()
     return outcome.answer, outcome.finished
 
 
-def _tools_path(args: argparse.Namespace) -> str | None:
+def _tools_path(args: Options) -> str | None:
     """The tools file as an absolute path: the daemon runs in another directory."""
     tools: str | None = args.tools
     return os.path.abspath(tools) if tools else None
@@ -179,7 +298,7 @@ def agent_env(payload: str) -> dict[str, str]:
     return env
 
 
-def answer(args: argparse.Namespace, text: str, started: float) -> tuple[HookAnswer, bool]:
+def answer(args: Options, text: str, started: float) -> tuple[HookAnswer, bool]:
     """The answer to one event, and whether all work finished (else exit without waiting)."""
     taxonomy = _taxonomy(args.taxonomy)
     home = state_dir(args.home)
@@ -215,12 +334,15 @@ def answer(args: argparse.Namespace, text: str, started: float) -> tuple[HookAns
 def main(argv: Sequence[str] | None = None) -> NoReturn:
     """Entry point of ``python -m supervisor.hooks.client`` and ``supervise-hook``."""
     started = time.monotonic()
-    parser = build_parser()
-    args = parser.parse_args(argv)  # a usage error exits 2, which both hosts take as "deny"
-    if args.home == "":
-        parser.error("--home is empty: name the state directory, or leave --home out")
-    if args.host == "codex" and args.flag_as == "ask":
-        parser.error("--flag-as ask is not available for codex: Codex takes 'ask' as a failed hook")
+    given = sys.argv[1:] if argv is None else argv
+    if "-h" in given or "--help" in given:
+        sys.stdout.write(HELP)
+        raise SystemExit(0)
+    try:
+        args = parse_args(given)
+    except UsageError as exc:  # exit 2, which both hosts take as "deny"
+        sys.stderr.write(f"{USAGE}\n{PROG}: error: {exc}\n")
+        raise SystemExit(2) from None
     finished = True
     try:
         text = read_event()

@@ -28,13 +28,13 @@ import os
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import JsonValue
 
 from supervisor.adapters.tools import action_from_tool_call
 from supervisor.errors import InvalidActionError
-from supervisor.hooks.answer import EMPTY, FlagAs, HookAnswer, json_answer
+from supervisor.hooks.answer import EMPTY, HookAnswer, json_answer
 from supervisor.hooks.common import (
     HookCall,
     block_text,
@@ -48,6 +48,9 @@ from supervisor.hooks.common import (
     strictest_decision,
 )
 from supervisor.models import Action, Decision, Verdict
+
+if TYPE_CHECKING:
+    from supervisor.hooks.answer import FlagAs
 
 __all__ = [
     "AGENT",

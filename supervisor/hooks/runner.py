@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from pydantic import ValidationError
 
@@ -44,9 +44,7 @@ from supervisor.hooks import AGENT_ENV, claude_code, codex
 from supervisor.hooks.answer import (
     DEFAULT_BUDGET_MS,
     EMPTY,
-    FlagAs,
     HookAnswer,
-    OnError,
     error_answer,
     json_answer,
     refusal_answer,
@@ -56,6 +54,9 @@ from supervisor.hooks.transcripts import TranscriptFiles
 from supervisor.models import Decision
 from supervisor.notices import first_time
 from supervisor.redact import redact_text
+
+if TYPE_CHECKING:
+    from supervisor.hooks.answer import FlagAs, OnError
 
 __all__ = ["AGENT_ENV", "HOST_MODULES", "HookSettings", "Outcome", "SupervisorCache", "run_hook"]
 

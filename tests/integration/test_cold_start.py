@@ -66,3 +66,26 @@ def test_a_typosquatted_install_still_builds_the_popular_index(home: Path) -> No
     result = _probe(home, {"type": "shell", "args": {"command": "pip install reqeusts"}})
     assert result["verdict"] != "ok"
     assert result["after"]["numpy"] is True  # type: ignore[index]
+
+
+def test_a_process_served_by_the_taxonomy_cache_parses_no_yaml(tmp_path: Path) -> None:
+    """Once the state directory holds its key, the verified taxonomy cache and the
+    taxonomy's snapshot, a new process neither parses YAML nor builds the snapshot: PyYAML
+    is not even imported."""
+    home = tmp_path / "state"
+    action = {"type": "shell", "args": {"command": "ls -la"}}
+    seen: list[bool] = []
+    for _ in range(3):  # creates the key; writes the cache; is served by it
+        out = subprocess.run(
+            [sys.executable, "-c", PROBE, str(home), json.dumps(action), json.dumps(["yaml"])],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=300,
+            check=True,
+        )
+        result = json.loads(out.stdout.splitlines()[-1])
+        assert result["verdict"] == "ok"
+        seen.append(result["after"]["yaml"])
+    assert seen == [True, True, False]
+    assert len(list((home / "cache" / "taxonomy").glob("*.json"))) == 1

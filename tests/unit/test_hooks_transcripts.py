@@ -178,7 +178,7 @@ def test_the_thin_client_sends_the_tools_file_as_an_absolute_path(tmp_path, monk
     from supervisor.hooks.daemon import _settings
 
     monkeypatch.chdir(tmp_path)
-    args = client.build_parser().parse_args(["claude-code", "--tools", "tools.yaml"])
+    args = client.parse_args(["claude-code", "--tools", "tools.yaml"])
     assert client._tools_path(args) == str(tmp_path / "tools.yaml")
     request = {"v": 1, "host": "claude-code", "payload": "{}", "taxonomy": ["coding"]}
     settings, _ = _settings({**request, "tools": str(tmp_path / "tools.yaml")}, tmp_path)

@@ -1,0 +1,85 @@
+"""Building a Supervisor runs no cyclic garbage collection, and leaves the collector as the
+caller had it (supervisor/gcpause.py: the build's objects live as long as the Supervisor)."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from supervisor import Supervisor
+from supervisor.errors import TaxonomyError
+
+
+@pytest.fixture
+def collections() -> Iterator[list[int]]:
+    runs: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            runs.append(info["generation"])
+
+    gc.callbacks.append(seen)
+    try:
+        yield runs
+    finally:
+        gc.callbacks.remove(seen)
+
+
+def test_building_runs_no_collection_and_enables_the_collector_again(
+    tmp_path: Path, collections: list[int]
+) -> None:
+    assert gc.isenabled()
+    sup = Supervisor.from_taxonomy("coding", home=tmp_path, record=False)
+    # None, not even when the collector is enabled again with the young generation far past
+    # its threshold: what was built moves to the oldest generation unscanned.
+    assert collections == []
+    assert gc.isenabled()
+    cells = [[[n]] for n in range(3000)]  # the collector works again after the build
+    assert len(cells) == 3000
+    sup.check({"type": "shell", "args": {"command": "ls"}})
+    assert collections
+
+
+def test_a_collector_switched_off_stays_off_and_a_failure_enables_it(tmp_path: Path) -> None:
+    gc.disable()
+    try:
+        Supervisor.from_taxonomy("coding", home=tmp_path, record=False)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(TaxonomyError):
+        Supervisor.from_taxonomy(tmp_path / "missing.yaml", home=tmp_path, record=False)
+    assert gc.isenabled()
+
+
+def test_a_hook_call_collects_nothing(tmp_path: Path, collections: list[int]) -> None:
+    """`supervise hook claude-code` answers one call (a process of its own, as a host runs
+    it): no collection while it builds and decides, and the collector is on after it."""
+    import json
+
+    from click.testing import CliRunner
+
+    from supervisor.cli import cli
+
+    event = {
+        "session_id": "s",
+        "cwd": str(tmp_path),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls -la"},
+        "tool_use_id": "toolu_1",
+    }
+    try:
+        result = CliRunner().invoke(
+            cli,
+            # A budget that cannot pass: past it the command ends the process (os._exit).
+            [*("--home", str(tmp_path), "hook", "claude-code"), *("--budget-ms", "600000")],
+            input=json.dumps(event),
+        )
+        assert result.exit_code == 0, result.output
+        assert collections == []
+    finally:
+        assert gc.isenabled()
