@@ -76,6 +76,7 @@ PASSAGE_CHARS: Final = 600  # a directive's passage: at most this long...
 PASSAGE_SENTENCES: Final = 4  # ...and this many sentences, from the cue's
 BACK_CHARS: Final = 300  # how far back the cue's sentence may start
 PHRASE_WORDS: Final = 5
+MIN_ASK_WORDS: Final = 4  # a sentence with fewer, once its cue is left out, is the cue alone
 MIN_NAME_CHARS: Final = 3
 SHOWN_CHARS: Final = 120
 _VALUE_TYPES: Final = frozenset({"email", "iban", "url", "host", "phone"})
@@ -399,10 +400,13 @@ def _string_ends(text: str, index: int) -> bool:
 
 
 def _passage(text: str, start: int, end: int) -> tuple[str, int]:
-    """The cue's sentence (from its start) and up to :data:`PASSAGE_SENTENCES` sentences,
-    within one quoted string of a result and one line, where a line goes on into the next
-    when it ends with a colon ("do the following first:", blank lines skipped) or when the
-    next line goes on with a small letter (a sentence wrapped); and where it ends."""
+    """The cue's sentence (from its start), and the next while what it has taken is the cue
+    alone or ends with a colon (:func:`_says_something`; :data:`PASSAGE_SENTENCES` at
+    most), within one quoted string of a result and one line, where a line goes on into the
+    next when it ends with a colon ("do the following first:", blank lines skipped) or when
+    the next line goes on with a small letter (a sentence wrapped); and where it ends. What
+    follows a directive that has said its piece is the host text's own (an email that goes
+    on after a planted sentence)."""
     begin = start
     floor = max(0, start - BACK_CHARS)
     while begin > floor and text[begin - 1] not in _SENTENCE_END + "\n":
@@ -430,11 +434,21 @@ def _passage(text: str, start: int, end: int) -> tuple[str, int]:
             break
         if char in _SENTENCE_END and (index + 1 == len(text) or text[index + 1].isspace()):
             sentences += 1
-            if sentences >= PASSAGE_SENTENCES:
+            if sentences >= PASSAGE_SENTENCES or _says_something(text[begin : index + 1]):
                 index += 1
                 break
         index += 1
     return text[begin:index], index
+
+
+def _says_something(passage: str) -> bool:
+    """Whether ``passage``, less its cues, greetings and signatures, says something of its
+    own (:data:`MIN_ASK_WORDS` words): then it ends at its sentence's end. A cue alone
+    ("Ignore your previous instructions.") goes on into the next sentence, which says what
+    to do instead; so does a passage that ends with a colon."""
+    if passage.rstrip().endswith(":"):
+        return False
+    return len(_WORD.findall(_CUE.sub(" ", _ADDRESSING.sub(" ", passage)))) >= MIN_ASK_WORDS
 
 
 def _phrases(words: Sequence[str]) -> Iterator[tuple[str, ...]]:
