@@ -2,8 +2,9 @@
 
 ``run.py`` counts AgentDojo's ground-truth calls that supervise stops or passes. This script
 measures what AgentDojo itself measures: for every (user task, injection task) pair of a suite,
-AgentDojo loads the environment with the injection (its ``important_instructions`` text, on
-the vectors the user task reads), runs the agent through ``TaskSuite.run_task_with_pipeline``,
+AgentDojo loads the environment with the injection (the text of the attack format
+``--attack`` names, ``important_instructions`` by default, on the vectors the user task
+reads), runs the agent through ``TaskSuite.run_task_with_pipeline``,
 and scores utility and security with the suite's own checks.
 
 The agent is scripted, not a model: it performs the user task's ground-truth calls, then
@@ -22,11 +23,17 @@ has reached), and answers with both tasks' expected outputs. Every call goes thr
 - ``oracle``: refuses exactly the attacker's calls that change the environment (run on a
   copy to see), except a call that only marks mail as read.
 
+Under ``supervise`` the final answer goes through the supervisor too, as the action a host
+sends (``check_answer``: a ``message`` to the user, with the transcript), unless
+``--no-answer-gate``. A refused answer is corrected as an agent that follows the correction
+would: each line that carries what the correction names is dropped, and the rest is judged
+again (refused again: the agent answers nothing).
+
 Usage::
 
     .venv/bin/python benchmarks/agentdojo/end_to_end.py [--suite NAME]... [--mode MODE]...
-        [--benchmark-version v1.2.2] [--taxonomy support] [--tools tools.yaml]
-        [--max-pairs N] [--json]
+        [--benchmark-version v1.2.2] [--attack important_instructions] [--no-answer-gate]
+        [--taxonomy support] [--tools tools.yaml] [--max-pairs N] [--json]
 
 Attack success = share of pairs whose injection goal AgentDojo's check counts as reached;
 utility under attack = share of pairs whose user task its check counts as done; utility
