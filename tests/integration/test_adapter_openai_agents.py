@@ -376,7 +376,8 @@ def test_the_documented_example_runs(
 ) -> None:
     """docs/hosts/openai-agents.md, as written, with the scripted model for gpt-5-mini."""
     doc = (ROOT / "docs" / "hosts" / "openai-agents.md").read_text()
-    [code] = re.findall(r"```python\n(.*?)```", doc, flags=re.DOTALL)
+    # The first block is the whole example; the later ones (the final answer) are fragments.
+    code = re.findall(r"```python\n(.*?)```", doc, flags=re.DOTALL)[0]
     assert '"gpt-5-mini"' in code
     model = ScriptedModel(
         [
