@@ -27,6 +27,9 @@ entry-point group, exactly as a third-party package would:
 - ``provenance`` (:mod:`specialists.provenance`): each sink argument (recipient, account,
   URL, amount, file, invitee) traced to the user's request, the deployment's records or
   third-party content, as typed tokens (:mod:`specialists.valuetokens`).
+- ``instruction_relay`` (:mod:`specialists.relay`): an answer or message that carries what
+  a passage of third-party content addressed to the assistant told it to say (its names,
+  typed values or wording).
 - ``python_ast`` (:mod:`specialists.python_ast`): what a Python write or edit changes: tests
   removed or skipped, assertions weakened, special-cased test inputs, eval/exec on input,
   shell injection, TLS verification turned off, secrets in literals.

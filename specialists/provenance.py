@@ -89,6 +89,7 @@ __all__ = [
     "ProvenanceConfig",
     "ProvenanceSpecialist",
     "SinkKind",
+    "argument",
     "designated",
     "record_named",
     "steered_lookups",
@@ -682,7 +683,9 @@ def _cut(text: str) -> str:
 # -- the specialist --------------------------------------------------------------------------
 
 
-def _get(action: Action, path: str) -> JsonValue:
+def argument(action: Action, path: str) -> JsonValue:
+    """The value of ``action``'s argument at ``path`` (``to``, ``args.account.iban``), or
+    None where there is none."""
     value: JsonValue = action.args
     for key in path.removeprefix("args.").split("."):
         if not isinstance(value, dict):
@@ -735,7 +738,7 @@ class ProvenanceSpecialist:
         for name, kind in named.items():
             if kind not in self._kinds:
                 continue
-            value = _get(action, name)
+            value = argument(action, name)
             if value is None:
                 continue
             found.extend((name, kind, item) for item in _items(value))

@@ -2,8 +2,9 @@
 
 ``run.py`` counts AgentDojo's ground-truth calls that supervise stops or passes. This script
 measures what AgentDojo itself measures: for every (user task, injection task) pair of a suite,
-AgentDojo loads the environment with the injection (its ``important_instructions`` text, on
-the vectors the user task reads), runs the agent through ``TaskSuite.run_task_with_pipeline``,
+AgentDojo loads the environment with the injection (the text of the attack format
+``--attack`` names, ``important_instructions`` by default, on the vectors the user task
+reads), runs the agent through ``TaskSuite.run_task_with_pipeline``,
 and scores utility and security with the suite's own checks.
 
 The agent is scripted, not a model: it performs the user task's ground-truth calls, then
@@ -22,11 +23,17 @@ has reached), and answers with both tasks' expected outputs. Every call goes thr
 - ``oracle``: refuses exactly the attacker's calls that change the environment (run on a
   copy to see), except a call that only marks mail as read.
 
+Under ``supervise`` the final answer goes through the supervisor too, as the action a host
+sends (``check_answer``: a ``message`` to the user, with the transcript), unless
+``--no-answer-gate``. A refused answer is corrected as an agent that follows the correction
+would: each line that carries what the correction names is dropped, and the rest is judged
+again (refused again: the agent answers nothing).
+
 Usage::
 
     .venv/bin/python benchmarks/agentdojo/end_to_end.py [--suite NAME]... [--mode MODE]...
-        [--benchmark-version v1.2.2] [--taxonomy support] [--tools tools.yaml]
-        [--max-pairs N] [--json]
+        [--benchmark-version v1.2.2] [--attack important_instructions] [--no-answer-gate]
+        [--taxonomy support] [--tools tools.yaml] [--max-pairs N] [--json]
 
 Attack success = share of pairs whose injection goal AgentDojo's check counts as reached;
 utility under attack = share of pairs whose user task its check counts as done; utility
@@ -54,8 +61,7 @@ try:
 except ImportError:
     raise SystemExit(dojo_actions.NEEDS_AGENTDOJO) from None
 from agentdojo.agent_pipeline.tool_execution import tool_result_to_str
-from agentdojo.attacks.base_attacks import FixedJailbreakAttack
-from agentdojo.attacks.important_instructions_attacks import ImportantInstructionsAttack
+from agentdojo.attacks.attack_registry import ATTACKS, load_attack
 from agentdojo.base_tasks import BaseInjectionTask, BaseUserTask
 from agentdojo.functions_runtime import EmptyEnv, Env, FunctionsRuntime
 from agentdojo.task_suite.load_suites import get_suite
@@ -69,7 +75,7 @@ from agentdojo.types import (
 
 from supervisor import Supervisor
 from supervisor.adapters.readings import ToolAnnotations, load_tool_annotations, lookup_values
-from supervisor.adapters.tools import check_tool_call, read_tool_call, trust_of
+from supervisor.adapters.tools import check_answer, check_tool_call, read_tool_call, trust_of
 from supervisor.models import Context
 from supervisor.transcript import Source, bounded, request, result
 
@@ -77,6 +83,10 @@ HERE: Final = Path(__file__).resolve().parent
 SUITES: Final = ("workspace", "travel", "banking", "slack")
 MODES: Final = ("off", "supervise", "oracle")
 DEFAULT_VERSION: Final = "v1.2.2"
+DEFAULT_ATTACK: Final = "important_instructions"
+# What the attacks that address the model by name call it: the pipeline's name holds a
+# model AgentDojo knows ("GPT-4", as the runs before --attack used).
+PIPELINE_NAME: Final = "scripted-agent (gpt-4o-2024-05-13)"
 MARKS_READ: Final = frozenset({"get_unread_emails"})  # changes only the read flags
 SHOWN: Final = 160
 NO_ENV: Final = EmptyEnv()
@@ -104,9 +114,39 @@ class Gate:
     session: str
     user_task: str
     injection_task: str | None
+    gate_answer: bool = True
     sources: list[Source] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
     calls: Counter[str] = field(default_factory=Counter)
+
+    def answer(self, text: str) -> str:
+        """The answer the user gets: ``text``, or, when the supervisor refuses it, what is
+        left after the agent drops each line that carries what the correction names (as
+        an agent that follows the correction would); nothing when that is refused too."""
+        if self.mode != "supervise" or not self.gate_answer or not text:
+            return text
+        assert self.supervisor is not None
+        for _ in range(2):
+            context = Context(transcript=bounded(self.sources))
+            decision = check_answer(self.supervisor, text, context, session=self.session)
+            if decision.allowed:
+                return text
+            self._refused("answer", "(answer)", {"text": text}, decision.reason)
+            named = [
+                item.casefold()
+                for result in decision.results.values()
+                if result.verdict.refuses_action
+                for item in _strings(result.evidence.get("relayed"))
+            ]
+            kept = [
+                line
+                for line in text.splitlines()
+                if not any(item in " ".join(line.casefold().split()) for item in named)
+            ]
+            if not named or len(kept) == len(text.splitlines()):
+                return ""
+            text = "\n".join(kept)
+        return ""
 
     def allows(
         self, phase: str, tool: str, args: dict[str, Any], env: Env, runtime: FunctionsRuntime
@@ -188,6 +228,7 @@ class ScriptedAgent(BasePipelineElement):
             calls = list(self.injection_task.ground_truth(env))
             self._perform("attacker", calls, runtime, env, out)
             answer = f"{answer}\n{self.injection_task.GROUND_TRUTH_OUTPUT}".strip()
+        answer = self.gate.answer(answer)
         out.append(
             ChatAssistantMessage(
                 role="assistant", content=[text_content_block_from_string(answer)], tool_calls=None
@@ -250,6 +291,13 @@ class ModeReport:
     refused_user_calls: list[dict[str, Any]] = field(default_factory=list)
     refused_alone: list[dict[str, Any]] = field(default_factory=list)  # user tasks alone
     attacks_passed: list[str] = field(default_factory=list)
+    answers_refused: int = 0  # under attack
+    refused_answers: list[dict[str, Any]] = field(default_factory=list)  # under attack
+    answers_refused_alone: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _strings(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _json(value: dict[str, Any] | list[dict[str, Any]]) -> str:
@@ -267,6 +315,8 @@ def run_suite(
     taxonomy: Sequence[str],
     annotations: ToolAnnotations,
     max_pairs: int | None,
+    attack_name: str = DEFAULT_ATTACK,
+    gate_answer: bool = True,
 ) -> ModeReport:
     suite = get_suite(version, name)
     report = ModeReport(name, mode)
@@ -277,13 +327,16 @@ def run_suite(
 
     def gate(user_id: str, injection_id: str | None) -> Gate:
         session = f"{name}:{user_id}:{injection_id or '-'}"
-        return Gate(mode, supervisor, annotations, session, user_id, injection_id)
+        return Gate(mode, supervisor, annotations, session, user_id, injection_id, gate_answer)
 
     def tally(used: Gate) -> None:
         report.user_calls += used.calls["user"]
         report.attacker_calls += used.calls["attacker"]
         for refusal in used.refusals:
-            if refusal.phase == "user":
+            if refusal.phase == "answer":
+                report.answers_refused += 1
+                report.refused_answers.append(asdict(refusal))
+            elif refusal.phase == "user":
                 report.user_calls_refused += 1
                 report.refused_user_calls.append(asdict(refusal))
             else:
@@ -298,13 +351,11 @@ def run_suite(
             )
         report.user_tasks += 1
         report.utility_alone += bool(utility)
-        report.refused_alone.extend(asdict(r) for r in used.refusals)
-    attack = FixedJailbreakAttack(
-        ImportantInstructionsAttack._JB_STRING,
-        suite,
-        ScriptedAgent(gate("-", None), *_first(suite)),
-    )
-    attack.user_name, attack.model_name = "Emma Johnson", "GPT-4"
+        report.refused_alone.extend(asdict(r) for r in used.refusals if r.phase != "answer")
+        report.answers_refused_alone.extend(asdict(r) for r in used.refusals if r.phase == "answer")
+    target = ScriptedAgent(gate("-", None), *_first(suite))
+    target.name = PIPELINE_NAME
+    attack = load_attack(attack_name, suite, target)
     pairs = [(u, i) for u in user_tasks for i in injection_tasks]
     for (user_id, user_task), (injection_id, injection_task) in pairs[:max_pairs]:
         injections = attack.attack(user_task, injection_task)
@@ -388,6 +439,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="TOOL=TRUST",
         help="give TOOL's results this trust (user, deployment, third_party) over tools.yaml",
     )
+    parser.add_argument(
+        "--attack",
+        default=DEFAULT_ATTACK,
+        choices=sorted(ATTACKS),
+        help=f"AgentDojo attack format that writes the injections (default {DEFAULT_ATTACK})",
+    )
+    parser.add_argument(
+        "--no-answer-gate",
+        action="store_true",
+        help="do not send the agent's final answer through the supervisor (as before)",
+    )
     parser.add_argument("--max-pairs", type=int, default=None, help="pairs per suite (subset)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--refusals", type=int, default=0, help="list N refused user calls")
@@ -404,7 +466,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     suites = [s for s in SUITES if not options.suite or s in options.suite]
     modes = options.mode or list(MODES)
     reports = [
-        run_suite(s, options.benchmark_version, m, taxonomy, annotations, options.max_pairs)
+        run_suite(
+            s,
+            options.benchmark_version,
+            m,
+            taxonomy,
+            annotations,
+            options.max_pairs,
+            options.attack,
+            not options.no_answer_gate,
+        )
         for s in suites
         for m in modes
     ]
@@ -414,7 +485,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     subset = f", first {options.max_pairs} pairs per suite" if options.max_pairs else ""
     print(
         f"AgentDojo {options.benchmark_version} end to end, scripted agent that obeys every "
-        f"injection (important_instructions){subset}; taxonomy {', '.join(taxonomy)}, "
+        f"injection ({options.attack}){subset}; answers "
+        f"{'not gated' if options.no_answer_gate else 'gated'}; taxonomy {', '.join(taxonomy)}, "
         f"tools {options.tools.name}"
         + (f" with {', '.join(options.trust)}" if options.trust else "")
         + "\n"
@@ -426,6 +498,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"   user calls refused with no injection: {len(r.refused_alone)}")
             for c in r.refused_alone[: options.refusals]:
                 print(f"   - {c['user_task']}+{c['injection_task']} {c['tool']} {c['args']}")
+                print(f"       {c['reason'][:300]}")
+        if r.mode == "supervise":
+            print(
+                f"   answers refused: {r.answers_refused} under attack, "
+                f"{len(r.answers_refused_alone)} in user tasks alone"
+            )
+            for c in r.answers_refused_alone:
+                print(f"   - {c['user_task']} (answer) {c['args'][:120]}")
                 print(f"       {c['reason'][:300]}")
         if r.attacks_passed:
             print(

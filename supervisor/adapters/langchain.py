@@ -40,7 +40,13 @@ from typing import Any, TypeAlias
 from pydantic import JsonValue
 
 try:
-    from langchain.agents.middleware import AgentMiddleware, AgentState, ToolCallRequest
+    from langchain.agents.middleware import (
+        AgentMiddleware,
+        AgentState,
+        ModelRequest,
+        ModelResponse,
+        ToolCallRequest,
+    )
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
     from langgraph.types import Command
 except ImportError as exc:
@@ -54,8 +60,10 @@ from supervisor.adapters.tools import (
     ToolAnnotations,
     ToolCallReading,
     acheck_tool_call,
+    answer_action,
     check_failed_message,
     check_tool_call,
+    judges_answers,
     read_tool_call,
     reads_transcripts,
     refusal_message,
@@ -66,7 +74,7 @@ from supervisor.adapters.tools import (
 from supervisor.errors import ActionBlocked
 from supervisor.facade import Supervisor
 from supervisor.facts import FactsCache, agather, gather
-from supervisor.models import Context, Decision, Verdict
+from supervisor.models import Action, Context, Decision, Verdict
 from supervisor.transcript import Source, message_text
 from supervisor.transcript import request as request_source
 from supervisor.transcript import result as result_source
@@ -115,6 +123,17 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     :mod:`supervisor.facts`). When the taxonomy has a ``provenance`` entry, the context gets
     the run's transcript (the user's messages and the tool results so far) unless it has
     one, or ``transcript=False``.
+
+    The model's final answer (a reply with no tool call) goes through the supervisor too, as
+    the action :func:`~supervisor.adapters.tools.answer_action` with the same transcript,
+    when an entry of the taxonomy names ``message`` actions (the ``support`` pack's
+    ``answer_relays_planted_instruction``), or always with ``answers=True``
+    (``answers=False``: never). A nudged answer is sent back to the model once,
+    with the correction, for this model call only (the correction is not kept in the
+    state, so it is never read as the user's words); a second refusal, a block, or a
+    supervisor that fails replaces the answer with a message saying that it was withheld
+    and why: an answer that was refused or could not be checked is not shown. A callable
+    ``session`` or ``context`` is given the ``ModelRequest`` for an answer.
     """
 
     def __init__(
@@ -128,6 +147,7 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         after: bool = True,
         facts: bool = True,
         transcript: bool = True,
+        answers: bool | None = None,
     ) -> None:
         super().__init__()
         self.supervisor = sup
@@ -137,6 +157,7 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         self.context = context
         self.after = after
         self.transcript = transcript
+        self.answers = judges_answers(sup) if answers is None else answers
         # The supervisor's own facts (facts="host") already cover this; else ours.
         self.facts: FactsCache | None = (
             FactsCache() if facts and getattr(sup, "facts", None) is None else None
@@ -218,6 +239,96 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             return result
         return self._post(request, result, post)
 
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResponse[Any] | AIMessage:
+        response = handler(request)
+        retried = False
+        while (answer := _answer_of(response)) is not None and self.answers:
+            try:
+                decision: Decision | Exception = self.supervisor.check(
+                    *self._answer(request, answer)
+                )
+            except Exception as exc:  # noqa: BLE001 - the agent loop must never crash on the gate
+                decision = exc
+            following = self._after(request, response, answer, decision, retried)
+            if not isinstance(following, ModelRequest):
+                return following
+            request, retried = following, True
+            response = handler(request)
+        return response
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any] | AIMessage:
+        response = await handler(request)
+        retried = False
+        while (answer := _answer_of(response)) is not None and self.answers:
+            try:
+                decision: Decision | Exception = await self.supervisor.acheck(
+                    *self._answer(request, answer)
+                )
+            except Exception as exc:  # noqa: BLE001 - the agent loop must never crash on the gate
+                decision = exc
+            following = self._after(request, response, answer, decision, retried)
+            if not isinstance(following, ModelRequest):
+                return following
+            request, retried = following, True
+            response = await handler(request)
+        return response
+
+    def _after(
+        self,
+        request: ModelRequest[Any],
+        response: ModelResponse[Any] | AIMessage,
+        answer: AIMessage,
+        decision: Decision | Exception,
+        retried: bool,
+    ) -> ModelRequest[Any] | ModelResponse[Any] | AIMessage:
+        """What follows the supervisor's decision on ``answer``: the response as it is, the
+        response with the answer withheld, or the request to send the model again."""
+        if isinstance(decision, Exception):
+            log.error("the supervisor could not check the model's answer", exc_info=decision)
+            why = check_failed_message(decision)
+            return _withheld(
+                response, answer, why.replace("this call, so it did not run", "this answer")
+            )
+        if decision.allowed:
+            return response
+        if retried or decision.verdict is not Verdict.NUDGE:
+            return _withheld(response, answer, refusal_message(decision, answer=True))
+        return _corrected(request, answer, decision)
+
+    def _answer(
+        self, request: ModelRequest[Any], answer: AIMessage
+    ) -> tuple[Action, Context | Mapping[str, Any] | None]:
+        """The answer as an action, and the context to judge it in."""
+        config = getattr(request.runtime, "config", None)
+        config = config if isinstance(config, Mapping) else {}
+        if callable(self.session):
+            session = self.session(request)  # type: ignore[arg-type]  # documented
+        elif self.session is not None:
+            session = self.session
+        else:
+            configurable = config.get("configurable")
+            thread = configurable.get("thread_id") if isinstance(configurable, Mapping) else None
+            session = str(thread) if thread is not None else None
+        metadata = config.get("metadata")
+        agent = metadata.get("lc_agent_name") if isinstance(metadata, Mapping) else None
+        action = answer_action(
+            message_text(answer.content),
+            session=session,
+            agent=agent if isinstance(agent, str) else None,
+        )
+        given = self.context(request) if callable(self.context) else self.context  # type: ignore[arg-type]
+        if self.transcript and reads_transcripts(self.supervisor):
+            given = with_transcript(given, self._sources(request.state))
+        return action, given
+
     # -- shared by both -------------------------------------------------------------------
 
     def _call_id(self, request: ToolCallRequest) -> str | None:
@@ -253,11 +364,10 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         given = self.context(request) if callable(self.context) else self.context
         if not self.transcript or not reads_transcripts(self.supervisor):
             return given
-        return with_transcript(given, self._sources(request))
+        return with_transcript(given, self._sources(request.state))
 
-    def _sources(self, request: ToolCallRequest) -> list[Source]:
+    def _sources(self, state: object) -> list[Source]:
         """The user's messages and the tool results in the run's state, oldest first."""
-        state = request.state
         if isinstance(state, Mapping):
             messages = state.get("messages")
         elif isinstance(state, list):
@@ -350,6 +460,39 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                 }
             },
         )
+
+
+def _answer_of(response: ModelResponse[Any] | AIMessage) -> AIMessage | None:
+    """The model's final answer in ``response``: its reply when it calls no tool."""
+    messages = [response] if isinstance(response, AIMessage) else response.result
+    replies = [m for m in messages if isinstance(m, AIMessage)]
+    if not replies or replies[-1].tool_calls:
+        return None
+    return replies[-1]
+
+
+def _corrected(
+    request: ModelRequest[Any], answer: AIMessage, decision: Decision
+) -> ModelRequest[Any]:
+    """``request`` again, with the refused answer and the supervisor's correction after it
+    (for this call only: the state does not keep them)."""
+    correction = HumanMessage(
+        content=f"[supervisor] {refusal_message(decision, answer=True)}", name="supervisor"
+    )
+    return request.override(messages=[*request.messages, answer, correction])
+
+
+def _withheld(
+    response: ModelResponse[Any] | AIMessage, answer: AIMessage, why: str
+) -> ModelResponse[Any]:
+    """``response`` with ``answer`` replaced by a message saying it was withheld, and why."""
+    shown = AIMessage(
+        content=f"The supervisor withheld this answer. {why}",
+        id=answer.id,
+        response_metadata={"supervisor": "withheld"},
+    )
+    messages = [response] if isinstance(response, AIMessage) else response.result
+    return ModelResponse(result=[shown if m is answer else m for m in messages])
 
 
 def _config(request: ToolCallRequest) -> Mapping[str, Any]:

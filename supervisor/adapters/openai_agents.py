@@ -49,7 +49,12 @@ from pydantic import BaseModel, JsonValue
 
 try:
     from agents import (
+        Agent,
         FunctionTool,
+        GuardrailFunctionOutput,
+        OutputGuardrail,
+        OutputGuardrailTripwireTriggered,
+        RunContextWrapper,
         Tool,
         ToolGuardrailFunctionOutput,
         ToolInputGuardrail,
@@ -69,6 +74,7 @@ from supervisor.adapters.readings import lookup_values
 from supervisor.adapters.tools import (
     ToolAnnotations,
     acheck_tool_call,
+    answer_action,
     check_failed_message,
     parse_tool_arguments,
     read_tool_call,
@@ -79,7 +85,14 @@ from supervisor.adapters.tools import (
     with_transcript,
 )
 from supervisor.agentjson import loads
-from supervisor.errors import ActionBlocked, AgentJSONError, ConfigError
+from supervisor.errors import (
+    ActionBlocked,
+    ActionNudged,
+    ActionRefused,
+    AgentJSONError,
+    ConfigError,
+    SupervisorError,
+)
 from supervisor.facade import Supervisor
 from supervisor.facts import FactsCache, agather
 from supervisor.models import Context, Decision, Verdict
@@ -93,6 +106,7 @@ __all__ = [
     "SupervisorInputGuardrail",
     "SupervisorOutputGuardrail",
     "supervise_tools",
+    "supervised_answer_guardrail",
     "supervised_output_guardrail",
     "supervised_tool_guardrail",
     "supervisor_refusal",
@@ -104,8 +118,9 @@ HOST = "openai-agents"
 
 SessionSource: TypeAlias = str | Callable[[ToolContext[Any]], str | None] | None
 """A fixed session id, or a function of the call's ``ToolContext`` (e.g. reading the run's
-own context object). By default, the run's ``RunConfig.group_id`` (the SDK's conversation
-id), else none: the agent's name then stands for the session."""
+own context object; the answer guardrail passes the run's ``RunContextWrapper``). By
+default, the run's ``RunConfig.group_id`` (the SDK's conversation id), else none: the
+agent's name then stands for the session."""
 
 ContextSource: TypeAlias = (
     Context | Mapping[str, Any] | Callable[[ToolContext[Any]], Context | None] | None
@@ -121,23 +136,23 @@ class SupervisorOutputGuardrail(ToolOutputGuardrail[Any]):
     """The supervisor's output guardrail (the post-action tier)."""
 
 
-def _session_of(tool_context: ToolContext[Any], session: SessionSource) -> str | None:
+def _session_of(tool_context: RunContextWrapper[Any], session: SessionSource) -> str | None:
     if callable(session):
-        return session(tool_context)
+        return session(tool_context)  # type: ignore[arg-type]  # the answer's: a wrapper
     if session is not None:
         return session
-    run_config = tool_context.run_config
+    run_config = getattr(tool_context, "run_config", None)
     group_id = getattr(run_config, "group_id", None) if run_config is not None else None
     return group_id if isinstance(group_id, str) and group_id else None
 
 
 def _context_of(
-    tool_context: ToolContext[Any], context: ContextSource
+    tool_context: RunContextWrapper[Any], context: ContextSource
 ) -> Context | Mapping[str, Any] | None:
-    return context(tool_context) if callable(context) else context
+    return context(tool_context) if callable(context) else context  # type: ignore[arg-type]
 
 
-def _run_key(tool_context: ToolContext[Any], session: SessionSource) -> str:
+def _run_key(tool_context: RunContextWrapper[Any], session: SessionSource) -> str:
     """The transcript a call belongs to: its session, else its run (the run's usage object,
     which the SDK shares between every tool context of one run)."""
     found = _session_of(tool_context, session)
@@ -145,7 +160,7 @@ def _run_key(tool_context: ToolContext[Any], session: SessionSource) -> str:
 
 
 def _input_sources(
-    tool_context: ToolContext[Any], annotations: ToolAnnotations | None
+    tool_context: RunContextWrapper[Any], annotations: ToolAnnotations | None
 ) -> list[Source]:
     """The user's messages and earlier tool outputs in the run's input, oldest first."""
     sources: list[Source] = []
@@ -326,16 +341,19 @@ def supervise_tools(
     context: ContextSource = None,
     after: bool = True,
     facts: bool = True,
+    transcripts: TranscriptLog | None = None,
 ) -> list[Tool]:
     """Copies of ``tools`` with the supervisor's guardrails in front of their own.
 
     The input guardrail comes first, so a refused call never reaches the tool's other
-    guardrails; with ``after`` (default), the output guardrail reports results.
+    guardrails; with ``after`` (default), the output guardrail reports results. Give the
+    same ``transcripts`` to :func:`supervised_answer_guardrail` to have the agent's answer
+    judged against the results its tools returned.
 
     Raises:
         ConfigError: a tool is not a function tool; the SDK would never run its guardrails.
     """
-    transcripts = TranscriptLog()
+    transcripts = transcripts if transcripts is not None else TranscriptLog()
     pre = supervised_tool_guardrail(
         sup,
         mapping=mapping,
@@ -372,8 +390,65 @@ def supervise_tools(
     return supervised
 
 
-def supervisor_refusal(exc: BaseException) -> ActionBlocked | None:
-    """The supervisor's :class:`ActionBlocked` behind an SDK tripwire exception, or None.
+def supervised_answer_guardrail(
+    sup: Supervisor,
+    *,
+    transcripts: TranscriptLog | None = None,
+    annotations: ToolAnnotations | None = None,
+    session: SessionSource = None,
+    context: ContextSource = None,
+    name: str = "supervisor_answer",
+) -> OutputGuardrail[Any]:
+    """An agent output guardrail that sends the agent's final answer through ``sup`` as the
+    action :func:`~supervisor.adapters.tools.answer_action` (a ``message`` to the user).
+
+    The answer is judged with the run's transcript: the user's messages in the run's input
+    and the tool results ``transcripts`` holds for the run (give the log that
+    :func:`supervise_tools` was given). A refused answer (``nudge`` or ``block``) trips the
+    SDK's wire: ``Runner.run`` raises ``OutputGuardrailTripwireTriggered`` before the user
+    sees the answer, and :func:`supervisor_refusal` gets the supervisor's
+    :class:`~supervisor.errors.ActionNudged` (its corrections: what to leave out, and the
+    source that asked for it) or :class:`~supervisor.errors.ActionBlocked` from it, so the
+    host can run the agent again with the correction. A supervisor that fails trips the
+    wire too: an answer that could not be checked is not shown (its ``output_info`` is then a
+    :class:`~supervisor.errors.SupervisorError` saying so). A structured final output is
+    judged as its JSON.
+    """
+    log_ = transcripts if transcripts is not None else TranscriptLog()
+
+    async def supervisor_answer(
+        wrapper: RunContextWrapper[Any], agent: Agent[Any], output: Any
+    ) -> GuardrailFunctionOutput:
+        text = output if isinstance(output, str) else json.dumps(_jsonable(output))
+        found = _session_of(wrapper, session)
+        action = answer_action(text, session=found, agent=getattr(agent, "name", None))
+        try:
+            given = _context_of(wrapper, context)
+            if reads_transcripts(sup):
+                seen = _input_sources(wrapper, annotations)
+                seen += log_.transcript(_run_key(wrapper, session)).sources
+                given = with_transcript(given, seen)
+            decision = await sup.acheck(action, given)
+        except Exception as exc:  # the loop must not crash; an unchecked answer is not shown
+            log.exception("the supervisor could not check the agent's answer")
+            return GuardrailFunctionOutput(
+                output_info=SupervisorError(check_failed_message(exc)), tripwire_triggered=True
+            )
+        if decision.verdict is Verdict.BLOCK:
+            info: Any = ActionBlocked(refusal_message(decision, answer=True), decision)
+        elif decision.verdict is Verdict.NUDGE:
+            info = ActionNudged(refusal_message(decision, answer=True), decision)
+        else:
+            return GuardrailFunctionOutput(output_info=decision, tripwire_triggered=False)
+        return GuardrailFunctionOutput(output_info=info, tripwire_triggered=True)
+
+    return OutputGuardrail(guardrail_function=supervisor_answer, name=name)
+
+
+def supervisor_refusal(exc: BaseException) -> ActionRefused | None:
+    """The supervisor's refusal behind an SDK tripwire exception, or None: an
+    :class:`ActionBlocked` for a blocked call, an :class:`ActionNudged` or
+    :class:`ActionBlocked` for a refused answer (:func:`supervised_answer_guardrail`).
 
     ::
 
@@ -386,6 +461,10 @@ def supervisor_refusal(exc: BaseException) -> ActionBlocked | None:
         info = exc.output.output_info
         if isinstance(info, ActionBlocked):
             return info
+    if isinstance(exc, OutputGuardrailTripwireTriggered):
+        found = exc.guardrail_result.output.output_info
+        if isinstance(found, ActionRefused):
+            return found
     return None
 
 

@@ -42,9 +42,12 @@ __all__ = [
     "ToolCallReading",
     "acheck_tool_call",
     "action_from_tool_call",
+    "answer_action",
+    "check_answer",
     "check_failed_message",
     "check_tool_call",
     "guess_action_type",
+    "judges_answers",
     "load_tool_annotations",
     "merge_decisions",
     "parse_tool_arguments",
@@ -56,6 +59,9 @@ __all__ = [
     "trust_of",
     "with_transcript",
 ]
+
+ANSWER_TYPE: Final = "message"  # the agent's reply to its user, as an action
+ANSWER_RECIPIENT: Final = "user"
 
 # Metadata keys a record carries: on the tool call, the actions read from it; on a derived
 # action, where it came from.
@@ -406,19 +412,21 @@ def parse_tool_arguments(raw: str | None) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {"arguments": parsed}
 
 
-def refusal_message(decision: Decision) -> str:
-    """What the model reads in place of the result of a call the supervisor refused.
+def refusal_message(decision: Decision, *, answer: bool = False) -> str:
+    """What the model reads in place of the result of a call the supervisor refused, or,
+    with ``answer``, when it refused the model's answer to the user (who has not seen it).
 
     A nudge carries its corrections, so the model can change the call and go on; a block
     says not to retry and why, so it replans instead.
     """
+    what, fate = ("answer", "the user has not seen it") if answer else ("call", "it did not run")
     if decision.verdict is Verdict.BLOCK:
         return (
-            "The supervisor blocked this call; it did not run. Do not retry it or a variant "
+            f"The supervisor blocked this {what}; {fate}. Do not retry it or a variant "
             f"of it: drop this approach and replan. Reason: {decision.reason}"
         )
     corrections = " ".join(c.text for c in decision.corrections) or decision.reason
-    return f"The supervisor refused this call; it did not run. {corrections}"
+    return f"The supervisor refused this {what}; {fate}. {corrections}"
 
 
 def check_failed_message(exc: Exception) -> str:
@@ -451,12 +459,49 @@ def revert_message(decision: Decision) -> str | None:
     )
 
 
+# The kinds that read the session's transcript: values traced to it (provenance), an
+# outgoing text held against what third-party text told the assistant (instruction_relay).
+TRANSCRIPT_KINDS: Final = frozenset({"provenance", "instruction_relay"})
+
+
 def reads_transcripts(supervisor: Supervisor) -> bool:
-    """Whether an entry of ``supervisor``'s taxonomy traces values to the session's transcript
-    (kind ``provenance``): hosts build and record a transcript only then, so that other
-    taxonomies pay nothing for it."""
+    """Whether an entry of ``supervisor``'s taxonomy reads the session's transcript (a kind
+    of :data:`TRANSCRIPT_KINDS`): hosts build and record a transcript only then, so that
+    other taxonomies pay nothing for it."""
     taxonomy = getattr(supervisor, "taxonomy", None)
-    return taxonomy is not None and any(e.specialist.kind == "provenance" for e in taxonomy)
+    return taxonomy is not None and any(e.specialist.kind in TRANSCRIPT_KINDS for e in taxonomy)
+
+
+def judges_answers(supervisor: Supervisor) -> bool:
+    """Whether an entry of ``supervisor``'s taxonomy names ``message`` actions (not only
+    ``*``): hosts that send the agent's answer only when asked to (the LangChain
+    middleware's default) send it then, so that a taxonomy with nothing to say about
+    answers costs nothing and changes nothing."""
+    taxonomy = getattr(supervisor, "taxonomy", None)
+    return taxonomy is not None and any(ANSWER_TYPE in e.applies_to.action_types for e in taxonomy)
+
+
+def answer_action(text: str, *, session: str | None = None, agent: str | None = None) -> Action:
+    """The agent's reply to its user as an action: a ``message`` to ``user`` whose ``text``
+    is the reply. What a support agent tells a customer is an act like a tool call, and a
+    host that sees the final answer sends it through the supervisor before the user sees it
+    (``docs/answers.md``)."""
+    return Action(
+        type=ANSWER_TYPE, args={"to": ANSWER_RECIPIENT, "text": text}, session=session, agent=agent
+    )
+
+
+def check_answer(
+    supervisor: Supervisor,
+    text: str,
+    context: Context | Mapping[str, Any] | None = None,
+    *,
+    session: str | None = None,
+    agent: str | None = None,
+) -> Decision:
+    """Decide on the agent's reply to its user (:func:`answer_action`) in ``context`` (with
+    the session's transcript, :func:`with_transcript`)."""
+    return supervisor.check(answer_action(text, session=session, agent=agent), context)
 
 
 def trust_of(annotations: ToolAnnotations | None, tool: str | None) -> Trust | ResultTrust:

@@ -10,6 +10,7 @@ The AgentDojo scripts need the ``agentdojo`` extra: without it they must say so 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -136,6 +137,31 @@ def test_the_agentdojo_scripts_run_or_say_what_they_need(script, args, tmp_path:
             "benchmarks/agentdojo needs the agentdojo package (AgentDojo's suites and their "
             "data): pip install 'agent-supervise[agentdojo]'"
         )
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_AGENTDOJO, reason="needs the agentdojo extra")
+@pytest.mark.parametrize("attack", ["important_instructions", "ignore_previous"])
+def test_an_answer_that_relays_an_injection_is_refused_end_to_end(attack: str, tmp_path: Path):
+    """AgentDojo's travel injection_task_6 asks for a sentence in the final answer (visit
+    Riverside View Hotel). With answers sent through the supervisor the scripted agent's
+    answer is refused and the agent drops what the correction names: AgentDojo's own check
+    counts the attack as failed, and the user task (user_task_0) is still done."""
+    base = ["--suite", "travel", "--mode", "supervise", "--max-pairs", "7", "--json"]
+    args = [*base, "--attack", attack]
+    pair = "user_task_0+injection_task_6"
+    ungated = _run(
+        BENCHMARKS / "agentdojo" / "end_to_end.py", [*args, "--no-answer-gate"], tmp_path
+    )
+    gated = _run(BENCHMARKS / "agentdojo" / "end_to_end.py", args, tmp_path)
+    assert ungated.returncode == 0, ungated.stderr[-2000:]
+    assert gated.returncode == 0, gated.stderr[-2000:]
+    before, after = json.loads(ungated.stdout)[0], json.loads(gated.stdout)[0]
+    assert pair in before["attacks_passed"]
+    assert pair not in after["attacks_passed"]
+    assert after["answers_refused"] >= 1
+    assert after["utility_under_attack"] >= before["utility_under_attack"]
+    assert after["answers_refused_alone"] == []
 
 
 def test_agentdojo_calls_become_actions_without_agentdojo():

@@ -204,7 +204,12 @@ def test_the_pack_ships_and_validates():
     from supervisor.taxonomy import load_taxonomy
 
     taxonomy = load_taxonomy(["support"], load_kinds([specialists.sql_state]))
-    assert [e.id for e in taxonomy] == [DUPLICATE, POLICY, "value_from_untrusted_content"]
+    assert [e.id for e in taxonomy] == [
+        DUPLICATE,
+        POLICY,
+        "value_from_untrusted_content",
+        "answer_relays_planted_instruction",
+    ]
     duplicate = taxonomy[DUPLICATE]
     assert duplicate.default_verdict == "block"
     assert duplicate.example.source
