@@ -159,6 +159,11 @@ class _PyEval:
             return _expand_home(text, self.home) if text is not None else None
         if last in ("Path", "PurePath", "PosixPath", "str", "abspath", "realpath", "fspath"):
             return self.value(args[0]) if args else self.cwd if last == "Path" else None
+        if last == "joinpath" and args and isinstance(node.func, ast.Attribute):
+            parts = [self.value(node.func.value), *(self.value(a) for a in args)]
+            if any(v is None for v in parts):
+                return None
+            return posixpath.join(*[v for v in parts if v is not None])
         if last == "join" and args and "path" in name:
             values = [self.value(a) for a in args]
             if any(v is None for v in values):
@@ -1086,7 +1091,14 @@ _SCAN_CALLS: Final = {
     "readFileSync": "read",
     "writeFileSync": "write",
     "appendFileSync": "write",
+    # Ruby's file writes and deletes
+    "File.write": "write",
+    "IO.write": "write",
+    "File.delete": "rm-file",
 }
+# Perl's open for writing: a mode inside the path (open(F, ">>/etc/x")) or before it
+# (open(my $fh, '>>', '/etc/x')).
+_WRITE_MODES: Final = (">>", "+>>", "+>", ">", "+<")
 
 
 def _string_at(code: str, i: int) -> tuple[str, int] | None:
@@ -1433,6 +1445,7 @@ def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
                 ops.append(CodeOp("argv", ("cat", text), source))
             elif what == "write":
                 ops.append(CodeOp("argv", ("tee", text), source))
+    ops.extend(_scan_opens(code)[: max(0, MAX_CODE_CALLS - len(ops))])
     ops.extend(_scan_sql(code)[: max(0, MAX_CODE_CALLS - len(ops))])
     ops.extend(_scan_sends(code)[: max(0, MAX_CODE_CALLS - len(ops))])
     # Perl and Ruby backquotes and %x(): shell commands.
@@ -1443,6 +1456,38 @@ def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
             end = code.find(closer, at + len(opener))
             if end > at:
                 ops.append(CodeOp("shell", (code[at + len(opener) : end],), code[at : end + 1]))
+    return ops
+
+
+def _scan_opens(code: str) -> list[CodeOp]:
+    """Files a Perl ``open`` writes: the path after a write mode, in the same literal
+    (``open(F, ">>/etc/sudoers")``) or the next (``open(my $fh, '>', $p)``)."""
+    ops: list[CodeOp] = []
+    for at in _occurrences(code, "open"):
+        if at > 0 and (code[at - 1].isalnum() or code[at - 1] in "_.$"):
+            continue
+        close = code.find(")", at)
+        end = close if close > at else min(len(code), at + 200)
+        literals: list[str] = []
+        i = at + 4
+        while i < end and len(literals) < 3:
+            quote = min((j for j in (code.find(q, i, end) for q in "'\"") if j >= 0), default=-1)
+            if quote < 0:
+                break
+            literal = _string_at(code, quote)
+            if literal is None:
+                break
+            literals.append(literal[0])
+            i = literal[1] + 1
+        for k, text in enumerate(literals):
+            mode = next((m for m in _WRITE_MODES if text.startswith(m)), None)
+            if mode is None:
+                continue
+            path = text[len(mode) :].strip() or (literals[k + 1] if k + 1 < len(literals) else "")
+            if path and not path.startswith(("&", "-", "|")):
+                words = ("tee", "-a", path) if ">>" in mode else ("tee", path)
+                ops.append(CodeOp("argv", words, code[at : end + 1]))
+            break
     return ops
 
 

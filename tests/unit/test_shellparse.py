@@ -584,6 +584,39 @@ def test_one_liners_reveal_what_they_do(command: str, argv: tuple[str, ...] | No
 
 
 @pytest.mark.parametrize(
+    ("command", "path"),
+    [
+        ('perl -e \'open(F, ">>/etc/sudoers"); print F "x"\'', "/etc/sudoers"),
+        ('perl -e \'open(my $fh, ">", "/etc/x"); print $fh 1\'', "/etc/x"),
+        ('ruby -e \'File.write("/etc/ld.so.preload", "/tmp/x.so")\'', "/etc/ld.so.preload"),
+        (
+            'python3 -c \'import pathlib; pathlib.Path.home().joinpath(".ssh/k").write_text("x")\'',
+            "/home/u/.ssh/k",
+        ),
+    ],
+)
+def test_one_liners_that_write_files(command: str, path: str):
+    written = [
+        e.path for c in run(command).commands for e in path_effects(c, HOME) if e.mode == "write"
+    ]
+    assert path in written, [c.argv for c in run(command).commands]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'perl -e \'open(my $fh, "<", "/etc/hostname"); print <$fh>\'',
+        "perl -e 'open(F, \"/etc/hostname\") or die'",
+        "ruby -e 'puts File.read(\"/etc/hostname\")'",
+    ],
+)
+def test_one_liners_that_only_read_write_nothing(command: str):
+    assert not [
+        e for c in run(command).commands for e in path_effects(c, HOME) if e.mode == "write"
+    ]
+
+
+@pytest.mark.parametrize(
     ("code", "path"),
     [
         (
