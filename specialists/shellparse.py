@@ -419,10 +419,36 @@ def parse_for(command: str, context: Context, *, max_chars: int = DEFAULT_MAX_CH
     env = context.env
     key_env = tuple(sorted(env.items())) if env else ()
     parsed = _parse_cached(
-        command, context.cwd or context.repo_root, _home_of(context), key_env, max_chars
+        command,
+        context.cwd or context.repo_root,
+        _home_of(context),
+        key_env,
+        max_chars,
+        _written_earlier(context),
     )
     _local.last = (command, context, max_chars, parsed)
     return parsed
+
+
+# Files written by the session's last file actions that a command may run.
+MAX_EARLIER_FILES: Final = 16
+
+
+def _written_earlier(context: Context) -> tuple[tuple[str, str], ...]:
+    """The contents of files the session wrote with a file tool before this action
+    (``context.recent_actions``, the last :data:`MAX_EARLIER_FILES` writes; a later write of
+    the same path wins): ``python3 x.py`` after writing ``x.py`` runs what was written."""
+    found: dict[str, str] = {}
+    for action in context.recent_actions[-4 * MAX_EARLIER_FILES :]:
+        if action.type != "file_write":
+            continue
+        args = action.args
+        path = args.get("path") or args.get("file_path") or args.get("filename")
+        content = args.get("content", args.get("text"))
+        if isinstance(path, str) and path and isinstance(content, str):
+            found.pop(path, None)
+            found[path] = content[:MAX_WORD_CHARS]
+    return tuple(found.items())[-MAX_EARLIER_FILES:]
 
 
 @lru_cache(maxsize=256)
@@ -432,8 +458,9 @@ def _parse_cached(
     home: str | None,
     env: tuple[tuple[str, str], ...],
     max_chars: int,
+    files: tuple[tuple[str, str], ...] = (),
 ) -> ParsedShell:
-    return parse(command, cwd=cwd, home=home, env=dict(env), max_chars=max_chars)
+    return parse(command, cwd=cwd, home=home, env=dict(env), max_chars=max_chars, files=dict(files))
 
 
 def parse(
@@ -445,6 +472,7 @@ def parse(
     max_chars: int = DEFAULT_MAX_CHARS,
     max_depth: int = DEFAULT_MAX_DEPTH,
     max_commands: int = DEFAULT_MAX_COMMANDS,
+    files: Mapping[str, str] | None = None,
 ) -> ParsedShell:
     """Every simple command that ``command`` would run.
 
@@ -453,6 +481,8 @@ def parse(
         cwd: the directory it runs in (relative paths resolve against it).
         home: the home directory (``~``, ``$HOME``); else ``env["HOME"]``.
         env: known variable values; a value ``"<unset>"`` means unset.
+        files: files written before this command with known content (absolute path ->
+            text): a script the command runs (``python3 x.py``, ``./x.sh``) is read from it.
         max_chars: longer input is cut here and ``truncated`` is set.
         max_depth: nesting (``sh -c`` in ``eval`` in ``$(...)``...) deeper than this is not
             followed, and ``truncated`` is set.
@@ -466,6 +496,7 @@ def parse(
         cwd=cwd,
         home=home,
         env=env,
+        files=files,
         max_chars=max_chars,
         max_depth=max_depth,
         max_commands=max_commands,
@@ -485,6 +516,7 @@ def _run(
     max_chars: int,
     max_depth: int = DEFAULT_MAX_DEPTH,
     max_commands: int = DEFAULT_MAX_COMMANDS,
+    files: Mapping[str, str] | None = None,
 ) -> tuple[ParsedShell, _P]:
     """Parse with ``parser_class`` (``parse()`` and ``fed_commands()`` share this set-up)."""
     text = command
@@ -504,6 +536,8 @@ def _run(
         max_depth=max_depth, max_commands=max_commands, budget=2 * len(text) + NESTED_EXTRA_CHARS
     )
     state = _State(variables, set(), cwd, home)
+    for path, content in list((files or {}).items())[:MAX_FILES]:
+        state.files[resolve_path(path, cwd, home)] = content[:MAX_WORD_CHARS]
     if env:
         parser.declared_unset = frozenset(n for n, v in env.items() if v == "<unset>")
     try:

@@ -1697,3 +1697,25 @@ def test_a_container_command_the_reader_cannot_place_is_not_guessed():
     # docker run's options take values the reader does not list: only a shell given -c is read
     assert [c.program for c in run("docker run -p 8080:80 nginx").commands] == ["docker"]
     assert [c.program for c in run("kubectl exec api ls").commands] == ["kubectl"]
+
+
+def test_a_script_written_earlier_in_the_session_is_read_when_run():
+    """python3 x.py after a file tool wrote x.py runs what was written (the session's
+    recent_actions), as a script written earlier on the same line does."""
+    code = "import shutil\nshutil.rmtree('/x')\n"
+    wrote = Action(type="file_write", args={"path": "tools/x.py", "content": code})
+    context = Context(cwd=CWD, home=HOME, recent_actions=(wrote,))
+    rm = [c for c in parse_for("cd tools && python3 x.py", context).commands if c.program == "rm"]
+    assert [c.positionals for c in rm] == [("/x",)]
+    # a later write of the same path wins; another path, or no history, runs nothing known
+    rewrote = Action(type="file_write", args={"path": "tools/x.py", "content": "print(1)\n"})
+    later = Context(cwd=CWD, home=HOME, recent_actions=(wrote, rewrote))
+    for command, ctx in (
+        ("python3 tools/x.py", later),
+        ("python3 tools/y.py", context),
+        ("python3 tools/x.py", Context(cwd=CWD, home=HOME)),
+    ):
+        assert not [c for c in parse_for(command, ctx).commands if c.program == "rm"], command
+    assert [c.program for c in run("python3 x.py", files={"/work/app/x.py": code}).commands][
+        -1
+    ] == "rm"
