@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from specialists.shellparse import SimpleCommand, parse
+from specialists.shellparse import INTERPRETERS, SHELLS, SimpleCommand, parse
 
 __all__ = ["SETUP_SUBCOMMANDS", "settings_only", "tool_setup_output"]
 
@@ -47,11 +47,27 @@ def tool_setup_output(cmd: SimpleCommand) -> bool:
     words = cmd.positionals[:2]
     return (
         bool(cmd.program)
+        and _installed(cmd.argv[0])
         and cmd.program not in _FETCHERS
+        and cmd.program not in SHELLS
+        and cmd.program not in INTERPRETERS
+        and cmd.inline_code is None  # python3 -c '…' init: the code prints, not a tool
         and any(w.lstrip("-") in SETUP_SUBCOMMANDS for w in words)
         and not cmd.pipe_from
         and not cmd.code_from
     )
+
+
+# Where package managers install tools (Homebrew's documented line names its path).
+_INSTALL_ROOTS: Final = (
+    "/usr/", "/opt/", "/bin/", "/sbin/", "/nix/", "/snap/", "/home/linuxbrew/",
+)  # fmt: skip
+
+
+def _installed(program: str) -> bool:
+    """A tool found on PATH or in a package manager's tree, not a file someone just wrote
+    (``./x completion``, ``/tmp/x init``)."""
+    return "/" not in program or program.startswith(_INSTALL_ROOTS)
 
 
 def _alias_is_plain(value: str) -> bool:

@@ -45,6 +45,10 @@ def test_settings_that_run_nothing_new(text: str):
         "rm -rf ~/project",
         "python3 ~/.x/run.py",
         'eval "$(gh copilot alias -- bash)"',  # runs what a tool prints, not its completion
+        'eval "$(./x init)"',  # a file, not an installed tool
+        'eval "$(/tmp/x init)"',
+        "eval \"$(python3 -c 'print(1)' init)\"",
+        'eval "$(bash -c evil completion)"',
         "",
         "if true; then",  # does not parse
         "export A=1\n" * 1_000,  # too long to read
