@@ -415,14 +415,17 @@ def _private_sent(text: str, sources: Sequence[Source]) -> tuple[str, str] | Non
 
 
 def _field_named(field: str, requests: Sequence[str]) -> bool:
-    """Whether one of ``requests`` (folded) names ``field`` (``user.passport_number``) as
-    words: all of them, or all but a last one when what is left is a word of three letters
-    or more ("passport", "credit card")."""
-    words = _NAME_PARTS.sub(" ", field.rsplit(".", 1)[-1]).split()
-    forms = {fold(" ".join(words))}
-    if len(words) > 1 and len(" ".join(words[:-1])) >= MIN_NAME_CHARS:
-        forms.add(fold(" ".join(words[:-1])))
-    return any(named_words(text, form) for text in requests for form in forms if form)
+    """Whether one of ``requests`` (folded) names ``field`` (``passport_number``,
+    ``card.number``) as words: all of them ("card number"), or all but a last one ("credit
+    card", "passport"); a form of fewer than three letters never ("id")."""
+    words = _NAME_PARTS.sub(" ", field).split()
+    forms = {fold(" ".join(words)), fold(" ".join(words[:-1]))}
+    return any(
+        named_words(text, form)
+        for text in requests
+        for form in forms
+        if len(form) >= MIN_NAME_CHARS
+    )
 
 
 _RANK: Final[dict[str, int]] = {

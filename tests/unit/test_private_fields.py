@@ -59,6 +59,11 @@ def test_a_request_that_names_the_field_or_gives_the_value_asks_for_it() -> None
         assert provenance.trace("body", "links", body, _sources(asked)).found == "trusted"
     other = _sources("Email the travel desk my card number.")
     assert provenance.trace("body", "links", body, other).found == "private"
+    # a field named by a path is named by all its words, not by its last one alone
+    card = "Card: 5105 1051 0510 5100"
+    flight = _sources("Email the travel desk my flight number.")
+    assert provenance.trace("body", "links", card, flight).found == "private"
+    assert provenance.trace("body", "links", card, other).found == "trusted"
 
 
 def test_a_private_field_of_a_result_that_cannot_be_told_apart_makes_it_private() -> None:
