@@ -88,7 +88,7 @@ class Trust(StrEnum):
 
     @property
     def trusted(self) -> bool:
-        """Whether a value this source names may be acted on (user or deployment)."""
+        """Whether a value this source names may be acted on (user, deployment or private)."""
         return self is not Trust.THIRD_PARTY
 
 
