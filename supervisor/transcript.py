@@ -80,11 +80,15 @@ class Trust(StrEnum):
 
     USER = "user"  # the user's own words
     DEPLOYMENT = "deployment"  # the deployment's records: the user's account, a directory
+    # The deployment's records of what only the user may give out (a passport, card or
+    # account number): trusted as the deployment's, and sent out only where the user's
+    # request asks for it (the ``provenance`` kind's outgoing text).
+    PRIVATE = "private"
     THIRD_PARTY = "third_party"  # anyone: received mail, web pages, shared files, messages
 
     @property
     def trusted(self) -> bool:
-        """Whether a value this source names may be acted on (user or deployment)."""
+        """Whether a value this source names may be acted on (user, deployment or private)."""
         return self is not Trust.THIRD_PARTY
 
 
@@ -120,8 +124,9 @@ class ResultTrust(BaseModel):
 
     @property
     def least(self) -> Trust:
-        """The trust of a result whose fields cannot be told apart: the least trusted."""
-        order = (Trust.THIRD_PARTY, Trust.DEPLOYMENT, Trust.USER)
+        """The trust of a result whose fields cannot be told apart: the least trusted (a
+        private field makes the whole result private)."""
+        order = (Trust.THIRD_PARTY, Trust.PRIVATE, Trust.DEPLOYMENT, Trust.USER)
         named: list[Trust] = [self.trust, *self.fields.values()]
         if self.keys is not None:
             named.append(self.keys)

@@ -251,8 +251,14 @@ class ScriptedAgent(BasePipelineElement):
             output, error = runtime.run_function(env, call.function, args)
             text = tool_result_to_str(output) if error is None else error
             # The transcript gets the same result as JSON, as a host relays it (an MCP
-            # server's text content), so that field trust can tell its fields apart.
-            relayed = tool_result_to_str(output, _json) if error is None else error
+            # server's text content), so that field trust can tell its fields apart; a
+            # mapping too (AgentDojo's own formatter gives a mapping's Python repr).
+            if error is not None:
+                relayed = error
+            elif isinstance(output, dict):
+                relayed = _json(output)
+            else:
+                relayed = tool_result_to_str(output, _json)
             self.gate.saw(call.function, args, relayed, f"{phase}-{index}")
             out.append(
                 ChatAssistantMessage(
