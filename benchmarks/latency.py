@@ -412,12 +412,16 @@ def sql_selects(tmp: Path, rounds: int, count: int = 1000) -> None:
 
     engine = Engine(taxonomy, kinds, home=home)
     off = Supervisor(taxonomy, kinds=kinds, home=home, record=False)
+    on_home = tmp / "sql-home-on"
+    build_seed_models(taxonomy, kinds, on_home)
+    on = Supervisor(taxonomy, kinds=kinds, home=on_home)  # signed records, the SQLite store
     sql_engine = Engine(sql_taxonomy, kinds)
     stats = measure(
         {
             "floor (re)": floor,
             "engine": lambda a: engine.check(a, context),
             "records off": lambda a: off.check(a, context),
+            "records on": lambda a: on.check(a, context),
             "sql entries": lambda a: sql_engine.check(a, context),
         },
         actions_,
@@ -430,6 +434,7 @@ def sql_selects(tmp: Path, rounds: int, count: int = 1000) -> None:
     )
     print_rows("select", stats, stats["floor (re)"]["p50"])
     off.close()
+    on.close()
 
 
 def main() -> None:
