@@ -24,6 +24,9 @@ typical agent shell commands (``benchmarks/quality.py``'s), next to the 3-patter
 those commands. The modes of a configuration take turns, a round each, so that a busy moment
 of a shared machine falls on all of them.
 
+Then plain ``SELECT`` queries as ``sql`` actions (an MCP database tool's calls), through the
+coding pack and through its ``sql`` entries alone, beside a 2-pattern floor on the query text.
+
 Then the cost of a hung specialist with a 50 ms timeout (time from the call to its return),
 and the cost of reading a shell command line (``specialists.shellparse.parse``, no cache): plain
 lines (its own tokenizer) and lines with compound syntax (the real parser), from 40 characters
@@ -361,13 +364,93 @@ def coding_pack(tmp: Path, rounds: int, count: int = 1000) -> None:
     on.close()
 
 
+# Plain queries an agent sends a database tool; {n} differs from one action to the next.
+SELECTS = [
+    "SELECT id, email FROM users WHERE id = {n};",
+    "SELECT count(*) FROM orders WHERE status = 'paid' AND user_id = {n}",
+    "select o.id, o.total from orders as o left join users as u on o.user_id = u.id "
+    "where u.email like '%@example.com' order by o.id desc limit {n}",
+    "SELECT sum(total) AS revenue FROM orders GROUP BY user_id HAVING count(*) > {n}",
+    "SELECT * FROM carts WHERE updated_at > '2026-01-01' LIMIT 50 OFFSET {n}",
+    "SELECT name, price FROM items WHERE price BETWEEN {n} AND 20 AND stock IS NOT NULL",
+]
+
+
+def sql_selects(tmp: Path, rounds: int, count: int = 1000) -> None:
+    """Plain SELECTs as ``sql`` actions (each text once a round): the coding pack and its
+    sql entries alone."""
+    kinds = pack_kinds()
+    taxonomy = load_taxonomy(["coding"], kinds)
+    home = tmp / "sql-home"
+    build_seed_models(taxonomy, kinds, home)
+    pack = yaml.safe_load(
+        (Path(__file__).resolve().parent.parent / "taxonomy/coding.yaml").read_text()
+    )
+    sql_only = {
+        "schema_version": 1,
+        "id": "coding_sql",
+        "entries": [e for e in pack["entries"] if e["specialist"]["kind"] == "sql"],
+    }
+    path = tmp / "coding_sql.yaml"
+    path.write_text(yaml.safe_dump(sql_only))
+    sql_taxonomy = load_taxonomy([path], kinds)
+    context = Context(cwd="/home/dev/src/shop-api", home="/home/dev", environment="development")
+    actions_ = [
+        Action(
+            type="sql",
+            tool="mcp__postgres__query",
+            args={"query": SELECTS[i % len(SELECTS)].replace("{n}", str(i))},
+            session="latency",
+        )
+        for i in range(count)
+    ]
+    patterns = [re.compile(p) for p in SHELL_PATTERNS[:2]]
+
+    def floor(action: Action) -> int:
+        query = action.args["query"]
+        return sum(1 for pattern in patterns if isinstance(query, str) and pattern.search(query))
+
+    engine = Engine(taxonomy, kinds, home=home)
+    off = Supervisor(taxonomy, kinds=kinds, home=home, record=False)
+    on_home = tmp / "sql-home-on"
+    build_seed_models(taxonomy, kinds, on_home)
+    on = Supervisor(taxonomy, kinds=kinds, home=on_home)  # signed records, the SQLite store
+    sql_engine = Engine(sql_taxonomy, kinds)
+    stats = measure(
+        {
+            "floor (re)": floor,
+            "engine": lambda a: engine.check(a, context),
+            "records off": lambda a: off.check(a, context),
+            "records on": lambda a: on.check(a, context),
+            "sql entries": lambda a: sql_engine.check(a, context),
+        },
+        actions_,
+        rounds,
+    )
+    print(
+        f"plain SELECTs: coding pack ({len(taxonomy.entries)} entries) and its "
+        f"{len(sql_taxonomy.entries)} sql entries alone ('sql entries': engine), "
+        f"{len(actions_)} sql actions:"
+    )
+    print_rows("select", stats, stats["floor (re)"]["p50"])
+    off.close()
+    on.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds")
     parser.add_argument("--rounds", type=int, help="rounds of each mode (20; 3 with --quick)")
     parser.add_argument("--actions", type=int, default=1000, help="actions in each mix")
+    parser.add_argument(
+        "--only-select", action="store_true", help="only the plain SELECT rows (and no others)"
+    )
     args = parser.parse_args()
     rounds = args.rounds or (3 if args.quick else 20)
+    if args.only_select:
+        with tempfile.TemporaryDirectory() as tmpdir:
+            sql_selects(Path(tmpdir), rounds, args.actions)
+        return
     items = actions(args.actions)
     dangerous = sum(
         1
@@ -436,6 +519,7 @@ def main() -> None:
             f"{engine_p50[last] / engine_p50[first]:.1f}x"
         )
         coding_pack(tmp, max(1, rounds // 4), args.actions)
+        sql_selects(tmp, max(1, rounds // 4), args.actions)
         costs = sorted(hung_cost(tmp, 5 if args.quick else 20))
         print(
             f"\nhung specialist, timeout 50 ms: returned after {statistics.median(costs):.1f} ms "

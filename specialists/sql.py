@@ -67,7 +67,12 @@ sqlglot parses a short statement in about 0.1 ms, but its cost grows with the in
 0.2 s for 60 KB of ``INSERT ... VALUES``), so the specialist runs on a worker thread under
 its entry's timeout unless the config says ``execution: inline``, and judges at most
 ``max_input_chars`` (64 KiB by default). A shell command whose parse (shared with the other
-kinds) runs no database client and no container or remote wrapper is refused at once.
+kinds) runs no database client and no container or remote wrapper is refused at once. A plain
+read query (:func:`specialists.sqlshape.plain_query`: one ``SELECT`` of a common subset that
+sqlglot is sure to parse) is not parsed when no configured check can object to it: every
+check but ``production_target`` with ``production_reads``, and that one unless the target is
+production or the text names a production word or listed database. Its verdict is ok either
+way; with ``on_unparsed`` set, everything is parsed.
 
 Example entry config::
 
@@ -98,6 +103,7 @@ from specialists.shellparse import (
     resolve_path,
     workspace_of,
 )
+from specialists.sqlshape import plain_query
 from specialists.understand.globs import is_within
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -1971,6 +1977,7 @@ class SqlSpecialist:
         "_ddl",
         "_development",
         "_development_words",
+        "_prefilter",
         "_production_names",
         "_production_words",
         "_query_fields",
@@ -2002,6 +2009,9 @@ class SqlSpecialist:
         if config.production_only:
             by_target = {p: Verdict.OK for p in PLACES if p != "production"}
         self._by_target: Mapping[str, Verdict] = dict(by_target)
+        # The prefilter only skips SQL whose verdict is ok: with on_unparsed set, SQL that
+        # does not parse has a verdict of its own, so every text is parsed.
+        self._prefilter = config.on_unparsed == "refuse"
         preload()
 
     # -- the sources of SQL in an action ---------------------------------------------------
@@ -2057,6 +2067,12 @@ class SqlSpecialist:
         sources = self._sources(action, context)
         if sources is None:
             return SpecialistResult.refuse()
+        return self._evaluate(sources, context, self._prefilter)
+
+    def _evaluate(
+        self, sources: Sequence[_Source], context: Context, prefilter: bool
+    ) -> SpecialistResult:
+        skipped = False
         judged: list[_Judged] = []
         unparsed: tuple[_Source, str] | None = None
         dialects: list[str] = []
@@ -2072,6 +2088,9 @@ class SqlSpecialist:
                 continue
             if self._checks == ("reset",):
                 continue  # resets come from tools and clients, never from SQL text
+            if prefilter and not self._could_apply(source, context):
+                skipped = read_any = True
+                continue
             try:
                 parsed = self._parse(source)
                 dialects.append(parsed.dialect or "generic")
@@ -2087,6 +2106,10 @@ class SqlSpecialist:
             read_any = True
             if len(judged) >= MAX_FINDINGS:
                 break
+        if skipped and (judged or unparsed is not None):
+            # Rare (another source of the same action found something): judge them all, so
+            # that evidence and limits are those of the full reading.
+            return self._evaluate(sources, context, prefilter=False)
         objections = [j for j in judged if j.verdict is not Verdict.OK]
         if objections:
             return self._objection(objections, dialects)
@@ -2097,6 +2120,33 @@ class SqlSpecialist:
                 return SpecialistResult.ok() if read_any else SpecialistResult.refuse()
             return self._unparsed_result(*unparsed)
         return SpecialistResult.ok() if read_any else SpecialistResult.refuse()
+
+    def _could_apply(self, source: _Source, context: Context) -> bool:
+        """Whether any check could find anything in the source's SQL; False only when none
+        can and the SQL is sure to parse (then its verdict is ok). Linear in the text.
+
+        One plain read query (:func:`specialists.sqlshape.plain_query`) holds no DDL, no
+        write, no grant and one statement: of the checks, only ``production_target`` with
+        ``production_reads`` can object to it, and only when its target is production.
+        """
+        sql = source.sql
+        if len(sql) > self._config.max_input_chars or sql.count(";") >= self._config.max_statements:
+            return True  # not judged: on_unparsed
+        if not plain_query(sql, source.dialect):
+            return True
+        if "production_target" not in self._checks or not self._config.production_reads:
+            return False
+        if self._placement(source, (), context).place == "production":
+            return True
+        # The query's catalogs (db.schema.table) can make it production, and only a name
+        # written in the text can: a text holding none of the production words or listed
+        # databases cannot (plain_query admits no quoting or escapes that could spell one).
+        lower = sql.lower()
+        listed = context.extras.get("production_databases")
+        names = list(self._production_words)
+        if isinstance(listed, list):
+            names.extend(str(n).strip().lower() for n in listed if isinstance(n, str))
+        return any(name in lower for name in names)
 
     def _parse(self, source: _Source) -> _Parsed:
         if len(source.sql) > self._config.max_input_chars:

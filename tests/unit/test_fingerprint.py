@@ -56,8 +56,15 @@ def test_pipelines_keep_their_structure():
     assert shell("a | b") != shell("b | a")
 
 
-def test_sql_is_normalised_by_sqlglot():
+def test_sql_is_normalised_by_its_tokens():
     assert sql("DELETE FROM users") == sql("delete   from USERS")
+    assert sql("SELECT a FROM t -- why\nWHERE b != 'X';") == sql("select a from t where b<>'X'")
+    assert sql("SELECT a FROM t WHERE b = 'X'") != sql("SELECT a FROM t WHERE b = 'x'")
+    assert sql('SELECT "Id" FROM t') != sql("SELECT id FROM t")
+    assert sql("SELECT 1; SELECT 2") != sql("SELECT 1")
+    assert normalise_sql("SELECT a FROM t /* c */ WHERE b != 'X y';;") == (
+        "select a from t where b <> 'X y'"
+    )
     assert sql("DELETE FROM users WHERE id = 1") != sql("DELETE FROM users")
     assert normalise_sql("select * from") == "select * from"  # does not parse: folded text
 
