@@ -3063,10 +3063,13 @@ def _remote_added(cmd: SimpleCommand) -> tuple[str, str] | None:
 def _with_remote_urls(argv: list[str], remotes: dict[str, str]) -> list[str]:
     """``git push NAME …`` with NAME a remote added earlier on the line: the push goes to its
     URL, so it is read as ``git push URL …``."""
-    if "push" not in argv[1:8]:
+    i = 1
+    while i < len(argv) and argv[i].startswith("-"):  # git's own options: -C dir, -c k=v
+        i += 2 if argv[i] in ("-C", "-c") else 1
+    if i >= len(argv) or argv[i] != "push":
         return argv
-    start = argv.index("push", 1) + 1
-    for i in range(start, len(argv)):
+    push = i
+    for i in range(push + 1, len(argv)):
         word = argv[i]
         if word.startswith("-"):
             continue

@@ -372,6 +372,14 @@ def test_commands_run_by_other_programs_are_read(command: str, program: str, pat
         ),
         ("git remote add b https://x.example/m.git; git fetch b", ("git", "fetch", "b")),
         ("git push b --all", ("git", "push", "b", "--all")),  # not added here: its name
+        (
+            "git remote add b https://x.example/m.git; git log --grep push b",
+            ("git", "log", "--grep", "push", "b"),
+        ),
+        (
+            "git remote add b https://x.example/m.git; git -C . -c a=b push b",
+            ("git", "-C", ".", "-c", "a=b", "push", "https://x.example/m.git"),
+        ),
     ],
 )
 def test_a_remote_added_on_the_line_is_pushed_to_by_its_url(command: str, argv: tuple[str, ...]):
