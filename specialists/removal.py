@@ -22,9 +22,10 @@ import os
 from typing import Annotated, Final
 
 import re2
-from pydantic import AfterValidator, Field, JsonValue
+from pydantic import AfterValidator, Field
 
 from specialists.understand.diffs import parse_unified_diff
+from specialists.understand.files import read_text
 from specialists.understand.globs import PathGlobs
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -70,21 +71,6 @@ class RemovalConfig(KindConfig):
     paths: Annotated[list[Glob], Field(min_length=1, max_length=200)]
     patterns: Annotated[dict[str, Pattern], Field(min_length=1, max_length=MAX_PATTERNS)]
     max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0, le=50_000_000)
-
-
-def _read(path: str, max_bytes: int) -> JsonValue:
-    """The file's text, or None when it does not exist, is too big, binary or unreadable."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(max_bytes + 1)
-    except OSError:
-        return None
-    if len(data) > max_bytes:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 class RemovalSpecialist:
@@ -156,7 +142,7 @@ class RemovalSpecialist:
             if where is None:
                 return None
             limit = self.config.max_bytes
-            now = context.observe("file", {"path": where}, lambda: _read(where, limit))
+            now = context.observe("file", {"path": where}, lambda: read_text(where, limit))
             if isinstance(now, str):
                 return [(path, now, content)]
             if action.type == "file_delete":

@@ -104,6 +104,7 @@ from specialists.shellparse import (
     workspace_of,
 )
 from specialists.sqlshape import plain_query
+from specialists.understand.files import read_text
 from specialists.understand.globs import is_within
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -144,6 +145,7 @@ DEFAULT_MAX_STATEMENTS: Final = 1000
 FALLBACK_DIALECTS: Final = ("postgres", "mysql", "sqlite", "tsql", "bigquery", "snowflake")
 FALLBACK_MAX_CHARS: Final = 16_384
 MAX_FINDINGS: Final = 10
+MAX_SQL_FILE_BYTES: Final = 262_144  # a SQL file a client runs, read from the workspace
 TEXT_CAP: Final = 200
 REASON_CAP: Final = 80
 
@@ -885,6 +887,19 @@ class _Reader:
 
     # -- one client --------------------------------------------------------------------
 
+    def _on_disk(self, name: str, cmd: SimpleCommand) -> str | None:
+        """The SQL of a file the client runs (``psql -f f.sql``), read from disk when it is
+        in the workspace (through ``context.observe``: a replay judges the same bytes); None
+        for a file elsewhere, missing, too big or not text."""
+        workspace = workspace_of(self.context)
+        path = resolve_path(name, cmd.cwd or self.context.cwd, self.context.home)
+        if workspace is None or not path.startswith("/") or not is_within(path, workspace):
+            return None
+        text = self.context.observe(
+            "file", {"path": path}, lambda: read_text(path, MAX_SQL_FILE_BYTES)
+        )
+        return text if isinstance(text, str) else None
+
     def client(
         self,
         cmd: SimpleCommand,
@@ -925,6 +940,8 @@ class _Reader:
                     unknown.append("stdin")
                 continue
             text = files.get(resolve_path(name, cmd.cwd, self.context.home))
+            if text is None and place.container is None and place.remote is None:
+                text = self._on_disk(name, cmd)
             if text is not None:
                 sql.append(text)
             else:

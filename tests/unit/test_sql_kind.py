@@ -971,3 +971,24 @@ def test_the_reset_check_does_not_parse_sql():
         .verdict
         is Verdict.FLAG
     )
+
+
+def test_a_sql_file_in_the_workspace_is_read_when_a_client_runs_it(tmp_path):
+    """psql -f FILE runs what FILE holds: read from the workspace (through context.observe,
+    so a replay judges the same bytes); a file outside it, or missing, stays unread."""
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "drop.sql").write_text("DROP TABLE orders;\n")
+    (tmp_path / "m" / "read.sql").write_text("SELECT id FROM orders;\n")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.sql"
+    outside.write_text("DROP TABLE orders;\n")
+    context = Context(cwd=str(tmp_path), repo_root=str(tmp_path))
+    specialist = build()
+    result = specialist.evaluate(shell("psql -h db.internal -d shop -f m/drop.sql"), context)
+    assert result.verdict is Verdict.BLOCK
+    assert "DROP TABLE orders" in (result.reason or "")
+    assert judge(specialist, shell("psql -h db.internal -d shop -f m/read.sql"), context) is (
+        Verdict.OK
+    )
+    for name in (str(outside), "m/missing.sql"):
+        unread = specialist.evaluate(shell(f"psql -h db.internal -d shop -f {name}"), context)
+        assert "DROP TABLE" not in (unread.reason or ""), name
