@@ -84,6 +84,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import posixpath
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -136,7 +137,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 KIND_NAME: Final = "sql"
-KIND_VERSION: Final = "2"
+KIND_VERSION: Final = "3"
 DEFAULT_MAX_INPUT_CHARS: Final = 65_536  # sqlglot reads ~0.3 MB/s: at most ~0.25 s
 MAX_INPUT_CHARS_LIMIT: Final = 10_000_000
 DEFAULT_MAX_STATEMENTS: Final = 1000
@@ -894,6 +895,9 @@ class _Reader:
         workspace = workspace_of(self.context)
         path = resolve_path(name, cmd.cwd or self.context.cwd, self.context.home)
         if workspace is None or not path.startswith("/") or not is_within(path, workspace):
+            return None
+        # a link inside the workspace to a file outside it is outside it
+        if not is_within(os.path.realpath(path), os.path.realpath(workspace)):
             return None
         text = self.context.observe(
             "file", {"path": path}, lambda: read_text(path, MAX_SQL_FILE_BYTES)

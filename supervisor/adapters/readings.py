@@ -130,6 +130,9 @@ _AMOUNT_NAMES: Final = frozenset({"amount", "amount_usd", "amount_cents", "total
 _CODE_NAMES: Final = frozenset(
     {"code", "source_code", "snippet", "program", "input", "expression", "script"}
 )
+# Of those, the ones that name a program rather than any input or a formula (a calculator's
+# expression "sqrt(2)" parses as Python too): a value that parses is read as Python.
+_PROGRAM_NAMES: Final = frozenset({"code", "source_code", "snippet", "program", "script"})
 _LANGUAGE_NAMES: Final = ("language", "lang", "runtime", "interpreter", "kernel")
 _LANGUAGES: Final[dict[str, Role]] = {
     "bash": "shell",
@@ -592,7 +595,7 @@ def _default_role(
             return language, "name"
         if _looks_like_command(value):
             return "shell", "value"
-        if _looks_like_python(value):
+        if key in _PROGRAM_NAMES and _looks_like_python(value):
             return "python", "value"
         return None
     if _runs_things(tool) and key not in _CONTENT_NAMES and _looks_like_command(value):

@@ -989,6 +989,7 @@ def test_a_sql_file_in_the_workspace_is_read_when_a_client_runs_it(tmp_path):
     assert judge(specialist, shell("psql -h db.internal -d shop -f m/read.sql"), context) is (
         Verdict.OK
     )
-    for name in (str(outside), "m/missing.sql"):
+    (tmp_path / "m" / "link.sql").symlink_to(outside)  # inside by name, outside in fact
+    for name in (str(outside), "m/missing.sql", "m/link.sql"):
         unread = specialist.evaluate(shell(f"psql -h db.internal -d shop -f {name}"), context)
         assert "DROP TABLE" not in (unread.reason or ""), name

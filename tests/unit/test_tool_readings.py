@@ -179,6 +179,7 @@ def test_code_runs_in_its_language() -> None:
     assert derived("sandbox", {"code": "hello"}) == []
     assert derived("sandbox", {"code": "fix the failing test"}) == []
     assert derived("sandbox", {"code": "x ="}) == []  # does not parse
+    assert derived("calculator", {"expression": "sqrt(2)"}) == []  # a formula, not a program
 
 
 def test_a_tool_named_for_running_reads_its_values_as_commands() -> None:
