@@ -94,15 +94,14 @@ from specialists.understand.hosts import tunnel_of as _tunnel
 from specialists.understand.network import (
     NETWORK_SCHEMES,
     Destination,
-    Opt,
     destinations,
     dynamic_suffix,
     encoded_label,
     sends_of_command,
-    split_options,
 )
 from specialists.understand.network import credential_in_args as _credential_in_args
 from specialists.understand.network import host_text as _host_text_of
+from specialists.understand.options import Opt, split_options
 from specialists.understand.paths import Where
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict

@@ -83,7 +83,7 @@ from specialists.shellparse import (
 )
 from specialists.understand.globs import is_within
 from specialists.understand.hosts import Host, covering, normalise_host
-from specialists.understand.network import Opt, split_options
+from specialists.understand.options import Opt, split_options
 from supervisor.errors import PluginError
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict

@@ -75,6 +75,8 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
   ``os.kill(-1, 9)`` in Python too), or what it changes of who may do what (``setuid``,
   ``admin``, ``sudoers``...; :mod:`specialists.understand.privilege`). Such a rule needs no
   ``program``.
+- ``host``: ``this`` or ``another``: only commands run on this host, or only those run on
+  another (``ssh h CMD``, the far side of an ``scp``/``rsync`` to ``h:path``).
 - ``excused_by`` (per rule or for the whole config): facts that make a match fine (a test
   environment, a container, a local emulator's endpoint): the objection becomes a flag that
   says why.
@@ -310,6 +312,9 @@ class ShellRule(KindConfig):
             (signal 0) signals nothing.
         privileges_any: the command makes such a change (:data:`Change`: ``elevate``,
             ``shell``, ``setuid``, ``account``, ``admin``, ``sudoers``, ``service``).
+        host: ``this`` or ``another``: the rule counts only commands that run on this host,
+            or only those that run on another (``ssh h CMD``, the far side of ``scp``/``rsync``
+            to a ``host:path``); unset, both.
         excused_by: facts that make a match fine (:class:`Excuse`): a test environment, a
             local emulator's endpoint; the objection becomes a flag that names the excuse.
         verdict: this rule's verdict; the config's ``verdict``, else the entry default.
@@ -346,6 +351,7 @@ class ShellRule(KindConfig):
     then_deleted: bool = False
     signals_any: list[Scope] = Field(default_factory=list)
     privileges_any: list[Change] = Field(default_factory=list)
+    host: Literal["this", "another"] | None = None
     excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
     verdict: Strength | None = None
     correction: str | None = Field(default=None, min_length=1, max_length=1000)
@@ -542,6 +548,7 @@ class _Rule:
         "code_from",
         "correction",
         "effects",
+        "elsewhere",
         "excuses",
         "flags_all",
         "flags_any",
@@ -613,6 +620,7 @@ class _Rule:
         self.then_deleted = rule.then_deleted
         self.signals = frozenset(rule.signals_any)
         self.privileges = frozenset(rule.privileges_any)
+        self.elsewhere = None if rule.host is None else rule.host == "another"
         self.excuses = tuple(
             (
                 frozenset(e.lower() for e in excuse.environments),
@@ -636,6 +644,8 @@ class _Rule:
     ) -> _Hit | None:
         """The hit when ``cmd`` satisfies every condition of the rule."""
         if not self.any_program and not self.wants(cmd.program):
+            return None
+        if self.elsewhere is not None and cmd.remote is not self.elsewhere:
             return None
         if self.piped_into_none and cmd.pipe_to and self._into(cmd.pipe_to, self.piped_into_none):
             return None

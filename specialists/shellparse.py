@@ -55,6 +55,14 @@ from specialists import bashtree
 from specialists.bashtree import REDIRECT_OPS, RawCommand, RawRedirect
 from specialists.inline import CodeOp, decode_text, python_ops, scan_ops
 from specialists.understand.globs import GLOB_CHARS, PathGlobs, WordGlobs, is_within
+from specialists.understand.options import (
+    RSYNC_LONG,
+    RSYNC_SHORT,
+    SCP_SHORT,
+    copied_into,
+    remote_operand,
+    split_options,
+)
 from specialists.winshell import WINDOWS_PROGRAMS, is_drive_path, windows_ops, windows_path
 
 if TYPE_CHECKING:
@@ -112,6 +120,7 @@ MAX_LOOP_ITEMS: Final = 8  # a for loop's body is walked once per item, up to th
 MAX_PREFIXES: Final = 12
 MAX_NESTING: Final = 1_000  # brackets and quotes open at once while scanning
 MAX_XARGS_ITEMS: Final = 64
+MAX_REMOTE_OPERANDS: Final = 16  # host:path operands of one scp or rsync read as remote steps
 MAX_FILES: Final = 32  # files written on the line whose content is remembered
 MAX_PIPE_TO_WORDS: Final = 32  # words of the next command in a pipeline kept on a command
 MAX_LINK_LOOKBACK: Final = 1_000  # commands searched back for the one a pipe leaves
@@ -2526,6 +2535,8 @@ class _Parser:
                 remote = stdin_text  # ssh host <<EOF … EOF: the remote shell reads stdin
             if remote:
                 nested.append(("shell:ssh", remote))
+        elif program in ("scp", "rsync"):
+            nested.extend(_remote_copy_sides(program, rest))
         elif program == "watch":
             watched = _watch_command(rest)
             if watched:  # watch runs its words through sh -c, again and again
@@ -2652,12 +2663,13 @@ class _Parser:
             elif base != "shell" and not label:
                 step = f"{program} {'-c' if base == 'python' else '-e'}"
             if base == "shell":
-                inner = child.copy() if label != "ssh" else _State.on_another_host()
+                elsewhere = label in _REMOTE_STEPS
+                inner = _State.on_another_host() if elsewhere else child.copy()
                 if program in SHELLS and not label:  # sh -c CODE NAME ARGS: $0, $1...
                     params = _interpreter_args(program, cmd.argv[1:]).params
                     if params:
                         inner = child.called(params[1:])
-                self.parse_text(code, inner, scope.nest(step, remote=label == "ssh"))
+                self.parse_text(code, inner, scope.nest(step, remote=elsewhere))
             else:
                 self._inline(base, code, cmd, child, scope.nest(step))
 
@@ -3081,6 +3093,44 @@ def _with_remote_urls(argv: list[str], remotes: dict[str, str]) -> list[str]:
 
 # ssh: options that take the next word as their value
 _SSH_VALUES: Final = frozenset("BbcDEeFIiJLlmOopQRSWw")
+
+
+# Steps whose command runs on another host: what ssh runs there, and what scp and rsync run
+# there to write or read a ``host:path`` operand.
+_REMOTE_STEPS: Final = frozenset({"ssh", "scp", "rsync"})
+
+
+def _remote_copy_sides(program: str, words: Sequence[str]) -> list[tuple[str, str]]:
+    """What ``scp`` or ``rsync`` runs on the other host of each ``host:path`` operand, as
+    those programs do: the sink that writes the destination (``scp -t PATH``, ``rsync
+    --server PATH``, which deletes there too under ``--delete``) or the source that reads a
+    remote file (``scp -f PATH``, ``rsync --server --sender PATH``). So ``scp f h:/etc/passwd``
+    writes /etc/passwd on ``h`` as ``ssh h 'cat > /etc/passwd' < f`` does."""
+    if program == "rsync":
+        opts = split_options(words, RSYNC_SHORT, RSYNC_LONG)
+    else:
+        opts = split_options(words, SCP_SHORT)
+    operands = [o.value for o in opts if not o.name]
+    names = {o.name for o in opts if o.name}
+    recursive = bool(names & {"r", "recursive", "a", "archive"})
+    deletes = program == "rsync" and any(n.startswith("del") for n in names)
+    out: list[tuple[str, str]] = []
+    for index, word in enumerate(operands[:MAX_REMOTE_OPERANDS]):
+        host = remote_operand(word)
+        if host is None:
+            continue
+        path = word[len(host) + 1 :] or "."  # host: alone is the remote user's home
+        sink = index == len(operands) - 1 and index > 0
+        targets = [path]
+        if sink:  # into a directory there: each source under its own name
+            targets = [written for written, _ in copied_into(path, operands[:index], program)]
+        if program == "scp":
+            side = ["scp", *(["-r"] if recursive else []), "-t" if sink else "-f"]
+        else:
+            side = ["rsync", "--server", *([] if sink else ["--sender"])]
+            side += [*(["-r"] if recursive else []), *(["--delete"] if deletes and sink else [])]
+        out.append((f"shell:{program}", " ".join([*side, "--", *map(_quote, targets)])))
+    return out
 
 
 def _ssh_command(words: Sequence[str]) -> str | None:

@@ -19,6 +19,8 @@ from specialists.shellparse import (
     program_names,
     resolve_path,
 )
+from specialists.understand.globs import GLOB_CHARS
+from specialists.understand.options import copied_into
 
 __all__ = ["PathEffect", "archive_effects", "path_effects"]
 
@@ -96,20 +98,34 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
                 add("delete", word, True)
             for word in () if patterns else args:
                 add("delete", word)
+    elif (program == "scp" and command.has_flag("t", "f")) or (
+        program == "rsync" and command.has_flag("server")
+    ):  # the side of a copy that runs on the other host: it writes or reads its operands
+        sink = command.has_flag("t") if program == "scp" else not command.has_flag("sender")
+        tree = bool(_RECURSIVE_FLAGS & command.flags)
+        for word in args:
+            pattern = sink and any(c in word for c in GLOB_CHARS)
+            add("write" if sink else "read", word, pattern, tree=tree and not sink)
+        if sink and command.has_flag("delete") and args:
+            add("delete", args[0])
     elif program in _COPIERS and len(args) >= 2:
         if program in _REMOTE_COPY_OPTIONS:  # -i KEY, -e "ssh -p 22": not files copied
             args = _operands(command, _REMOTE_COPY_OPTIONS[program])
             if len(args) < 2:
                 return effects
         *sources, dest = args
-        if "t" in command.flags or "target-directory" in command.flags:
+        into = "t" in command.flags or "target-directory" in command.flags
+        if into:
             dest, sources = sources[0], [*sources[1:], dest]
         tree = program == "mv" or (bool(_RECURSIVE_FLAGS & command.flags) and not derived)
         for word in sources:
             if not _remote(word):
                 add("delete" if program == "mv" else "read", word, tree=tree)
-        if not _remote(dest):
-            add("write", dest)
+        if not _remote(dest) and program == "ln" and not command.has_flag("f", "force"):
+            add("write", dest)  # new links in it: ln replaces no file without -f
+        elif not _remote(dest):
+            for written, pattern in copied_into(dest, sources, program, into):
+                add("write", written, pattern)
         if program == "rsync" and any(f.startswith("delete") for f in command.flags):
             add("delete", dest)
     elif program in _ATTR_WRITERS:

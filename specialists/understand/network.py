@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Final, Literal, NamedTuple
+from typing import Final, Literal
 
 import re2
 
@@ -32,6 +32,15 @@ from specialists.shellparse import (
     resolve_path,
 )
 from specialists.understand.hosts import MAX_TARGETS, Host, clip, normalise_host
+from specialists.understand.options import (
+    RSYNC_LONG,
+    RSYNC_SHORT,
+    SCP_SHORT,
+    Opt,
+    remote_operand,
+    split_options,
+)
+from specialists.understand.options import words as _words
 from specialists.understand.paths import PathClass, Where, classify
 from supervisor.models import Action, Context
 from supervisor.redact import sensitive_name
@@ -41,83 +50,14 @@ __all__ = [
     "MAX_CODE_TARGETS",
     "NETWORK_SCHEMES",
     "Destination",
-    "Opt",
     "destinations",
     "dynamic_suffix",
     "encoded_label",
     "host_text",
-    "split_options",
 ]
 
 MAX_CODE_SCAN_CHARS: Final = 16_384  # of a one-liner's program text, scanned for URLs
 MAX_CODE_TARGETS: Final = 16  # URLs and socket addresses taken from one one-liner
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-class Opt(NamedTuple):
-    """One word of a command's arguments, read with the program's option table.
-
-    ``name`` is the option without dashes (``d``, ``data``), ``""`` for a positional;
-    ``value`` is the option's value (``""`` for a flag) or the positional; ``written`` is the
-    option as written (``-d``, ``--data``).
-    """
-
-    name: str
-    value: str
-    written: str = ""
-
-
-def split_options(
-    words: Sequence[str],
-    short_values: str = "",
-    long_values: frozenset[str] = frozenset(),
-    *,
-    stop_after: int | None = None,
-) -> list[Opt]:
-    """Options and positionals of a program's arguments, getopt style.
-
-    Short options cluster (``-sSL``); one listed in ``short_values`` takes the rest of its
-    word or the next word (``-dx``, ``-d x``). A long option takes ``--name=value``, or the
-    next word when listed in ``long_values``. ``--`` ends the options. After ``stop_after``
-    positionals, every word is a positional (``ssh host ls -la``).
-    """
-    out: list[Opt] = []
-    i, n = 0, len(words)
-    done = False
-    seen = 0
-    while i < n:
-        word = words[i]
-        i += 1
-        if done or len(word) < 2 or word[0] != "-":
-            out.append(Opt("", word))
-            seen += 1
-            if stop_after is not None and seen >= stop_after:
-                done = True
-            continue
-        if word == "--":
-            done = True
-            continue
-        if word.startswith("--"):
-            name, eq, value = word[2:].partition("=")
-            if not eq and name in long_values and i < n:
-                value = words[i]
-                i += 1
-            out.append(Opt(name, value, "--" + name))
-            continue
-        for j in range(1, len(word)):
-            letter = word[j]
-            if letter in short_values:
-                value = word[j + 1 :]
-                if not value and i < n:
-                    value = words[i]
-                    i += 1
-                out.append(Opt(letter, value, "-" + letter))
-                break
-            out.append(Opt(letter, "", "-" + letter))
-    return out
 
 
 # Which way traffic goes: a download, a send of data, a connection (a socket, a session, a
@@ -262,16 +202,7 @@ _NC_LONG: Final = _words(
     "output hex-dump max-conns allow deny"
 )
 _SSH_SHORT: Final = "BbcDEeFIiJLlmOoPpQRSWw"
-_SCP_SHORT: Final = "cFiJloPSX"
 _SFTP_SHORT: Final = "BbcDFiJlPRSso"
-_RSYNC_SHORT: Final = "eBfMT"
-_RSYNC_LONG: Final = _words(
-    "rsh rsync-path filter exclude include exclude-from include-from files-from log-file "
-    "password-file port bwlimit timeout contimeout chmod chown usermap groupmap compare-dest "
-    "copy-dest link-dest backup-dir suffix partial-dir temp-dir max-size min-size out-format "
-    "address sockopts outbuf iconv checksum-choice compress-choice compress-level "
-    "skip-compress modify-window max-delete block-size info debug remote-option"
-)
 _GIT_LONG: Final = _words(
     "branch origin upload-pack template config depth shallow-since shallow-exclude reference "
     "reference-if-able separate-git-dir filter jobs server-option bundle-uri repo "
@@ -360,24 +291,6 @@ def _url_or_host(text: str) -> str:
     if "://" in text:
         return text
     return "//" + text.lstrip("/")
-
-
-def _remote_path(word: str) -> str | None:
-    """The ``[user@]host`` of an scp/rsync ``host:path`` argument, or None when local."""
-    if "://" in word:
-        return None
-    colon = word.find(":")
-    if colon <= 0:
-        return None
-    slash = word.find("/")
-    if 0 <= slash < colon:
-        return None  # ./a:b is a local path
-    if word.startswith("["):
-        close = word.find("]")
-        return word[: close + 1] if close > 0 else None
-    if colon == 1 and word[2:3] in ("\\", "/"):
-        return None  # C:\\path
-    return word[:colon]
 
 
 def _sent_by_pipe(cmd: SimpleCommand) -> str | None:
@@ -672,22 +585,22 @@ def _copy(cmd: SimpleCommand) -> Iterator[Destination]:
     """scp and rsync: remote ``host:path`` arguments; the last one receives the others."""
     program = cmd.program
     if program == "rsync":
-        opts = split_options(cmd.argv[1:], _RSYNC_SHORT, _RSYNC_LONG)
+        opts = split_options(cmd.argv[1:], RSYNC_SHORT, RSYNC_LONG)
     else:
-        opts = split_options(cmd.argv[1:], _SCP_SHORT)
+        opts = split_options(cmd.argv[1:], SCP_SHORT)
     positional = [o.value for o in opts if not o.name]
     hostname, jumps = _ssh_options(opts, cmd) if program == "scp" else (None, [])
     for index, word in enumerate(positional):
         if "://" in word:
             remote: str | None = word
         else:
-            remote = _remote_path(word)
+            remote = remote_operand(word)
             if remote is not None and hostname:
                 remote = hostname
         if remote is None:
             continue
         last = index == len(positional) - 1 and index > 0
-        sources = [w for w in positional[:-1] if _remote_path(w) is None and "://" not in w]
+        sources = [w for w in positional[:-1] if remote_operand(w) is None and "://" not in w]
         sends = _files(sources) if last and sources else None
         files = tuple(sources) if sends else ()
         role = f"uploads {sends} to" if sends else "copies from"
@@ -702,7 +615,7 @@ def _sftp(cmd: SimpleCommand) -> Iterator[Destination]:
     hostname, jumps = _ssh_options(opts, cmd)
     if positional:
         word = positional[0]
-        remote = word if "://" in word else (_remote_path(word) or word)
+        remote = word if "://" in word else (remote_operand(word) or word)
         target = remote if "://" in remote else _host_target(hostname or remote)
         yield Destination(target, word, "sftp", "opens a session on", "a session", command=cmd)
     yield from jumps
@@ -712,7 +625,7 @@ def _git_target(word: str) -> str | None:
     """A git repository location as a target, or None for a local path or remote name."""
     if "://" in word:
         return word
-    remote = _remote_path(word)
+    remote = remote_operand(word)
     if remote is not None and not word.startswith(("/", ".", "~")):
         return _host_target(remote)
     return None

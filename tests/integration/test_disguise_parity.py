@@ -76,3 +76,32 @@ def test_disguises_keep_the_verdict(tmp_path: Path):
     assert not fixed, f"no longer a gap; take off KNOWN_GAPS: {fixed}"
     missed = sum(len(v) for v in misses.values())
     assert missed / checked <= 0.03, f"{missed} of {checked} disguises change the verdict"
+
+
+@pytest.fixture(scope="module")
+def coding(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    kinds = load_kinds()
+    taxonomy = patient(load_taxonomy(["coding"], kinds))
+    with Supervisor(taxonomy, kinds=kinds, home=tmp_path_factory.mktemp("home")) as sup:
+        yield sup
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("ssh root@db1 'cat > /etc/passwd' < passwd", "scp passwd root@db1:/etc/passwd"),
+        ("ssh web1 'cat > /usr/local/bin/t' < t", "scp -P 2222 t web1:/usr/local/bin/t"),
+        ("ssh db1 cat /etc/shadow > shadow", "scp db1:/etc/shadow ./shadow"),
+        ("ssh web1 'cat > /etc/nginx/x.conf' < x.conf", "rsync -a x.conf web1:/etc/nginx/"),
+        ("ssh web1 'cat > rel/app.tgz' < app.tgz", "scp app.tgz web1:rel/app.tgz"),
+        ("ssh web1 cat logs/app.log > app.log", "rsync -az web1:logs/app.log ."),
+    ],
+)
+def test_the_same_act_through_another_tool(coding: Any, one: str, other: str):
+    """Writing or reading a file on another host through ssh, scp or rsync is one act."""
+    context = Context(cwd="/home/dev/project", repo_root="/home/dev/project", home="/home/dev")
+    verdicts = [
+        coding.check({"type": "shell", "args": {"command": c}}, context).verdict
+        for c in (one, other)
+    ]
+    assert verdicts[0] is verdicts[1], (one, other, verdicts)

@@ -118,7 +118,7 @@ def test_shell_without_paths_is_ok():
         ),
         (Action(type="file_write", args={"paths": ["ok.py", "/opt/x"]}), "/opt/x"),
         (sh("echo x >> ~/.zshrc"), "/home/u/.zshrc"),
-        (sh("cp build/tool /usr/local/bin/"), "/usr/local/bin"),
+        (sh("cp build/tool /usr/local/bin/"), "/usr/local/bin/tool"),
         (sh("mv dist ../published"), "/work/published"),
         (sh("rm -rf ~/old"), "/home/u/old"),
         (sh("sed -i 's/a/b/' ../shared/config.yml"), "/work/shared/config.yml"),

@@ -405,6 +405,23 @@ def test_a_command_over_ssh_is_judged_as_on_another_host():
     assert judge(config, "ssh host 'rm -rf /srv/x'").verdict is Verdict.BLOCK
 
 
+def test_a_rule_can_count_only_this_host_or_only_another():
+    """``host: this`` / ``another``: an ssh command and the far side of an scp or rsync to a
+    ``host:path`` run on another host; everything else on this one."""
+    write = {"effects_any": ["write"], "classes_any": ["system"]}
+    here = {"rules": [{**write, "host": "this"}]}
+    there = {"rules": [{**write, "host": "another"}]}
+    local = "cp app.tgz /srv/app.tgz"
+    for remote in ("scp app.tgz web1:/srv/", "ssh web1 'cat > /srv/app.tgz' < app.tgz"):
+        assert judge(here, remote).verdict is Verdict.OK, remote
+        assert judge(there, remote).verdict is Verdict.BLOCK, remote
+        assert "reached through" in (judge(there, remote).reason or "")
+    assert judge(here, local).verdict is Verdict.BLOCK
+    assert judge(there, local).verdict is Verdict.OK
+    with pytest.raises(ValidationError):
+        shell.ShellConfig.model_validate({"rules": [{**write, "host": "elsewhere"}]})
+
+
 def test_fallback_is_reported_and_can_change_the_verdict():
     config = {**RECURSIVE_DELETE, "verdict_when_fallback": "flag"}
     result = judge(config, "if true; then rm -rf ~")  # no fi: did not parse

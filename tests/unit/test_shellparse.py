@@ -22,6 +22,7 @@ from specialists.shellparse import (
 )
 from specialists.understand.effects import path_effects
 from specialists.understand.globs import PathGlobs, WordGlobs, is_within
+from specialists.understand.options import copied_into
 from supervisor.models import Action, Context
 
 CWD = "/work/app"
@@ -401,6 +402,56 @@ def test_a_command_run_over_ssh_is_read_as_on_another_host():
     # words that the local shell expands before ssh sends them are this host's values
     assert only('X=/tmp/y; ssh host "rm -rf $X"', "rm").paths() == ("/tmp/y",)
     assert not only("rm -rf build", "rm").remote
+
+
+@pytest.mark.parametrize(
+    ("command", "sides"),
+    [
+        ("scp passwd root@db1:/etc/passwd", [("scp", ("-t",), ("/etc/passwd",))]),
+        ("scp f g root@db1:/etc/", [("scp", ("-t",), ("/etc/f", "/etc/g"))]),
+        ("scp -r -P 22 -i k db1:/var/log ./logs", [("scp", ("-r", "-f"), ("/var/log",))]),
+        ("scp a b user@db1:", [("scp", ("-t",), ("./a", "./b"))]),  # the remote home
+        ("scp '[::1]:/etc/hosts' .", [("scp", ("-f",), ("/etc/hosts",))]),
+        (
+            "rsync -av --delete -e 'ssh -p 2' build/ db1:/srv/www/",
+            [("rsync", ("--server", "-r", "--delete"), ("/srv/www/*",))],
+        ),
+        ("rsync -a db1:/data/ ./d", [("rsync", ("--server", "--sender", "-r"), ("/data/",))]),
+    ],
+)
+def test_a_remote_copy_runs_its_other_side_on_another_host(
+    command: str, sides: list[tuple[str, tuple[str, ...], tuple[str, ...]]]
+):
+    """scp and rsync run a program on the host of a ``host:path`` operand that writes the
+    destination or reads the source there: read as a command on that host."""
+    remote = [c for c in run(command).commands if c.remote]
+    split = [c.argv.index("--") for c in remote]
+    got = [(c.program, c.argv[1:i], c.argv[i + 1 :]) for c, i in zip(remote, split, strict=True)]
+    assert got == sides
+    assert all(c.via == (c.program,) and c.cwd is None for c in remote)
+
+
+@pytest.mark.parametrize(
+    ("dest", "sources", "program", "written"),
+    [
+        ("/var/tmp/", ["f.txt"], "cp", [("/var/tmp/f.txt", False)]),
+        ("/var/tmp", ["a/f.txt"], "cp", [("/var/tmp/f.txt", False)]),  # always a directory
+        ("/etc/x", ["f"], "cp", [("/etc/x", False)]),  # a file, or a directory: as written
+        ("out/", ["*.log", "src/"], "cp", [("out/*.log", True), ("out/src", False)]),
+        ("/srv/www/", ["build/"], "rsync", [("/srv/www/*", True)]),  # what build/ holds
+        ("/srv/www/", ["build"], "rsync", [("/srv/www/build", False)]),
+        ("./", ["db1:/etc/shadow"], "scp", [("./shadow", False)]),
+    ],
+)
+def test_what_a_copy_writes(
+    dest: str, sources: list[str], program: str, written: list[tuple[str, bool]]
+):
+    assert copied_into(dest, sources, program) == written
+
+
+@pytest.mark.parametrize("command", ["scp a b", "rsync -a ./x/ ./y/", "scp ./a:b c"])
+def test_a_local_copy_runs_nothing_elsewhere(command: str):
+    assert not [c for c in run(command).commands if c.remote]
 
 
 @pytest.mark.parametrize(
@@ -1241,7 +1292,12 @@ def test_word_globs():
         ("mv ~/.ssh/id_rsa /tmp/k", [("delete", "/home/u/.ssh/id_rsa"), ("write", "/tmp/k")]),
         (
             "cp a b dest/",
-            [("read", "/work/app/a"), ("read", "/work/app/b"), ("write", "/work/app/dest")],
+            [
+                ("read", "/work/app/a"),
+                ("read", "/work/app/b"),
+                ("write", "/work/app/dest/a"),  # into the directory, each under its name
+                ("write", "/work/app/dest/b"),
+            ],
         ),
         ("cat .env > out", [("write", "/work/app/out"), ("read", "/work/app/.env")]),
         ("sed -i s/a/b/ f.txt", [("write", "/work/app/f.txt")]),
