@@ -1004,7 +1004,17 @@ def file_command_of(action: Action) -> str | None:
         paths.extend(p for p in diff_paths(diff) if p not in paths)
     if not paths:
         return None
-    return " ".join(shlex.quote(w) for w in (*words, "--", *paths))
+    return " ".join([*map(shlex.quote, (*words, "--")), *map(_path_word, paths)])
+
+
+def _path_word(path: str) -> str:
+    """A file tool's path as one shell word; a leading ``~/`` stays the home, as the tools
+    that take one read it (``os.path.expanduser``)."""
+    if path == "~":
+        return "~"
+    if path.startswith("~/"):
+        return "~/" + shlex.quote(path[2:]) if path[2:] else "~/"
+    return shlex.quote(path)
 
 
 def _http_command_of(action: Action) -> str | None:

@@ -16,13 +16,14 @@ actions derived from its parameters (a ``cmd`` is also a shell command), and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import JsonValue
 
 from supervisor.adapters.readings import (
     SINKS_KEY,
+    Reading,
     ToolAnnotations,
     load_tool_annotations,
     read_arguments,
@@ -245,13 +246,20 @@ def read_action(
 def _with_readings(action: Action, annotations: ToolAnnotations | None) -> ToolCallReading:
     tool = action.tool or ""
     readings, extra = read_arguments(tool, action.args, annotations)
-    kept = [
-        r
-        for r in readings
-        if not (
-            r.action_type == action.type and all(action.args.get(k) == v for k, v in r.args.items())
+    kept: list[Reading] = []
+    for r in readings:
+        if r.action_type == action.type and all(action.args.get(k) == v for k, v in r.args.items()):
+            continue  # the call itself already is this action
+        same = next(
+            (i for i, k in enumerate(kept) if (k.action_type, k.args) == (r.action_type, r.args)),
+            None,
         )
-    ]
+        if same is None:
+            kept.append(r)
+        else:  # two parameters with one value (filename and path): one action from both
+            known = kept[same]
+            by = min(known.by, r.by, key=("annotation", "name", "value").index)
+            kept[same] = replace(known, parameters=(*known.parameters, *r.parameters), by=by)
     if not kept and not extra:
         return ToolCallReading(action)
     update: dict[str, Any] = {}

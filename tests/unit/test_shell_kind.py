@@ -1362,6 +1362,26 @@ def test_an_http_action_is_judged_as_the_curl_that_sends_it():
     )
 
 
+@pytest.mark.parametrize(
+    ("path", "command"),
+    [
+        ("~/.aws/credentials", "cat -- ~/.aws/credentials"),
+        ("~/my keys.json", "cat -- ~/'my keys.json'"),
+        ("~", "cat -- ~"),
+        ("~bob/x", "cat -- '~bob/x'"),
+        ("/etc/a b", "cat -- '/etc/a b'"),
+        ("-rf", "cat -- -rf"),
+    ],
+)
+def test_a_file_tools_path_is_one_word_and_its_tilde_the_home(path: str, command: str):
+    """A tool given ``~/x`` reads the home's x (as ``os.path.expanduser`` reads it)."""
+    assert shell.file_command_of(Action(type="file_read", args={"path": path})) == command
+    config = {"rules": [{"effects_any": ["read"], "classes_any": ["credential"]}]}
+    ctx = Context(cwd="/work/app", repo_root="/work/app", home="/home/u")
+    read = Action(type="file_read", args={"path": "~/.aws/credentials"})
+    assert build(config).evaluate(read, ctx).verdict is Verdict.BLOCK
+
+
 def test_equal_glob_lists_compile_once_and_judge_alike():
     """A pack repeats glob lists in many rules and entries: each list compiles once."""
     config = {

@@ -208,6 +208,19 @@ def test_a_tool_already_mapped_by_its_name_is_that_action_alone() -> None:
     assert reading.derived == ()
 
 
+def test_two_parameters_with_one_value_are_one_action() -> None:
+    def call(args: dict[str, Any]) -> Any:
+        return read_action(Action(type="tool_call", tool="read_file", args=args))
+
+    reading = call({"filename": "~/keys.json", "path": "~/keys.json"})
+    assert [(a.type, a.args) for a in reading.derived] == [("file_read", {"path": "~/keys.json"})]
+    assert reading.action.metadata[READINGS_KEY] == [
+        {"as": "file_read", "parameters": ["filename", "path"], "by": "name"}
+    ]
+    two = call({"filename": "~/a.json", "path": "~/b.json"})
+    assert [a.args["path"] for a in two.derived] == ["~/a.json", "~/b.json"]
+
+
 # -- annotations ---------------------------------------------------------------------------
 
 
