@@ -647,6 +647,8 @@ class _Rule:
             return None
         if self.elsewhere is not None and cmd.remote is not self.elsewhere:
             return None
+        if cmd.help and not (self.effects or self.redirects_any):
+            return None  # it only prints its usage (what it writes is still its effects')
         if self.piped_into_none and cmd.pipe_to and self._into(cmd.pipe_to, self.piped_into_none):
             return None
         if self.piped_into_any and not (

@@ -252,6 +252,8 @@ class SimpleCommand:
         background: it runs in the background (``cmd &``, or inside something that does).
         remote: it runs on another host (``ssh host CMD``): its relative paths and ``~`` are
             that host's, whose home and working directory are not known here.
+        help: it asks for its usage (``terraform destroy --help``) and does nothing else;
+            its words are then only the program and ``--help`` (:func:`asks_for_help`).
     """
 
     program: str
@@ -284,6 +286,7 @@ class SimpleCommand:
     fallback: bool = False
     background: bool = False
     remote: bool = False
+    help: bool = False
     stdin_text: str | None = field(default=None, repr=False)
 
     @property
@@ -2452,6 +2455,10 @@ class _Parser:
         if program == "git" and state.remotes:
             argv = _with_remote_urls(argv, state.remotes)
         rest = argv[1:]
+        asks_help = asks_for_help(program, argv)
+        if asks_help:  # it prints its usage and does nothing else
+            argv = [argv[0], "--help"]
+            rest = argv[1:]
         flags, positionals = _flags(program, rest)
         code: str | None = None
         code_from: tuple[str, ...] = ()
@@ -2572,6 +2579,7 @@ class _Parser:
             cwd=cwd,
             via=scope.via,
             remote=scope.remote,
+            help=asks_help,
             runs_stdin_as_code=runs_stdin,
             code_from=code_from,
             inline_code=code,
@@ -3093,6 +3101,78 @@ def _with_remote_urls(argv: list[str], remotes: dict[str, str]) -> list[str]:
 
 # ssh: options that take the next word as their value
 _SSH_VALUES: Final = frozenset("BbcDEeFIiJLlmOopQRSWw")
+
+
+# Programs that hand the words after an operand to something they run (a script, a
+# container, a remote or wrapped command, a task): their ``--help`` may be that thing's,
+# which need not know it. A set of subcommands: only those run something (``docker run
+# IMAGE --help`` runs IMAGE; ``docker volume rm --help`` asks docker); None: always.
+_PASSES_WORDS_ON: Final[dict[str, frozenset[str] | None]] = {
+    **dict.fromkeys(
+        program_names(
+            "npx pnpx bunx uvx yarn make gmake just task rake bundle tox nox invoke mvn "
+            "gradle java ssh env timeout watch xargs nohup nice ionice time exec command "
+            "builtin sudo doas su runuser script stdbuf chroot setsid flock strace ltrace gdb "
+            "valgrind wine cmd cmd.exe start parallel find busybox nix-shell Rscript lua "
+            "luajit tclsh julia swift kotlin scala groovy elixir erl tmux screen"
+        )
+    ),
+    **{
+        name: frozenset(subcommands.split())
+        for name, subcommands in (
+            ("docker", "run exec compose container buildx"),
+            ("podman", "run exec compose container"),
+            ("nerdctl", "run exec compose container"),
+            ("kubectl", "exec run debug attach plugin"),
+            ("oc", "exec run debug rsh attach"),
+            ("npm", "run run-script exec x start test t restart stop"),
+            ("pnpm", "run exec dlx start test"),
+            ("bun", "run x test"),
+            ("go", "run test generate tool"),
+            ("cargo", "run test bench"),
+            ("uv", "run tool"),
+            ("poetry", "run"),
+            ("pipenv", "run"),
+            ("hatch", "run"),
+            ("pdm", "run"),
+            ("rye", "run"),
+            ("pipx", "run"),
+            ("dotnet", "run exec test"),
+            ("conda", "run"),
+            ("mamba", "run"),
+            ("micromamba", "run"),
+            ("nix", "run shell develop"),
+            ("flatpak", "run"),
+            ("snap", "run"),
+            ("vagrant", "ssh"),
+            ("toolbox", "run enter"),
+            ("distrobox", "enter"),
+            ("dart", "run test"),
+            ("flutter", "run test"),
+        )
+    },
+}
+
+
+def asks_for_help(program: str, argv: Sequence[str]) -> bool:
+    """Whether a command asks for its usage (``terraform destroy --help``, ``kubectl delete
+    namespace --help``): ``--help`` before any other option, so that no option can take it
+    as its value, of a program named (not ``./tool``) that does not hand its words to
+    something it runs (a script, ``docker run IMAGE``, ``go run``). Such a command prints
+    its usage and does nothing else."""
+    if not argv or "/" in argv[0]:
+        return False
+    if program in SHELLS or program in INTERPRETERS or _is_python(program):
+        return False
+    runs = _PASSES_WORDS_ON.get(program, frozenset())
+    if runs is None:
+        return False
+    for index, word in enumerate(argv[1:]):
+        if word == "--help":
+            return True
+        if word.startswith("-") or "=" in word or (index == 0 and word in runs):
+            return False
+    return False
 
 
 # Steps whose command runs on another host: what ssh runs there, and what scp and rsync run

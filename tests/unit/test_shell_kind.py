@@ -422,6 +422,20 @@ def test_a_rule_can_count_only_this_host_or_only_another():
         shell.ShellConfig.model_validate({"rules": [{**write, "host": "elsewhere"}]})
 
 
+def test_a_request_for_usage_matches_no_rule_but_what_it_writes():
+    config = {
+        "rules": [
+            {"program": ["mkfs*"]},
+            {"program": ["terraform"], "subcommand": ["destroy"]},
+            {"effects_any": ["write"], "classes_any": ["system"]},
+        ]
+    }
+    assert judge(config, "mkfs.ext4 --help").verdict is Verdict.OK
+    assert judge(config, "terraform destroy --help").verdict is Verdict.OK
+    assert judge(config, "terraform destroy -auto-approve").verdict is Verdict.BLOCK
+    assert judge(config, "terraform destroy --help > /etc/motd").verdict is Verdict.BLOCK
+
+
 def test_fallback_is_reported_and_can_change_the_verdict():
     config = {**RECURSIVE_DELETE, "verdict_when_fallback": "flag"}
     result = judge(config, "if true; then rm -rf ~")  # no fi: did not parse

@@ -449,6 +449,33 @@ def test_what_a_copy_writes(
     assert copied_into(dest, sources, program) == written
 
 
+@pytest.mark.parametrize(
+    ("command", "helps"),
+    [
+        ("terraform destroy --help", True),
+        ("kubectl delete namespace prod --help", True),
+        ("docker volume rm --help", True),
+        ("sudo mkfs.ext4 --help", True),  # sudo is a prefix: mkfs asks
+        ("git push --force --help", False),  # an option first: it could take --help
+        ("psql -c 'DROP TABLE t' --help", False),
+        ("git commit -m --help", False),
+        ("docker run img rm -rf / --help", False),  # the image's command gets it
+        ("kubectl exec pod -- rm -rf / --help", False),
+        ("python3 deploy.py --help", False),  # the script decides
+        ("./deploy.sh --help", False),
+        ("make clean --help", False),
+        ("terraform destroy -- --help", False),
+        ("terraform destroy X=1 --help", False),
+    ],
+)
+def test_a_command_that_asks_for_its_usage_does_nothing_else(command: str, helps: bool):
+    last = run(command).commands[-1]
+    assert last.help is helps
+    if helps:
+        assert last.argv == (last.argv[0], "--help")
+        assert not last.positionals
+
+
 @pytest.mark.parametrize("command", ["scp a b", "rsync -a ./x/ ./y/", "scp ./a:b c"])
 def test_a_local_copy_runs_nothing_elsewhere(command: str):
     assert not [c for c in run(command).commands if c.remote]
