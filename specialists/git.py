@@ -22,7 +22,8 @@ Each entry runs the checks named in ``checks`` (usually one):
   and other worktrees are not in the status).
 - ``history_rewrite``: ``filter-branch``, ``filter-repo``, ``push --delete``/``:ref``/
   ``--prune``, ``branch -D`` (or ``-d --force``), ``reflog expire``, ``gc --prune=now``,
-  ``update-ref -d``.
+  ``update-ref -d``, a branch moved elsewhere (``branch -f NAME [START]``; ``checkout -B`` /
+  ``switch -C`` of a protected branch to another start point).
 - ``hook_bypass``: ``--no-verify`` on any subcommand, ``commit -n``, ``-c core.hooksPath=``
   or ``config core.hooksPath`` pointing away from the repository (or unset), and hook
   switches set on the line (``HUSKY=0``, ``SKIP=...``; config ``hook_variables``).
@@ -612,7 +613,7 @@ class GitSpecialist:
         if check == "discard_work":
             return self._discard(git, context, status)
         if check == "history_rewrite":
-            return self._rewrite(git, context)
+            return self._rewrite(git, context, protected)
         return self._hooks(git, parsed, context)
 
     # force_push --------------------------------------------------------------------------
@@ -783,7 +784,7 @@ class GitSpecialist:
 
     # history_rewrite ---------------------------------------------------------------------
 
-    def _rewrite(self, git: _Git, context: Context) -> _Objection | None:
+    def _rewrite(self, git: _Git, context: Context, protected: WordGlobs) -> _Objection | None:
         sub, args = git.sub, git.args
         root = context.repo_root or git.cwd or context.cwd or "?"
         ask = (
@@ -831,6 +832,21 @@ class GitSpecialist:
                     "Use `git branch -d`, which refuses to delete unmerged work, or ask the user.",
                     git,
                 )
+            moved = ("f" in opts.short or "force" in opts.long) and not (
+                {"d", "D", "m", "M", "c", "C"} & opts.short
+                or {"delete", "move", "copy"} & set(opts.long)
+            )
+            if moved and opts.positionals:
+                return _moved_branch(git, opts.positionals[0], opts.positionals[1:2])
+        elif sub in ("checkout", "switch"):
+            # checkout -B NAME START / switch -C NAME START: NAME made to point at START
+            flag, long_flag = ("B", "") if sub == "checkout" else ("C", "force-create")
+            opts = _options(args, flag, (long_flag,) if long_flag else (), sub=sub)
+            value = next((v for k, v in opts.long.items() if k == long_flag and v), None)
+            name = value or _short_value(args, flag)
+            start = [p for p in opts.positionals if p != name][:1]
+            if name and start and protected.match(name):
+                return _moved_branch(git, name, start)
         elif (sub == "reflog" and args[:1] == ("expire",)) or (sub == "gc" and _prunes_now(args)):
             return _Objection(
                 "history_rewrite",
@@ -1062,3 +1078,27 @@ GIT_KIND: Final = SpecialistKind(
 def supervisor_register_kinds() -> list[SpecialistKind]:
     """Register the ``git`` kind."""
     return [GIT_KIND]
+
+
+def _short_value(args: Sequence[str], letter: str) -> str | None:
+    """The value of a short option ``-X VALUE`` or ``-XVALUE`` (clustered: ``-fB name``)."""
+    for i, word in enumerate(args):
+        if word == "--":
+            return None
+        if word.startswith("-") and not word.startswith("--") and letter in word[1:]:
+            rest = word[word.index(letter, 1) + 1 :]
+            return rest or (args[i + 1] if i + 1 < len(args) else None)
+    return None
+
+
+def _moved_branch(git: _Git, name: str, start: Sequence[str]) -> _Objection:
+    """``git branch -f NAME [START]`` and the like: NAME is made to point elsewhere, and the
+    commits only it held are on no branch any more (the reflog keeps them for a while)."""
+    to = start[0] if start else "HEAD"
+    return _Objection(
+        "history_rewrite",
+        f"branch:{name}",
+        f"git {git.sub} moves {name} to {to}, whatever it held that {to} does not",
+        f"Create a new branch at that commit instead, or merge; ask the user before moving {name}.",
+        git,
+    )

@@ -317,6 +317,12 @@ def test_parse_status(
         ("git reflog expire --expire=now --all", "repo:/work/app"),
         ("git gc --prune=now", "repo:/work/app"),
         ("git update-ref -d refs/heads/x", "ref:refs/heads/x"),
+        ("git branch -f main HEAD~3", "branch:main"),  # main's last 3 commits on no branch
+        ("git branch --force topic origin/topic", "branch:topic"),
+        ("git branch -f topic", "branch:topic"),
+        ("git checkout -B main origin/dev", "branch:main"),  # a protected branch moved
+        ("git switch -C main origin/dev", "branch:main"),
+        ("git switch --force-create=master v1.0", "branch:master"),
     ],
 )
 def test_history_rewrites(command: str, obj: str):
@@ -334,6 +340,11 @@ def test_history_rewrites(command: str, obj: str):
         "git reflog",
         "git branch -m old new",
         "git push -n --delete origin x",
+        "git branch -M main",  # renames the current branch (the first push's recipe)
+        "git checkout -B feature origin/feature",  # not a protected branch
+        "git checkout -B main",  # at HEAD: nothing left behind
+        "git switch -c topic origin/main",
+        "git branch --list -f",
     ],
 )
 def test_history_benign(command: str):
