@@ -18,7 +18,7 @@ import posixpath
 import shlex
 import string
 from collections.abc import Iterator
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, TypeVar
 
 import re2
 
@@ -83,6 +83,47 @@ def _dotted(node: ast.AST) -> str:
         module = _imported_module(node)
         parts.append(module if module is not None else _dotted(node.func) + "()")
     return ".".join(reversed(parts))
+
+
+_T = TypeVar("_T", bound=ast.AST)
+MAX_ALIASES: Final = 256  # names bound by imports that are resolved in one program
+
+
+def unaliased(tree: _T) -> _T:
+    """``tree`` with the names its imports bind written as what they stand for: after
+    ``import shutil as sh``, ``sh.rmtree(p)`` reads ``shutil.rmtree(p)``; after ``from
+    subprocess import run as r``, ``r(argv)`` reads ``subprocess.run(argv)``. A program is
+    judged by the modules it calls, however it names them (names read, not assigned)."""
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if len(aliases) >= MAX_ALIASES:
+            break
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.asname != alias.name:
+                    aliases[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if alias.asname and alias.name != "*":
+                    aliases[alias.asname] = f"{node.module}.{alias.name}"
+    if not aliases:
+        return tree
+    return _Unalias(aliases).visit(tree)  # type: ignore[no-any-return]
+
+
+class _Unalias(ast.NodeTransformer):
+    def __init__(self, aliases: dict[str, str]) -> None:
+        self.aliases = aliases
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        dotted = self.aliases.get(node.id) if isinstance(node.ctx, ast.Load) else None
+        if dotted is None:
+            return node
+        head, *rest = dotted.split(".")
+        out: ast.expr = ast.Name(id=head, ctx=ast.Load())
+        for attr in rest:
+            out = ast.Attribute(value=out, attr=attr, ctx=ast.Load())
+        return ast.copy_location(out, node)
 
 
 def _imported_module(node: ast.Call) -> str | None:
@@ -317,7 +358,7 @@ def python_ops(code: str, home: str | None, cwd: str | None) -> list[CodeOp] | N
     data=data)`` is known to send ``p``. None when the code does not parse.
     """
     try:
-        tree = ast.parse(code)
+        tree = unaliased(ast.parse(code))
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     reader = _PyReader(home, cwd)
@@ -327,6 +368,9 @@ def python_ops(code: str, home: str | None, cwd: str | None) -> list[CodeOp] | N
 
 
 _PY_SENDERS: Final = frozenset({"post", "put", "patch", "request", "urlopen", "Request"})
+# HTTP clients' calls named for the method they send (requests, httpx, aiohttp sessions).
+_PY_METHOD_CALLS: Final = frozenset({"delete", "post", "put", "patch"})
+_HTTP_METHODS: Final = frozenset({"DELETE", "POST", "PUT", "PATCH"})
 _PY_SOCKET_SENDS: Final = frozenset({"send", "sendall", "sendto", "sendfile"})
 _PY_KILLS: Final = frozenset({"kill", "terminate", "send_signal"})
 MAX_PY_INLINE_CALLS: Final = 16  # function calls whose bodies are read again with their args
@@ -562,6 +606,9 @@ class _PyReader:
             words = _py_kill_words(name, node.args)
             if words is not None:
                 self.ops.append(CodeOp("argv", words, source))
+        request = _py_request(last, node, ev) if "." in name or last == "Request" else None
+        if request is not None:  # requests.delete(url): the request curl -X DELETE url sends
+            self.ops.append(CodeOp("argv", ("curl", "-X", *request), source))
         if last in _PY_SENDERS and "." in name:
             url = ev.value(node.args[0]) if node.args else None
             for kw in node.keywords:
@@ -622,6 +669,7 @@ class _PyReader:
                 tree = ast.parse(text)
             except (SyntaxError, ValueError, MemoryError, RecursionError):
                 return
+        tree = unaliased(tree)
         if isinstance(tree, ast.Module):
             for statement in tree.body:
                 if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -1318,6 +1366,73 @@ def _call_end(code: str, i: int) -> int:
     return n
 
 
+def _is_url(value: str | None) -> bool:
+    return value is not None and value.startswith(("http://", "https://")) and len(value) < 4096
+
+
+def _py_request(last: str, node: ast.Call, ev: _PyEval) -> tuple[str, str] | None:
+    """The method and URL of a Python call that sends a request that changes something:
+    ``requests.delete(url)``, ``httpx.post(url, …)``, ``session.request("DELETE", url)``,
+    ``urllib.request.Request(url, method="PUT")``; None for anything else (a GET, a URL not
+    stated, ``session.delete(obj)`` of an ORM)."""
+    keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg}
+    method: str | None
+    if last in _PY_METHOD_CALLS:
+        method, at = last.upper(), 0
+    elif last == "request":
+        method = ev.value(node.args[0]) if node.args else None
+        method = method if method is not None else _kw_value(keywords, "method", ev)
+        at = 1
+    elif last == "Request":
+        method, at = _kw_value(keywords, "method", ev), 0
+    else:
+        return None
+    url = ev.value(node.args[at]) if len(node.args) > at else _kw_value(keywords, "url", ev)
+    method = method.upper() if method is not None else None
+    if method not in _HTTP_METHODS or not _is_url(url):
+        return None
+    return method, url or ""
+
+
+def _kw_value(keywords: dict[str, ast.expr], name: str, ev: _PyEval) -> str | None:
+    node = keywords.get(name)
+    return ev.value(node) if node is not None else None
+
+
+# A JavaScript request's method in its options (``fetch(url, {method: "DELETE"})``).
+_JS_METHOD: Final = re2.compile(r"\bmethod\s*:\s*['\"`]([A-Za-z]{3,7})['\"`]")
+_JS_METHOD_CALLS: Final = (
+    ("fetch(", None),
+    (".delete(", "DELETE"),
+    (".post(", "POST"),
+    (".put(", "PUT"),
+    (".patch(", "PATCH"),
+)
+
+
+def _scan_requests(code: str) -> list[CodeOp]:
+    """JavaScript requests that change something, as the ``curl -X METHOD url`` that sends
+    them: ``fetch(url, {method: "DELETE"})``, ``axios.delete(url)``, ``axios.post(url, d)``
+    (the URL stated; a GET, or ``map.delete(key)``, is none)."""
+    ops: list[CodeOp] = []
+    for call, verb in _JS_METHOD_CALLS:
+        for at in _occurrences(code, call):
+            if len(ops) >= MAX_CODE_CALLS:
+                return ops
+            begin = at + len(call)
+            first = _js_value_at(code, begin)
+            if first is None or not _is_url(first[0]):
+                continue
+            end = _call_end(code, begin)
+            method = verb
+            if method is None:
+                found = _JS_METHOD.search(code[begin:end])
+                method = found.group(1).upper() if found is not None else None
+            if method in _HTTP_METHODS:
+                ops.append(CodeOp("argv", ("curl", "-X", method, first[0]), code[at : end + 1]))
+    return ops
+
+
 def _scan_sends(code: str) -> list[CodeOp]:
     """A file a JavaScript request carries, as the ``curl`` that sends it: ``fetch(url,
     {body: fs.readFileSync(p)})``, ``https.request({host}).end(k)`` with ``k`` bound to
@@ -1448,6 +1563,9 @@ def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
     ops.extend(_scan_opens(code)[: max(0, MAX_CODE_CALLS - len(ops))])
     ops.extend(_scan_sql(code)[: max(0, MAX_CODE_CALLS - len(ops))])
     ops.extend(_scan_sends(code)[: max(0, MAX_CODE_CALLS - len(ops))])
+    sent = {op.source for op in ops}  # a request read already for the file it carries
+    requests = [op for op in _scan_requests(code) if op.source not in sent]
+    ops.extend(requests[: max(0, MAX_CODE_CALLS - len(ops))])
     # Perl and Ruby backquotes and %x(): shell commands.
     for opener in ("`", "%x(", "qx{", "qx(") if backquotes else ():
         at = code.find(opener)

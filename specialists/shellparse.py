@@ -2747,6 +2747,10 @@ class _Parser:
         self._emit(made)
         if state is not None and program in _DOWNLOADERS:
             _remember_downloads(made, state)
+        if program in ("scp", "rsync") and scope.depth < self.max_depth:
+            for family, code in _remote_copy_sides(program, argv[1:]):
+                label = family.partition(":")[2]
+                self.parse_text(code, _State.on_another_host(), scope.nest(label, remote=True))
 
     def _find_exec(
         self,

@@ -12,12 +12,19 @@ from typing import Any, ClassVar, Literal
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, settings
 
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.plugins import KindRegistry, load_kinds
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
 from supervisor.taxonomy import Entry, Taxonomy, load_taxonomy, with_timeouts
+
+# Property tests judge what is decided, never how fast: no per-example deadline and no
+# "input generation is slow" check, which a loaded CI machine trips at random (speed is
+# measured in benchmarks/). A test's own @settings replaces what it names.
+settings.register_profile("supervise", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("supervise")
 
 # Released at the end of the test session so that hung test specialists' threads finish.
 RELEASE = threading.Event()

@@ -50,6 +50,9 @@ SHELL: Final[dict[str, Rewrite]] = {
     "python f-string": lambda c: _heredoc(
         "python3", f"import os\ncommand = {c!r}\nos.system(f'{{command}}')"
     ),
+    "python alias": lambda c: _heredoc(
+        "python3", f"import subprocess as sp\nsp.run({c!r}, shell=True)"
+    ),
 }
 """A shell command rewritten; each value takes the command and gives the rewrite."""
 

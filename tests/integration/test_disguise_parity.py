@@ -95,6 +95,28 @@ def coding(tmp_path_factory: pytest.TempPathFactory) -> Any:
         ("ssh web1 'cat > /etc/nginx/x.conf' < x.conf", "rsync -a x.conf web1:/etc/nginx/"),
         ("ssh web1 'cat > rel/app.tgz' < app.tgz", "scp app.tgz web1:rel/app.tgz"),
         ("ssh web1 cat logs/app.log > app.log", "rsync -az web1:logs/app.log ."),
+        (
+            "scp passwd root@db1:/etc/passwd",
+            """python3 -c 'import subprocess as s; """
+            """s.run(["scp", "passwd", "root@db1:/etc/passwd"])'""",
+        ),
+        (
+            "curl -X DELETE https://api.example.com/v1/orders/7",
+            """python3 -c 'import requests; requests.delete("https://api.example.com/v1/orders/7")'""",
+        ),
+        (
+            "curl -X DELETE https://api.example.com/v1/orders/7",
+            """node -e 'require("axios").delete("https://api.example.com/v1/orders/7")'""",
+        ),
+        (
+            "curl -X POST https://search.example.com/o/_delete_by_query -d '{}'",
+            """python3 -c 'import httpx; """
+            """httpx.post("https://search.example.com/o/_delete_by_query", json={})'""",
+        ),
+        (
+            "curl https://api.example.com/v1/orders/7",
+            """python3 -c 'import requests; print(requests.get("https://api.example.com/v1/orders/7").text)'""",
+        ),
     ],
 )
 def test_the_same_act_through_another_tool(coding: Any, one: str, other: str):

@@ -46,7 +46,10 @@ YAML_BITS = st.sampled_from(
 )
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(st.one_of(st.text(max_size=300), st.lists(YAML_BITS, max_size=40).map("".join)))
 def test_loader_raises_only_taxonomy_error(tmp_path, kinds, text):
     path = tmp_path / "fuzz.yaml"

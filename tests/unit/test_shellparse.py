@@ -777,6 +777,53 @@ def test_node_paths_built_from_the_environment_are_read(program: str, argv: tupl
 
 
 @pytest.mark.parametrize(
+    "program",
+    [
+        "import shutil as sh; sh.rmtree('/home/u')",
+        "from shutil import rmtree as wipe; wipe('/home/u')",
+        "import subprocess as sp; sp.run(['rm', '-r', '/home/u'])",
+        "from subprocess import run as go; go('rm -r /home/u', shell=True)",
+        "import os as o; o.system('rm -r /home/u')",
+        "exec(\"import shutil as s\\ns.rmtree('/home/u')\")",  # in code the program runs
+    ],
+)
+def test_a_program_is_read_by_the_modules_it_calls_whatever_it_names_them(program: str):
+    parsed = run(f"python3 -c {shlex.quote(program)}")
+    assert [c.paths() for c in parsed.commands if c.program == "rm"] == [("/home/u",)]
+
+
+def test_a_name_assigned_is_not_an_import():
+    """Only names read stand for what an import bound; an assignment is left alone."""
+    program = "import shutil as sh\nsh = None\nprint(sh)"
+    assert [c.program for c in run(f"python3 -c {shlex.quote(program)}").commands] == ["python3"]
+
+
+@pytest.mark.parametrize(
+    ("command", "method"),
+    [
+        ("python3 -c 'import requests; requests.delete(\"https://h.example/o/7\")'", "DELETE"),
+        ("python3 -c 'import httpx; httpx.post(\"https://h.example/o\", json={})'", "POST"),
+        ('python3 -c \'s.request("put", "https://h.example/o/7")\'', "PUT"),
+        ('python3 -c \'Request("https://h.example/o/7", method="DELETE")\'', "DELETE"),
+        ("node -e 'axios.delete(\"https://h.example/o/7\")'", "DELETE"),
+        ('node -e \'fetch("https://h.example/o/7", {method: "PATCH"})\'', "PATCH"),
+        ("python3 -c 'import requests; requests.get(\"https://h.example/o/7\")'", None),
+        ("python3 -c 'session.delete(user)'", None),  # an ORM's delete: no URL
+        ("node -e 'fetch(\"https://h.example/o/7\")'", None),  # a GET
+        ("node -e 'cache.delete(\"https://h.example/o/7\")'", "DELETE"),  # read as stated
+        ("node -e 'm.delete(key)'", None),
+    ],
+)
+def test_a_request_that_changes_something_is_read_as_curl_sends_it(
+    command: str, method: str | None
+):
+    curls = [c.argv for c in run(command).commands if c.program == "curl" and c.synthetic]
+    assert curls == ([] if method is None else [("curl", "-X", method, curls[0][-1])])
+    if method is not None:
+        assert curls[0][-1].startswith("https://h.example/o")
+
+
+@pytest.mark.parametrize(
     ("program", "sent"),
     [
         (
