@@ -92,8 +92,10 @@ MAX_ALIASES: Final = 256  # names bound by imports that are resolved in one prog
 def unaliased(tree: _T) -> _T:
     """``tree`` with the names its imports bind written as what they stand for: after
     ``import shutil as sh``, ``sh.rmtree(p)`` reads ``shutil.rmtree(p)``; after ``from
-    subprocess import run as r``, ``r(argv)`` reads ``subprocess.run(argv)``. A program is
-    judged by the modules it calls, however it names them (names read, not assigned)."""
+    subprocess import run as r``, ``r(argv)`` reads ``subprocess.run(argv)``;
+    ``__import__("shutil").rmtree``, ``importlib.import_module("shutil").rmtree`` and
+    ``getattr(shutil, "rmtree")`` read ``shutil.rmtree``. A program is judged by the modules
+    it calls, however it names them (names read, not assigned)."""
     aliases: dict[str, str] = {}
     for node in ast.walk(tree):
         if len(aliases) >= MAX_ALIASES:
@@ -106,8 +108,6 @@ def unaliased(tree: _T) -> _T:
             for alias in node.names:
                 if alias.asname and alias.name != "*":
                     aliases[alias.asname] = f"{node.module}.{alias.name}"
-    if not aliases:
-        return tree
     return _Unalias(aliases).visit(tree)  # type: ignore[no-any-return]
 
 
@@ -117,13 +117,35 @@ class _Unalias(ast.NodeTransformer):
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         dotted = self.aliases.get(node.id) if isinstance(node.ctx, ast.Load) else None
-        if dotted is None:
-            return node
-        head, *rest = dotted.split(".")
-        out: ast.expr = ast.Name(id=head, ctx=ast.Load())
-        for attr in rest:
-            out = ast.Attribute(value=out, attr=attr, ctx=ast.Load())
-        return ast.copy_location(out, node)
+        return node if dotted is None else ast.copy_location(_dotted_expr(dotted), node)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        """``__import__("os")`` and ``importlib.import_module("os")`` are ``os``;
+        ``getattr(x, "name")`` is ``x.name``."""
+        self.generic_visit(node)
+        module = _imported_module(node)
+        if module is not None and all(part.isidentifier() for part in module.split(".")):
+            return ast.copy_location(_dotted_expr(module), node)
+        func, args = node.func, node.args
+        if isinstance(func, ast.Name) and func.id == "getattr" and len(args) == 2:
+            attr = args[1]
+            if (
+                isinstance(attr, ast.Constant)
+                and isinstance(attr.value, str)
+                and attr.value.isidentifier()
+            ):
+                return ast.copy_location(
+                    ast.Attribute(value=args[0], attr=attr.value, ctx=ast.Load()), node
+                )
+        return node
+
+
+def _dotted_expr(dotted: str) -> ast.expr:
+    head, *rest = dotted.split(".")
+    out: ast.expr = ast.Name(id=head, ctx=ast.Load())
+    for attr in rest:
+        out = ast.Attribute(value=out, attr=attr, ctx=ast.Load())
+    return out
 
 
 def _imported_module(node: ast.Call) -> str | None:
@@ -1011,6 +1033,16 @@ def _python_call(node: ast.Call, ev: _PyEval) -> CodeOp | None:
         return CodeOp("argv", (*_PY_DELETE[last], target or "<expr>"), source)
     if last in _PY_SHELL and (name.startswith(("os.", "subprocess.", "commands.")) or name == last):
         return CodeOp("shell", (_py_shell_text(first, ev),), source)
+    argv = _py_exec_argv(name, last, args)
+    if argv is not None:  # os.execvp(f, argv), pty.spawn(argv), os.posix_spawn(p, argv, env)
+        if isinstance(argv, ast.List | ast.Tuple):
+            words = [ev.value(e) for e in argv.elts]
+            return CodeOp("argv", tuple(w if w is not None else "<expr>" for w in words), source)
+        if isinstance(argv, list):
+            words = [ev.value(e) for e in argv]
+            return CodeOp("argv", tuple(w if w is not None else "<expr>" for w in words), source)
+        text = ev.value(argv)
+        return CodeOp("argv", (text,), source) if text else None
     if last in _PY_SPAWN and (name.startswith("subprocess.") or name == last):
         if isinstance(first, ast.List | ast.Tuple):
             words = [ev.value(e) for e in first.elts]
@@ -1368,6 +1400,36 @@ def _call_end(code: str, i: int) -> int:
 
 def _is_url(value: str | None) -> bool:
     return value is not None and value.startswith(("http://", "https://")) and len(value) < 4096
+
+
+# os's exec and spawn families, by where their argument vector is: a list argument, or the
+# arguments themselves from that position on (execl: path, arg0, arg1...).
+_OS_ARGV_AT: Final = {
+    **dict.fromkeys(("execv", "execve", "execvp", "execvpe", "posix_spawn", "posix_spawnp"), 1),
+    **dict.fromkeys(("spawnv", "spawnve", "spawnvp", "spawnvpe"), 2),
+}
+_OS_ARGS_FROM: Final = {
+    **dict.fromkeys(("execl", "execlp"), 1),
+    **dict.fromkeys(("spawnl", "spawnlp"), 2),
+}
+
+
+def _py_exec_argv(name: str, last: str, args: list[ast.expr]) -> ast.expr | list[ast.expr] | None:
+    """The argument vector a call runs as a new program: ``pty.spawn(argv)`` (a list, or a
+    program's name), ``os.execvp(file, argv)``, ``os.spawnv(mode, path, argv)``,
+    ``os.posix_spawn(path, argv, env)``, ``os.execl(path, arg0, arg1, ...)``; None for
+    other calls."""
+    if name == "pty.spawn" and args:
+        return args[0]
+    if not name.startswith("os."):
+        return None
+    at = _OS_ARGV_AT.get(last)
+    if at is not None and len(args) > at:
+        return args[at]
+    start = _OS_ARGS_FROM.get(last)
+    if start is not None and len(args) > start:
+        return list(args[start:])
+    return None
 
 
 def _py_request(last: str, node: ast.Call, ev: _PyEval) -> tuple[str, str] | None:

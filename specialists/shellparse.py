@@ -1242,14 +1242,18 @@ class _State:
     def called(self, args: Sequence[str]) -> _State:
         """A copy in which ``$1``..., ``$@``, ``$*`` and ``$#`` are a call's words."""
         child = self.copy()
-        for name in _POSITIONAL:
-            child.vars.pop(name, None)
-            child.dynamic.discard(name)
-        for i, word in enumerate(args[:9], 1):
-            child.vars[str(i)] = word
-        child.vars["@"] = child.vars["*"] = " ".join(args)
-        child.vars["#"] = str(len(args))
+        child.set_params(args)
         return child
+
+    def set_params(self, args: Sequence[str]) -> None:
+        """``$1``..., ``$@``, ``$*`` and ``$#`` made ``args`` (a call, ``set -- ARGS``)."""
+        for name in _POSITIONAL:
+            self.vars.pop(name, None)
+            self.dynamic.discard(name)
+        for i, word in enumerate(args[:9], 1):
+            self.vars[str(i)] = word
+        self.vars["@"] = self.vars["*"] = " ".join(args)
+        self.vars["#"] = str(len(args))
 
 
 @dataclass(slots=True)
@@ -2636,6 +2640,8 @@ class _Parser:
                 name, equals, text = word.partition("=")
                 if equals and name and len(state.aliases) < MAX_FUNCTIONS:
                     state.aliases[name] = text[:MAX_WORD_CHARS]
+        elif program == "set" and alone and "--" in cmd.argv:
+            state.set_params(cmd.argv[cmd.argv.index("--") + 1 :])  # set -- a b: $1 $2
         elif program == "unset":
             for word in cmd.positionals:
                 state.vars.pop(word, None)

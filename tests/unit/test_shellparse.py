@@ -785,11 +785,26 @@ def test_node_paths_built_from_the_environment_are_read(program: str, argv: tupl
         "from subprocess import run as go; go('rm -r /home/u', shell=True)",
         "import os as o; o.system('rm -r /home/u')",
         "exec(\"import shutil as s\\ns.rmtree('/home/u')\")",  # in code the program runs
+        "getattr(__import__('shutil'), 'rmtree')('/home/u')",
+        "import importlib; importlib.import_module('shutil').rmtree('/home/u')",
+        "import pty; pty.spawn(['rm', '-r', '/home/u'])",
+        "import os; os.execvp('rm', ['rm', '-r', '/home/u'])",
+        "import os; os.execl('/bin/rm', 'rm', '-r', '/home/u')",
+        "import os; os.posix_spawn('/bin/rm', ['rm', '-r', '/home/u'], {})",
+        "import os; os.spawnv(os.P_WAIT, '/bin/rm', ['rm', '-r', '/home/u'])",
     ],
 )
 def test_a_program_is_read_by_the_modules_it_calls_whatever_it_names_them(program: str):
     parsed = run(f"python3 -c {shlex.quote(program)}")
     assert [c.paths() for c in parsed.commands if c.program == "rm"] == [("/home/u",)]
+
+
+def test_set_dash_dash_sets_the_positional_parameters():
+    parsed = run('set -- rm -rf /srv/x; "$@"; set -e; echo "$1"')
+    assert [c.argv for c in parsed.commands if c.program in ("rm", "echo")] == [
+        ("rm", "-rf", "/srv/x"),
+        ("echo", "rm"),  # set -e sets an option, not the parameters
+    ]
 
 
 def test_a_name_assigned_is_not_an_import():
