@@ -1062,18 +1062,13 @@ def _python_call(node: ast.Call, ev: _PyEval) -> CodeOp | None:
         )
         return CodeOp("argv", (last, shown, target or "<expr>"), source)
     if last == "open" and name in ("open", "io.open", "os.open") and first is not None:
-        target = ev.value(first)
-        mode: ast.expr | None = (
-            args[1]
-            if len(args) > 1
-            else next((k.value for k in node.keywords if k.arg == "mode"), None)
-        )
-        mode_text = (
-            mode.value if isinstance(mode, ast.Constant) and isinstance(mode.value, str) else "r"
-        )
-        writes = any(ch in mode_text for ch in "wax+")
-        opener = ("tee", "-a") if "a" in mode_text else ("tee",) if writes else ("cat",)
-        return CodeOp("argv", (*opener, target or "<expr>"), source)
+        opener = _py_opener(args[1] if len(args) > 1 else None, node)
+        return CodeOp("argv", (*opener, ev.value(first) or "<expr>"), source)
+    if last == "open" and isinstance(receiver, ast.Call | ast.Name | ast.BinOp):
+        target = ev.value(receiver)  # Path(p).open("a"), Path.home().joinpath(x).open("w")
+        if target is not None:
+            opener = _py_opener(first, node)
+            return CodeOp("argv", (*opener, target), source)
     if last in _PY_PATH_METHODS and isinstance(receiver, ast.Call | ast.Name | ast.BinOp):
         target = ev.value(receiver)
         program = "cat" if last.startswith("read") else "tee"
@@ -1082,6 +1077,17 @@ def _python_call(node: ast.Call, ev: _PyEval) -> CodeOp | None:
     if captured is not None:
         return CodeOp("argv", captured, source)
     return None
+
+
+def _py_opener(mode: ast.expr | None, node: ast.Call) -> tuple[str, ...]:
+    """The command that does what an ``open`` in ``mode`` (or its ``mode=``) does to its
+    file: ``cat`` (read), ``tee`` (write), ``tee -a`` (append)."""
+    if mode is None:
+        mode = next((k.value for k in node.keywords if k.arg == "mode"), None)
+    text = mode.value if isinstance(mode, ast.Constant) and isinstance(mode.value, str) else "r"
+    if "a" in text:
+        return ("tee", "-a")
+    return ("tee",) if any(ch in text for ch in "wx+") else ("cat",)
 
 
 # What a program captures of the person at the machine, as the command that captures the

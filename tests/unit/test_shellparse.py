@@ -799,6 +799,23 @@ def test_a_program_is_read_by_the_modules_it_calls_whatever_it_names_them(progra
     assert [c.paths() for c in parsed.commands if c.program == "rm"] == [("/home/u",)]
 
 
+@pytest.mark.parametrize(
+    ("program", "argv"),
+    [
+        ("Path.home().joinpath('.bashrc').open('a').write(x)", ("tee", "-a", "/home/u/.bashrc")),
+        ("f = Path('/etc/hosts').open(mode='w')", ("tee", "/etc/hosts")),
+        ("Path('/home/u/.ssh/id_rsa').open().read()", ("cat", "/home/u/.ssh/id_rsa")),
+        ("open('/etc/hosts', 'a+')", ("tee", "-a", "/etc/hosts")),
+    ],
+)
+def test_a_file_opened_as_a_path_object_is_read_or_written_by_its_mode(
+    program: str, argv: tuple[str, ...]
+):
+    code = f"from pathlib import Path; {program}"
+    parsed = run(f"python3 -c {shlex.quote(code)}")
+    assert argv in [c.argv for c in parsed.commands if c.synthetic]
+
+
 def test_set_dash_dash_sets_the_positional_parameters():
     parsed = run('set -- rm -rf /srv/x; "$@"; set -e; echo "$1"')
     assert [c.argv for c in parsed.commands if c.program in ("rm", "echo")] == [
