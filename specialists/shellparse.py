@@ -449,17 +449,26 @@ MAX_EARLIER_FILES: Final = 16
 def _written_earlier(context: Context) -> tuple[tuple[str, str], ...]:
     """The contents of files the session wrote with a file tool before this action
     (``context.recent_actions``, the last :data:`MAX_EARLIER_FILES` writes; a later write of
-    the same path wins): ``python3 x.py`` after writing ``x.py`` runs what was written."""
+    the same path wins, and a later edit of it, ``old`` replaced by ``new``, is made to what
+    was written): ``python3 x.py`` after writing ``x.py`` runs what was written."""
     found: dict[str, str] = {}
     for action in context.recent_actions[-4 * MAX_EARLIER_FILES :]:
-        if action.type != "file_write":
-            continue
         args = action.args
         path = args.get("path") or args.get("file_path") or args.get("filename")
-        content = args.get("content", args.get("text"))
-        if isinstance(path, str) and path and isinstance(content, str):
-            found.pop(path, None)
-            found[path] = content[:MAX_WORD_CHARS]
+        if not isinstance(path, str) or not path:
+            continue
+        if action.type == "file_write":
+            content = args.get("content", args.get("text"))
+            if isinstance(content, str):
+                found.pop(path, None)
+                found[path] = content[:MAX_WORD_CHARS]
+        elif action.type == "file_edit" and path in found:
+            # an edit of a file written earlier: its text with the edit made
+            old, new = args.get("old"), args.get("new")
+            if isinstance(old, str) and old and isinstance(new, str) and old in found[path]:
+                count = -1 if args.get("replace_all") is True else 1
+                edited = found.pop(path).replace(old, new, count)
+                found[path] = edited[:MAX_WORD_CHARS]
     return tuple(found.items())[-MAX_EARLIER_FILES:]
 
 

@@ -1889,3 +1889,25 @@ def test_a_script_written_earlier_in_the_session_is_read_when_run():
     assert [c.program for c in run("python3 x.py", files={"/work/app/x.py": code}).commands][
         -1
     ] == "rm"
+
+
+def test_an_edit_of_a_script_written_earlier_is_made_to_what_was_written():
+    """A file tool's edit (old replaced by new) of a file written earlier in the session:
+    running it runs the edited text."""
+    wrote = Action(type="file_write", args={"path": "x.py", "content": "print('hi')\n"})
+    edit = Action(
+        type="file_edit",
+        args={"path": "x.py", "old": "print('hi')", "new": "import shutil\nshutil.rmtree('/x')"},
+    )
+
+    def removed(*recent: Action) -> list[tuple[str, ...]]:
+        ctx = Context(cwd=CWD, home=HOME, recent_actions=recent)
+        return [c.positionals for c in parse_for("python3 x.py", ctx).commands if c.program == "rm"]
+
+    assert removed(wrote, edit) == [("/x",)]
+    assert removed(wrote) == []
+    assert removed(edit) == []  # the file's text before the edit is not known: not guessed
+    undone = Action(type="file_edit", args={"path": "x.py", "old": "rmtree", "new": "rmdir"})
+    assert removed(wrote, edit, undone) == []
+    missing = Action(type="file_edit", args={"path": "x.py", "old": "absent", "new": "x"})
+    assert removed(wrote, edit, missing) == [("/x",)]  # an edit that does not apply changes nothing
