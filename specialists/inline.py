@@ -23,6 +23,7 @@ from typing import Final, NamedTuple, TypeVar
 import re2
 
 MAX_CODE_CALLS: Final = 64  # calls looked at in one inline program
+MAX_SCAN_PREFIX: Final = 16_384  # of a one-liner, searched for names bound to a module function
 
 
 def _expand_home(text: str, home: str | None) -> str:
@@ -1165,6 +1166,15 @@ _SCAN_CALLS: Final = {
     "system": "shell",
     "popen": "shell",
     "qx": "shell",
+    # PHP's ways to run a command line
+    "shell_exec": "shell",
+    "passthru": "shell",
+    "proc_open": "shell",
+    # Deno's removes; fs/promises' and Ruby FileUtils' rm (recursive when the call says so)
+    "Deno.removeSync": "rm",
+    "Deno.remove": "rm",
+    "rm": "rm",
+    "rmdir": "rm",
     "rmSync": "rm",
     "rmdirSync": "rm",
     "unlinkSync": "rm-file",
@@ -1182,6 +1192,23 @@ _SCAN_CALLS: Final = {
     "IO.write": "write",
     "File.delete": "rm-file",
 }
+# Names short enough to appear in other words and strings: they count only as a call.
+_CALLED_ONLY: Final = frozenset({"rm", "rmdir"})
+# Removes that are recursive only when the call says so (``{recursive: true}``).
+_RECURSIVE_WHEN_SAID: Final = frozenset(
+    {"rmSync", "rmdirSync", "rm", "rmdir", "Deno.removeSync", "Deno.remove"}
+)
+# JavaScript names bound to a module's function: ``const {execSync: run} =
+# require("child_process")``, ``const run = require("child_process").execSync``.
+_JS_DESTRUCTURED: Final = re2.compile(
+    r"\{([^{}]{1,300})\}\s*=\s*(?:await\s+)?(?:require|import)\s*\(\s*['\"]([\w:/.-]{1,40})['\"]\s*\)"
+)
+_JS_BOUND: Final = re2.compile(
+    r"(?:const|let|var)\s+([A-Za-z_$][\w$]{0,60})\s*=\s*require\s*\(\s*['\"][\w:/.-]{1,40}['\"]\s*\)"
+    r"\s*\.\s*([A-Za-z_$][\w$]{0,60})\b"
+)
+# zx's and Bun's tagged template: $`rm -rf x` runs the text as a shell command line.
+_JS_SHELL_TEMPLATE: Final = re2.compile(r"(?:^|[^\w$])\$`([^`]+)`")
 # Perl's open for writing: a mode inside the path (open(F, ">>/etc/x")) or before it
 # (open(my $fh, '>>', '/etc/x')).
 _WRITE_MODES: Final = (">>", "+>>", "+>", ">", "+<")
@@ -1589,7 +1616,15 @@ def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
 
     ``backquotes``: whether `` `…` `` runs a command (Perl, Ruby, PHP), not a template
     literal (JavaScript)."""
+    code = _js_unbound(code)
     ops: list[CodeOp] = []
+    if not backquotes:  # JavaScript: zx's and Bun's $`…` run a shell command line
+        for found in _JS_SHELL_TEMPLATE.finditer(code):
+            if len(ops) >= MAX_CODE_CALLS:
+                break
+            if "${" in found.group(1) or len(found.group(1)) > MAX_SCAN_PREFIX:
+                continue  # a command line built from values, or too long to read
+            ops.append(CodeOp("shell", (found.group(1),), found.group(0).strip()))
     for name, what in _SCAN_CALLS.items():
         for at in _occurrences(code, name):
             if len(ops) >= MAX_CODE_CALLS:
@@ -1602,19 +1637,25 @@ def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
                 j += 1
             if j < len(code) and code[j] in "({":
                 j += 1
+            elif name in _CALLED_ONLY:
+                continue  # "rm" in a string or a word: only a call of rm( removes
             literal = _js_value_at(code, j)
             if literal is None:
                 continue
             text, end = literal
             window = code[end : end + 120]
             source = code[at : end + 1]
-            recursive = "recursive" in window or name not in ("rmSync", "rmdirSync")
+            recursive = "recursive" in window or name not in _RECURSIVE_WHEN_SAID
             if "${" in text and what in ("rm", "rm-file", "read", "write"):
                 program = {"rm": "rm -r" if recursive else "rm", "rm-file": "rm"}.get(what)
                 program = program or {"read": "cat", "write": "tee"}[what]
                 ops.append(CodeOp("shell", (f'{program} "{text}"',), source))  # $HOME expands
                 continue
-            if what == "shell":
+            if what == "shell" and code[end : end + 40].lstrip().startswith(","):
+                # system("rm", "-rf", p): the program and its arguments, no shell
+                words = (text, *_scan_args(code, end))
+                ops.append(CodeOp("argv", words, source))
+            elif what == "shell":
                 ops.append(CodeOp("shell", (text,), source))
             elif what == "argv0":
                 ops.append(CodeOp("argv", (text, *_scan_list(code, end)), source))
@@ -1675,6 +1716,37 @@ def _scan_opens(code: str) -> list[CodeOp]:
                 ops.append(CodeOp("argv", words, code[at : end + 1]))
             break
     return ops
+
+
+def _js_unbound(code: str) -> str:
+    """``code`` with JavaScript names bound to a module's function written as that function:
+    after ``const {execSync: run} = require("child_process")``, ``run(x)`` reads
+    ``execSync(x)`` (so the scan of calls finds it, whatever it is named)."""
+    renames: dict[str, str] = {}
+    for found in _JS_DESTRUCTURED.finditer(code[:MAX_SCAN_PREFIX]):
+        for part in found.group(1).split(","):
+            original, colon, alias = part.partition(":")
+            original, alias = original.strip(), alias.strip()
+            if colon and original in _SCAN_CALLS and alias.isidentifier() and alias != original:
+                renames[alias] = original
+    for found in _JS_BOUND.finditer(code[:MAX_SCAN_PREFIX]):
+        alias, original = found.group(1), found.group(2)
+        if original in _SCAN_CALLS and alias != original:
+            renames[alias] = original
+    for alias, original in list(renames.items())[:16]:
+        code = re2.sub(r"(^|[^\w$.])" + re2.escape(alias) + r"\s*\(", r"\1" + original + "(", code)
+    return code
+
+
+def _scan_args(code: str, i: int) -> list[str]:
+    """String arguments after ``i`` up to the call's close (``system("rm", "-rf", p)``):
+    each literal, ``<expr>`` for anything else."""
+    end = _call_end(code, i)
+    words: list[str] = []
+    for part in code[i:end].split(",")[1:17]:
+        literal = _string_at(part, 0)
+        words.append(literal[0] if literal is not None else "<expr>")
+    return words
 
 
 def _scan_list(code: str, i: int) -> list[str]:

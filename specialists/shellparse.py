@@ -2483,6 +2483,10 @@ class _Parser:
             upstream_code = stdin_text
         if program in SHELLS or _is_python(program) or program in INTERPRETERS:
             interp = _interpreter_args(program, rest)
+            if program == "deno" and interp.code is None:
+                words = [w for w in rest if not w.startswith("-")]
+                if len(words) > 1 and words[0] == "eval":  # deno eval CODE
+                    interp = interp._replace(code=words[1])
             family = _family(program)
             if interp.code is not None:
                 code = interp.code
@@ -2557,6 +2561,16 @@ class _Parser:
                 nested.append(("shell:ssh", remote))
         elif program in ("scp", "rsync"):
             nested.extend(_remote_copy_sides(program, rest))
+        elif program in _AWKS:
+            awk = _awk_program(rest)
+            if awk is not None:  # awk 'BEGIN{system("…")}': what its program runs
+                nested.append(("awk:awk", awk))
+        elif program in _VIMS:
+            nested.extend(("shell:" + program, line) for line in _vim_shell_commands(rest))
+        elif program == "git":
+            aliased = _git_alias_command(rest)
+            if aliased is not None:  # git -c alias.x='!cmd' x: git runs cmd through sh
+                nested.append(("shell:git alias", aliased))
         elif program == "watch":
             watched = _watch_command(rest)
             if watched:  # watch runs its words through sh -c, again and again
@@ -2717,7 +2731,7 @@ class _Parser:
         elif family == "pwsh":
             ops = [CodeOp(op.kind, op.words, op.source) for op in windows_ops(code, state.home)]
         else:
-            ops = scan_ops(code, backquotes=family != "node")
+            ops = scan_ops(code, backquotes=family not in ("node", "deno", "awk"))
         for op in ops:
             if op.kind == "shell":
                 if op.words[0] == "<expr>":
@@ -3192,6 +3206,75 @@ def asks_for_help(program: str, argv: Sequence[str]) -> bool:
         if word.startswith("-") or "=" in word or (index == 0 and word in runs):
             return False
     return False
+
+
+_AWKS: Final = frozenset({"awk", "gawk", "mawk", "nawk"})
+_AWK_VALUED: Final = frozenset({"-F", "-v", "-f", "--field-separator", "--assign", "--file"})
+_VIMS: Final = frozenset({"vi", "vim", "nvim", "view", "ex", "gvim", "rvim", "vimdiff"})
+
+
+def _awk_program(words: Sequence[str]) -> str | None:
+    """The program text of an awk command line (its first operand), None when it runs a
+    program file (``-f``)."""
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in ("-f", "--file") or word.startswith(("-f", "--file=")):
+            return None
+        if word == "--":
+            return words[i + 1] if i + 1 < len(words) else None
+        if word in _AWK_VALUED:
+            i += 2
+            continue
+        if word.startswith("-") and len(word) > 1:
+            i += 1
+            continue
+        return word
+    return None
+
+
+def _vim_shell_commands(words: Sequence[str]) -> list[str]:
+    """The shell command lines an editor's start-up commands run: ``vim -c ':!rm x'``,
+    ``+'!cmd'``, ``--cmd '!cmd'`` (an Ex ``!``)."""
+    out: list[str] = []
+    for i, word in enumerate(words):
+        command = None
+        if word in ("-c", "--cmd") and i + 1 < len(words):
+            command = words[i + 1]
+        elif word.startswith("+") and len(word) > 1:
+            command = word[1:]
+        if command is not None:
+            line = command.lstrip(": \t")
+            for prefix in ("silent!", "silent"):
+                line = line.removeprefix(prefix).lstrip()
+            if line.startswith("!") and line[1:].strip():
+                out.append(line[1:])
+    return out[:MAX_REMOTE_OPERANDS]
+
+
+def _git_alias_command(words: Sequence[str]) -> str | None:
+    """``git -c alias.NAME='!CMD' NAME ARGS``: the shell command line git runs (CMD ARGS)."""
+    aliases: dict[str, str] = {}
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "-c" and i + 1 < len(words):
+            key, _, value = words[i + 1].partition("=")
+            if key.lower().startswith("alias.") and value.startswith("!"):
+                aliases[key[len("alias.") :]] = value[1:]
+            i += 2
+            continue
+        if word in ("-C", "--git-dir", "--work-tree", "--namespace") and i + 1 < len(words):
+            i += 2
+            continue
+        if word.startswith("-"):
+            i += 1
+            continue
+        command = aliases.get(word)
+        if command is None:
+            return None
+        return " ".join([command, *(_quote(w) for w in words[i + 1 :])])
+    return None
 
 
 # Steps whose command runs on another host: what ssh runs there, and what scp and rsync run

@@ -53,6 +53,12 @@ SHELL: Final[dict[str, Rewrite]] = {
     "python alias": lambda c: _heredoc(
         "python3", f"import subprocess as sp\nsp.run({c!r}, shell=True)"
     ),
+    "awk system": lambda c: "awk " + shlex.quote("BEGIN{system(" + json.dumps(c) + ")}"),
+    "git alias": lambda c: f"git -c alias.x={shlex.quote('!' + c)} x",
+    "node alias": lambda c: (
+        "node -e "
+        + shlex.quote(f'const {{execSync: go}} = require("child_process"); go({json.dumps(c)})')
+    ),
 }
 """A shell command rewritten; each value takes the command and gives the rewrite."""
 

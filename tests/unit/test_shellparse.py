@@ -1911,3 +1911,41 @@ def test_an_edit_of_a_script_written_earlier_is_made_to_what_was_written():
     assert removed(wrote, edit, undone) == []
     missing = Action(type="file_edit", args={"path": "x.py", "old": "absent", "new": "x"})
     assert removed(wrote, edit, missing) == [("/x",)]  # an edit that does not apply changes nothing
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        """node -e 'const {execSync: go} = require("child_process"); go("rm -r /srv/x")'""",
+        """node -e 'const go = require("child_process").execSync; go("rm -r /srv/x")'""",
+        """node -e 'require("fs/promises").rm("/srv/x", {recursive: true})'""",
+        """node -e 'const {$} = require("zx"); await $`rm -r /srv/x`'""",
+        """bun -e 'await Bun.$`rm -r /srv/x`'""",
+        """deno eval 'Deno.removeSync("/srv/x", {recursive: true})'""",
+        """ruby -e 'system("rm", "-r", "/srv/x")'""",
+        """php -r 'shell_exec("rm -r /srv/x");'""",
+        """awk 'BEGIN { system("rm -r /srv/x") }'""",
+        """gawk -F: -v n=1 'BEGIN{system("rm -r /srv/x")}' /etc/passwd""",
+        """vim -c ':!rm -r /srv/x' -c ':q'""",
+        """nvim +'silent !rm -r /srv/x' +q""",
+        """git -c alias.x='!rm -r' x /srv/x""",
+    ],
+)
+def test_a_command_run_from_another_program_is_read(command: str):
+    removes = [c for c in run(command).commands if c.program == "rm"]
+    assert [(c.paths(), c.has_flag("r")) for c in removes] == [(("/srv/x",), True)], command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "awk '{print $1}' /etc/hosts",
+        "awk -f prog.awk data.txt",  # a program file: not read here
+        "vim -c 'set number' notes.txt",
+        "git -c alias.lg='log --oneline' lg",
+        "git -c alias.x='!rm -r /srv/x' status",  # the alias is not the command run
+        """node -e 'const m = new Map(); m.delete("k")'""",
+    ],
+)
+def test_programs_that_run_no_command_run_none(command: str):
+    assert not [c for c in run(command).commands if c.program == "rm"], command
