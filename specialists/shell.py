@@ -729,7 +729,7 @@ class _Rule:
             if found is None:
                 return None
             obj, detail = found
-            return self._paths_then(cmd, where, obj, detail, matched)
+            return self._paths_then(cmd, where, obj, detail, matched, effect_paths=True)
         head = " ".join([cmd.program or "a redirection", *matched[:2]])
         if not (self.target or self.paths_any.globs or self.redirects_any.globs):
             shown = _cut(" ".join(cmd.argv), 80) or "a redirection"
@@ -755,9 +755,18 @@ class _Rule:
         return found
 
     def _paths_then(
-        self, cmd: SimpleCommand, where: _Where, obj: str, head: str, matched: list[str]
+        self,
+        cmd: SimpleCommand,
+        where: _Where,
+        obj: str,
+        head: str,
+        matched: list[str],
+        effect_paths: bool = False,
     ) -> _Hit | None:
-        """Apply the path conditions (target, paths, redirects) and build the hit."""
+        """Apply the path conditions (target, paths, redirects) and build the hit.
+
+        ``effect_paths``: ``paths_any``/``paths_none`` were already applied to the path of
+        an effect (``dd of=~/.ssh/id_rsa``, ``> f``), which need not be a positional."""
         home = where.home
         detail = head
         if self.redirects_any.globs:
@@ -777,7 +786,7 @@ class _Rule:
             obj = target
             detail = f"{head} writes {target}"
         paths = _paths(cmd, home) if self.paths_any.globs or self.target is not None else ()
-        if self.paths_any.globs:
+        if self.paths_any.globs and not effect_paths:
             if self.named_paths and (cmd.filtered or cmd.stdin_args or cmd.globbed):
                 return None  # a bulk selection (find, xargs, a glob): not these files by name
             globs = _glob_paths(cmd, home)

@@ -422,6 +422,16 @@ def test_a_rule_can_count_only_this_host_or_only_another():
         shell.ShellConfig.model_validate({"rules": [{**write, "host": "elsewhere"}]})
 
 
+def test_an_effect_rule_names_its_paths_by_the_effect_not_the_words():
+    """paths_any of an effect rule is about the path the effect reaches, which need not be
+    a word of the command (dd of=P, a redirection > P)."""
+    config = {"rules": [{"effects_any": ["write"], "paths_any": ["~/.ssh/id_*"]}]}
+    for command in ("dd if=/dev/zero of=/home/u/.ssh/id_rsa", "echo x > ~/.ssh/id_rsa"):
+        result = judge(config, command, Context(cwd="/work/app", home="/home/u"))
+        assert result.verdict is Verdict.BLOCK, command
+    assert judge(config, "echo ~/.ssh/id_rsa > notes.txt").verdict is Verdict.OK
+
+
 def test_a_request_for_usage_matches_no_rule_but_what_it_writes():
     config = {
         "rules": [
