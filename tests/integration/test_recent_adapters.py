@@ -11,14 +11,13 @@ not count.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agents import Agent, RunConfig, Runner, ToolInputGuardrailTripwireTriggered, function_tool
+from agents import Agent, Runner, ToolInputGuardrailTripwireTriggered, function_tool
 from agents.testing import ScriptedModel, assistant_message, function_call
-from agents.tracing import get_trace_provider, set_tracing_disabled
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage
 from langchain_core.tools import ToolException, tool
@@ -28,10 +27,16 @@ from supervisor.adapters.langchain import SupervisorBlocked, SupervisorMiddlewar
 from supervisor.adapters.openai_agents import supervise_tools, supervisor_refusal
 from supervisor.models import Context, Verdict
 
-from .test_adapter_langchain import calls, scripted
+from . import test_adapter_langchain, test_adapter_openai_agents
+from .test_adapter_langchain import Run, calls, scripted
+from .test_adapter_openai_agents import NO_TRACING
 from .test_recent_hooks import PY_SCRIPT, SH_SCRIPT
 
 pytestmark = pytest.mark.slow
+
+# The adapters' tests' fixtures: no trace export (autouse); each loop through invoke and ainvoke.
+_no_trace_export = test_adapter_openai_agents._no_trace_export
+run = test_adapter_langchain.run
 
 # A deployment's own rule, so that a write can be refused: no new scripts in the project.
 NO_SCRIPTS = r"""
@@ -101,18 +106,6 @@ class Ran:
 
 
 # -- OpenAI Agents SDK ---------------------------------------------------------------------
-
-NO_TRACING = RunConfig(tracing_disabled=True)
-
-
-@pytest.fixture(autouse=True)
-def _no_trace_export() -> Iterator[None]:
-    provider: Any = get_trace_provider()
-    saved = provider._manual_disabled
-    set_tracing_disabled(True)
-    yield
-    provider._manual_disabled = saved
-    provider._refresh_disabled_flag()
 
 
 def _openai_run(sup: Supervisor, ran: Ran, context: Context, *steps: list[Any]) -> Any:
@@ -195,18 +188,9 @@ def test_openai_agents_a_refused_or_failed_write_does_not_count(
 
 # -- LangChain / LangGraph -----------------------------------------------------------------
 
-Invoke = Callable[[Any, dict[str, Any], dict[str, Any]], dict[str, Any]]
-
-
-@pytest.fixture(params=["invoke", "ainvoke"])
-def invoke(request: pytest.FixtureRequest) -> Invoke:
-    if request.param == "invoke":
-        return lambda agent, inputs, config: agent.invoke(inputs, config)
-    return lambda agent, inputs, config: asyncio.run(agent.ainvoke(inputs, config))
-
 
 def _langchain_run(
-    sup: Supervisor, ran: Ran, context: Context, invoke: Invoke, *replies: AIMessage
+    sup: Supervisor, ran: Ran, context: Context, run: Run, *replies: AIMessage
 ) -> dict[str, Any]:
     @tool
     def write_file(path: str, content: str) -> str:
@@ -227,7 +211,7 @@ def _langchain_run(
     middleware = SupervisorMiddleware(sup, context=context)
     agent = create_agent(model, tools=[write_file, run_shell], middleware=[middleware])
     inputs = {"messages": [{"role": "user", "content": "Back up my settings."}]}
-    return invoke(agent, inputs, {"configurable": {"thread_id": "t-1"}})
+    return run(agent, inputs, {"configurable": {"thread_id": "t-1"}})
 
 
 @pytest.mark.parametrize(("name", "content", "command"), CASES, ids=["python", "shell"])
@@ -235,14 +219,14 @@ def test_langchain_a_script_written_then_run_is_stopped(
     coding: Supervisor,
     tmp_path: Path,
     project: Path,
-    invoke: Invoke,
+    run: Run,
     name: str,
     content: str,
     command: str,
 ) -> None:
     context = _context(project, tmp_path)
     alone = Ran()
-    _langchain_run(coding, alone, context, invoke, calls("run_shell", {"command": command}, "c0"))
+    _langchain_run(coding, alone, context, run, calls("run_shell", {"command": command}, "c0"))
     assert alone.commands == [command]
 
     ran = Ran()
@@ -251,7 +235,7 @@ def test_langchain_a_script_written_then_run_is_stopped(
             coding,
             ran,
             context,
-            invoke,
+            run,
             calls("write_file", {"path": str(project / name), "content": content}, "c1"),
             calls("run_shell", {"command": command}, "c2"),
         )
@@ -262,7 +246,7 @@ def test_langchain_a_script_written_then_run_is_stopped(
 
 
 def test_langchain_a_refused_or_failed_write_does_not_count(
-    strict: Supervisor, coding: Supervisor, tmp_path: Path, project: Path, invoke: Invoke
+    strict: Supervisor, coding: Supervisor, tmp_path: Path, project: Path, run: Run
 ) -> None:
     context = _context(project, tmp_path)
     refused = Ran()
@@ -270,7 +254,7 @@ def test_langchain_a_refused_or_failed_write_does_not_count(
         strict,
         refused,
         context,
-        invoke,
+        run,
         calls("write_file", {"path": str(project / "main.py"), "content": PY_SCRIPT}, "c1"),
         calls("run_shell", {"command": "python3 main.py"}, "c2"),
     )
@@ -283,7 +267,7 @@ def test_langchain_a_refused_or_failed_write_does_not_count(
         coding,
         failed,
         context,
-        invoke,
+        run,
         calls("write_file", {"path": str(gone), "content": PY_SCRIPT}, "c1"),
         calls("run_shell", {"command": "python3 gone/main.py"}, "c2"),
     )
