@@ -38,15 +38,15 @@ pytestmark = pytest.mark.slow
 _no_trace_export = test_adapter_openai_agents._no_trace_export
 run = test_adapter_langchain.run
 
-# A deployment's own rule, so that a write can be refused: no new scripts in the project.
+# A deployment's own rule, so that a write can be refused: no scripts in shared directories.
 NO_SCRIPTS = r"""
 schema_version: 1
 id: no_scripts
 entries:
-  - id: no_new_scripts
-    title: Writing a script file
-    description: This deployment does not let the agent create scripts.
-    example: {summary: An agent wrote a helper script nobody reviewed., source: tests}
+  - id: no_scripts_in_shared_dirs
+    title: Writing a script into a shared directory
+    description: This deployment does not let the agent create scripts in shared places.
+    example: {summary: An agent left a helper script in a shared directory., source: tests}
     severity: medium
     default_verdict: nudge
     references: [CWE-94]
@@ -55,9 +55,9 @@ entries:
     specialist:
       kind: regex
       config:
-        match: {path: ['\.(?:py|sh)$']}
+        match: {path: ['/shared/[^/]+\.(?:py|sh)$']}
     correction:
-      first: "Do not create scripts here; run the commands one by one."
+      first: "Do not create scripts in shared directories."
 """
 
 CASES = [("main.py", PY_SCRIPT, "python3 main.py"), ("x.sh", SH_SCRIPT, "bash x.sh")]
@@ -66,7 +66,7 @@ CASES = [("main.py", PY_SCRIPT, "python3 main.py"), ("x.sh", SH_SCRIPT, "bash x.
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     cwd = tmp_path / "proj"
-    cwd.mkdir()
+    (cwd / "shared").mkdir(parents=True)  # a write there would succeed, were it let through
     return cwd
 
 
@@ -168,11 +168,11 @@ def test_openai_agents_a_refused_or_failed_write_does_not_count(
         strict,
         refused,
         context,
-        _write(project / "main.py", PY_SCRIPT, "call-1"),
-        _shell("python3 main.py", "call-2"),
+        _write(project / "shared" / "main.py", PY_SCRIPT, "call-1"),
+        _shell("python3 shared/main.py", "call-2"),
     )
     assert refused.written == []
-    assert refused.commands == ["python3 main.py"]
+    assert refused.commands == ["python3 shared/main.py"]
 
     failed = Ran()
     _openai_run(
@@ -249,17 +249,18 @@ def test_langchain_a_refused_or_failed_write_does_not_count(
     strict: Supervisor, coding: Supervisor, tmp_path: Path, project: Path, run: Run
 ) -> None:
     context = _context(project, tmp_path)
+    shared = project / "shared"
     refused = Ran()
     _langchain_run(
         strict,
         refused,
         context,
         run,
-        calls("write_file", {"path": str(project / "main.py"), "content": PY_SCRIPT}, "c1"),
-        calls("run_shell", {"command": "python3 main.py"}, "c2"),
+        calls("write_file", {"path": str(shared / "main.py"), "content": PY_SCRIPT}, "c1"),
+        calls("run_shell", {"command": "python3 shared/main.py"}, "c2"),
     )
     assert refused.written == []
-    assert refused.commands == ["python3 main.py"]
+    assert refused.commands == ["python3 shared/main.py"]
 
     failed = Ran()
     gone = project / "gone" / "main.py"

@@ -18,31 +18,10 @@ import pytest
 from mcp import ClientSession, stdio_client
 
 from .test_mcp_proxy import SERVER, SUPERVISE, _params, _ran, _text
+from .test_recent_adapters import NO_SCRIPTS
 from .test_recent_hooks import PY_SCRIPT, SH_SCRIPT
 
 pytestmark = pytest.mark.slow
-
-# A deployment's own rule, so that a write can be refused: no new scripts in /tmp/.../denied.
-NO_SCRIPTS = r"""
-schema_version: 1
-id: no_scripts
-entries:
-  - id: no_scripts_in_shared_dirs
-    title: Writing a script into a shared directory
-    description: This deployment does not let the agent create scripts in shared places.
-    example: {summary: An agent left a helper script in a shared directory., source: tests}
-    severity: medium
-    default_verdict: nudge
-    references: [CWE-94]
-    detection: deterministic
-    applies_to: {action_types: [file_write]}
-    specialist:
-      kind: regex
-      config:
-        match: {path: ['/shared/[^/]+\.(?:py|sh)$']}
-    correction:
-      first: "Do not create scripts in shared directories."
-"""
 
 
 def _session(tmp_path: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
