@@ -9,11 +9,12 @@ only, and keeps the session's sources within the transcript's bounds
 (:mod:`supervisor.transcript`), so a long session costs the new lines, not the whole file.
 
 The same pass keeps the session's earlier actions (``Context.recent_actions``,
-:mod:`supervisor.recent`): each ``tool_use`` block is mapped, by the host's own mapping
-(``actions_of``: the actions the hook builds for that tool when it is proposed), and counts
-once a ``tool_result`` for it came back that is not an error (``is_error``: the call failed,
-or a hook, a permission rule or the user refused it). At most :data:`MAX_PENDING` calls wait
-for their result; the newest :data:`~supervisor.recent.MAX_RECENT_ACTIONS` actions are kept.
+:mod:`supervisor.recent`): each ``tool_use`` block counts once a ``tool_result`` for it came
+back that is not an error (``is_error``: the call failed, or a hook, a permission rule or
+the user refused it), and is mapped by the host's own mapping (``actions_of``: the actions
+the hook builds for that tool when it is proposed). At most :data:`MAX_PENDING` calls wait
+for their result; the newest :data:`~supervisor.recent.MAX_RECENT_ACTIONS` calls that ran
+are kept, and only they are mapped (once each).
 
 Bounds: at most the last :data:`MAX_READ_BYTES` of what is new are read a call, so a file
 first seen larger than that (or one that grew by more since the last event) is read from
@@ -52,8 +53,9 @@ __all__ = [
     "MAX_READ_BYTES",
     "ActionsOf",
     "Seen",
+    "ToolCall",
     "TranscriptFiles",
-    "actions_of_line",
+    "calls_of_line",
     "sources_of_line",
 ]
 
@@ -61,6 +63,27 @@ MAX_READ_BYTES: Final = 4 << 20
 MAX_LINE_BYTES: Final = 1 << 20
 MAX_FILES: Final = 64
 MAX_PENDING: Final = 64  # tool calls kept while their result has not come back
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """One tool call of the transcript: its name and input, and, once mapped, its actions."""
+
+    use_id: str
+    name: str
+    given: dict[str, Any] | None  # dropped once mapped
+    actions: tuple[Action, ...] | None = None
+
+    def mapped(self, actions_of: ActionsOf) -> tuple[Action, ...]:
+        """The actions the host maps the call to (once; a call it cannot read has none)."""
+        if self.actions is None:
+            try:
+                found = actions_of(self.name, self.given or {}, self.use_id)
+            except (SupervisorError, ValidationError, ValueError, TypeError):
+                found = ()  # a call the hook could not read either: nothing to build on
+            self.actions = tuple(bounded_action(a) for a in found)
+            self.given = None
+        return self.actions
 
 
 @dataclass
@@ -71,9 +94,9 @@ class _File:
     dropped: int = 0
     tools: dict[str, str] = field(default_factory=dict)  # tool_use id -> tool name
     lookups: dict[str, tuple[str, ...]] = field(default_factory=dict)  # -> what it looked up
-    # tool_use id -> the actions it stands for, until its result comes back
-    pending: OrderedDict[str, tuple[Action, ...]] = field(default_factory=OrderedDict)
-    ran: deque[Action] = field(default_factory=lambda: deque(maxlen=MAX_RECENT_ACTIONS))
+    # tool_use id -> the call, until its result comes back; then the newest that ran
+    pending: OrderedDict[str, ToolCall] = field(default_factory=OrderedDict)
+    ran: deque[ToolCall] = field(default_factory=lambda: deque(maxlen=MAX_RECENT_ACTIONS))
 
 
 LookupOf = Callable[[str, Mapping[str, Any]], tuple[str, ...]]
@@ -91,15 +114,13 @@ class Seen:
     actions: tuple[Action, ...]
 
 
-def actions_of_line(
-    line: dict[str, Any],
-    pending: OrderedDict[str, tuple[Action, ...]],
-    ran: deque[Action],
-    actions_of: ActionsOf,
+def calls_of_line(
+    line: dict[str, Any], pending: OrderedDict[str, ToolCall], ran: deque[ToolCall]
 ) -> None:
-    """Reads one transcript line for the session's actions: a ``tool_use`` block waits in
-    ``pending`` (as the actions ``actions_of`` maps it to); its ``tool_result`` moves them
-    to ``ran``, unless the result is an error (failed, denied or refused)."""
+    """Reads one transcript line for the session's tool calls: a ``tool_use`` block waits in
+    ``pending``; its ``tool_result`` moves it to ``ran``, unless the result is an error
+    (failed, denied or refused). Calls are mapped to actions only when asked for
+    (:meth:`ToolCall.mapped`), so a long transcript maps the newest that ran, not all."""
     message = line.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
@@ -112,19 +133,15 @@ def actions_of_line(
             use_id, name, given = block.get("id"), block.get("name"), block.get("input")
             if not (isinstance(use_id, str) and isinstance(name, str) and isinstance(given, dict)):
                 continue
-            try:
-                mapped = actions_of(name, given, use_id)
-            except (SupervisorError, ValidationError, ValueError, TypeError):
-                continue  # a call the hook could not read either: nothing to build on
             pending.pop(use_id, None)
-            pending[use_id] = tuple(bounded_action(a) for a in mapped)
+            pending[use_id] = ToolCall(use_id, name, given)
             while len(pending) > MAX_PENDING:
                 pending.popitem(last=False)
         elif kind == "user" and block.get("type") == "tool_result":
             use_id = block.get("tool_use_id")
             done = pending.pop(use_id, None) if isinstance(use_id, str) else None
-            if done and block.get("is_error") is not True:
-                ran.extend(done)
+            if done is not None and block.get("is_error") is not True:
+                ran.append(done)
 
 
 def sources_of_line(
@@ -234,11 +251,16 @@ class TranscriptFiles:
                     found = sources_of_line(line, known.tools, judge, lookup_of, known.lookups)
                     known.sources.extend(found)
                     if actions_of is not None:
-                        actions_of_line(line, known.pending, known.ran, actions_of)
+                        calls_of_line(line, known.pending, known.ran)
             known.offset += end
             kept = bounded(known.sources, known.dropped)
             known.sources, known.dropped = list(kept.sources), kept.dropped
-            return Seen(list(known.sources), known.dropped, tuple(known.ran))
+            actions = (
+                tuple(a for call in known.ran for a in call.mapped(actions_of))
+                if actions_of is not None
+                else ()
+            )
+            return Seen(list(known.sources), known.dropped, actions)
 
     def _known(self, path: str, identity: tuple[int, int], size: int) -> _File:
         known = self._files.pop(path, None)

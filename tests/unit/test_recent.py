@@ -9,7 +9,7 @@ from typing import Any
 
 from supervisor.hooks.claude_code import actions_for_tool
 from supervisor.hooks.runner import HookSettings, SupervisorCache, run_hook
-from supervisor.hooks.transcripts import MAX_PENDING, actions_of_line
+from supervisor.hooks.transcripts import MAX_PENDING, ToolCall, calls_of_line
 from supervisor.models import Action, Context
 from supervisor.recent import (
     CUT_KEY,
@@ -108,11 +108,13 @@ def _result(use_id: str, *, error: bool = False) -> dict[str, Any]:
 
 
 def _read(*lines: dict[str, Any]) -> list[Action]:
-    pending: OrderedDict[str, tuple[Action, ...]] = OrderedDict()
-    ran: deque[Action] = deque(maxlen=MAX_RECENT_ACTIONS)
+    pending: OrderedDict[str, ToolCall] = OrderedDict()
+    ran: deque[ToolCall] = deque(maxlen=MAX_RECENT_ACTIONS)
     for line in lines:
-        actions_of_line(line, pending, ran, lambda tool, given, _: actions_for_tool(tool, given))
-    return list(ran)
+        calls_of_line(line, pending, ran)
+    return [
+        a for call in ran for a in call.mapped(lambda tool, given, _: actions_for_tool(tool, given))
+    ]
 
 
 def test_transcript_lines_give_the_calls_that_ran_as_the_hook_maps_them() -> None:
