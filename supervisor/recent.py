@@ -48,7 +48,7 @@ __all__ = [
 MAX_RECENT_ACTIONS: Final = 32
 # A written file is read up to 16,384 characters (shellparse.MAX_WORD_CHARS); the same here.
 MAX_ACTION_CHARS: Final = 16_384
-MAX_RECENT_CHARS: Final = 131_072
+MAX_RECENT_CHARS: Final = 65_536  # as a transcript: both are recorded with each decision
 MAX_SESSIONS: Final = 1_000  # sessions a RecentLog keeps, least recently used dropped
 MAX_PENDING: Final = 256  # calls a RecentLog holds while their result has not come back
 CUT_KEY: Final = "supervise_cut"  # metadata: a string of the action's arguments was cut
