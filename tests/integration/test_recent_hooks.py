@@ -301,3 +301,35 @@ def test_recorded_decisions_replay_and_keep_no_secret(tmp_path: Path, project: P
         assert replayer.replay_record(record).same
     assert token not in artifact_text(home)
     assert all(token.encode() not in p.read_bytes() for p in home.rglob("*") if p.is_file())
+
+
+def test_an_edit_that_ran_is_among_the_recent_actions(tmp_path: Path, project: Path) -> None:
+    """An Edit is filled as the hook maps it (a file_edit with old and new). Whether running
+    the edited script is then judged as what it does is the shell kind's to read: it reads
+    written files only today (specialists/shellparse.py), so the stop is expected to fail."""
+    home = tmp_path / "h"
+    transcript = Transcript(tmp_path / "t.jsonl", project, "s-edit")
+    transcript.write("toolu_w", "main.py", "print('backing up')\n")
+    given = {
+        "file_path": str(project / "main.py"),
+        "old_string": "print('backing up')\n",
+        "new_string": PY_SCRIPT,
+    }
+    transcript.tool_use("toolu_e", "Edit", given)
+    transcript.tool_result("toolu_e", f"The file {project / 'main.py'} has been updated.")
+    settings = HookSettings(host="claude-code", taxonomy=("coding",), home=str(home))
+    cache = SupervisorCache()
+    try:
+        outcome = run_hook(transcript.event("python3 main.py", "toolu_r"), settings, cache)
+    finally:
+        cache.close()
+    (record,) = [r for r in read_records(artifact_files([home / "artifacts"])) if r]
+    assert isinstance(record, Record)
+    recent = unseal(record, None)[1]["recent_actions"]
+    assert [(a["type"], a["tool"]) for a in recent] == [
+        ("file_write", "Write"),
+        ("file_edit", "Edit"),
+    ]
+    assert recent[1]["args"]["new"] == PY_SCRIPT
+    if "id_rsa" not in outcome.answer.stdout:
+        pytest.xfail("the shell kind does not apply file_edit actions to the files it runs")
