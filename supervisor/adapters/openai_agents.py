@@ -32,11 +32,11 @@ The session's earlier actions (``Context.recent_actions``, :mod:`supervisor.rece
 calls of the run (of the session, when it has one) that ran: the input guardrail notes each
 call it lets through, as the actions it judged, and the output guardrail adds them once the
 tool returned, unless the tool raised and the SDK's default error message stands in for its
-output. So a script written by one call and run by the next is judged as what it does. A
-call refused (nudged or blocked) never ran and does not count; neither do calls in the run's
-input from before these guardrails saw the session (they may have been refused). The same
-:class:`~supervisor.recent.RecentLog` goes to both guardrails (:func:`supervise_tools` shares
-one).
+output, or the post-action tier undid it. So a script written by one call and run by the
+next is judged as what it does. A call refused (nudged or blocked) never ran and does not
+count; neither do calls in the run's input from before these guardrails saw the session
+(they may have been refused). The same :class:`~supervisor.recent.RecentLog` goes to both
+guardrails (:func:`supervise_tools` shares one).
 
 After the tool runs, the output guardrail reports the result to the supervisor
 (``Supervisor.aafter``), which runs the post-action tier; when that tier reverted the call's
@@ -320,16 +320,24 @@ def supervised_output_guardrail(
     ``transcripts``, each output is added to the run's transcript with the trust
     ``annotations`` give its tool (``session`` as the input guardrail's). With ``recent``
     (the input guardrail's log), the call joins the run's earlier actions, unless its
-    output is the SDK's default error message (the tool raised).
+    output is the SDK's default error message (the tool raised) or the post-action tier
+    undid it.
     """
 
     async def supervisor_after(data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
         call_id = data.context.tool_call_id
+        output, undone = await _reported(data, call_id)
         if recent is not None:
-            if _tool_raised(data):
+            if undone or _tool_raised(data):
                 recent.failed(call_id)
             else:
                 recent.ran(_run_key(data.context, session), call_id)
+        return output
+
+    async def _reported(
+        data: ToolOutputGuardrailData, call_id: str
+    ) -> tuple[ToolGuardrailFunctionOutput, bool]:
+        """What the model reads, and whether the post-action tier undid the call."""
         if transcripts is not None and reads_transcripts(sup):
             tool = data.context.tool_name
             lookup = _looked_up(tool, data.context.tool_arguments, annotations)
@@ -341,12 +349,12 @@ def supervised_output_guardrail(
             decision = await sup.aafter(call_id=call_id, result=_jsonable(data.output))
         except Exception:  # the tool ran: a failed report must not end the run
             log.exception("the supervisor could not check the result of tool call %s", call_id)
-            return ToolGuardrailFunctionOutput.allow()
+            return ToolGuardrailFunctionOutput.allow(), False
         if decision is None:
-            return ToolGuardrailFunctionOutput.allow()
+            return ToolGuardrailFunctionOutput.allow(), False
         reverted = revert_message(decision)
         if reverted is not None:
-            return ToolGuardrailFunctionOutput.reject_content(reverted, output_info=decision)
+            return ToolGuardrailFunctionOutput.reject_content(reverted, output_info=decision), True
         if decision.verdict is Verdict.FLAG:
             log.info(
                 "result of tool call %s flagged by %s (decision %s)",
@@ -354,7 +362,7 @@ def supervised_output_guardrail(
                 ", ".join(decision.flags),
                 decision.decision_id,
             )
-        return ToolGuardrailFunctionOutput.allow(output_info=decision)
+        return ToolGuardrailFunctionOutput.allow(output_info=decision), False
 
     return SupervisorOutputGuardrail(guardrail_function=supervisor_after, name=name)
 

@@ -25,6 +25,7 @@ from langchain_core.tools import ToolException, tool
 from supervisor import Supervisor
 from supervisor.adapters.langchain import SupervisorBlocked, SupervisorMiddleware
 from supervisor.adapters.openai_agents import supervise_tools, supervisor_refusal
+from supervisor.artifacts import Record, artifact_files, read_records, unseal
 from supervisor.models import Context, Verdict
 
 from . import test_adapter_langchain, test_adapter_openai_agents
@@ -274,3 +275,34 @@ def test_langchain_a_refused_or_failed_write_does_not_count(
     )
     assert failed.written == []
     assert failed.commands == ["python3 gone/main.py"]
+
+
+def test_openai_agents_a_write_the_post_action_tier_undid_does_not_count(
+    tmp_path: Path, project: Path
+) -> None:
+    """The adapter tests' taxonomy puts back a file written with a token in it (post-action
+    tier): that write did not stand, so the next call's recent actions leave it out; a write
+    that stood is in them."""
+    taxonomy = tmp_path / "adapter_test.yaml"
+    taxonomy.write_text(test_adapter_openai_agents.TAXONOMY)
+    home = tmp_path / "state"
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    with Supervisor.from_taxonomy(taxonomy, home=home) as sup:
+        _openai_run(
+            sup,
+            Ran(),
+            _context(project, tmp_path),
+            _write(project / "kept.txt", "notes\n", "call-1"),
+            _write(project / "undone.env", f"GITHUB_TOKEN={token}\n", "call-2"),
+            _shell("ls", "call-3"),
+        )
+    assert (project / "kept.txt").exists()
+    assert not (project / "undone.env").exists()
+    records = [r for r in read_records(artifact_files([home / "artifacts"])) if r]
+    (last,) = [
+        r
+        for r in records
+        if isinstance(r, Record) and r.decision["action"]["args"].get("command") == "ls"
+    ]
+    recent = unseal(last, None)[1]["recent_actions"]
+    assert [a["args"]["path"] for a in recent] == [str(project / "kept.txt")]
