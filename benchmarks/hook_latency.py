@@ -29,6 +29,14 @@ served from the cache. Run it from a git work tree to measure the git part. Two 
 decide the event in this process, warm, 0.1 s apart (a hook's pace, so the cache is missed
 about every eighth call): with the facts gathered, and with gathering switched off, which
 is what the facts add to a decision.
+
+Three rows time reading a Claude Code session's transcript file, in this process, which the
+hook now does on every call that names one (for ``Context.recent_actions``: the earlier tool
+calls that ran; docs/facts.md): a 4 MiB transcript of a coding session (requests, ``Read``,
+``Write`` and ``Bash`` calls with their results) read whole by a new reader, as the one-shot
+hook does on each call, with and without mapping the tool calls to actions (without: what
+the transcript's requests and results alone cost, the floor); and one more call appended
+then read by a reader that already read the rest, as the daemon does.
 """
 
 from __future__ import annotations
@@ -154,6 +162,70 @@ def _in_process_rows(runs: int, home: Path, taxonomy: str) -> list[tuple[str, li
     return [("in-process, facts gathered", times[True]), ("in-process, facts off", times[False])]
 
 
+def _transcript_lines(n: int) -> list[str]:
+    """One step of a coding session in Claude Code's transcript format: a Read (an 8 KB
+    file), a Write (2 KB) and a Bash call, each with its result."""
+
+    def line(kind: str, content: object) -> str:
+        role = "assistant" if kind == "assistant" else "user"
+        return json.dumps({"type": kind, "message": {"role": role, "content": content}})
+
+    def call(use_id: str, name: str, given: dict[str, object], result: str) -> list[str]:
+        use = {"type": "tool_use", "id": use_id, "name": name, "input": given}
+        done = {"type": "tool_result", "tool_use_id": use_id, "content": result}
+        return [line("assistant", [use]), line("user", [done])]
+
+    body = "".join(f"    value_{i} = compute({i})\n" for i in range(64))  # ~2 KB
+    return [
+        *call(f"r{n}", "Read", {"file_path": f"/w/src/m{n}.py"}, (body * 4)[:8192]),
+        *call(f"w{n}", "Write", {"file_path": f"/w/src/n{n}.py", "content": body}, "Written"),
+        *call(f"b{n}", "Bash", {"command": f"pytest -q tests/test_{n}.py"}, "3 passed"),
+    ]
+
+
+def _transcript_rows(runs: int, tmp: str) -> list[tuple[str, list[float]]]:
+    """Reading a 4 MiB transcript whole (new reader), with and without the actions, and one
+    new call read incrementally."""
+    from supervisor.hooks import claude_code, runner
+    from supervisor.hooks.common import HookCall
+    from supervisor.hooks.transcripts import TranscriptFiles
+
+    path = Path(tmp) / "transcript.jsonl"
+    with path.open("w") as out:
+        out.write(json.dumps({"type": "user", "message": {"role": "user", "content": "Go"}}))
+        out.write("\n")
+        n = 0
+        while out.tell() < 4 << 20:
+            n += 1
+            out.write("\n".join(_transcript_lines(n)) + "\n")
+    actions_of = runner._actions_of(claude_code, HookCall("pre", "PreToolUse"), None)
+    TranscriptFiles().read(str(path), actions_of=actions_of)  # imports out of the figures
+    cold, floor, grown = [], [], []
+    for _ in range(runs):
+        started = time.perf_counter()
+        seen = TranscriptFiles().read(str(path), actions_of=actions_of)
+        cold.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        TranscriptFiles().read(str(path))
+        floor.append((time.perf_counter() - started) * 1000)
+    if not seen.actions:
+        raise SystemExit("the transcript gave no actions")
+    files = TranscriptFiles()
+    files.read(str(path), actions_of=actions_of)
+    for _ in range(runs):
+        n += 1
+        with path.open("a") as out:
+            out.write("\n".join(_transcript_lines(n)) + "\n")
+        started = time.perf_counter()
+        files.read(str(path), actions_of=actions_of)
+        grown.append((time.perf_counter() - started) * 1000)
+    return [
+        ("transcript 4 MiB, actions", cold),
+        ("transcript 4 MiB, no actions", floor),
+        ("transcript, +1 step (daemon)", grown),
+    ]
+
+
 def _row(name: str, times: list[float]) -> str:
     p50 = statistics.median(times)
     p95 = statistics.quantiles(times, n=20, method="inclusive")[18] if len(times) >= 2 else times[0]
@@ -230,6 +302,7 @@ def main() -> None:
         rows.append(("client, daemon down", _time_runs(client, args.slow_runs, env)))
         rows.extend(_facts_rows(args.runs))
         rows.extend(_in_process_rows(args.runs, home, args.taxonomy))
+        rows.extend(_transcript_rows(args.runs, tmp))
 
     print(
         f"Hook latency, process start to answer (ms); Python {sys.version.split()[0]}, "

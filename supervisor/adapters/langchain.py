@@ -24,6 +24,13 @@ messages: the user's messages are the request, each ``ToolMessage`` a tool resul
 trust the deployment's annotations give its tool (``results``; third party by default), so
 that the ``provenance`` kind can tell a value the user asked for from one an email supplied.
 
+The session's earlier actions (``Context.recent_actions``, :mod:`supervisor.recent`) are read
+from the same messages: each earlier tool call of the model whose ``ToolMessage`` came back
+and is not an error (``status="error"``: the tool failed, or the supervisor refused it), read
+as the middleware reads a call it is asked about, the newest
+:data:`~supervisor.recent.MAX_RECENT_ACTIONS`. So a script written by one call and run by the
+next is judged as what it does.
+
 After the tool runs, its result goes to ``Supervisor.after`` (the post-action tier); when
 that tier reverted the call's effect, the model is told so in place of the result. Works on
 both ``invoke`` and ``ainvoke``; put it first in ``middleware=[...]`` so that it is the
@@ -75,6 +82,7 @@ from supervisor.errors import ActionBlocked
 from supervisor.facade import Supervisor
 from supervisor.facts import FactsCache, agather, gather
 from supervisor.models import Action, Context, Decision, Verdict
+from supervisor.recent import MAX_RECENT_ACTIONS, reading_actions, with_recent
 from supervisor.transcript import Source, message_text
 from supervisor.transcript import request as request_source
 from supervisor.transcript import result as result_source
@@ -336,9 +344,17 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         return call_id if isinstance(call_id, str) and call_id else None
 
     def _reading(self, request: ToolCallRequest) -> ToolCallReading:
-        call = request.tool_call
+        return self._read(request.tool_call, _config(request), request)
+
+    def _read(
+        self,
+        call: Mapping[str, Any],
+        config: Mapping[str, Any],
+        request: ToolCallRequest,
+    ) -> ToolCallReading:
+        """A tool call of the model (the one ``request`` asks about, or an earlier one of
+        its run) as the supervisor reads it."""
         args = call.get("args")
-        config = _config(request)
         metadata = config.get("metadata")
         agent = metadata.get("lc_agent_name") if isinstance(metadata, Mapping) else None
         return read_tool_call(
@@ -362,21 +378,36 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
 
     def _context(self, request: ToolCallRequest) -> Context | Mapping[str, Any] | None:
         given = self.context(request) if callable(self.context) else self.context
-        if not self.transcript or not reads_transcripts(self.supervisor):
-            return given
-        return with_transcript(given, self._sources(request.state))
+        if self.transcript and reads_transcripts(self.supervisor):
+            given = with_transcript(given, self._sources(request.state))
+        return with_recent(given, self._recent(request))
+
+    def _recent(self, request: ToolCallRequest) -> list[Action]:
+        """The earlier tool calls in the run's state that ran (a result came back that is
+        not an error), newest :data:`MAX_RECENT_ACTIONS`, oldest first, each read as
+        :meth:`_reading` reads a call."""
+        ran: list[Mapping[str, Any]] = []  # newest first
+        ok: dict[str, bool] = {}  # tool call id -> its result came back, not an error
+        for message in reversed(_messages(request.state)):
+            if isinstance(message, ToolMessage):
+                good = message.status != "error" and not _is_ours(message)
+                ok.setdefault(message.tool_call_id, good)
+            elif isinstance(message, AIMessage):
+                ran += [c for c in reversed(message.tool_calls) if ok.get(str(c.get("id")))]
+                if len(ran) >= MAX_RECENT_ACTIONS:
+                    break
+        config = _config(request)
+        return [
+            action
+            for call in reversed(ran[:MAX_RECENT_ACTIONS])
+            for action in reading_actions(self._read(call, config, request))
+        ]
 
     def _sources(self, state: object) -> list[Source]:
         """The user's messages and the tool results in the run's state, oldest first."""
-        if isinstance(state, Mapping):
-            messages = state.get("messages")
-        elif isinstance(state, list):
-            messages = state
-        else:
-            messages = getattr(state, "messages", None)
         sources: list[Source] = []
         arguments: dict[str, Mapping[str, Any]] = {}  # tool call id -> its arguments
-        for message in messages or ():
+        for message in _messages(state):
             if not isinstance(message, BaseMessage):
                 continue
             if isinstance(message, HumanMessage):
@@ -499,6 +530,17 @@ def _config(request: ToolCallRequest) -> Mapping[str, Any]:
     runtime = request.runtime
     config = getattr(runtime, "config", None) if runtime is not None else None
     return config if isinstance(config, Mapping) else {}
+
+
+def _messages(state: object) -> list[Any]:
+    """The messages of the run's state (a mapping, a list of messages, or an object)."""
+    if isinstance(state, Mapping):
+        messages = state.get("messages")
+    elif isinstance(state, list):
+        messages = state
+    else:
+        messages = getattr(state, "messages", None)
+    return list(messages) if isinstance(messages, list | tuple) else []
 
 
 def _is_ours(message: ToolMessage) -> bool:

@@ -62,6 +62,7 @@ from supervisor.agentjson import loads
 from supervisor.errors import AgentJSONError
 from supervisor.facts import FactsCache, gather
 from supervisor.models import Context, Decision, Verdict
+from supervisor.recent import RecentLog, reading_actions, with_recent
 from supervisor.transcript import TranscriptLog, bounded, message_text
 from supervisor.transcript import result as result_source
 
@@ -314,6 +315,12 @@ class McpProxy:
     fact for the ``provenance`` kind. Parameters whose ``tools/list`` input schema says
     ``format: email`` or ``format: uri`` are read as a recipient or a URL, beneath what
     ``annotations`` say.
+
+    Each check also gets the session's earlier actions (``Context.recent_actions``,
+    :mod:`supervisor.recent`, unless ``context`` gives some): the calls the proxy relayed in
+    this session whose answer came back and is not an error (a JSON-RPC error or a result
+    with ``isError``), as the actions each was judged as. So a script written by one call
+    and run by the next is judged as what it does.
     """
 
     def __init__(
@@ -361,6 +368,7 @@ class McpProxy:
         self._descriptions: dict[str, str] = {}
         self._schema_roles: dict[str, dict[str, Role]] = {}  # from tools/list
         self._transcripts = TranscriptLog()
+        self._recent = RecentLog()  # the calls relayed that ran
         self._reads_transcripts = reads_transcripts(supervisor)
         self._call_tools: dict[str, str] = {}  # forwarded tools/call -> tool name
         self._call_lookups: dict[str, tuple[str, ...]] = {}  # -> what it looked up
@@ -753,6 +761,7 @@ class McpProxy:
                 context = context.model_copy(
                     update={"transcript": bounded((*given, *relayed.sources), relayed.dropped)}
                 )
+            context = with_recent(context, self._recent.actions(self.session))
             check = functools.partial(self._check_with_facts, reading, context, call_id)
             future = asyncio.get_running_loop().run_in_executor(self._executor, check)
             return await asyncio.wait_for(future, self._check_timeout)
@@ -818,7 +827,10 @@ class McpProxy:
     ) -> Decision:
         if self._facts is not None:
             context = gather(context, cwd=self._facts_cwd, cache=self._facts, action=reading.action)
-        return check_tool_call(self.supervisor, reading, context, call_id=call_id)
+        decision = check_tool_call(self.supervisor, reading, context, call_id=call_id)
+        if decision.allowed:
+            self._recent.allowed(call_id, reading_actions(reading))
+        return decision
 
     def _on_response(self, message: dict[str, Any], size: int) -> None:
         key = _id_key(message["id"])
@@ -830,6 +842,10 @@ class McpProxy:
                 self._facts.forget()  # the call may have changed the work tree
             self._read_result(tool, call_id, message.get("result"), looked_up)
             executed, result = self._outcome(message, size)
+            if _succeeded(message):
+                self._recent.ran(self.session, call_id)
+            else:
+                self._recent.failed(call_id)
             self._spawn(self._after(call_id, result, executed), self._tasks)
         elif key in self._lists:
             self._lists.discard(key)
@@ -895,6 +911,13 @@ class McpProxy:
             log.warning(
                 "post-action check of %s: %s (%s)", call_id, post.verdict.value, post.reason
             )
+
+
+def _succeeded(message: dict[str, Any]) -> bool:
+    """Whether a tools/call answer says the call ran without error (no JSON-RPC error, no
+    ``isError`` result)."""
+    result = message.get("result")
+    return "error" not in message and isinstance(result, dict) and result.get("isError") is not True
 
 
 def _is_tool_call(message: Any) -> bool:

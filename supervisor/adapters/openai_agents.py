@@ -28,6 +28,16 @@ from one an email supplied. :func:`supervise_tools` shares one log between the t
 guardrails; a deployment that builds them apart passes the same :class:`TranscriptLog` to
 both.
 
+The session's earlier actions (``Context.recent_actions``, :mod:`supervisor.recent`) are the
+calls of the run (of the session, when it has one) that ran: the input guardrail notes each
+call it lets through, as the actions it judged, and the output guardrail adds them once the
+tool returned, unless the tool raised and the SDK's default error message stands in for its
+output, or the post-action tier undid it. So a script written by one call and run by the
+next is judged as what it does. A call refused (nudged or blocked) never ran and does not
+count; neither do calls in the run's input from before these guardrails saw the session
+(they may have been refused). The same :class:`~supervisor.recent.RecentLog` goes to both
+guardrails (:func:`supervise_tools` shares one).
+
 After the tool runs, the output guardrail reports the result to the supervisor
 (``Supervisor.aafter``), which runs the post-action tier; when that tier reverted the call's
 effect, the model is told so in place of the output.
@@ -63,6 +73,7 @@ try:
         ToolOutputGuardrail,
         ToolOutputGuardrailData,
     )
+    from agents.tool import default_tool_error_function
     from agents.tool_context import ToolContext
 except ImportError as exc:
     raise ImportError(
@@ -96,6 +107,7 @@ from supervisor.errors import (
 from supervisor.facade import Supervisor
 from supervisor.facts import FactsCache, agather
 from supervisor.models import Context, Decision, Verdict
+from supervisor.recent import RecentLog, reading_actions, with_recent
 from supervisor.transcript import Source, TranscriptLog, message_text
 from supervisor.transcript import request as request_source
 from supervisor.transcript import result as result_source
@@ -210,6 +222,7 @@ def supervised_tool_guardrail(
     name: str = "supervisor",
     facts: bool = True,
     transcripts: TranscriptLog | None = None,
+    recent: RecentLog | None = None,
 ) -> SupervisorInputGuardrail:
     """A tool input guardrail that asks ``sup`` about each call before the tool runs.
 
@@ -226,11 +239,15 @@ def supervised_tool_guardrail(
     see :mod:`supervisor.facts`). When the taxonomy has a ``provenance`` entry, the context
     gets the run's transcript unless it has one:
     the user's messages in the run's input and the tool results ``transcripts`` holds for
-    the run (recorded by :func:`supervised_output_guardrail` given the same log).
+    the run (recorded by :func:`supervised_output_guardrail` given the same log). The
+    context's ``recent_actions`` are the calls ``recent`` holds for the run (unless the
+    context gives some): the output guardrail given the same log adds each call let through
+    here once it ran.
     """
     # The supervisor's own facts (facts="host") already cover this; else ours.
     known = FactsCache() if facts and getattr(sup, "facts", None) is None else None
     log_ = transcripts if transcripts is not None else TranscriptLog()
+    recent_ = recent if recent is not None else RecentLog()
 
     async def supervisor_check(data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
         ctx = data.context
@@ -249,12 +266,15 @@ def supervised_tool_guardrail(
                 seen = _input_sources(ctx, annotations)
                 seen += log_.transcript(_run_key(ctx, session)).sources
                 given = with_transcript(given, seen)
+            given = with_recent(given, recent_.actions(_run_key(ctx, session)))
             if known is not None:
                 given = await agather(given, cwd=os.getcwd(), cache=known, action=reading.action)
             decision = await acheck_tool_call(sup, reading, given, call_id=ctx.tool_call_id)
         except Exception as exc:  # the agent loop must never crash on the gate
             log.exception("the supervisor could not check tool call %s", ctx.tool_call_id)
             return ToolGuardrailFunctionOutput.reject_content(check_failed_message(exc))
+        if decision.allowed:
+            recent_.allowed(ctx.tool_call_id, reading_actions(reading))
         return _pre_output(decision)
 
     return SupervisorInputGuardrail(guardrail_function=supervisor_check, name=name)
@@ -290,6 +310,7 @@ def supervised_output_guardrail(
     transcripts: TranscriptLog | None = None,
     annotations: ToolAnnotations | None = None,
     session: SessionSource = None,
+    recent: RecentLog | None = None,
 ) -> SupervisorOutputGuardrail:
     """A tool output guardrail that reports each result to ``sup`` (the post-action tier).
 
@@ -297,11 +318,26 @@ def supervised_output_guardrail(
     then the model reads what was undone and why instead. A post-action flag is recorded
     by the supervisor. Failures here are logged: the tool already ran. With
     ``transcripts``, each output is added to the run's transcript with the trust
-    ``annotations`` give its tool (``session`` as the input guardrail's).
+    ``annotations`` give its tool (``session`` as the input guardrail's). With ``recent``
+    (the input guardrail's log), the call joins the run's earlier actions, unless its
+    output is the SDK's default error message (the tool raised) or the post-action tier
+    undid it.
     """
 
     async def supervisor_after(data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
         call_id = data.context.tool_call_id
+        output, undone = await _reported(data, call_id)
+        if recent is not None:
+            if undone or _tool_raised(data):
+                recent.failed(call_id)
+            else:
+                recent.ran(_run_key(data.context, session), call_id)
+        return output
+
+    async def _reported(
+        data: ToolOutputGuardrailData, call_id: str
+    ) -> tuple[ToolGuardrailFunctionOutput, bool]:
+        """What the model reads, and whether the post-action tier undid the call."""
         if transcripts is not None and reads_transcripts(sup):
             tool = data.context.tool_name
             lookup = _looked_up(tool, data.context.tool_arguments, annotations)
@@ -313,12 +349,12 @@ def supervised_output_guardrail(
             decision = await sup.aafter(call_id=call_id, result=_jsonable(data.output))
         except Exception:  # the tool ran: a failed report must not end the run
             log.exception("the supervisor could not check the result of tool call %s", call_id)
-            return ToolGuardrailFunctionOutput.allow()
+            return ToolGuardrailFunctionOutput.allow(), False
         if decision is None:
-            return ToolGuardrailFunctionOutput.allow()
+            return ToolGuardrailFunctionOutput.allow(), False
         reverted = revert_message(decision)
         if reverted is not None:
-            return ToolGuardrailFunctionOutput.reject_content(reverted, output_info=decision)
+            return ToolGuardrailFunctionOutput.reject_content(reverted, output_info=decision), True
         if decision.verdict is Verdict.FLAG:
             log.info(
                 "result of tool call %s flagged by %s (decision %s)",
@@ -326,7 +362,7 @@ def supervised_output_guardrail(
                 ", ".join(decision.flags),
                 decision.decision_id,
             )
-        return ToolGuardrailFunctionOutput.allow(output_info=decision)
+        return ToolGuardrailFunctionOutput.allow(output_info=decision), False
 
     return SupervisorOutputGuardrail(guardrail_function=supervisor_after, name=name)
 
@@ -354,6 +390,7 @@ def supervise_tools(
         ConfigError: a tool is not a function tool; the SDK would never run its guardrails.
     """
     transcripts = transcripts if transcripts is not None else TranscriptLog()
+    recent = RecentLog()
     pre = supervised_tool_guardrail(
         sup,
         mapping=mapping,
@@ -362,10 +399,15 @@ def supervise_tools(
         context=context,
         facts=facts,
         transcripts=transcripts,
+        recent=recent,
     )
     post = (
         supervised_output_guardrail(
-            sup, transcripts=transcripts, annotations=annotations, session=session
+            sup,
+            transcripts=transcripts,
+            annotations=annotations,
+            session=session,
+            recent=recent,
         )
         if after
         else None
@@ -466,6 +508,15 @@ def supervisor_refusal(exc: BaseException) -> ActionRefused | None:
         if isinstance(found, ActionRefused):
             return found
     return None
+
+
+def _tool_raised(data: ToolOutputGuardrailData) -> bool:
+    """Whether the output is the SDK's default error message: the tool raised (a tool with
+    its own ``failure_error_function`` is not told apart)."""
+    output = data.output
+    return isinstance(output, str) and output == default_tool_error_function(
+        data.context, Exception()
+    )
 
 
 def _jsonable(value: Any) -> JsonValue:

@@ -16,12 +16,12 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from pydantic import ValidationError
+from pydantic import JsonValue, ValidationError
 
 from supervisor.adapters.readings import ToolAnnotations, load_tool_annotations, lookup_values
 from supervisor.adapters.tools import (
@@ -50,9 +50,10 @@ from supervisor.hooks.answer import (
     refusal_answer,
 )
 from supervisor.hooks.common import HookCall
-from supervisor.hooks.transcripts import TranscriptFiles
-from supervisor.models import Decision
+from supervisor.hooks.transcripts import ActionsOf, TranscriptFiles
+from supervisor.models import Action, Decision
 from supervisor.notices import first_time
+from supervisor.recent import reading_actions, with_recent
 from supervisor.redact import redact_text
 
 if TYPE_CHECKING:
@@ -258,14 +259,18 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
         environ_complete=settings.agent_env is None,
     )
     annotations = cache.annotations(settings.tools) if settings.tools else None
-    if call.transcript_path and context.transcript is None and reads_transcripts(sup):
+    if call.transcript_path:
+        # The session so far: its requests and tool results, and the calls that ran.
         trust_of = annotations.trust_of if annotations is not None else None
-        sources, dropped = cache.transcripts.sources(
+        seen = cache.transcripts.read(
             call.transcript_path,
             trust_of,
             (lambda tool, given: lookup_values(tool, given, annotations)) if annotations else None,
+            _actions_of(host, call, annotations),
         )
-        context = with_transcript(context, sources, dropped)
+        if context.transcript is None and reads_transcripts(sup):
+            context = with_transcript(context, seen.sources, seen.dropped)
+        context = with_recent(context, seen.actions)
     for index, action in enumerate(call.actions):
         # The call id goes with the last action: after() then finds the decision that let
         # the whole call run. An earlier refusal means the call does not run at all.
@@ -280,6 +285,19 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
     if answer == EMPTY:
         answer = _coverage_answer(decisions, sup) or answer
     return answer
+
+
+def _actions_of(host: ModuleType, call: HookCall, annotations: ToolAnnotations | None) -> ActionsOf:
+    """The host's mapping of an earlier tool call of the session: the actions the hook
+    judges when that call is proposed (and what its arguments stand for)."""
+    session = call.actions[0].session if call.actions else None
+
+    def actions_of(tool: str, given: Mapping[str, Any], use_id: str) -> tuple[Action, ...]:
+        metadata: dict[str, JsonValue] = {"host": host.HOST, "tool_use_id": use_id}
+        mapped = host.actions_for_tool(tool, given, session=session, metadata=metadata)
+        return tuple(a for m in mapped for a in reading_actions(read_action(m, annotations)))
+
+    return actions_of
 
 
 def _coverage_answer(decisions: Sequence[Decision], sup: Supervisor) -> HookAnswer | None:

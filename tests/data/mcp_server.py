@@ -47,6 +47,13 @@ def ops(action: str, note: str = "") -> str:
     return f"done: {action}"
 
 
+@server.tool(description="Write a text file (it really writes; a missing directory fails).")
+def write_file(path: str, content: str) -> str:
+    _ran("write_file", path=path)
+    Path(path).write_text(content, encoding="utf-8")
+    return f"wrote {len(content)} characters to {path}"
+
+
 @server.tool(description="Add two integers.")
 def add(a: int, b: int) -> int:
     _ran("add", a=a, b=b)
