@@ -304,9 +304,9 @@ def test_recorded_decisions_replay_and_keep_no_secret(tmp_path: Path, project: P
 
 
 def test_an_edit_that_ran_is_among_the_recent_actions(tmp_path: Path, project: Path) -> None:
-    """An Edit is filled as the hook maps it (a file_edit with old and new). Whether running
-    the edited script is then judged as what it does is the shell kind's to read: it reads
-    written files only today (specialists/shellparse.py), so the stop is expected to fail."""
+    """An Edit is filled as the hook maps it (a file_edit with old and new), and running
+    the edited script is judged as the edited text (the shell reader makes the edit to what
+    was written earlier)."""
     home = tmp_path / "h"
     transcript = Transcript(tmp_path / "t.jsonl", project, "s-edit")
     transcript.write("toolu_w", "main.py", "print('backing up')\n")
@@ -331,5 +331,4 @@ def test_an_edit_that_ran_is_among_the_recent_actions(tmp_path: Path, project: P
         ("file_edit", "Edit"),
     ]
     assert recent[1]["args"]["new"] == PY_SCRIPT
-    if "id_rsa" not in outcome.answer.stdout:
-        pytest.xfail("the shell kind does not apply file_edit actions to the files it runs")
+    assert "id_rsa" in outcome.answer.stdout, outcome.answer
