@@ -72,6 +72,7 @@ def test_a_hook_call_collects_nothing(tmp_path: Path, collections: list[int]) ->
         "tool_input": {"command": "ls -la"},
         "tool_use_id": "toolu_1",
     }
+    collections.clear()  # importing the CLI above may collect (a test run alone)
     try:
         result = CliRunner().invoke(
             cli,
@@ -81,5 +82,61 @@ def test_a_hook_call_collects_nothing(tmp_path: Path, collections: list[int]) ->
         )
         assert result.exit_code == 0, result.output
         assert collections == []
+        assert gc.get_freeze_count() == 0  # only the console script freezes, at its exit
     finally:
         assert gc.isenabled()
+
+
+_ONE_SHOT = """
+import atexit, gc, sys
+atexit.register(lambda: sys.stderr.write(f"frozen at exit: {gc.get_freeze_count()}\\n"))
+from supervisor.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize("answered", [True, False])
+def test_a_one_shot_hook_leaves_its_objects_out_of_the_final_collection(
+    tmp_path: Path, answered: bool
+) -> None:
+    """`supervise hook claude-code` run as the console script: once it has answered and
+    closed its supervisor, every object is frozen before the interpreter's final collection
+    (which would walk them all); the decision is on disk, signed, all the same. Any other
+    command (here a bad event, answered without building anything) exits as usual."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from click.testing import CliRunner
+
+    from supervisor.cli import cli
+
+    home = tmp_path / "home"
+    event = {
+        "session_id": "s",
+        "cwd": str(tmp_path),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls -la"},
+        "tool_use_id": "toolu_1",
+    }
+    command = ["hook", "claude-code"] if answered else ["verify"]
+    out = subprocess.run(
+        [sys.executable, "-c", _ONE_SHOT, "--home", str(home), *command],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "SUPERVISE_HOME"},
+        timeout=300,
+        check=False,
+    )
+    frozen = int(out.stderr.rsplit("frozen at exit: ", 1)[1].split()[0])
+    if not answered:
+        assert frozen == 0
+        return
+    assert out.returncode == 0, out.stderr
+    assert frozen > 10_000
+    verified = CliRunner().invoke(cli, ["--home", str(home), "verify"])
+    assert verified.exit_code == 0, verified.output
+    assert len(list((home / "artifacts").glob("decisions-*.jsonl"))) == 1
