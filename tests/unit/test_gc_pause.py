@@ -55,6 +55,18 @@ def test_a_collector_switched_off_stays_off_and_a_failure_enables_it(tmp_path: P
     assert gc.isenabled()
 
 
+def _event(cwd: Path) -> dict[str, object]:
+    """A Claude Code PreToolUse event for ``ls -la``, which the coding pack lets through."""
+    return {
+        "session_id": "s",
+        "cwd": str(cwd),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls -la"},
+        "tool_use_id": "toolu_1",
+    }
+
+
 def test_a_hook_call_collects_nothing(tmp_path: Path, collections: list[int]) -> None:
     """`supervise hook claude-code` answers one call (a process of its own, as a host runs
     it): no collection while it builds and decides, and the collector is on after it."""
@@ -64,14 +76,7 @@ def test_a_hook_call_collects_nothing(tmp_path: Path, collections: list[int]) ->
 
     from supervisor.cli import cli
 
-    event = {
-        "session_id": "s",
-        "cwd": str(tmp_path),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "ls -la"},
-        "tool_use_id": "toolu_1",
-    }
+    event = _event(tmp_path)
     collections.clear()  # importing the CLI above may collect (a test run alone)
     try:
         result = CliRunner().invoke(
@@ -113,14 +118,7 @@ def test_a_one_shot_hook_leaves_its_objects_out_of_the_final_collection(
     from supervisor.cli import cli
 
     home = tmp_path / "home"
-    event = {
-        "session_id": "s",
-        "cwd": str(tmp_path),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "ls -la"},
-        "tool_use_id": "toolu_1",
-    }
+    event = _event(tmp_path)
     command = ["hook", "claude-code"] if answered else ["verify"]
     out = subprocess.run(
         [sys.executable, "-c", _ONE_SHOT, "--home", str(home), *command],
