@@ -92,22 +92,30 @@ def test_a_hook_call_collects_nothing(tmp_path: Path, collections: list[int]) ->
         assert gc.isenabled()
 
 
-_ONE_SHOT = """
+_AT_EXIT = """
 import atexit, gc, sys
 atexit.register(lambda: sys.stderr.write(f"frozen at exit: {gc.get_freeze_count()}\\n"))
-from supervisor.cli import main
-main()
 """
+_CLI = "from supervisor.cli import main; main()"
+_CLIENT = "from supervisor.hooks.client import main; main()"
 
 
-@pytest.mark.parametrize("answered", [True, False])
+@pytest.mark.parametrize(
+    ("script", "argv", "answered"),
+    [
+        (_CLI, ["hook", "claude-code"], True),
+        (_CLIENT, ["claude-code"], True),  # no daemon: the client decides in-process
+        (_CLI, ["verify"], False),
+    ],
+)
 def test_a_one_shot_hook_leaves_its_objects_out_of_the_final_collection(
-    tmp_path: Path, answered: bool
+    tmp_path: Path, script: str, argv: list[str], answered: bool
 ) -> None:
-    """`supervise hook claude-code` run as the console script: once it has answered and
-    closed its supervisor, every object is frozen before the interpreter's final collection
-    (which would walk them all); the decision is on disk, signed, all the same. Any other
-    command (here a bad event, answered without building anything) exits as usual."""
+    """`supervise hook claude-code` run as the console script, or the hook client deciding
+    in-process: once it has answered and closed its supervisor, every object is frozen
+    before the interpreter's final collection (which would walk them all); the decision is
+    on disk, signed, all the same. Any other command (here `supervise verify`) exits as
+    usual."""
     import json
     import os
     import subprocess
@@ -118,11 +126,15 @@ def test_a_one_shot_hook_leaves_its_objects_out_of_the_final_collection(
     from supervisor.cli import cli
 
     home = tmp_path / "home"
-    event = _event(tmp_path)
-    command = ["hook", "claude-code"] if answered else ["verify"]
+    home_args = ["--home", str(home)]
     out = subprocess.run(
-        [sys.executable, "-c", _ONE_SHOT, "--home", str(home), *command],
-        input=json.dumps(event),
+        [
+            sys.executable,
+            "-c",
+            _AT_EXIT + script,
+            *(argv + home_args if script == _CLIENT else home_args + argv),
+        ],
+        input=json.dumps(_event(tmp_path)),
         capture_output=True,
         text=True,
         env={k: v for k, v in os.environ.items() if k != "SUPERVISE_HOME"},
@@ -135,6 +147,6 @@ def test_a_one_shot_hook_leaves_its_objects_out_of_the_final_collection(
         return
     assert out.returncode == 0, out.stderr
     assert frozen > 10_000
-    verified = CliRunner().invoke(cli, ["--home", str(home), "verify"])
+    verified = CliRunner().invoke(cli, [*home_args, "verify"])
     assert verified.exit_code == 0, verified.output
     assert len(list((home / "artifacts").glob("decisions-*.jsonl"))) == 1
