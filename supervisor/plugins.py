@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import ModuleType
 from typing import Any, Final, cast
 
@@ -146,14 +146,16 @@ def load_kinds(extra_plugins: Iterable[object] = (), *, entry_points: bool = Tru
         plugin_name = _display_name(impl.plugin)
         if id(impl.plugin) in dists:
             plugin_name += f" ({dists[id(impl.plugin)]})"
-        _register(impl, plugin_name, kinds)
+        _register(impl.function, plugin_name, kinds)
     return KindRegistry(kinds, hook=pm.hook)
 
 
-def _register(impl: Any, plugin_name: str, kinds: dict[str, SpecialistKind]) -> None:
+def _register(
+    function: Callable[[], object], plugin_name: str, kinds: dict[str, SpecialistKind]
+) -> None:
     """Add the kinds one ``supervisor_register_kinds`` implementation gives to ``kinds``."""
     try:
-        provided = cast(Iterable[object] | None, impl.function())
+        provided = cast(Iterable[object] | None, function())
     except Exception as exc:
         raise PluginError(
             f"plugin {plugin_name!r} failed in supervisor_register_kinds: {exc!r}"
@@ -190,6 +192,11 @@ class LazyKinds(KindRegistry):
     :func:`load_kinds` raises (a plugin that fails to import, a duplicate kind, a malformed
     one), when the plugin is loaded. ``$SUPERVISE_DISABLE_PLUGINS`` is honoured.
 
+    A module's ``supervisor_register_kinds`` is looked up by that name and called; plugins
+    are registered with the plugin manager (which reads every attribute of a module: about
+    1 ms each) when :attr:`hook` is first asked for, in entry-point order, or at once for a
+    plugin that is not a module or implements the hook under another name (``specname``).
+
     :meth:`identity` describes the entry points and their distributions, not the kinds (that
     would import them): a cache keyed by it must also check the kinds it used
     (:mod:`supervisor.taxonomy_cache` does).
@@ -207,6 +214,9 @@ class LazyKinds(KindRegistry):
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             if ep.name not in blocked and ep.name not in self._pending:
                 self._pending[ep.name] = ep
+        self._order = list(self._pending)  # entry-point order, for the plugin manager
+        self._plugins: dict[str, object] = {}  # loaded, by entry-point name
+        self._hooked = False  # every plugin registered with the plugin manager
         labels: dict[int, str] = {}
         self._labels: dict[str, str] = {}
         for name, ep in self._pending.items():
@@ -221,7 +231,14 @@ class LazyKinds(KindRegistry):
 
     @property
     def hook(self) -> Any:
-        self._load_all()
+        with self._lock:
+            if not self._hooked:
+                self._load_all()
+                for name in self._order:
+                    plugin = self._plugins.get(name)
+                    if plugin is not None and not self._pm.is_registered(plugin):
+                        self._add_to_manager(name, plugin)
+                self._hooked = True
         return self._pm.hook
 
     def identity(self) -> list[list[str]]:
@@ -253,7 +270,7 @@ class LazyKinds(KindRegistry):
                 self._load(name)
 
     def _load(self, name: str) -> None:
-        """Import one entry point's plugin, register it and add the kinds it registers."""
+        """Import one entry point's plugin and add the kinds it registers."""
         ep = self._pending.pop(name)
         try:
             plugin = ep.load()
@@ -262,8 +279,24 @@ class LazyKinds(KindRegistry):
                 f"a plugin in entry-point group {ENTRY_POINT_GROUP!r} failed to load: {exc!r}; "
                 f"uninstall it or list its name in ${DISABLE_ENV}"
             ) from exc
-        if self._pm.is_registered(plugin):
+        if any(plugin is known for known in self._plugins.values()):
             return  # another entry point named the same object
+        self._plugins[name] = plugin
+        label = _display_name(plugin)
+        if self._labels[name]:
+            label += f" ({self._labels[name]})"
+        spec = "supervisor_register_kinds"
+        function = getattr(plugin, spec, None) if isinstance(plugin, ModuleType) else None
+        if callable(function) and self._pm.parse_hookimpl_opts(plugin, spec) is not None:
+            _register(function, label, self._kinds)
+            return
+        # A class or an object, a hook under another name (specname), or none at all.
+        self._add_to_manager(name, plugin)
+        for impl in self._pm.hook.supervisor_register_kinds.get_hookimpls():
+            if impl.plugin is plugin:
+                _register(impl.function, label, self._kinds)
+
+    def _add_to_manager(self, name: str, plugin: object) -> None:
         try:
             self._pm.register(plugin, name=name)
         except (ValueError, pluggy.PluginValidationError) as exc:
@@ -272,9 +305,3 @@ class LazyKinds(KindRegistry):
             self._pm.check_pending()
         except pluggy.PluginValidationError as exc:
             raise PluginError(f"plugin {exc.plugin!r} implements an unknown hook: {exc}") from exc
-        label = _display_name(plugin)
-        if self._labels[name]:
-            label += f" ({self._labels[name]})"
-        for impl in self._pm.hook.supervisor_register_kinds.get_hookimpls():
-            if impl.plugin is plugin:
-                _register(impl, label, self._kinds)

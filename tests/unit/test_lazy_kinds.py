@@ -130,3 +130,49 @@ def test_a_cached_taxonomy_whose_kind_changed_is_built_again(
     again = load_cached(["coding"], LazyKinds(), home, keys)
     assert parsed  # the YAML was parsed: the kind changed, the file was not served
     assert again.hash == first.hash
+
+
+def test_a_hook_under_another_name_registers_its_kinds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plugin may implement the hook under another name (``specname``): the registry then
+    asks the plugin manager, as load_kinds does."""
+    _distribution(tmp_path, "named_plugin", {"named_kind": "named_module"})
+    (tmp_path / "named_module.py").write_text(
+        "import dataclasses\n"
+        "from supervisor.hookspecs import hookimpl\n"
+        "from specialists.regex import REGEX_KIND\n\n"
+        "@hookimpl(specname='supervisor_register_kinds')\n"
+        "def kinds():\n"
+        "    return [dataclasses.replace(REGEX_KIND, name='named_kind')]\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    lazy, eager = LazyKinds(), load_kinds()
+    assert describe(lazy["named_kind"]) == describe(eager["named_kind"])
+    assert list(lazy._plugins) == ["named_kind"]  # found by its entry point's name alone
+
+
+def test_the_hook_registers_every_plugin_and_checks_their_hooks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kinds are read without the plugin manager; the manager (the revert and train hooks)
+    gets every plugin when first asked, and refuses a hook no spec names, as load_kinds."""
+    eager = load_kinds()
+    lazy = LazyKinds()
+    assert lazy["regex"].name == "regex"
+    names = [impl.plugin_name for impl in eager.hook.supervisor_revert.get_hookimpls()]
+    assert [impl.plugin_name for impl in lazy.hook.supervisor_revert.get_hookimpls()] == names
+    _distribution(tmp_path, "odd_plugin", {"odd": "odd_module"})
+    (tmp_path / "odd_module.py").write_text(
+        "from supervisor.hookspecs import hookimpl\n\n"
+        "@hookimpl\n"
+        "def supervisor_no_such_hook():\n"
+        "    return None\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(PluginError, match="unknown hook"):
+        load_kinds()
+    odd = LazyKinds()
+    assert odd["shell"].name == "shell"
+    with pytest.raises(PluginError, match="unknown hook"):
+        odd.hook  # noqa: B018 - the property registers the plugins
