@@ -32,6 +32,14 @@ def _distribution(root: Path, name: str, entry_points: dict[str, str]) -> None:
     (info / "entry_points.txt").write_text("[supervisor.plugins]\n" + "\n".join(lines) + "\n")
 
 
+def _plugin(root: Path, entry_point: str, body: str) -> None:
+    """A distribution whose entry point ``entry_point`` is a module holding ``body`` after
+    the hookimpl marker's import."""
+    module = f"{entry_point}_module"
+    _distribution(root, f"{entry_point}_plugin", {entry_point: module})
+    (root / f"{module}.py").write_text("from supervisor.hookspecs import hookimpl\n\n" + body)
+
+
 def test_every_kind_loaded_is_what_load_kinds_gives() -> None:
     eager, lazy = load_kinds(), LazyKinds()
     assert lazy.identity() != eager.identity()  # entry points, not kinds: nothing imported
@@ -86,13 +94,13 @@ def test_a_broken_plugin_is_an_error_when_it_is_loaded_and_can_be_disabled(
 def test_a_kind_registered_twice_is_an_error_once_both_are_loaded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _distribution(tmp_path, "twice_plugin", {"twice": "twice_module"})
-    (tmp_path / "twice_module.py").write_text(
-        "from supervisor.hookspecs import hookimpl\n"
+    _plugin(
+        tmp_path,
+        "twice",
         "from specialists.regex import REGEX_KIND\n\n"
         "@hookimpl\n"
         "def supervisor_register_kinds():\n"
-        "    return [REGEX_KIND]\n"
+        "    return [REGEX_KIND]\n",
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(PluginError, match="'regex' is registered twice"):
@@ -137,14 +145,14 @@ def test_a_hook_under_another_name_registers_its_kinds(
 ) -> None:
     """A plugin may implement the hook under another name (``specname``): the registry then
     asks the plugin manager, as load_kinds does."""
-    _distribution(tmp_path, "named_plugin", {"named_kind": "named_module"})
-    (tmp_path / "named_module.py").write_text(
+    _plugin(
+        tmp_path,
+        "named_kind",
         "import dataclasses\n"
-        "from supervisor.hookspecs import hookimpl\n"
         "from specialists.regex import REGEX_KIND\n\n"
         "@hookimpl(specname='supervisor_register_kinds')\n"
         "def kinds():\n"
-        "    return [dataclasses.replace(REGEX_KIND, name='named_kind')]\n"
+        "    return [dataclasses.replace(REGEX_KIND, name='named_kind')]\n",
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     lazy, eager = LazyKinds(), load_kinds()
@@ -162,13 +170,7 @@ def test_the_hook_registers_every_plugin_and_checks_their_hooks(
     assert lazy["regex"].name == "regex"
     names = [impl.plugin_name for impl in eager.hook.supervisor_revert.get_hookimpls()]
     assert [impl.plugin_name for impl in lazy.hook.supervisor_revert.get_hookimpls()] == names
-    _distribution(tmp_path, "odd_plugin", {"odd": "odd_module"})
-    (tmp_path / "odd_module.py").write_text(
-        "from supervisor.hookspecs import hookimpl\n\n"
-        "@hookimpl\n"
-        "def supervisor_no_such_hook():\n"
-        "    return None\n"
-    )
+    _plugin(tmp_path, "odd", "@hookimpl\ndef supervisor_no_such_hook():\n    return None\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(PluginError, match="unknown hook"):
         load_kinds()
