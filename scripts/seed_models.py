@@ -65,9 +65,8 @@ def train(entry_id: str, home: Path) -> tuple[str, dict, bytes, bytes]:
     return version, manifest, pipeline, arrays.getvalue()
 
 
-def _arrays(bundle: object) -> dict[str, np.ndarray]:
-    names = ("char_idf", "word_idf", "weights", "intercepts", "a", "b")
-    return {name: getattr(bundle, name) for name in names}
+def _arrays(bundle: classifier.Bundle) -> dict[str, np.ndarray]:
+    return dict(bundle.arrays())
 
 
 def write(entry_id: str, version: str, manifest: dict, pipeline: bytes, bundle: bytes) -> dict:

@@ -131,7 +131,13 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'supervisor' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
+    from supervisor.gcpause import gc_paused
+
+    # The first such name imports most of the package: classes, functions and models that
+    # live as long as the process, which the cyclic collector would walk again and again
+    # (about 75 collections for ``Supervisor``).
+    with gc_paused():
+        value = getattr(import_module(module), name)
     globals()[name] = value
     return value
 

@@ -1040,6 +1040,8 @@ from supervisor import (  # noqa: E402
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the ``supervise`` console script."""
+    from supervisor.gcpause import before_exit
+
     try:
         _run(argv)
     except BrokenPipeError:
@@ -1048,6 +1050,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         raise SystemExit(ExitCode.OK) from None
+    finally:
+        before_exit()  # a one-shot hook that answered: no final collection
 
 
 def _run(argv: Sequence[str] | None) -> None:

@@ -99,7 +99,7 @@ def _answer_hook(
     finished = True
     try:
         text = read_event()
-        from supervisor.gcpause import gc_paused
+        from supervisor.gcpause import gc_paused, settle
 
         # One call in this process: no cyclic collection while it imports, builds, decides.
         with gc_paused():
@@ -126,6 +126,7 @@ def _answer_hook(
         answer, finished = outcome.answer, outcome.finished
         if finished:
             cache.close()
+            settle()  # the console script's exit need not walk what this call built
     except UnicodeDecodeError as exc:
         answer = error_answer(not_text(exc), on_error)  # type: ignore[arg-type]
     except Exception as exc:  # noqa: BLE001 - a crash would let the call through

@@ -19,7 +19,7 @@ from supervisor.facts import FactsCache, agather, gather
 from supervisor.gcpause import gc_paused
 from supervisor.memory import InProcessMemory, NudgeMemory, StoreMemory
 from supervisor.models import Action, Context, Decision, Effect
-from supervisor.plugins import KindRegistry, load_kinds
+from supervisor.plugins import KindRegistry, LazyKinds, load_kinds
 from supervisor.redact import redact_value
 from supervisor.signing import (
     KEY_ENV,
@@ -267,10 +267,13 @@ class Supervisor:
         """Load pack names and/or YAML files (pack first, overlays after) and build one.
 
         ``plugins`` are extra pluggy plugin objects, registered after the installed ones
-        (useful for kinds defined in the application itself).
+        (useful for kinds defined in the application itself). Without them, an installed
+        plugin is imported only when the taxonomy uses a kind it registers
+        (:class:`~supervisor.plugins.LazyKinds`).
         """
+        plugins = tuple(plugins)
         with gc_paused():  # what is built here lives as long as the Supervisor
-            kinds = load_kinds(plugins)
+            kinds = load_kinds(plugins) if plugins else LazyKinds()
             taxonomy = _load([_source(s) for s in sources], kinds, home, record, keys)
             return cls(
                 taxonomy,

@@ -13,7 +13,10 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["gc_paused"]
+__all__ = ["before_exit", "gc_paused", "settle"]
+
+# Set by settle(): this process has closed what it built and is about to end.
+_settled = False
 
 
 @contextmanager
@@ -36,3 +39,21 @@ def gc_paused() -> Iterator[None]:
             gc.freeze()
             gc.enable()
             gc.unfreeze()
+
+
+def settle() -> None:
+    """Say that this process has done its work and closed its supervisors (a one-shot hook
+    that has answered): only its exit is left, for :func:`before_exit`."""
+    global _settled
+    _settled = True
+
+
+def before_exit() -> None:
+    """A console script's last step: in a settled process (:func:`settle`), move every
+    object out of the collector's reach. The interpreter's final collection would otherwise
+    walk them all as the process ends (about 45 ms after a first decision of the coding
+    pack); they are freed all the same as the modules are torn down. Objects in reference
+    cycles are then left to the operating system unfinalized, which is why only a process
+    whose stores and logs are closed settles."""
+    if _settled:
+        gc.freeze()

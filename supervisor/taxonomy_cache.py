@@ -6,8 +6,13 @@ the parse and the merge of overlays produce, each entry's merged fields, as JSON
 ``cache/taxonomy/<key>.json`` in the state directory:
 
 - the key is a SHA-256 over the cache's format, this package's version, each source's
-  shown path and the SHA-256 of its text, and every installed kind's name, version, plugin
-  and config model: a changed file, package or kind is another key, never served stale;
+  shown path and the SHA-256 of its text, and the registry's identity: every installed
+  kind's name, version, plugin and config model, or for a registry that imports plugins
+  only when their kinds are used (:class:`~supervisor.plugins.LazyKinds`), every entry
+  point and its distribution's version. A changed file, package or plugin is another key;
+  the file also names the kinds its entries use, described, and is served only when those
+  kinds are still the same (a kind edited under the same distribution version is not
+  served stale either);
 - the file is signed with the state directory's signing key (Ed25519 over the pre-auth
   encoding of :data:`PAYLOAD_TYPE` and the payload, as records are), and nothing in it is
   read before the signature verifies; a file that does not verify, does not parse or names
@@ -35,7 +40,7 @@ import orjson
 
 from supervisor._version import __version__
 from supervisor.errors import StateDirError, TaxonomyError
-from supervisor.plugins import KindRegistry
+from supervisor.plugins import KindRegistry, describe
 from supervisor.signing import KeyPair, raw_public_key, verify_detached
 from supervisor.state import private_dir
 from supervisor.taxonomy import Merged, Taxonomy, finish, load_read, merge_sources, read_sources
@@ -46,7 +51,7 @@ log = logging.getLogger(__name__)
 
 CACHE_DIR: Final = Path("cache", "taxonomy")
 PAYLOAD_TYPE: Final = "application/vnd.supervise.taxonomy-cache+json"
-FORMAT: Final = 1
+FORMAT: Final = 2
 KEEP: Final = 8  # files kept per state directory (one per taxonomy a home is used with)
 
 
@@ -56,15 +61,7 @@ def cache_key(read: Sequence[tuple[str, str]], kinds: KindRegistry) -> str:
         "format": FORMAT,
         "package": __version__,
         "sources": [[path, hashlib.sha256(text.encode()).hexdigest()] for path, text in read],
-        "kinds": sorted(
-            [
-                name,
-                kind.version,
-                kind.plugin,
-                f"{kind.config_model.__module__}.{kind.config_model.__qualname__}",
-            ]
-            for name, kind in kinds.items()
-        ),
+        "kinds": kinds.identity(),
     }
     return hashlib.sha256(orjson.dumps(described, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
@@ -89,10 +86,14 @@ def load_cached(
     path = cache_path(home, key)
     cached = _read(path, key, keys)
     if cached is not None:
-        try:
-            return finish(cached, kinds)
-        except TaxonomyError:  # a kind's config model changed under the same version
-            log.info("the cached taxonomy %s no longer validates; building it again", path)
+        merged, used = cached
+        if _same_kinds(used, kinds):
+            try:
+                return finish(merged, kinds)
+            except TaxonomyError:  # a kind's config model changed under the same version
+                log.info("the cached taxonomy %s no longer validates; building it again", path)
+        else:
+            log.info("the kinds of the cached taxonomy %s changed; building it again", path)
     merged = merge_sources(read)
     taxonomy = finish(merged, kinds)
     try:
@@ -102,8 +103,26 @@ def load_cached(
     return taxonomy
 
 
-def _read(path: Path, key: str, keys: KeyPair) -> Merged | None:
-    """The merged taxonomy of a cache file that verifies and holds ``key``; else None."""
+def _used(merged: Merged, kinds: KindRegistry) -> dict[str, list[str]]:
+    """The kinds the merged entries name (each entry's, enabled or not), described."""
+    names = {str(item.raw["specialist"]["kind"]) for item in merged.pending.values()}
+    return {name: describe(kinds[name]) for name in sorted(names)}
+
+
+def _same_kinds(used: object, kinds: KindRegistry) -> bool:
+    """Whether every kind a cache file names is still installed, as it was described."""
+    if not isinstance(used, dict):
+        return False
+    for name, described in used.items():
+        kind = kinds.get(name)
+        if kind is None or describe(kind) != described:
+            return False
+    return True
+
+
+def _read(path: Path, key: str, keys: KeyPair) -> tuple[Merged, object] | None:
+    """The merged taxonomy of a cache file that verifies and holds ``key``, with the kinds
+    it names as written; else None."""
     try:
         blob = path.read_bytes()
     except OSError:
@@ -117,7 +136,7 @@ def _read(path: Path, key: str, keys: KeyPair) -> Merged | None:
         data = orjson.loads(payload)
         if data.get("format") != FORMAT or data.get("key") != key:
             return None
-        return Merged.from_json(data)
+        return Merged.from_json(data), data.get("kinds")
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         log.warning("ignored the taxonomy cache %s: %s", path, exc)
         return None
@@ -138,7 +157,9 @@ def _write(
 ) -> None:
     """Sign and write the cache file, if building from it gives exactly ``taxonomy``."""
     try:
-        payload = orjson.dumps({"format": FORMAT, "key": key, **merged.to_json()})
+        payload = orjson.dumps(
+            {"format": FORMAT, "key": key, "kinds": _used(merged, kinds), **merged.to_json()}
+        )
         again = finish(Merged.from_json(orjson.loads(payload)), kinds)
     except (TypeError, ValueError, TaxonomyError) as exc:  # e.g. a YAML date: not JSON
         log.info("the taxonomy is not cached: %s", exc)

@@ -253,7 +253,7 @@ def ask_daemon(path: str, request: bytes, timeout_s: float) -> HookAnswer:
 def _in_process(
     text: str, args: Options, taxonomy: list[str], home: str, started: float
 ) -> tuple[HookAnswer, bool]:
-    from supervisor.gcpause import gc_paused
+    from supervisor.gcpause import gc_paused, settle
 
     # One call in this process: no cyclic collection while it imports, builds and decides.
     with gc_paused():
@@ -273,6 +273,7 @@ def _in_process(
         outcome = run_hook(text, settings, cache, started=started)
     if outcome.finished:
         cache.close()
+        settle()  # main's exit need not walk what this call built
     return outcome.answer, outcome.finished
 
 
@@ -358,6 +359,9 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     if not finished:
         # A decision is still running past the budget; the answer is out, do not wait for it.
         os._exit(result.exit_code)
+    pause = sys.modules.get("supervisor.gcpause")  # imported by the in-process answer only
+    if pause is not None:
+        pause.before_exit()
     raise SystemExit(result.exit_code)
 
 

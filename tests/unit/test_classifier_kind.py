@@ -8,11 +8,14 @@ scikit-learn to check that.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import random
 import re
 import shutil
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -523,7 +526,7 @@ def test_a_bundle_holding_pickled_objects_is_refused_even_when_signed(
     np.savez(directory / BUNDLE_FILE, **arrays)  # type: ignore[arg-type]
     manifest = json.loads((directory / MANIFEST_FILE).read_text())
     _seal(directory, ENTRY, directory.name, manifest, keys)
-    with pytest.raises(ModelError, match="cannot be read"):
+    with pytest.raises(ModelError, match=r"a\.npy is not a float64 array"):  # never unpickled
         specialist(copy).evaluate(INJECTED, Context())
 
 
@@ -662,16 +665,128 @@ def test_scores_do_not_depend_on_the_words_seen_before(home: Path, keys: KeyPair
         "type: message\ntext: " + "word " * 300 + "x" * 90,
     ]
 
+    arrays = bundle.arrays()
+    weights = arrays["weights"]
+
     def afresh(text: str) -> float:
-        chars, char_values = _hashed(char_wb_ngrams(text), bundle.char_features, bundle.char_idf)
-        words, word_values = _hashed(word_ngrams(text), bundle.word_features, bundle.word_idf)
+        chars, char_values = _hashed(char_wb_ngrams(text), bundle.char_features, arrays["char_idf"])
+        words, word_values = _hashed(word_ngrams(text), bundle.word_features, arrays["word_idf"])
         scores = (
-            char_values @ bundle.weights[chars]
-            + word_values @ bundle.weights[bundle.char_features + words]
-            + bundle.intercepts
+            char_values @ weights[chars]
+            + word_values @ weights[bundle.char_features + words]
+            + arrays["intercepts"]
         )
-        return float(np.mean(1.0 / (1.0 + np.exp(bundle.a * scores + bundle.b))))
+        return float(np.mean(1.0 / (1.0 + np.exp(arrays["a"] * scores + arrays["b"]))))
 
     want = [afresh(t) for t in texts]
     assert [bundle._one(t) for t in texts] == want  # words not seen before
     assert [bundle._one(t) for t in texts] == want  # every word seen
+    plain = [bundle._plain(t) for t in texts]
+    assert [bundle._plain(t) for t in texts] == plain  # the plain scorer too, to the bit
+    assert plain == pytest.approx(want, rel=0, abs=1e-12)
+
+
+def test_the_plain_scorer_agrees_with_numpy(home: Path, keys: KeyPair):
+    """Scoring without NumPy (a process's first texts) and with it give the same
+    probabilities to far below what a result reports, on the seed set, adversarial and
+    random texts: the same side of every threshold, the same four decimals."""
+    store = store_of(home)
+    bundle = store.load_bundle(store.current() or "", keys.public).bundle
+    texts = [e.text for e in seed_examples(ClassifierConfig(seed=SEED))]
+    texts += ADVERSARIAL + _random_texts(300, seed=23)
+    with_numpy = [bundle._one(t) for t in texts]
+    plain = [bundle._plain(t) for t in texts]
+    worst = max(abs(x - y) for x, y in zip(plain, with_numpy, strict=True))
+    assert worst <= 1e-12
+    assert [round(p, 4) for p in plain] == [round(p, 4) for p in with_numpy]
+    for threshold in (0.3, 0.5, 0.6, 0.9):
+        assert [p >= threshold for p in plain] == [p >= threshold for p in with_numpy]
+    assert min(with_numpy) < 0.1 < 0.9 < max(with_numpy)  # the texts span the scale
+
+
+_SCORES_IN_A_NEW_PROCESS = """
+import sys
+from pathlib import Path
+from specialists.classifier import PLAIN_SCORES, ModelStore, deployment_public_key
+home = Path(sys.argv[1])
+store = ModelStore(Path(sys.argv[2]), sys.argv[3])
+bundle = store.load_bundle(store.current(), deployment_public_key(home)).bundle
+first = bundle.score(["type: shell command: ls -la"])
+print("numpy" in sys.modules, bundle.numpy_due(PLAIN_SCORES))
+rest = bundle.score(["type: shell command: ls -la"] * PLAIN_SCORES)
+print("numpy" in sys.modules, abs(first[0] - rest[0]) <= 1e-12, len(set(rest)))
+"""
+
+
+def test_a_new_process_scores_without_numpy_until_it_pays(home: Path):
+    """A one-shot process (a hook, a CLI call) reads and scores its model without
+    importing NumPy; one that scores many texts loads it then."""
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _SCORES_IN_A_NEW_PROCESS,
+            str(home),
+            str(store_of(home).root),
+            ENTRY,
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["False True", "True True 1"], out.stdout
+
+
+def _npy_member(header: str, payload: bytes) -> bytes:
+    raw = header.encode("latin-1")
+    raw += b" " * (-(10 + len(raw) + 1) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + len(raw).to_bytes(2, "little") + raw + payload
+
+
+@pytest.mark.parametrize(
+    ("header", "payload", "message"),
+    [
+        ("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", b"\0" * 8, "float64"),
+        ("{'descr': '<f8', 'fortran_order': True, 'shape': (2,), }", b"\0" * 16, "C-ordered"),
+        ("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", b"\0" * 16, "bytes"),
+        ("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'x': f(), }", b"", "header"),
+        ("[1, 2]", b"", "header"),
+    ],
+)
+def test_a_malformed_array_in_a_bundle_is_refused(header: str, payload: bytes, message: str):
+    import io
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("a.npy", _npy_member(header, payload))
+    with pytest.raises(ModelError, match=message):
+        Bundle.from_npz({}, out.getvalue())
+
+
+def test_bundles_read_without_numpy_hold_numpys_arrays(home: Path):
+    """The .npy reader gives NumPy's own reading of the installed and the shipped (compressed)
+    bundles, bit for bit; and a bundle's NumPy arrays are views of those values."""
+    import zipfile
+
+    from specialists.classifier import _npy
+    from specialists.shipped_seeds import shipped_files
+
+    installed = (current_dir(home) / BUNDLE_FILE).read_bytes()
+    for data in (installed, shipped_files(ENTRY)[BUNDLE_FILE]):
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            want = {name: npz[name] for name in npz.files}
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            got = {
+                i.filename: _npy(i.filename, archive.read(i.filename)) for i in archive.infolist()
+            }
+        assert sorted(got) == sorted(f"{name}.npy" for name in want)
+        for name, array in want.items():
+            shape, values = got[f"{name}.npy"]
+            assert shape == array.shape
+            assert values.tobytes() == array.tobytes()
+    manifest = json.loads((current_dir(home) / MANIFEST_FILE).read_text())
+    arrays = Bundle.from_npz(manifest["bundle"], installed).arrays()
+    assert all(not a.flags.writeable and a.dtype == np.float64 for a in arrays.values())
+    with np.load(io.BytesIO(installed), allow_pickle=False) as npz:
+        assert all(np.array_equal(arrays[name], npz[name]) for name in npz.files)

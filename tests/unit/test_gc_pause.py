@@ -55,6 +55,18 @@ def test_a_collector_switched_off_stays_off_and_a_failure_enables_it(tmp_path: P
     assert gc.isenabled()
 
 
+def _event(cwd: Path) -> dict[str, object]:
+    """A Claude Code PreToolUse event for ``ls -la``, which the coding pack lets through."""
+    return {
+        "session_id": "s",
+        "cwd": str(cwd),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls -la"},
+        "tool_use_id": "toolu_1",
+    }
+
+
 def test_a_hook_call_collects_nothing(tmp_path: Path, collections: list[int]) -> None:
     """`supervise hook claude-code` answers one call (a process of its own, as a host runs
     it): no collection while it builds and decides, and the collector is on after it."""
@@ -64,14 +76,8 @@ def test_a_hook_call_collects_nothing(tmp_path: Path, collections: list[int]) ->
 
     from supervisor.cli import cli
 
-    event = {
-        "session_id": "s",
-        "cwd": str(tmp_path),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "ls -la"},
-        "tool_use_id": "toolu_1",
-    }
+    event = _event(tmp_path)
+    collections.clear()  # importing the CLI above may collect (a test run alone)
     try:
         result = CliRunner().invoke(
             cli,
@@ -81,5 +87,66 @@ def test_a_hook_call_collects_nothing(tmp_path: Path, collections: list[int]) ->
         )
         assert result.exit_code == 0, result.output
         assert collections == []
+        assert gc.get_freeze_count() == 0  # only the console script freezes, at its exit
     finally:
         assert gc.isenabled()
+
+
+_AT_EXIT = """
+import atexit, gc, sys
+atexit.register(lambda: sys.stderr.write(f"frozen at exit: {gc.get_freeze_count()}\\n"))
+"""
+_CLI = "from supervisor.cli import main; main()"
+_CLIENT = "from supervisor.hooks.client import main; main()"
+
+
+@pytest.mark.parametrize(
+    ("script", "argv", "answered"),
+    [
+        (_CLI, ["hook", "claude-code"], True),
+        (_CLIENT, ["claude-code"], True),  # no daemon: the client decides in-process
+        (_CLI, ["verify"], False),
+    ],
+)
+def test_a_one_shot_hook_leaves_its_objects_out_of_the_final_collection(
+    tmp_path: Path, script: str, argv: list[str], answered: bool
+) -> None:
+    """`supervise hook claude-code` run as the console script, or the hook client deciding
+    in-process: once it has answered and closed its supervisor, every object is frozen
+    before the interpreter's final collection (which would walk them all); the decision is
+    on disk, signed, all the same. Any other command (here `supervise verify`) exits as
+    usual."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from click.testing import CliRunner
+
+    from supervisor.cli import cli
+
+    home = tmp_path / "home"
+    home_args = ["--home", str(home)]
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _AT_EXIT + script,
+            *(argv + home_args if script == _CLIENT else home_args + argv),
+        ],
+        input=json.dumps(_event(tmp_path)),
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "SUPERVISE_HOME"},
+        timeout=300,
+        check=False,
+    )
+    frozen = int(out.stderr.rsplit("frozen at exit: ", 1)[1].split()[0])
+    if not answered:
+        assert frozen == 0
+        return
+    assert out.returncode == 0, out.stderr
+    assert frozen > 10_000
+    verified = CliRunner().invoke(cli, [*home_args, "verify"])
+    assert verified.exit_code == 0, verified.output
+    assert len(list((home / "artifacts").glob("decisions-*.jsonl"))) == 1
