@@ -3200,6 +3200,8 @@ def asks_for_help(program: str, argv: Sequence[str]) -> bool:
     runs = _PASSES_WORDS_ON.get(program, frozenset())
     if runs is None:
         return False
+    if program == "aws" and argv[-1] == "help" and not any(w.startswith("-") for w in argv):
+        return True  # aws s3 rb help: the AWS CLI's own word for a command's usage
     for index, word in enumerate(argv[1:]):
         if word == "--help":
             return True

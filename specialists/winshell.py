@@ -49,6 +49,8 @@ _KILL: Final = frozenset({"stop-process", "spps", "kill"})
 _LIST_PROCESSES: Final = frozenset({"get-process", "gps", "ps"})
 _ARCHIVE: Final = frozenset({"compress-archive"})
 _FORMAT: Final = frozenset({"format", "format-volume", "clear-disk", "initialize-disk"})
+# Words that make a cmd program or a cmdlet print its usage and do nothing else.
+_USAGE: Final = frozenset({"/?", "-?", "--help", "-help"})
 _ACL: Final = frozenset({"icacls", "takeown", "set-acl", "cacls"})
 # Programs this reader translates (lower case): the shell parser hands them over.
 WINDOWS_PROGRAMS: Final = (
@@ -212,6 +214,9 @@ def windows_ops(text: str, home: str | None) -> list[WindowsOp]:
         if not words:
             continue
         parsed = _parse(words)
+        if any(w.lower() in _USAGE for w in words[1:]):
+            previous = parsed
+            continue  # format c: /?, Remove-Item -?: the command prints its usage only
         op = _translate(parsed, statement, home, piped=sep == "|", previous=previous)
         if op is not None:
             ops.append(op)

@@ -466,6 +466,8 @@ def test_what_a_copy_writes(
         ("make clean --help", False),
         ("terraform destroy -- --help", False),
         ("terraform destroy X=1 --help", False),
+        ("aws s3 rb help", True),
+        ("aws s3 rb s3://b --force help", False),
     ],
 )
 def test_a_command_that_asks_for_its_usage_does_nothing_else(command: str, helps: bool):

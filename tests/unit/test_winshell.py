@@ -146,3 +146,12 @@ def test_parameters_with_values_are_skipped_before_the_command():
 )
 def test_processes_listed_then_stopped(line: str, words: tuple[str, ...]):
     assert windows_ops(line, HOME)[-1].words == words
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["format c: /?", "Remove-Item C:\\Users\\dev -Recurse -?", "Stop-Process -Name node -Help"],
+)
+def test_a_command_that_asks_for_its_usage_does_nothing(line: str):
+    assert windows_ops(line, "C:\\Users\\dev") == []
+    assert windows_ops(line.split(" /?")[0].split(" -?")[0].split(" -Help")[0], None) != []
