@@ -1187,11 +1187,13 @@ _SCAN_CALLS: Final = {
     "readFileSync": "read",
     "writeFileSync": "write",
     "appendFileSync": "write",
-    # Ruby's file writes and deletes
+    # Ruby's file writes and deletes; File.open by its mode
+    "File.open": "open",
     "File.write": "write",
     "IO.write": "write",
     "File.delete": "rm-file",
 }
+_PERL_ENV: Final = re2.compile(r"\$ENV\{\s*['\"]?([A-Za-z_][A-Za-z0-9_]{0,60})['\"]?\s*\}")
 # Names short enough to appear in other words and strings: they count only as a call.
 _CALLED_ONLY: Final = frozenset({"rm", "rmdir"})
 # Removes that are recursive only when the call says so (``{recursive: true}``).
@@ -1643,7 +1645,14 @@ def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
             if literal is None:
                 continue
             text, end = literal
+            text = _PERL_ENV.sub(r"${\1}", text)  # "$ENV{HOME}/x" interpolates as $HOME does
             window = code[end : end + 120]
+            if what == "open":  # File.open(p, "a"): a write by its mode, else a read
+                mode = (
+                    _string_at(code, end + 1) if code[end : end + 40].lstrip()[:1] == "," else None
+                )
+                writes = mode is not None and any(c in mode[0] for c in "wa+")
+                what = "write" if writes else "read"
             source = code[at : end + 1]
             recursive = "recursive" in window or name not in _RECURSIVE_WHEN_SAID
             if "${" in text and what in ("rm", "rm-file", "read", "write"):
@@ -1713,7 +1722,12 @@ def _scan_opens(code: str) -> list[CodeOp]:
             path = text[len(mode) :].strip() or (literals[k + 1] if k + 1 < len(literals) else "")
             if path and not path.startswith(("&", "-", "|")):
                 words = ("tee", "-a", path) if ">>" in mode else ("tee", path)
-                ops.append(CodeOp("argv", words, code[at : end + 1]))
+                expanded = _PERL_ENV.sub(r"${\1}", path)
+                if "${" in expanded:  # "$ENV{HOME}/x": the shell's $HOME, expanded as it is
+                    line = " ".join([*words[:-1], '"' + expanded.replace('"', "") + '"'])
+                    ops.append(CodeOp("shell", (line,), code[at : end + 1]))
+                else:
+                    ops.append(CodeOp("argv", words, code[at : end + 1]))
             break
     return ops
 

@@ -26,7 +26,7 @@ _SHELL_SETTINGS: Final = frozenset(
     {
         "export", "typeset", "declare", "local", "readonly", "setopt", "unsetopt", "shopt",
         "set", "bindkey", "bind", "autoload", "compinit", "bashcompinit", "complete", "compdef",
-        "zstyle", "zmodload", "unalias", "hash", "[", "[[", "test", "true", ":",
+        "zstyle", "zmodload", "unalias", "hash", "[", "[[", "test", "true", ":", "history",
     }
 )  # fmt: skip
 # What a tool prints for the shell to load: its completion or its shell hook.
@@ -102,10 +102,11 @@ def _plain(cmd: SimpleCommand) -> bool:
     return program in _SHELL_SETTINGS and not cmd.code_from
 
 
-def settings_only(text: str) -> bool:
+def settings_only(text: str, depth: int = 0) -> bool:
     """Whether ``text`` (lines for a shell start-up file) only sets the shell up.
 
-    True when every command it would run is a variable or option set, an alias to a plain
+    True when every command it would run is a variable or option set (not one whose value
+    runs code, nor a search path reaching a temporary directory), an alias to a plain
     command, a completion or shell hook printed by a tool and loaded (``eval "$(X init -)"``),
     a file sourced from outside temporary directories, or a message printed; False for
     anything else, a text that does not parse or is too long, or an empty one.
@@ -115,4 +116,38 @@ def settings_only(text: str) -> bool:
     parsed = parse(text)
     if parsed.fallback or parsed.truncated or not (parsed.commands or parsed.assigned):
         return False
+    if not all(_plain_setting(name, value, depth) for name, value in parsed.assigned):
+        return False
     return all(_plain(cmd) for cmd in parsed.commands)
+
+
+# Variables whose value runs code in the shell or in every program started from it.
+# (a library loaded into every program, a file every shell or Python session runs)
+_RUNS_CODE: Final = frozenset(
+    {"LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "BASH_ENV", "ENV", "PYTHONSTARTUP"}
+)
+# A command line the shell runs before every prompt: plain only if it is settings itself.
+_PROMPT_COMMANDS: Final = frozenset({"PROMPT_COMMAND", "precmd_functions"})
+# Search paths: an entry anyone may write to (a temporary directory) or the working
+# directory (an empty entry, ".") lets another plant what the shell then runs.
+_SEARCH_PATHS: Final = frozenset(
+    {"PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "NODE_PATH", "PERL5LIB", "RUBYLIB", "GEM_PATH"}
+)
+_SHARED_DIRECTORIES: Final = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def _plain_setting(name: str, value: str, depth: int = 0) -> bool:
+    """Whether setting ``name`` to ``value`` only sets the shell up: not a variable that runs
+    code (``LD_PRELOAD``, ``PROMPT_COMMAND``...), and not a search path with an entry in a
+    temporary directory or the working directory (``PATH=/tmp/x:$PATH``, ``PATH=.:$PATH``)."""
+    if name in _RUNS_CODE:
+        return False
+    if name in _PROMPT_COMMANDS:
+        return not value.strip() or (depth == 0 and settings_only(value, depth=1))
+    if name not in _SEARCH_PATHS:
+        return True
+    entries = value.split(":")
+    inner = entries[1:-1] if len(entries) > 2 else []
+    if any(not e or e == "." for e in inner) or entries[0] == ".":
+        return False
+    return not any(e == d or e.startswith(d + "/") for e in entries for d in _SHARED_DIRECTORIES)

