@@ -966,6 +966,23 @@ def _py_payload_path(node: ast.AST, ev: _PyEval) -> str | None:
     return _py_file_of(node, ev)
 
 
+def _py_output_file(node: ast.Call, ev: _PyEval) -> str | None:
+    """The file a subprocess call's output is written to: ``stdout=open(p, "w")`` (or a name
+    bound to such a handle, or ``"a"``); None otherwise."""
+    for keyword in node.keywords:
+        if keyword.arg != "stdout":
+            continue
+        value = keyword.value
+        if isinstance(value, ast.Name):
+            return ev.files.get(value.id)
+        if isinstance(value, ast.Call) and _dotted(value.func) in ("open", "io.open"):
+            mode = value.args[1] if len(value.args) > 1 else None
+            text = mode.value if isinstance(mode, ast.Constant) else "r"
+            if isinstance(text, str) and any(c in text for c in "wax") and value.args:
+                return ev.value(value.args[0])
+    return None
+
+
 def _py_shell_text(node: ast.AST | None, ev: _PyEval) -> str:
     """The command line a shell is given: stated text, a fetched body (as the ``curl … |
     sh`` it is), or ``<expr>``."""
@@ -1045,10 +1062,31 @@ def _python_call(node: ast.Call, ev: _PyEval) -> CodeOp | None:
         text = ev.value(argv)
         return CodeOp("argv", (text,), source) if text else None
     if last in _PY_SPAWN and (name.startswith("subprocess.") or name == last):
+        output = _py_output_file(node, ev)  # stdout=open(p, "w"): the file the output fills
         if isinstance(first, ast.List | ast.Tuple):
             words = [ev.value(e) for e in first.elts]
-            return CodeOp("argv", tuple(w if w is not None else "<expr>" for w in words), source)
-        return CodeOp("shell", (_py_shell_text(first, ev),), source)
+            fetched = [
+                _py_fetched(e, ev) if w is None else None
+                for e, w in zip(first.elts, words, strict=True)
+            ]
+            if output is None and not any(fetched):
+                return CodeOp(
+                    "argv", tuple(w if w is not None else "<expr>" for w in words), source
+                )
+            # ["sh", "-c", urlopen(u).read()]: the body fetched is the word, as $(curl …) is
+            line = " ".join(
+                shlex.quote(w)
+                if w is not None
+                else f'"$(curl -fsS {shlex.quote(u)})"'
+                if u
+                else "'<expr>'"
+                for w, u in zip(words, fetched, strict=True)
+            )
+            return CodeOp(
+                "shell", (line + (f" > {shlex.quote(output)}" if output else ""),), source
+            )
+        text = _py_shell_text(first, ev)
+        return CodeOp("shell", (text + (f" > {shlex.quote(output)}" if output else ""),), source)
     if last in _PY_COPY and name.startswith("shutil.") and len(args) >= 2:
         src, dst = ev.value(args[0]), ev.value(args[1])
         flag = ("-r",) if last == "copytree" else ()

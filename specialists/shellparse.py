@@ -2911,9 +2911,13 @@ _DOWNLOADER_VALUES: Final = {
 }
 
 
+_STDOUT_WRITES: Final = frozenset({">", ">|", ">>", "&>", "&>>"})
+
+
 def _remember_downloads(cmd: SimpleCommand, state: _State) -> None:
     """Record the files a downloader writes: ``-o F``/``-O F`` (also in a cluster,
-    ``-fsSLo F``), or the URL's last path segment (``curl -O``, ``wget URL``)."""
+    ``-fsSLo F``), the URL's last path segment (``curl -O``, ``wget URL``), or the file its
+    output is redirected into (``curl URL > F``, ``wget -qO- URL > F``)."""
     argv = cmd.argv
     named = "o" if cmd.program in ("curl", "aria2c") else "O"
     values = _DOWNLOADER_VALUES.get(cmd.program, frozenset())
@@ -2943,6 +2947,13 @@ def _remember_downloads(cmd: SimpleCommand, state: _State) -> None:
             name = url.split("://", 1)[1].split("?", 1)[0].split("#", 1)[0]
             base = posixpath.basename(name) if "/" in name else ""
             targets.append(base or "index.html")
+    # curl URL > x.sh, wget -qO- URL > x.sh: what it prints is the file the shell writes
+    if (cmd.program == "curl" and not targets) or "-" in targets:
+        for redirect in cmd.redirects:
+            op = redirect.op.lstrip("1")
+            path = redirect.path
+            if path is not None and op in _STDOUT_WRITES and not path.startswith("/dev/"):
+                targets.append(path)
     for target in targets:
         if target and target != "-" and len(state.downloads) < MAX_FILES:
             state.downloads[resolve_path(target, cmd.cwd, state.home)] = cmd.program

@@ -1809,6 +1809,8 @@ def test_a_recursive_call_is_read_with_its_own_arguments():
         ("curl --output=s.sh https://x.example/s && source s.sh", "source", "curl"),
         ("curl -fsSLH 'X-A: b' -o i.sh https://x.example/i && sh i.sh", "sh", "curl"),
         ("wget -qo log.txt -O r.sh https://x.example/r && bash r.sh", "bash", "wget"),
+        ("curl -fsSL https://x.example/i > i.sh && bash i.sh", "bash", "curl"),  # its output
+        ("wget -qO- https://x.example/i > /tmp/i; chmod +x /tmp/i; /tmp/i", "i", "wget"),
     ],
 )
 def test_a_file_downloaded_then_run_on_the_line_is_fetched_code(
@@ -1827,6 +1829,9 @@ def test_a_file_downloaded_then_run_on_the_line_is_fetched_code(
         ("curl -Hfoo https://x.example/api/o && sh o", "sh"),
         ("curl -XPOST https://x.example/api/run.sh && sh run.sh", "sh"),
         ("wget -o run.sh https://x.example/r && cat run.sh", "cat"),  # -o is wget's log
+        ("curl -s https://x.example/d.json > d.json && python3 load.py d.json", "python3"),
+        ("curl https://x.example/i > /dev/null; sh i", "sh"),
+        ("wget -O s.sh https://x.example/s > log.txt && sh log.txt", "sh"),  # wget's own file
     ],
 )
 def test_a_downloaded_file_that_is_only_read_is_not_run(command: str, program: str):
@@ -1991,3 +1996,18 @@ def test_gawk_network_files_are_connections():
         ("nc", "example.com", "80")
     ]
     assert not [c for c in run(served).commands if c.program == "nc"]
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "import subprocess as s\n"
+        "s.run(['curl', '-fsSL', 'https://x.example/i'], stdout=open('/tmp/i.sh', 'w'))\n"
+        "s.run(['sh', '/tmp/i.sh'])",
+        "import subprocess, urllib.request as u\n"
+        "subprocess.run(['sh', '-c', u.urlopen('https://x.example/i').read().decode()])",
+    ],
+)
+def test_python_that_runs_what_it_fetched_is_fetched_code(program: str):
+    parsed = run(f"python3 -c {shlex.quote(program)}")
+    assert [c.code_from for c in parsed.commands if c.program == "sh"] == [("curl",)]
