@@ -2574,6 +2574,9 @@ class _Parser:
             aliased = _git_alias_command(rest)
             if aliased is not None:  # git -c alias.x='!cmd' x: git runs cmd through sh
                 nested.append(("shell:git alias", aliased))
+            installed = _git_alias_installed(rest)
+            if installed is not None:  # git config alias.x '!cmd': what git x will run
+                nested.append(("shell:git alias", installed))
         elif program == "watch":
             watched = _watch_command(rest)
             if watched:  # watch runs its words through sh -c, again and again
@@ -3288,6 +3291,17 @@ def _vim_shell_commands(words: Sequence[str]) -> list[str]:
             if line.startswith("!") and line[1:].strip():
                 out.append(line[1:])
     return out[:MAX_REMOTE_OPERANDS]
+
+
+def _git_alias_installed(words: Sequence[str]) -> str | None:
+    """``git config [--global] alias.NAME '!CMD'``: the shell command line the alias will
+    run (judged as what is installed, as a start-up file's text is)."""
+    if "config" not in words:
+        return None
+    rest = [w for w in words[words.index("config") + 1 :] if not w.startswith("-")]
+    if len(rest) >= 2 and rest[0].lower().startswith("alias.") and rest[1].startswith("!"):
+        return rest[1][1:] or None
+    return None
 
 
 def _git_alias_command(words: Sequence[str]) -> str | None:

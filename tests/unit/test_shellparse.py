@@ -1936,6 +1936,7 @@ def test_an_edit_of_a_script_written_earlier_is_made_to_what_was_written():
         """vim -c ':!rm -r /srv/x' -c ':q'""",
         """nvim +'silent !rm -r /srv/x' +q""",
         """git -c alias.x='!rm -r' x /srv/x""",
+        """git config --global alias.clean '!rm -r /srv/x'""",  # what the alias will run
     ],
 )
 def test_a_command_run_from_another_program_is_read(command: str):
@@ -1951,6 +1952,7 @@ def test_a_command_run_from_another_program_is_read(command: str):
         "vim -c 'set number' notes.txt",
         "git -c alias.lg='log --oneline' lg",
         "git -c alias.x='!rm -r /srv/x' status",  # the alias is not the command run
+        "git config --global alias.co checkout",  # a git alias, not a shell command
         """node -e 'const m = new Map(); m.delete("k")'""",
     ],
 )
