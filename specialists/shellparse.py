@@ -62,6 +62,7 @@ from specialists.understand.options import (
     copied_into,
     remote_operand,
     split_options,
+    words,
 )
 from specialists.winshell import WINDOWS_PROGRAMS, is_drive_path, windows_ops, windows_path
 
@@ -94,11 +95,7 @@ __all__ = [
 ]
 
 
-def program_names(text: str) -> frozenset[str]:
-    """The words of ``text`` as a set (a table of program or option names)."""
-    return frozenset(text.split())
-
-
+program_names = words  # the words of a text as a set (a table of program or option names)
 _names = program_names
 
 
