@@ -269,6 +269,10 @@ class DomainConfig(KindConfig):
 
     @model_validator(mode="after")
     def _something_to_check(self) -> DomainConfig:
+        if self.credential_homes and not self.shell:
+            raise ValueError(
+                "credential_homes judges shell commands' sends: set shell: true with it"
+            )
         lists = self.allowed or self.denied or self.use_context or self.credential_homes
         if not (lists or self.deny_tunnels or self.deny_ip_literals or self.shell):
             raise ValueError(

@@ -1012,3 +1012,5 @@ def test_a_credential_sent_outside_its_service_objects():
         domain.DomainConfig.model_validate({**config, "credential_homes": {"A B": ["x.com"]}})
     with pytest.raises(ValidationError):  # a public suffix would cover every site under it
         domain.DomainConfig.model_validate({**config, "credential_homes": {"T": ["com"]}})
+    with pytest.raises(ValidationError, match="shell: true"):  # it would judge nothing
+        domain.DomainConfig.model_validate({**config, "shell": False})
