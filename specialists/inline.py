@@ -17,7 +17,7 @@ import codecs
 import posixpath
 import shlex
 import string
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Final, NamedTuple, TypeVar
 
 import re2
@@ -181,6 +181,7 @@ class _PyEval:
         # names bound to a list of a directory's entries (os.walk's dirs and files): what
         # each element stands for
         self.selections: dict[str, str] = {}
+        self.argv: tuple[str, ...] = ()  # the words after the script: sys.argv[1:]
 
     def value(self, node: ast.AST | None) -> str | None:
         if node is None:
@@ -205,6 +206,11 @@ class _PyEval:
         if isinstance(node, ast.Subscript) and _dotted(node.value) in ("os.environ", "environ"):
             key = self.value(node.slice)
             return self.env(key)
+        if isinstance(node, ast.Subscript) and _dotted(node.value) in ("sys.argv", "argv"):
+            index = node.slice  # sys.argv[1]: the first word the script was run with
+            if isinstance(index, ast.Constant) and type(index.value) is int and index.value > 0:
+                return self.argv[index.value - 1] if index.value <= len(self.argv) else None
+            return None
         if not isinstance(node, ast.Call):
             return None
         name = _dotted(node.func)
@@ -371,7 +377,9 @@ class _PyEval:
         return None
 
 
-def python_ops(code: str, home: str | None, cwd: str | None) -> list[CodeOp] | None:
+def python_ops(
+    code: str, home: str | None, cwd: str | None, args: Sequence[str] = ()
+) -> list[CodeOp] | None:
     """The shell commands, file operations and network sends in a Python program.
 
     Values are followed as far as the program states them: names bound to strings, paths
@@ -385,7 +393,9 @@ def python_ops(code: str, home: str | None, cwd: str | None) -> list[CodeOp] | N
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     reader = _PyReader(home, cwd)
-    reader.read(tree, _PyEval({}, home, cwd), depth=0)
+    ev = _PyEval({}, home, cwd)
+    ev.argv = tuple(args)
+    reader.read(tree, ev, depth=0)
     reader.finish()
     return reader.ops
 
@@ -430,6 +440,12 @@ class _PyReader:
                 continue
             if isinstance(node, ast.For | ast.AsyncFor):
                 self._loop(node.target, node.iter, ev)
+                if _py_whole_environ(node.iter) and any(
+                    isinstance(sub, ast.Call) and _dotted(sub.func) in _PY_PRINTS
+                    for statement in node.body
+                    for sub in ast.walk(statement)
+                ):  # for k, v in os.environ.items(): print(k, v)
+                    self.ops.append(CodeOp("argv", ("env",), "for … in os.environ: print"))
                 continue
             if isinstance(node, ast.With | ast.AsyncWith):
                 for item in node.items:
@@ -523,7 +539,7 @@ class _PyReader:
         text = ev.value(value)
         if text is not None:
             ev.names[target.id] = text
-        path = _py_file_of(value, ev)
+        path = _py_payload_path(value, ev)  # the content, re-encoded or not
         if path is not None:
             ev.files[target.id] = path
         client = self._client_of(value, ev)
@@ -592,6 +608,9 @@ class _PyReader:
             source = ast.unparse(node)[:200]
         except (ValueError, RecursionError):  # pragma: no cover - unparse of a parsed tree
             source = name
+        if name in _PY_PRINTS and any(_py_whole_environ(a) for a in node.args):
+            self.ops.append(CodeOp("argv", ("env",), source))  # print(dict(os.environ))
+            return
         if last in ("loads", "load") and name.startswith(_PICKLE_MODULES) and node.args:
             first = node.args[0]
             blob = (
@@ -632,16 +651,25 @@ class _PyReader:
         request = _py_request(last, node, ev) if "." in name or last == "Request" else None
         if request is not None:  # requests.delete(url): the request curl -X DELETE url sends
             self.ops.append(CodeOp("argv", ("curl", "-X", *request), source))
-        if last in _PY_SENDERS and "." in name:
-            url = ev.value(node.args[0]) if node.args else None
+        http_get = last == "get" and name.split(".", 1)[0] in _PY_HTTP_MODULES
+        if (last in _PY_SENDERS or http_get) and "." in name:
+            url_node: ast.expr | None = node.args[0] if node.args else None
+            if last == "request" and len(node.args) > 1:
+                url_node = node.args[1]  # request(METHOD, url)
             for kw in node.keywords:
                 if kw.arg == "url":
-                    url = ev.value(kw.value)
+                    url_node = kw.value
+            url = ev.value(url_node)
             payload = [kw.value for kw in node.keywords if kw.arg in _PY_PAYLOAD_KEYWORDS]
             if last in ("post", "put", "patch") and len(node.args) > 1:
                 payload.append(node.args[1])
             if last == "request" and len(node.args) > 2:
                 payload.append(node.args[2])
+            if url_node is not None and url is None:  # "https://h/?d=" + data: in the URL
+                payload.append(url_node)
+            payload += [kw.value for kw in node.keywords if kw.arg == "params"]
+            if http_get and not payload:
+                return  # a plain GET sends nothing the program read
             for item in payload:
                 if _py_environ(item):  # the whole environment, secrets and all
                     text = f"env | curl --data-binary @- {shlex.quote(url or '<expr>')}"
@@ -723,6 +751,7 @@ class _PyReader:
         self.inlined += 1
         names = {k: v for k, v in ev.names.items() if k not in params} | bound
         inner = _PyEval(names, self.home, self.cwd)
+        inner.argv = ev.argv
         inner.files.update({k: v for k, v in ev.files.items() if k not in params} | files)
         for statement in function.body:
             self.read(statement, inner, depth + 1)
@@ -938,6 +967,31 @@ def _py_environ(node: ast.AST) -> bool:
     return False
 
 
+def _py_whole_environ(node: ast.AST) -> bool:
+    """Whether ``node`` uses the whole environment (``os.environ``, ``dict(os.environ)``,
+    ``os.environ.items()``), not one variable of it (``os.environ["X"]``, ``.get("X")``)."""
+    if isinstance(node, ast.Subscript) and _dotted(node.value) in ("os.environ", "environ"):
+        return False
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("get", "pop", "setdefault", "__getitem__", "__contains__")
+        and _dotted(node.func.value) in ("os.environ", "environ")
+    ):
+        return False
+    if isinstance(node, ast.Attribute) and _dotted(node) in ("os.environ", "environ"):
+        return True
+    if isinstance(node, ast.Name) and node.id == "environ":
+        return True
+    return any(_py_whole_environ(child) for child in ast.iter_child_nodes(node))
+
+
+# Calls that print their arguments where the agent (and its transcript) reads them.
+_PY_PRINTS: Final = frozenset(
+    {"print", "pprint", "pprint.pprint", "pp", "sys.stdout.write", "sys.stderr.write"}
+)
+
+
 def _py_payload_path(node: ast.AST, ev: _PyEval) -> str | None:
     """The file a request body or socket payload carries, when it is one."""
     if isinstance(node, ast.Dict):
@@ -952,18 +1006,33 @@ def _py_payload_path(node: ast.AST, ev: _PyEval) -> str | None:
             if found is not None:
                 return found
         return None
-    if isinstance(node, ast.Call) and _dotted(node.func).rsplit(".", 1)[-1] in (
-        "encode",
-        "b64encode",
-        "dumps",
-        "bytes",
-        "str",
-    ):
+    if isinstance(node, ast.Call) and _dotted(node.func).rsplit(".", 1)[-1] in _PY_CARRIERS:
         target: ast.AST | None = node.args[0] if node.args else None
         if target is None and isinstance(node.func, ast.Attribute):
             target = node.func.value
         return _py_payload_path(target, ev) if target is not None else None
+    if isinstance(node, ast.JoinedStr):  # f"k={data}"
+        for part in node.values[:MAX_PY_FORMAT_PARTS]:
+            if isinstance(part, ast.FormattedValue):
+                found = _py_payload_path(part.value, ev)
+                if found is not None:
+                    return found
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Mod):
+        return _py_payload_path(node.left, ev) or _py_payload_path(node.right, ev)
     return _py_file_of(node, ev)
+
+
+# Calls whose result carries their argument's (or receiver's) content on, re-encoded:
+# what a program sends after them is still the file it read.
+_PY_CARRIERS: Final = frozenset(
+    {
+        "encode", "decode", "b64encode", "urlsafe_b64encode", "b32encode", "b16encode",
+        "b85encode", "a85encode", "encodebytes", "hexlify", "b2a_hex", "b2a_base64",
+        "dumps", "bytes", "str", "compress", "quote", "quote_plus", "urlencode", "strip",
+        "rstrip", "hex",
+    }
+)  # fmt: skip
 
 
 def _py_output_file(node: ast.Call, ev: _PyEval) -> str | None:
@@ -1717,6 +1786,8 @@ def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
             elif what == "write":
                 ops.append(CodeOp("argv", ("tee", text), source))
     ops.extend(_scan_opens(code)[: max(0, MAX_CODE_CALLS - len(ops))])
+    if len(ops) < MAX_CODE_CALLS and _prints_environment(code):  # as env does
+        ops.append(CodeOp("argv", ("env",), "the whole environment printed"))
     ops.extend(_scan_sql(code)[: max(0, MAX_CODE_CALLS - len(ops))])
     ops.extend(_scan_sends(code)[: max(0, MAX_CODE_CALLS - len(ops))])
     sent = {op.source for op in ops}  # a request read already for the file it carries
@@ -1731,6 +1802,40 @@ def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
             if end > at:
                 ops.append(CodeOp("shell", (code[at + len(opener) : end],), code[at : end + 1]))
     return ops
+
+
+# The whole environment in a one-liner (not one variable of it), and what prints it.
+_WHOLE_ENV: Final = (
+    ("process.env", ".[?"),  # JavaScript: process.env, not process.env.X or ["X"]
+    ("%ENV", ""),  # Perl: the whole hash
+    ("ENV.to_h", ""),  # Ruby
+    ("ENV.each", ""),
+    ("ENV.inspect", ""),
+    ("ENV.to_a", ""),
+    ("$_ENV", "["),  # PHP
+    ("getenv()", ""),
+)
+_PRINTERS: Final = (
+    "console.", "JSON.stringify", "process.stdout.write", "util.inspect",  # JavaScript
+    "print", "say ", "Dumper", "puts", "pp ", "p ", "var_dump", "var_export", "echo ",
+)  # fmt: skip
+
+
+def _prints_environment(code: str) -> bool:
+    """Whether a Node, Perl, Ruby or PHP one-liner prints the whole environment: a
+    statement that uses all of it and prints (``console.log(process.env)``, ``print
+    "$_=$ENV{$_}\n" for keys %ENV``, ``ENV.each { |k, v| puts k, v }``, ``print_r($_ENV)``);
+    ``{...process.env, CI: "1"}`` handed to a child process prints nothing."""
+    for statement in code.replace(";", "\n").split("\n")[:MAX_CODE_CALLS]:
+        if not any(printer in statement for printer in _PRINTERS):
+            continue
+        for needle, narrowing in _WHOLE_ENV:
+            for at in _occurrences(statement, needle):
+                after = statement[at + len(needle) : at + len(needle) + 1]
+                if after and (after in narrowing or (needle[-1].isalnum() and after.isalnum())):
+                    continue
+                return True
+    return False
 
 
 def _scan_opens(code: str) -> list[CodeOp]:

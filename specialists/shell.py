@@ -83,13 +83,16 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
 
 File tools are judged too: ``file_write``/``file_edit`` (``path``, or the files a ``diff``
 names) as a write, ``file_delete`` as a delete, ``file_read`` as a read, so effect rules
-treat a file tool and a shell command alike. An entry may have no rules and only
+treat a file tool and a shell command alike; with ``written_programs``, a program a file
+tool writes is also judged as the command that runs it. An entry may have no rules and only
 ``verdict_when_truncated``: it is then about commands too large or nested too deep to read.
 """
 
 from __future__ import annotations
 
+import posixpath
 import shlex
+import textwrap
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -410,6 +413,10 @@ class ShellConfig(KindConfig):
         verdict_when_truncated: verdict when nothing matched but the command was too
             large or too deeply nested to read whole; unset means no objection.
         max_chars: the command is cut here before parsing.
+        written_programs: a file tool's write of a program (``x.py``, ``x.sh``, a ``#!``
+            line...) is also judged as running it, and a rule it would match when run gets
+            at most this verdict: code that would send the user's keys somewhere is refused
+            when it is written, not only when it runs (unset: writes are judged as writes).
     """
 
     rules: Annotated[list[ShellRule], Field(max_length=200)] = Field(default_factory=list)
@@ -422,6 +429,7 @@ class ShellConfig(KindConfig):
     verdict_when_fallback: Strength | None = None
     verdict_when_truncated: Strength | None = None
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=MAX_CHARS_LIMIT)
+    written_programs: Strength | None = None
 
     @model_validator(mode="after")
     def _judges_something(self) -> ShellConfig:
@@ -1018,6 +1026,84 @@ def file_command_of(action: Action) -> str | None:
     return " ".join([*map(shlex.quote, (*words, "--")), *map(_path_word, paths)])
 
 
+# A program written by a file tool, by its name: what runs it (a ``#!`` line names its own).
+_RUNNERS: Final = {
+    ".py": "python3",
+    ".pyw": "python3",
+    ".sh": "bash",
+    ".bash": "bash",
+    ".zsh": "zsh",
+    ".ksh": "ksh",
+    ".js": "node",
+    ".mjs": "node",
+    ".cjs": "node",
+    ".ts": "node",
+    ".mts": "node",
+    ".rb": "ruby",
+    ".pl": "perl",
+    ".php": "php",
+}
+
+
+def written_program_of(action: Action, context: Context) -> tuple[str, Context] | None:
+    """A file tool's write of a program as the command that runs it, with a context in
+    which that file holds what is written (``file_write {path: x.py, content: C}`` as
+    ``python3 x.py`` after it), so rules judge the program by what it would do when run.
+
+    An edit of a file the session wrote earlier is made to that text; of another file,
+    the new text alone is read (an ``old``/``new`` pair's ``new``, a diff's added lines),
+    dedented. None when the file is not a program (by its name, else a ``#!`` line).
+    """
+    if action.type not in ("file_write", "file_edit"):
+        return None
+    args = action.args
+    path = args.get("path") or args.get("file_path") or args.get("filename")
+    if not isinstance(path, str) or not path or "\n" in path:
+        return None
+    text = _written_text(action)
+    if text is None:
+        return None
+    runner = _RUNNERS.get(posixpath.splitext(path)[1].lower())
+    if runner is not None:
+        command = f"{runner} {_path_word(path)}"
+    elif text.startswith("#!"):
+        command = _path_word(path if "/" in path else "./" + path)
+    else:
+        return None
+    earlier = list(context.recent_actions)
+    if action.type == "file_edit" and not any(_writes(a, path) for a in earlier):
+        action = Action(type="file_write", tool=action.tool, args={"path": path, "content": text})
+    return command, context.model_copy(update={"recent_actions": (*earlier, action)})
+
+
+def _written_text(action: Action) -> str | None:
+    args = action.args
+    if action.type == "file_write":
+        content = args.get("content", args.get("text"))
+        return content if isinstance(content, str) and content.strip() else None
+    new = args.get("new")
+    if isinstance(new, str) and new.strip():
+        return textwrap.dedent(new)
+    diff = args.get("diff")
+    if isinstance(diff, str) and diff.strip():
+        added = [
+            line[1:]
+            for line in diff.splitlines()
+            if line.startswith("+") and not line.startswith("+++")
+        ]
+        return textwrap.dedent("\n".join(added)) if any(a.strip() for a in added) else None
+    return None
+
+
+def _writes(action: Action, path: str) -> bool:
+    args = action.args
+    return action.type == "file_write" and path in (
+        args.get("path"),
+        args.get("file_path"),
+        args.get("filename"),
+    )
+
+
 def _path_word(path: str) -> str:
     """A file tool's path as one shell word; a leading ``~/`` stays the home, as the tools
     that take one read it (``os.path.expanduser``)."""
@@ -1271,6 +1357,7 @@ class ShellSpecialist:
         "_truncated",
         "_universal",
         "_use_tmpdir",
+        "_written",
         "execution",
     )
 
@@ -1296,14 +1383,44 @@ class ShellSpecialist:
             Verdict(config.verdict_when_truncated) if config.verdict_when_truncated else None
         )
         self._max_chars = config.max_chars
+        self._written = Verdict(config.written_programs) if config.written_programs else None
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
-        """Ok, a refusal for an action without a command, or the strongest rule's verdict."""
+        """Ok, a refusal for an action without a command, or the strongest rule's verdict
+        (of the action, and of the program it writes when ``written_programs`` is set)."""
+        result = self._evaluate(action, context)
+        if self._written is None or result.verdict is Verdict.BLOCK:
+            return result
+        run = written_program_of(action, context)
+        if run is None:
+            return result
+        ran = self._judge(*run)
+        if ran.verdict.rank <= max(result.verdict.rank, Verdict.OK.rank):
+            return result
+        verdict = ran.verdict if ran.verdict.rank < self._written.rank else self._written
+        path = run[0].split(" ", 1)[-1]
+        return ran.model_copy(
+            update={
+                "verdict": verdict,
+                "reason": _cut(f"the program written to {path}, when run: {ran.reason}", 400),
+                "correction": (
+                    f"Do not write this into {path}: when it runs, {_cut(ran.reason or '', 200)}. "
+                    "Write only the code the task needs, and ask the user before writing "
+                    "code that does this."
+                ),
+                "evidence": {**ran.evidence, "written_program": path},
+            }
+        )
+
+    def _evaluate(self, action: Action, context: Context) -> SpecialistResult:
         command = command_of(action)
         if command is None:
             command = file_command_of(action)
         if command is None:
             return SpecialistResult.refuse()
+        return self._judge(command, context)
+
+    def _judge(self, command: str, context: Context) -> SpecialistResult:
         parsed = parse_for(command, context, max_chars=self._max_chars)
         best, best_verdict, where = self._strongest(parsed, context)
         if best is not None and where is not None:

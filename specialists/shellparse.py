@@ -425,18 +425,23 @@ def parse_for(command: str, context: Context, *, max_chars: int = DEFAULT_MAX_CH
     last: tuple[str, object, int, ParsedShell] | None = getattr(_local, "last", None)
     if last is not None and last[1] is context and last[2] == max_chars and last[0] == command:
         return last[3]
-    env = context.env
-    key_env = tuple(sorted(env.items())) if env else ()
-    parsed = _parse_cached(
-        command,
-        context.cwd or context.repo_root,
-        _home_of(context),
-        key_env,
-        max_chars,
-        _written_earlier(context),
-    )
+    parsed = _parse_cached(command, *_setting(context, max_chars))
     _local.last = (command, context, max_chars, parsed)
     return parsed
+
+
+_Setting = tuple[
+    str | None, str | None, tuple[tuple[str, str], ...], int, tuple[tuple[str, str], ...]
+]
+
+
+def _setting(context: Context, max_chars: int) -> _Setting:
+    """What a parse depends on besides the command, as a cache key: cwd, home, the known
+    variables, the limit and the files the session wrote earlier."""
+    env = context.env
+    key_env = tuple(sorted(env.items())) if env else ()
+    cwd = context.cwd or context.repo_root
+    return cwd, _home_of(context), key_env, max_chars, _written_earlier(context)
 
 
 # Files written by the session's last file actions that a command may run.
@@ -2042,6 +2047,27 @@ def known_output(cmd: SimpleCommand) -> str | None:
     return _static_step(cmd, None)
 
 
+def _mktemp_path(cmd: SimpleCommand) -> str:
+    """What ``mktemp`` prints: a new name under ``-p DIR``/``--tmpdir=DIR`` (else ``/tmp``)
+    from its template, the template itself when it names a directory; the random part
+    stays ``X``s (a fresh file or directory nobody else holds)."""
+    where = "/tmp"
+    template: str | None = None
+    words = list(cmd.argv[1:])
+    for i, word in enumerate(words):
+        if word in ("-p", "--tmpdir") and i + 1 < len(words):
+            where = words[i + 1]
+        elif word.startswith("--tmpdir="):
+            where = word.partition("=")[2] or where
+        elif not word.startswith("-") and (i == 0 or words[i - 1] not in ("-p", "--tmpdir")):
+            template = word
+    if template is None:
+        return f"{where.rstrip('/') or '/'}/tmp.XXXXXXXXXX"
+    if "/" in template and not cmd.has_flag("t"):
+        return template
+    return f"{where.rstrip('/') or '/'}/{posixpath.basename(template)}"
+
+
 def _static_step(cmd: SimpleCommand, stdin: str | None) -> str | None:
     """What ``cmd`` prints when it is computable without running anything."""
     program = cmd.program
@@ -2061,6 +2087,8 @@ def _static_step(cmd: SimpleCommand, stdin: str | None) -> str | None:
         return None
     if program == "pwd":
         return (cmd.cwd or "") + "\n" if cmd.cwd else None
+    if program == "mktemp":
+        return _mktemp_path(cmd) + "\n"
     if program in ("which", "command") and cmd.positionals:
         return "/usr/bin/" + posixpath.basename(cmd.positionals[-1]) + "\n"
     if program == "tee" or (program == "cat" and not cmd.positionals):
@@ -2574,6 +2602,8 @@ class _Parser:
             installed = _git_alias_installed(rest)
             if installed is not None:  # git config alias.x '!cmd': what git x will run
                 nested.append(("shell:git alias", installed))
+            # git config core.pager 'CMD', git -c core.fsmonitor='CMD' status: git runs CMD
+            nested.extend(("shell:git config", line) for line in _git_config_commands(rest))
         elif program == "watch":
             watched = _watch_command(rest)
             if watched:  # watch runs its words through sh -c, again and again
@@ -2668,6 +2698,10 @@ class _Parser:
                     state.aliases[name] = text[:MAX_WORD_CHARS]
         elif program == "set" and alone and "--" in cmd.argv:
             state.set_params(cmd.argv[cmd.argv.index("--") + 1 :])  # set -- a b: $1 $2
+        elif program == "shift" and alone and "#" in state.vars and "@" not in state.dynamic:
+            count = cmd.argv[1] if len(cmd.argv) > 1 else "1"  # shift [N]: $2... become $1...
+            if count.isdigit():
+                state.set_params(state.vars["@"].split()[int(count) :])
         elif program == "unset":
             for word in cmd.positionals:
                 state.vars.pop(word, None)
@@ -2702,6 +2736,7 @@ class _Parser:
                 step = "eval"
             elif base != "shell" and not label:
                 step = f"{program} {'-c' if base == 'python' else '-e'}"
+            script_args = _script_args(cmd.argv, label)  # sh x.sh ARGS: $1... are ARGS
             if base == "shell":
                 elsewhere = label in _REMOTE_STEPS
                 inner = _State.on_another_host() if elsewhere else child.copy()
@@ -2709,9 +2744,11 @@ class _Parser:
                     params = _interpreter_args(program, cmd.argv[1:]).params
                     if params:
                         inner = child.called(params[1:])
+                elif script_args is not None and not elsewhere:
+                    inner = child.called(script_args)
                 self.parse_text(code, inner, scope.nest(step, remote=elsewhere))
             else:
-                self._inline(base, code, cmd, child, scope.nest(step))
+                self._inline(base, code, cmd, child, scope.nest(step), script_args or ())
 
     def _inline(
         self,
@@ -2720,6 +2757,7 @@ class _Parser:
         cmd: SimpleCommand,
         state: _State,
         scope: _Scope,
+        args: Sequence[str] = (),
     ) -> None:
         if scope.depth > self.max_depth:
             self.truncated = True
@@ -2728,7 +2766,7 @@ class _Parser:
         if self.budget < 0:
             raise _Budget
         if family == "python":
-            ops = python_ops(code, state.home, cmd.cwd)
+            ops = python_ops(code, state.home, cmd.cwd, args)
             if ops is None:
                 ops = scan_ops(code)
         elif family == "pwsh":
@@ -2887,6 +2925,19 @@ def _decode_utf16(text: str) -> str | None:
         return base64.b64decode(text, validate=False).decode("utf-16-le")
     except (binascii.Error, ValueError, UnicodeDecodeError):
         return None
+
+
+def _script_args(argv: Sequence[str], label: str) -> tuple[str, ...] | None:
+    """The words a script written earlier is run with (``bash x.sh A B``, ``./x.sh A B``,
+    ``python3 main.py A``: ``A B``), from the step that names it; None for inline code."""
+    if not argv or not label:
+        return None
+    _, _, script = label.partition(" ")
+    if not script:
+        return tuple(argv[1:]) if label == argv[0] and "/" in label else None  # ./x.sh A B
+    if script not in argv[1:]:
+        return None
+    return tuple(argv[argv.index(script, 1) + 1 :])
 
 
 def _shebang_family(text: str) -> str:
@@ -3301,6 +3352,53 @@ def _git_alias_installed(words: Sequence[str]) -> str | None:
     return None
 
 
+# Git settings whose value is a command line git runs through the shell (``*`` one name).
+_GIT_COMMAND_KEYS: Final = (
+    "core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.askpass",
+    "sequence.editor", "diff.external", "gpg.program", "gpg.ssh.program", "gpg.x509.program",
+    "pager.*", "filter.*.clean", "filter.*.smudge", "filter.*.process", "merge.*.driver",
+    "diff.*.textconv", "diff.*.command", "difftool.*.cmd", "mergetool.*.cmd",
+    "credential.helper", "uploadpack.packobjectshook",
+)  # fmt: skip
+_GIT_NOT_COMMANDS: Final = frozenset({"", "true", "false", "yes", "no", "on", "off", "0", "1"})
+
+
+def _git_command_key(key: str) -> bool:
+    parts = key.lower().split(".")
+    for pattern in _GIT_COMMAND_KEYS:
+        want = pattern.split(".")
+        if len(want) == len(parts) and all(w in ("*", p) for w, p in zip(want, parts, strict=True)):
+            return True
+    return False
+
+
+def _git_config_commands(words: Sequence[str]) -> list[str]:
+    """The command lines that settings given to git name (``git config [--global]
+    core.fsmonitor CMD``, ``git -c core.pager=CMD log``): git runs them through the shell,
+    on this call or on later ones, so each is judged as what will run (a credential helper
+    runs only when its value starts with ``!``; one that names a program is a git-credential
+    helper)."""
+    pairs: list[tuple[str, str]] = []
+    for i, word in enumerate(words[:-1]):
+        if word == "-c":
+            key, _, value = words[i + 1].partition("=")
+            pairs.append((key, value))
+    if "config" in words:
+        rest = [w for w in words[words.index("config") + 1 :] if not w.startswith("-")]
+        if len(rest) >= 2:
+            pairs.append((rest[0], rest[1]))
+    out: list[str] = []
+    for key, value in pairs:
+        if not _git_command_key(key) or value.strip().lower() in _GIT_NOT_COMMANDS:
+            continue
+        if key.lower() == "credential.helper":
+            if not value.startswith("!"):
+                continue
+            value = value[1:]
+        out.append(value)
+    return out[:MAX_REMOTE_OPERANDS]
+
+
 def _git_alias_command(words: Sequence[str]) -> str | None:
     """``git -c alias.NAME='!CMD' NAME ARGS``: the shell command line git runs (CMD ARGS)."""
     aliases: dict[str, str] = {}
@@ -3523,11 +3621,7 @@ def fed_commands(
     ``psql`` reads from a pipe, a here-document or ``-f FILE`` written earlier on the line).
     Cached like :func:`parse_for`.
     """
-    env = context.env
-    key_env = tuple(sorted(env.items())) if env else ()
-    return _fed_cached(
-        command, context.cwd or context.repo_root, _home_of(context), key_env, max_chars
-    )
+    return _fed_cached(command, *_setting(context, max_chars))
 
 
 @lru_cache(maxsize=128)
@@ -3537,10 +3631,17 @@ def _fed_cached(
     home: str | None,
     env: tuple[tuple[str, str], ...],
     max_chars: int,
+    files: tuple[tuple[str, str], ...] = (),
 ) -> tuple[ParsedShell, tuple[FedCommand, ...]]:
     # parse() with a parser that keeps what each command reads
     parsed, parser = _run(
-        _FeedParser, command, cwd=cwd, home=home, env=dict(env), max_chars=max_chars
+        _FeedParser,
+        command,
+        cwd=cwd,
+        home=home,
+        env=dict(env),
+        max_chars=max_chars,
+        files=dict(files),
     )
     fed = tuple(
         FedCommand(cmd, *parser.fed.get(index, (None, ())))

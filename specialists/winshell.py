@@ -52,10 +52,13 @@ _FORMAT: Final = frozenset({"format", "format-volume", "clear-disk", "initialize
 # Words that make a cmd program or a cmdlet print its usage and do nothing else.
 _USAGE: Final = frozenset({"/?", "-?", "--help", "-help"})
 _ACL: Final = frozenset({"icacls", "takeown", "set-acl", "cacls"})
+# Listing the env: drive prints every variable, as POSIX env does.
+_LIST_ITEMS: Final = frozenset({"get-childitem", "gci", "dir", "ls", "get-item", "gi"})
+_ENV_DRIVE: Final = frozenset({"env:", "env:\\", "env:/", "env:*", "env:\\*", "env:/*"})
 # Programs this reader translates (lower case): the shell parser hands them over.
 WINDOWS_PROGRAMS: Final = (
     _REMOVE | _COPY | _MOVE | _WRITE | _READ | _FETCH | _EVAL | _KILL | _FORMAT | _ACL | _ARCHIVE
-) - {"rm", "cp", "mv", "cat", "curl", "wget", "kill", "type"}
+) - {"rm", "cp", "mv", "cat", "curl", "wget", "kill", "type"} | {"get-childitem", "gci"}
 # Parameters that take a value, per verb (lower case, without the dash).
 _VALUE_PARAMS: Final = frozenset(
     {
@@ -224,6 +227,8 @@ def windows_ops(text: str, home: str | None) -> list[WindowsOp]:
             # any other cmdlet or program runs as written (Set-MpPreference -Disable...,
             # New-LocalUser, reg add ...): rules keyed on its name judge it as if typed
             ops.append(WindowsOp("argv", tuple(w.strip("'\"") for w in words), statement))
+        if "::getenvironmentvariables()" in statement.lower():  # [Environment]::…()
+            ops.append(WindowsOp("argv", ("env",), statement))
         # iex (iwr URL): the fetch inside the parentheses is the code run
         lowered = [w.lower() for w in parsed.args]
         fetch = next((i for i, w in enumerate(lowered) if w in _FETCH), None)
@@ -285,6 +290,9 @@ def _translate(
         append = verb in ("add-content", "ac") or "append" in params
         path = windows_path(target, home)
         return WindowsOp("argv", ("tee", "-a", path) if append else ("tee", path), source)
+    if verb in _LIST_ITEMS:
+        where = (parsed.params.get("path") or (parsed.args[0] if parsed.args else "")).lower()
+        return WindowsOp("argv", ("env",), source) if where.strip("'\"") in _ENV_DRIVE else None
     if verb in _READ:
         paths = _paths(parsed, home)
         return WindowsOp("argv", ("cat", *paths), source) if paths else None

@@ -3,9 +3,9 @@
 Real loops, offline: the OpenAI Agents SDK's ``Runner.run`` with its ``ScriptedModel``, and
 LangChain's ``create_agent`` with a scripted chat model (as the adapters' own tests drive
 them), real function tools that write files, and the coding pack. A tool writes ``main.py``
-(or ``x.sh``) that reads ``~/.ssh/id_rsa`` and sends it; running it next is refused, where
-the same command alone runs. A write the supervisor refused, or one whose tool failed, does
-not count.
+(or ``x.sh``) that sends the file it is given; running it on ``~/.ssh/id_rsa`` next is
+refused, where the same command alone runs. A write the supervisor refused, or one whose tool
+failed, does not count.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from supervisor.models import Context, Verdict
 from . import test_adapter_langchain, test_adapter_openai_agents
 from .test_adapter_langchain import Run, calls, scripted
 from .test_adapter_openai_agents import NO_TRACING
-from .test_recent_hooks import PY_SCRIPT, SH_SCRIPT
+from .test_recent_hooks import PY_RUN, PY_SCRIPT, SH_RUN, SH_SCRIPT
 
 pytestmark = pytest.mark.slow
 
@@ -61,7 +61,7 @@ entries:
       first: "Do not create scripts in shared directories."
 """
 
-CASES = [("main.py", PY_SCRIPT, "python3 main.py"), ("x.sh", SH_SCRIPT, "bash x.sh")]
+CASES = [("main.py", PY_SCRIPT, PY_RUN), ("x.sh", SH_SCRIPT, SH_RUN)]
 
 
 @pytest.fixture

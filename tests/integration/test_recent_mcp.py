@@ -2,8 +2,8 @@
 
 The mcp SDK's real client talks to a real SDK server (tests/data/mcp_server.py) through
 ``supervise mcp-proxy`` with the coding pack. The server's ``write_file`` writes a script that
-reads ``~/.ssh/id_rsa`` and sends it; ``run_shell`` running it next is refused and never
-reaches the server, where the same command alone runs. A write that was refused, or that
+sends the file it is given; ``run_shell`` running it on ``~/.ssh/id_rsa`` next is refused and
+never reaches the server, where the same command alone runs. A write that was refused, or that
 failed on the server (an ``isError`` result), does not count.
 """
 
@@ -19,7 +19,7 @@ from mcp import ClientSession, stdio_client
 
 from .test_mcp_proxy import SERVER, SUPERVISE, _params, _ran, _text
 from .test_recent_adapters import NO_SCRIPTS
-from .test_recent_hooks import PY_SCRIPT, SH_SCRIPT
+from .test_recent_hooks import KEY, PY_SCRIPT, SH_SCRIPT
 
 pytestmark = pytest.mark.slow
 
@@ -68,7 +68,7 @@ def test_a_script_written_through_the_proxy_then_run_is_stopped(
     tmp_path: Path, name: str, content: str, runner: str
 ) -> None:
     script = tmp_path / name
-    command = f"{runner} {script}"
+    command = f"{runner} {script} {KEY}"
     alone = tmp_path / "alone"
     alone.mkdir()
     (result,) = _session(alone, [("run_shell", {"command": command})])
