@@ -11,9 +11,9 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationInfo
 
 from supervisor.models import Action, Context, Effect, SpecialistResult
 
@@ -30,6 +30,7 @@ __all__ = [
     "Setup",
     "Specialist",
     "SpecialistKind",
+    "checked_before",
     "close_specialist",
     "timed_setup",
 ]
@@ -141,6 +142,28 @@ class KindConfig(BaseModel):
 
     # strict: a YAML "yes" must not quietly become True, nor "5" an int.
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    @classmethod
+    def checked_with(cls) -> str:
+        """What the model's checks depend on besides the config itself (the version of a
+        data file they read), or "". A taxonomy cached with another answer is built again
+        with every check (:func:`checked_before`)."""
+        return ""
+
+
+# The validation context of a config read back from the state directory's signed taxonomy
+# cache (supervisor.taxonomy_cache): only configs that passed every check are written there.
+CHECKED_BEFORE: Final[dict[str, Any]] = {"supervise.checked_before": True}
+
+
+def checked_before(info: ValidationInfo) -> bool:
+    """Whether a config is validated again from the verified taxonomy cache, where every
+    check already passed on exactly these values, with the same kind (same
+    :meth:`KindConfig.checked_with`). A validator that only rejects, and costs a new
+    process much (reading the Public Suffix List), may then skip its test; what a validator
+    changes (a normalised host) it must still change."""
+    context = info.context
+    return isinstance(context, dict) and context.get("supervise.checked_before") is True
 
 
 @dataclass(frozen=True, slots=True)

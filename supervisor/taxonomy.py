@@ -35,7 +35,7 @@ from supervisor._yaml import LocatedDict, YamlError, load_yaml, position_of
 from supervisor.errors import SourceError, TaxonomyError
 from supervisor.models import Action, Context, Verdict
 from supervisor.plugins import KindRegistry
-from supervisor.specialist import KindConfig
+from supervisor.specialist import CHECKED_BEFORE, KindConfig
 
 __all__ = [
     "AppliesTo",
@@ -714,8 +714,13 @@ def merge_sources(read: Sequence[tuple[str, str] | TaxonomyError]) -> Merged:
     return Merged(pending, disabled, budgets, shown, files, errors)
 
 
-def finish(merged: Merged, kinds: KindRegistry) -> Taxonomy:
+def finish(merged: Merged, kinds: KindRegistry, *, checked_before: bool = False) -> Taxonomy:
     """Validate each merged entry and its config against its kind, and build the taxonomy.
+
+    ``checked_before``: the entries come from the verified taxonomy cache, where they passed
+    every check with these kinds; the configs are validated with
+    :data:`~supervisor.specialist.CHECKED_BEFORE` as their context (see
+    :func:`~supervisor.specialist.checked_before`).
 
     Raises:
         TaxonomyError: with every problem found (the merge's too).
@@ -729,6 +734,7 @@ def finish(merged: Merged, kinds: KindRegistry) -> Taxonomy:
     )
     entries: list[Entry] = []
     configs: dict[str, KindConfig] = {}
+    context = CHECKED_BEFORE if checked_before else None
     for entry_id, item in pending.items():
         entry_errors: list[SourceError] = []
         try:
@@ -754,7 +760,9 @@ def finish(merged: Merged, kinds: KindRegistry) -> Taxonomy:
             )
             continue
         try:
-            configs[entry_id] = kind.config_model.model_validate(entry.specialist.config)
+            configs[entry_id] = kind.config_model.model_validate(
+                entry.specialist.config, context=context
+            )
         except ValidationError as exc:
             errors.extend(_entry_errors(exc, item, ("specialist", "config")))
             continue

@@ -20,7 +20,11 @@ the parse and the merge of overlays produce, each entry's merged fields, as JSON
 - no pickle: the JSON holds data, and each entry is validated again as a fresh load
   validates it (the entry's model, then its kind's config model), so what the cache serves
   is what a fresh load builds, hash included; a file is written only when building from
-  it gives exactly the taxonomy just loaded.
+  it gives exactly the taxonomy just loaded. A check that only rejects and costs much (the
+  ``domain`` kind's public-suffix test reads the whole Public Suffix List) may skip its
+  test here (:func:`~supervisor.specialist.checked_before`): these values passed it when
+  the file was written, with the same kinds and what their checks read
+  (:meth:`~supervisor.specialist.KindConfig.checked_with`, part of the kinds' description).
 
 A taxonomy built from the cache does not know its files' line numbers
 (:meth:`~supervisor.taxonomy.Taxonomy.locate` answers with the entry id); the commands that
@@ -51,7 +55,7 @@ log = logging.getLogger(__name__)
 
 CACHE_DIR: Final = Path("cache", "taxonomy")
 PAYLOAD_TYPE: Final = "application/vnd.supervise.taxonomy-cache+json"
-FORMAT: Final = 2
+FORMAT: Final = 3
 KEEP: Final = 8  # files kept per state directory (one per taxonomy a home is used with)
 
 
@@ -89,7 +93,7 @@ def load_cached(
         merged, used = cached
         if _same_kinds(used, kinds):
             try:
-                return finish(merged, kinds)
+                return finish(merged, kinds, checked_before=True)
             except TaxonomyError:  # a kind's config model changed under the same version
                 log.info("the cached taxonomy %s no longer validates; building it again", path)
         else:

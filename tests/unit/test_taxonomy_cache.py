@@ -183,3 +183,63 @@ def test_supervisors_share_the_cache_of_their_state_directory(
     with pytest.raises(AssertionError, match="parsed"):
         Supervisor.from_taxonomy("coding", home=other, record=False)
     assert not other.exists()
+
+
+def test_a_served_domain_config_skips_only_the_public_suffix_test_it_passed(
+    home: Path, keys: KeyPair, shipped_kinds: KindRegistry, tmp_path: Path
+) -> None:
+    """Served from the cache, the domain kind's allowed entries are not tested against the
+    Public Suffix List again (reading it costs a new process 50 ms or more): they passed with
+    this list when written. A file written with another list is built again, with the test."""
+    from specialists.understand import hosts
+
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text(
+        "schema_version: 1\nid: mine\nentries:\n"
+        "  - id: only_docs_sites\n    title: Docs sites only\n"
+        "    description: Fetches go to the documentation sites.\n"
+        "    example: {summary: an agent fetched an unknown page, source: test}\n"
+        "    severity: low\n    default_verdict: flag\n    references: [CWE-20]\n"
+        "    detection: deterministic\n    applies_to: {action_types: [http]}\n"
+        "    specialist: {kind: domain, config: {allowed: [Docs.Python.org, example.co.uk]}}\n"
+    )
+    sources: list[str | Path] = ["coding", overlay]
+    fresh = load_taxonomy(sources, shipped_kinds)
+    assert fresh.configs["only_docs_sites"].allowed == ["docs.python.org", "example.co.uk"]
+    load_cached(sources, shipped_kinds, home, keys)  # written, every check run
+    hosts._psl = None  # as in a new process
+    try:
+        _same(load_cached(sources, shipped_kinds, home, keys), fresh)  # normalised the same
+        assert hosts._psl is None  # the list was not read
+        # A file whose domain kind was described with another list: built again, tested.
+        path = _file(home, shipped_kinds, sources)
+        _, _, payload = path.read_bytes().partition(b"\n")
+        data = orjson.loads(payload)
+        data["kinds"]["domain"][-1] = "publicsuffixlist 0.0.1"
+        resigned = orjson.dumps(data)
+        path.write_bytes(
+            keys.sign_detached(resigned, cache.PAYLOAD_TYPE).encode() + b"\n" + resigned
+        )
+        _same(load_cached(sources, shipped_kinds, home, keys), fresh)
+        assert hosts._psl is not None
+    finally:
+        hosts._psl = None
+
+
+def test_a_public_suffix_is_refused_on_every_fresh_load(
+    home: Path, keys: KeyPair, shipped_kinds: KindRegistry, tmp_path: Path
+) -> None:
+    from supervisor.errors import TaxonomyError
+
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text(
+        "schema_version: 1\nid: mine\nentries:\n"
+        "  - id: too_wide\n    title: Too wide\n    description: Allows a whole suffix.\n"
+        "    example: {summary: an agent fetched an unknown page, source: test}\n"
+        "    severity: low\n    default_verdict: flag\n    references: [CWE-20]\n"
+        "    detection: deterministic\n    applies_to: {action_types: [http]}\n"
+        "    specialist: {kind: domain, config: {allowed: [github.io]}}\n"
+    )
+    for _ in range(2):  # never cached, so never served without the test
+        with pytest.raises(TaxonomyError, match="public suffix"):
+            load_cached(["coding", overlay], shipped_kinds, home, keys)
