@@ -32,11 +32,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, final
 
 import re2
-from pydantic import AfterValidator, Field, JsonValue, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    JsonValue,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -73,8 +80,11 @@ def _re2_message(exc: Exception) -> str:
     return arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg)
 
 
-def _check_pattern(pattern: str) -> str:
-    """Reject a pattern RE2 cannot compile, naming the pattern and RE2's reason."""
+def _check_pattern(pattern: str, info: ValidationInfo) -> str:
+    """Reject a pattern RE2 cannot compile, naming the pattern and RE2's reason (one
+    served by the taxonomy cache compiled when written, and compiles in the entry's set)."""
+    if checked_before(info):
+        return pattern
     try:
         re2.compile(pattern, _options(ignore_case=False))
     except re2.error as exc:

@@ -96,7 +96,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Final, Generic, Literal, TypeVar, final
 
-from pydantic import AfterValidator, Field, JsonValue, model_validator
+from pydantic import AfterValidator, Field, JsonValue, ValidationInfo, model_validator
 
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
@@ -136,7 +136,7 @@ from specialists.understand.privilege import Change, privilege_changes
 from specialists.understand.processes import Scope, signals_of
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -179,15 +179,17 @@ _VERBS: Final = {"read": "reads", "write": "writes", "delete": "deletes"}
 Strength = Literal["flag", "nudge", "block"]
 
 
-def _check_word_glob(glob: str) -> str:
+def _check_word_glob(glob: str, info: ValidationInfo) -> str:
     if not glob:
         raise ValueError("an empty glob matches nothing")
-    word_globs((glob,))
+    if not checked_before(info):  # else it compiled when cached, and compiles in its list
+        word_globs((glob,))
     return glob
 
 
-def _check_path_glob(glob: str) -> str:
-    path_globs((glob,))
+def _check_path_glob(glob: str, info: ValidationInfo) -> str:
+    if not checked_before(info):
+        path_globs((glob,))
     return glob
 
 

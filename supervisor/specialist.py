@@ -11,11 +11,18 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo
+from pydantic import BaseModel, ConfigDict
 
-from supervisor.models import Action, Context, Effect, SpecialistResult
+from supervisor.models import (
+    CHECKED_BEFORE,
+    Action,
+    Context,
+    Effect,
+    SpecialistResult,
+    checked_before,
+)
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -23,6 +30,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "CHECKED_BEFORE",
     "Execution",
     "KindConfig",
     "PostSpecialist",
@@ -149,21 +157,6 @@ class KindConfig(BaseModel):
         data file they read), or "". A taxonomy cached with another answer is built again
         with every check (:func:`checked_before`)."""
         return ""
-
-
-# The validation context of a config read back from the state directory's signed taxonomy
-# cache (supervisor.taxonomy_cache): only configs that passed every check are written there.
-CHECKED_BEFORE: Final[dict[str, Any]] = {"supervise.checked_before": True}
-
-
-def checked_before(info: ValidationInfo) -> bool:
-    """Whether a config is validated again from the verified taxonomy cache, where every
-    check already passed on exactly these values, with the same kind (same
-    :meth:`KindConfig.checked_with`). A validator that only rejects, and costs a new
-    process much (reading the Public Suffix List), may then skip its test; what a validator
-    changes (a normalised host) it must still change."""
-    context = info.context
-    return isinstance(context, dict) and context.get("supervise.checked_before") is True
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,13 +27,14 @@ from pydantic import (
     Field,
     StrictBool,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 
 from supervisor._yaml import LocatedDict, YamlError, load_yaml, position_of
 from supervisor.errors import SourceError, TaxonomyError
-from supervisor.models import Action, Context, Verdict
+from supervisor.models import Action, Context, Verdict, checked_before
 from supervisor.plugins import KindRegistry
 from supervisor.specialist import CHECKED_BEFORE, KindConfig
 
@@ -217,9 +218,9 @@ class CorrectionTemplates(BaseModel):
 
     @field_validator("first", "second")
     @classmethod
-    def _plain_fields(cls, template: str | None) -> str | None:
-        if template is None:
-            return None
+    def _plain_fields(cls, template: str | None, info: ValidationInfo) -> str | None:
+        if template is None or checked_before(info):
+            return template
         try:
             names = _template_fields(template)
         except ValueError as exc:
@@ -738,7 +739,7 @@ def finish(merged: Merged, kinds: KindRegistry, *, checked_before: bool = False)
     for entry_id, item in pending.items():
         entry_errors: list[SourceError] = []
         try:
-            entry = Entry.model_validate(item.raw)
+            entry = Entry.model_validate(item.raw, context=context)
         except ValidationError as exc:
             entry_errors.extend(_entry_errors(exc, item, ()))
             errors.extend(entry_errors)

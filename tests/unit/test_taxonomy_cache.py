@@ -243,3 +243,54 @@ def test_a_public_suffix_is_refused_on_every_fresh_load(
     for _ in range(2):  # never cached, so never served without the test
         with pytest.raises(TaxonomyError, match="public suffix"):
             load_cached(["coding", overlay], shipped_kinds, home, keys)
+
+
+def test_a_served_taxonomy_skips_only_the_checks_that_reject(
+    home: Path, keys: KeyPair, shipped_kinds: KindRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Served from the cache, each glob and pattern is not compiled alone again (the
+    specialist compiles it with the others of its list when built), nor an example's action
+    measured for depth, nor a correction's placeholders read: those passed when the file was
+    written. What validators change is the same (the taxonomy equals a fresh one)."""
+    import sys
+
+    import re2
+
+    import specialists.path
+    import specialists.shell
+    import supervisor.models
+
+    fresh = load_taxonomy(["coding"], shipped_kinds)
+    load_cached(["coding"], shipped_kinds, home, keys)  # written
+    checks = {
+        "specialists.regex._check_pattern",
+        "specialists.shell._check_word_glob",
+        "specialists.shell._check_path_glob",
+        "specialists.path._check_glob",
+        "supervisor.models._json_limits",
+        "supervisor.taxonomy._plain_fields",
+    }
+    seen: list[str] = []
+
+    def counting(module: object, name: str) -> None:
+        real = getattr(module, name)
+
+        def wrapper(*args: object, **kwargs: object) -> object:
+            frame = sys._getframe(1)
+            caller = f"{frame.f_globals['__name__']}.{frame.f_code.co_name}"
+            if caller in checks:
+                seen.append(caller)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    counting(specialists.shell, "word_globs")
+    counting(specialists.shell, "path_globs")
+    counting(specialists.path, "path_globs")
+    counting(re2, "compile")
+    counting(supervisor.models, "check_depth")
+    counting(supervisor.taxonomy, "_template_fields")
+    _same(load_cached(["coding"], shipped_kinds, home, keys), fresh)
+    assert seen == []
+    load_taxonomy(["coding"], shipped_kinds)  # a fresh load runs every check
+    assert set(seen) == checks
