@@ -45,6 +45,7 @@ __all__ = [
     "Entry",
     "ExampleCase",
     "Examples",
+    "Hashes",
     "Merged",
     "PackDocs",
     "Severity",
@@ -349,6 +350,8 @@ class Taxonomy:
     files: tuple[SourceFile, ...] = ()
     _by_id: dict[str, Entry] = field(default_factory=dict, repr=False, compare=False)
     _origins: dict[str, _Pending] = field(default_factory=dict, repr=False, compare=False)
+    # Each entry's config_hash, when known beforehand (from the taxonomy cache).
+    _config_hashes: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._by_id.update({e.id: e for e in self.entries})
@@ -384,7 +387,7 @@ class Taxonomy:
         """The same taxonomy with this one entry: to judge what it does alone."""
         entries = (self[entry_id],)
         digest = _hash(entries, self.configs, self.budgets_ms)
-        return replace(self, entries=entries, hash=digest, _by_id={})
+        return replace(self, entries=entries, hash=digest, _by_id={}, _config_hashes={})
 
 
 def builtin_packs() -> dict[str, str]:
@@ -715,13 +718,20 @@ def merge_sources(read: Sequence[tuple[str, str] | TaxonomyError]) -> Merged:
     return Merged(pending, disabled, budgets, shown, files, errors)
 
 
-def finish(merged: Merged, kinds: KindRegistry, *, checked_before: bool = False) -> Taxonomy:
+def finish(
+    merged: Merged,
+    kinds: KindRegistry,
+    *,
+    checked_before: bool = False,
+    hashes: Hashes | None = None,
+) -> Taxonomy:
     """Validate each merged entry and its config against its kind, and build the taxonomy.
 
     ``checked_before``: the entries come from the verified taxonomy cache, where they passed
     every check with these kinds; the configs are validated with
     :data:`~supervisor.specialist.CHECKED_BEFORE` as their context (see
-    :func:`~supervisor.specialist.checked_before`).
+    :func:`~supervisor.specialist.checked_before`). ``hashes``: the taxonomy's hash and each
+    entry's config hash, computed from exactly these values when the cache was written.
 
     Raises:
         TaxonomyError: with every problem found (the merge's too).
@@ -774,7 +784,7 @@ def finish(merged: Merged, kinds: KindRegistry, *, checked_before: bool = False)
         order = {path: i for i, path in enumerate(shown)}
         errors.sort(key=lambda e: (order.get(e.path, -1), e.line or 0, e.column or 0))
         raise TaxonomyError(errors)
-    digest = _hash(entries, configs, budgets)
+    digest = hashes.taxonomy if hashes is not None else _hash(entries, configs, budgets)
     return Taxonomy(
         entries=tuple(entries),
         configs=configs,
@@ -786,7 +796,34 @@ def finish(merged: Merged, kinds: KindRegistry, *, checked_before: bool = False)
         ),
         files=tuple(merged.files),
         _origins={e.id: pending[e.id] for e in entries} if merged.located else {},
+        _config_hashes=hashes.configs if hashes is not None else {},
     )
+
+
+@dataclass(frozen=True)
+class Hashes:
+    """A taxonomy's hash and its entries' config hashes (:func:`config_hash`), as kept with
+    its merged files in the taxonomy cache."""
+
+    taxonomy: str
+    configs: Mapping[str, str]
+
+    @classmethod
+    def of(cls, taxonomy: Taxonomy) -> Hashes:
+        return cls(taxonomy.hash, {e.id: _config_hash_of(taxonomy, e) for e in taxonomy})
+
+    def to_json(self) -> dict[str, Any]:
+        return {"taxonomy": self.taxonomy, "configs": dict(self.configs)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Hashes:
+        """What :meth:`to_json` wrote. KeyError, TypeError, AttributeError when it is not."""
+        taxonomy, configs = data["taxonomy"], dict(data["configs"])
+        if not isinstance(taxonomy, str) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in configs.items()
+        ):
+            raise TypeError("a hash is not a string")
+        return cls(taxonomy, configs)
 
 
 def _entry_errors(
@@ -878,7 +915,9 @@ def with_timeouts(taxonomy: Taxonomy, ms: int) -> Taxonomy:
     entries = tuple(e.model_copy(update={"timeout_ms": ms}) for e in taxonomy.entries)
     budgets = {k: ms for k in taxonomy.budgets_ms} | {"default": ms}
     digest = _hash(entries, taxonomy.configs, budgets)
-    return replace(taxonomy, entries=entries, budgets_ms=budgets, hash=digest, _by_id={})
+    return replace(
+        taxonomy, entries=entries, budgets_ms=budgets, hash=digest, _by_id={}, _config_hashes={}
+    )
 
 
 def _hash(
@@ -914,6 +953,11 @@ def config_hash(entry: Entry, config: KindConfig) -> str:
     return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
+def _config_hash_of(taxonomy: Taxonomy, entry: Entry) -> str:
+    known = taxonomy._config_hashes.get(entry.id)
+    return known if known is not None else config_hash(entry, taxonomy.configs[entry.id])
+
+
 def taxonomy_record(taxonomy: Taxonomy, kinds: KindRegistry) -> dict[str, Any]:
     """The taxonomy as replay artifacts describe it: hash, sources, and per entry the
     specialist's kind, kind version and config hash."""
@@ -923,7 +967,7 @@ def taxonomy_record(taxonomy: Taxonomy, kinds: KindRegistry) -> dict[str, Any]:
         entries[entry.id] = {
             "kind": entry.specialist.kind,
             "kind_version": kind.version if kind is not None else None,
-            "config_hash": config_hash(entry, taxonomy.configs[entry.id]),
+            "config_hash": _config_hash_of(taxonomy, entry),
         }
     return {"hash": taxonomy.hash, "sources": list(taxonomy.sources), "entries": entries}
 

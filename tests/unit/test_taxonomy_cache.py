@@ -294,3 +294,29 @@ def test_a_served_taxonomy_skips_only_the_checks_that_reject(
     assert seen == []
     load_taxonomy(["coding"], shipped_kinds)  # a fresh load runs every check
     assert set(seen) == checks
+
+
+def test_a_served_taxonomy_takes_its_hashes_from_the_file(
+    home: Path, keys: KeyPair, shipped_kinds: KindRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The taxonomy's hash and its entries' config hashes, as records name them, come from
+    the signed file (computed when it was written, from the same values); a taxonomy
+    derived from a served one computes its own."""
+    from supervisor.taxonomy import taxonomy_record, with_timeouts
+
+    fresh = load_taxonomy(["coding"], shipped_kinds)
+    load_cached(["coding"], shipped_kinds, home, keys)  # written
+    record = taxonomy_record(fresh, shipped_kinds)
+    slower = taxonomy_record(with_timeouts(fresh, 60_000), shipped_kinds)
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("computed a hash")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(supervisor.taxonomy, "_hash", refuse)
+        patch.setattr(supervisor.taxonomy, "config_hash", refuse)
+        served = load_cached(["coding"], shipped_kinds, home, keys)
+        assert taxonomy_record(served, shipped_kinds) == record
+    _same(served, fresh)
+    assert taxonomy_record(with_timeouts(served, 60_000), shipped_kinds) == slower
+    assert slower["entries"] != record["entries"]
