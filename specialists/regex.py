@@ -274,6 +274,19 @@ def _span_finder(regexp: re2._Regexp) -> Callable[[bytes], tuple[int, int]]:
     return public
 
 
+def _lazy_span_finder(pattern: str, options: re2.Options) -> Callable[[bytes], tuple[int, int]]:
+    """:func:`_span_finder` of ``pattern``, compiled when a match first needs its span: the
+    field's set decides whether any pattern matches, so most are never compiled alone."""
+    finder: list[Callable[[bytes], tuple[int, int]]] = []  # threads that race compile the same
+
+    def span(data: bytes) -> tuple[int, int]:
+        if not finder:
+            finder.append(_span_finder(re2.compile(pattern, options)))
+        return finder[0](data)
+
+    return span
+
+
 @dataclass(frozen=True, slots=True)
 class _Field:
     """One field's compiled patterns."""
@@ -288,7 +301,7 @@ class _Field:
     def build(cls, name: str, patterns: Sequence[str], ignore_case: bool) -> _Field:
         options = _options(ignore_case, capture=False)
         compiled = _compiled_set(tuple(patterns), ignore_case, name)
-        spans = tuple(_span_finder(re2.compile(pattern, options)) for pattern in patterns)
+        spans = tuple(_lazy_span_finder(pattern, options) for pattern in patterns)
         return cls(name, _field_getter(name), tuple(patterns), _raw_matcher(compiled), spans)
 
     def first_match(self, data: bytes, hits: Sequence[int]) -> tuple[str, str]:

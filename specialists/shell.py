@@ -182,8 +182,8 @@ Strength = Literal["flag", "nudge", "block"]
 def _check_word_glob(glob: str, info: ValidationInfo) -> str:
     if not glob:
         raise ValueError("an empty glob matches nothing")
-    if not checked_before(info):  # else it compiled when cached, and compiles in its list
-        word_globs((glob,))
+    if not checked_before(info):  # else it compiled when cached
+        word_globs((glob,)).check()
     return glob
 
 
@@ -211,17 +211,21 @@ def _flag_name(flag: str) -> str:
     return name
 
 
-def _check_consumer(item: str) -> str:
+def _check_consumer(item: str, info: ValidationInfo) -> str:
     words = item.split()
     if not words:
         raise ValueError("a piped_into_none item names at least a program")
-    word_globs(tuple(words))
+    if not checked_before(info):  # else it compiled when cached
+        word_globs(tuple(words)).check()
     return " ".join(words)
 
 
-def _check_subcommand(words: str) -> str:
+def _check_subcommand(words: str, info: ValidationInfo) -> str:
     if not words.split():
         raise ValueError("a subcommand must have at least one word")
+    if not checked_before(info):  # a glob word compiles (its rule compiles it when first asked)
+        for word in words.split():
+            _SubWord(word, lazy=False)
     return " ".join(words.split())
 
 
@@ -964,9 +968,9 @@ class _SubWord:
 
     __slots__ = ("glob", "word")
 
-    def __init__(self, word: str) -> None:
+    def __init__(self, word: str, *, lazy: bool = True) -> None:
         self.word = word
-        self.glob = WordGlobs((word,)) if any(c in word for c in "*?[") else None
+        self.glob = WordGlobs((word,), lazy=lazy) if any(c in word for c in "*?[") else None
 
     def match(self, found: str) -> bool:
         return self.glob.match(found) if self.glob is not None else found == self.word
@@ -987,7 +991,7 @@ _Consumers = tuple[tuple[WordGlobs, tuple[WordGlobs, ...]], ...]
 
 def _consumers(items: Sequence[str]) -> _Consumers:
     return tuple(
-        (WordGlobs(words[:1]), tuple(WordGlobs([w]) for w in words[1:]))
+        (WordGlobs(words[:1], lazy=True), tuple(WordGlobs([w], lazy=True) for w in words[1:]))
         for words in (item.split() for item in items)
     )
 

@@ -492,11 +492,19 @@ def _word_regex(glob: str) -> str:
 
 
 class WordGlobs:
-    """Globs over whole words, matched in linear time (one RE2 per list)."""
+    """Globs over whole words, matched in linear time (one RE2 per list).
 
-    __slots__ = ("_every", "_exact", "_needles", "_regex", "globs")
+    With ``lazy``, the RE2 is compiled on the first word that needs it (most lists of a
+    pack's rules are never asked about a word that gets past their literal runs: a new
+    process then compiles none of them); :meth:`check` compiles it at once.
 
-    def __init__(self, globs: Iterable[str]) -> None:
+    Raises:
+        ValueError: (unless ``lazy``) globs that cannot be compiled, naming them.
+    """
+
+    __slots__ = ("_every", "_exact", "_needles", "_pattern", "_regex", "globs")
+
+    def __init__(self, globs: Iterable[str], *, lazy: bool = False) -> None:
         self.globs = tuple(globs)
         wild = [g for g in self.globs if any(c in g for c in "*?[")]
         self._exact = frozenset(g for g in self.globs if g not in wild)
@@ -506,12 +514,25 @@ class WordGlobs:
         needles = [max(_literal_runs(g), key=len, default="") for g in wild]
         self._needles = None if not all(needles) else tuple(needles)
         self._regex: re2._Regexp | None = None
-        if wild:
-            joined = "|".join(f"(?:{_word_regex(g)})" for g in wild)
-            try:
-                self._regex = re2.compile(joined, _glob_options())
-            except re2.error as exc:
-                raise ValueError(f"globs {wild!r} do not compile: {exc}") from None
+        self._pattern = "|".join(f"(?:{_word_regex(g)})" for g in wild) if wild else None
+        if not lazy:
+            self.check()
+
+    def check(self) -> WordGlobs:
+        """Compile the globs now. ValueError, naming them, when they cannot be."""
+        if self._pattern is not None and self._regex is None:
+            self._compiled()
+        return self
+
+    def _compiled(self) -> re2._Regexp:
+        assert self._pattern is not None
+        try:
+            regex = re2.compile(self._pattern, _glob_options())
+        except re2.error as exc:
+            wild = [g for g in self.globs if g not in self._exact]
+            raise ValueError(f"globs {wild!r} do not compile: {exc}") from None
+        self._regex = regex  # threads that race here compile the same: either one is kept
+        return regex
 
     def __bool__(self) -> bool:
         return bool(self.globs)
@@ -519,12 +540,13 @@ class WordGlobs:
     def match(self, word: str) -> bool:
         if word in self._exact or self._every:
             return True
-        if self._regex is None:
+        if self._pattern is None:
             return False
         needles = self._needles
         if needles is not None and not any(n in word for n in needles):
             return False
-        return self._regex.fullmatch(word) is not None
+        regex = self._regex or self._compiled()
+        return regex.fullmatch(word) is not None
 
     def first(self, words: Iterable[str]) -> str | None:
         """The first of ``words`` that matches, if any."""
@@ -537,8 +559,9 @@ class WordGlobs:
 @lru_cache(maxsize=4096)
 def word_globs(globs: tuple[str, ...]) -> WordGlobs:
     """The :class:`WordGlobs` of ``globs``, shared: a pack repeats the same lists in many
-    rules, and each compiles once (a ``WordGlobs`` does not change once built)."""
-    return WordGlobs(globs)
+    rules, and each compiles once, when a word first needs it (``lazy``; what it matches
+    does not change). A config's validator calls :meth:`WordGlobs.check` on it."""
+    return WordGlobs(globs, lazy=True)
 
 
 @lru_cache(maxsize=4096)

@@ -3,6 +3,7 @@ regular expressions as before, for a fraction of the calls when a pack is built.
 
 from __future__ import annotations
 
+import pytest
 import re2
 
 from specialists.understand import globs
@@ -30,3 +31,31 @@ def test_a_glob_list_escapes_each_character_once(monkeypatch) -> None:
     assert len(calls) == len(set(calls)) == len(set("".join(many)) - set("*"))
     globs.PathGlobs(("~/.ssh/id_*", "**/.env", "/etc/[!a]*", "~/.ssh/config"))
     assert len(calls) == len(set(calls))
+
+
+def test_a_lazy_word_glob_list_compiles_on_the_first_word_that_needs_it(monkeypatch) -> None:
+    """Built lazily (as the shared lists of a pack's rules are), a list compiles its RE2 only
+    when a word gets past the literal runs, and then answers as an eager one; ``check``
+    compiles it at once, raising what the eager constructor raises."""
+    compiles: list[str] = []
+    original = re2.compile
+
+    def counted(pattern: str, *args: object) -> object:
+        compiles.append(pattern)
+        return original(pattern, *args)
+
+    monkeypatch.setattr(globs.re2, "compile", counted)
+    items = ("rm", "--force*", "--rec[uU]rsive", "*.bak")
+    lazy = globs.WordGlobs(items, lazy=True)
+    eager = globs.WordGlobs(items)
+    assert len(compiles) == 1  # the eager one's
+    words = ["rm", "ls", "-la", "--forced", "--recUrsive", "--recursion", "a.bak", "bak", "x"]
+    assert [lazy.match(w) for w in ["rm", "ls"]] == [True, False]  # exact, and no literal
+    assert len(compiles) == 1
+    assert [lazy.match(w) for w in words] == [eager.match(w) for w in words]
+    assert len(compiles) == 2
+    bad = globs.WordGlobs(("ok", "[z-a]"), lazy=True)
+    with pytest.raises(ValueError, match=r"\['\[z-a\]'\] do not compile"):
+        bad.check()
+    with pytest.raises(ValueError, match=r"\['\[z-a\]'\] do not compile"):
+        globs.WordGlobs(("ok", "[z-a]"))

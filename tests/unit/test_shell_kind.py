@@ -1452,3 +1452,15 @@ def test_a_file_piped_into_a_sender_is_sent(config: dict[str, Any], command: str
     if verdict is Verdict.BLOCK and config is SENT_BY_NAME:
         assert ".env" in (result.reason or "")
         assert "README" not in (result.reason or "")
+
+
+def test_a_subcommand_glob_that_does_not_compile_is_a_config_error() -> None:
+    """Its rule compiles it when first asked; the config says so when it loads."""
+    with pytest.raises(ValidationError, match="do not compile"):
+        shell.ShellConfig.model_validate(
+            {"rules": [{"program": ["git"], "subcommand": ["branch delete-[z-a]"]}]}
+        )
+    config = shell.ShellConfig.model_validate(
+        {"rules": [{"program": ["git"], "subcommand": ["branch delete-*"]}]}
+    )
+    assert config.rules[0].subcommand == ["branch delete-*"]
