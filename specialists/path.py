@@ -126,8 +126,8 @@ DEFAULT_ACTION_MODES: Final[dict[str, Mode]] = {
 
 
 def _check_glob(glob: str, info: ValidationInfo) -> str:
-    if not checked_before(info):  # else it compiled when cached, and compiles in its list
-        path_globs((glob,))
+    if not checked_before(info):  # else it compiled when cached
+        path_globs((glob,)).check()
     return glob
 
 

@@ -189,7 +189,7 @@ def _check_word_glob(glob: str, info: ValidationInfo) -> str:
 
 def _check_path_glob(glob: str, info: ValidationInfo) -> str:
     if not checked_before(info):
-        path_globs((glob,))
+        path_globs((glob,)).check()
     return glob
 
 

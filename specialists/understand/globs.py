@@ -96,6 +96,11 @@ def _literal_prefix(glob: str) -> str:
     return prefix
 
 
+def _joined(patterns: list[str]) -> str | None:
+    """One RE2 for any of ``patterns`` (None for none)."""
+    return "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")" if patterns else None
+
+
 def _glob_options() -> re2.Options:
     options = re2.Options()
     options.never_capture = True
@@ -113,15 +118,19 @@ class PathGlobs:
     directories, ``*`` and ``?`` stay within one, ``[abc]`` is a class, and a trailing
     ``/**`` also matches the directory itself.
 
+    With ``lazy``, each of its two RE2s (absolute and home globs) is compiled on the first
+    path that needs it; :meth:`check` compiles them at once.
+
     Raises:
-        ValueError: a glob that cannot be compiled, naming it.
+        ValueError: a glob that is empty or has surrounding spaces; (unless ``lazy``) globs
+            that cannot be compiled, naming them.
     """
 
-    __slots__ = ("_absolute", "_automata", "_home", "_prefixes", "globs")
+    __slots__ = ("_absolute", "_automata", "_home", "_patterns", "_prefixes", "globs")
 
     _automata: dict[str | None, tuple[_Nfa | None, list[tuple[frozenset[str], _Nfa]]]]
 
-    def __init__(self, globs: Iterable[str]) -> None:
+    def __init__(self, globs: Iterable[str], *, lazy: bool = False) -> None:
         self.globs = tuple(globs)
         absolute: list[str] = []
         home: list[str] = []
@@ -139,35 +148,49 @@ class PathGlobs:
                 body = glob[2:] if glob.startswith("./") else glob
                 absolute.append("(?:.*/)?" + _glob_regex(body))
                 prefixes = None  # a floating glob matches at any depth
-        self._absolute = self._compile(absolute, self.globs)
-        self._home = self._compile(home, self.globs)
+        self._patterns = (_joined(absolute), _joined(home))
+        self._absolute: re2._Regexp | None = None
+        self._home: re2._Regexp | None = None
         # Every path the absolute globs match starts with one of these (None: no such
         # prefix, the regex decides alone).
         self._prefixes = tuple(prefixes) if prefixes and all(prefixes) else None
         self._automata = {}
+        if not lazy:
+            self.check()
 
-    @staticmethod
-    def _compile(patterns: list[str], globs: tuple[str, ...]) -> re2._Regexp | None:
-        if not patterns:
-            return None
-        joined = "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")"
+    def check(self) -> PathGlobs:
+        """Compile the globs now. ValueError, naming them, when they cannot be."""
+        if self._absolute is None and self._patterns[0] is not None:
+            self._absolute = self._compiled(0)
+        if self._home is None and self._patterns[1] is not None:
+            self._home = self._compiled(1)
+        return self
+
+    def _compiled(self, part: int) -> re2._Regexp:
+        pattern = self._patterns[part]
+        assert pattern is not None
         try:
-            return re2.compile(joined, _glob_options())
+            regex = re2.compile(pattern, _glob_options())
         except re2.error as exc:
-            raise ValueError(f"globs {list(globs)!r} do not compile: {exc}") from None
+            raise ValueError(f"globs {list(self.globs)!r} do not compile: {exc}") from None
+        # Threads that race here compile the same: either one is kept.
+        if part == 0:
+            self._absolute = regex
+        else:
+            self._home = regex
+        return regex
 
     def __bool__(self) -> bool:
         return bool(self.globs)
 
     def match(self, path: str, home: str | None = None) -> bool:
         """Whether the normalised ``path`` matches a glob (``home`` for ``~/`` globs)."""
-        if (
-            self._absolute is not None
-            and (self._prefixes is None or path.startswith(self._prefixes))
-            and self._absolute.fullmatch(path) is not None
-        ):
-            return True
-        if self._home is None:
+        patterns = self._patterns
+        if patterns[0] is not None and (self._prefixes is None or path.startswith(self._prefixes)):
+            absolute = self._absolute or self._compiled(0)
+            if absolute.fullmatch(path) is not None:
+                return True
+        if patterns[1] is None:
             return False
         if path == "~" or path.startswith("~/"):
             rest = path[1:] or "/"
@@ -175,7 +198,7 @@ class PathGlobs:
             rest = path[len(home.rstrip("/")) :] or "/"
         else:
             return False
-        return self._home.fullmatch(rest) is not None
+        return (self._home or self._compiled(1)).fullmatch(rest) is not None
 
     def could_match(self, pattern: str, home: str | None = None) -> bool:
         """Whether some path the shell glob ``pattern`` expands to would match a glob.
@@ -567,5 +590,6 @@ def word_globs(globs: tuple[str, ...]) -> WordGlobs:
 @lru_cache(maxsize=4096)
 def path_globs(globs: tuple[str, ...]) -> PathGlobs:
     """The :class:`PathGlobs` of ``globs``, shared as :func:`word_globs` is (its only state
-    is a cache of automata, which sharing threads already use)."""
-    return PathGlobs(globs)
+    is a cache of automata, which sharing threads already use) and as lazy; a config's
+    validator calls :meth:`PathGlobs.check` on it."""
+    return PathGlobs(globs, lazy=True)

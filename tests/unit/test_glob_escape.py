@@ -59,3 +59,27 @@ def test_a_lazy_word_glob_list_compiles_on_the_first_word_that_needs_it(monkeypa
         bad.check()
     with pytest.raises(ValueError, match=r"\['\[z-a\]'\] do not compile"):
         globs.WordGlobs(("ok", "[z-a]"))
+
+
+def test_a_lazy_path_glob_list_compiles_each_part_when_a_path_needs_it(monkeypatch) -> None:
+    compiles: list[str] = []
+    original = re2.compile
+
+    def counted(pattern: str, *args: object) -> object:
+        compiles.append(pattern)
+        return original(pattern, *args)
+
+    monkeypatch.setattr(globs.re2, "compile", counted)
+    items = ("/etc/shadow", "/etc/sudoers.d/**", "~/.ssh/id_*")
+    lazy = globs.PathGlobs(items, lazy=True)
+    eager = globs.PathGlobs(items)
+    assert len(compiles) == 2  # the eager one's absolute and home parts
+    assert not lazy.match("/usr/bin/ls", "/home/u")  # no absolute prefix, not in the home
+    assert len(compiles) == 2
+    paths = ["/etc/shadow", "/etc/passwd", "/etc/sudoers.d/x", "/home/u/.ssh/id_rsa", "~/.ssh/k"]
+    assert [lazy.match(p, "/home/u") for p in paths] == [eager.match(p, "/home/u") for p in paths]
+    assert len(compiles) == 2 + 2
+    with pytest.raises(ValueError, match="do not compile"):
+        globs.PathGlobs(("/a/[z-a]",), lazy=True).check()
+    with pytest.raises(ValueError, match="do not compile"):
+        globs.PathGlobs(("/a/[z-a]",))
