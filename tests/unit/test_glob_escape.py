@@ -33,10 +33,8 @@ def test_a_glob_list_escapes_each_character_once(monkeypatch) -> None:
     assert len(calls) == len(set(calls))
 
 
-def test_a_lazy_word_glob_list_compiles_on_the_first_word_that_needs_it(monkeypatch) -> None:
-    """Built lazily (as the shared lists of a pack's rules are), a list compiles its RE2 only
-    when a word gets past the literal runs, and then answers as an eager one; ``check``
-    compiles it at once, raising what the eager constructor raises."""
+def _compiles(monkeypatch) -> list[str]:
+    """The patterns RE2 compiles from now on (in the globs module)."""
     compiles: list[str] = []
     original = re2.compile
 
@@ -45,6 +43,14 @@ def test_a_lazy_word_glob_list_compiles_on_the_first_word_that_needs_it(monkeypa
         return original(pattern, *args)
 
     monkeypatch.setattr(globs.re2, "compile", counted)
+    return compiles
+
+
+def test_a_lazy_word_glob_list_compiles_on_the_first_word_that_needs_it(monkeypatch) -> None:
+    """Built lazily (as the shared lists of a pack's rules are), a list compiles its RE2 only
+    when a word gets past the literal runs, and then answers as an eager one; ``check``
+    compiles it at once, raising what the eager constructor raises."""
+    compiles = _compiles(monkeypatch)
     items = ("rm", "--force*", "--rec[uU]rsive", "*.bak")
     lazy = globs.WordGlobs(items, lazy=True)
     eager = globs.WordGlobs(items)
@@ -62,14 +68,7 @@ def test_a_lazy_word_glob_list_compiles_on_the_first_word_that_needs_it(monkeypa
 
 
 def test_a_lazy_path_glob_list_compiles_each_part_when_a_path_needs_it(monkeypatch) -> None:
-    compiles: list[str] = []
-    original = re2.compile
-
-    def counted(pattern: str, *args: object) -> object:
-        compiles.append(pattern)
-        return original(pattern, *args)
-
-    monkeypatch.setattr(globs.re2, "compile", counted)
+    compiles = _compiles(monkeypatch)
     items = ("/etc/shadow", "/etc/sudoers.d/**", "~/.ssh/id_*")
     lazy = globs.PathGlobs(items, lazy=True)
     eager = globs.PathGlobs(items)
