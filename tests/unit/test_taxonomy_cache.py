@@ -257,6 +257,7 @@ def test_a_served_taxonomy_skips_only_the_checks_that_reject(
     import re2
 
     import specialists.path
+    import specialists.secrets
     import specialists.shell
     import supervisor.models
 
@@ -267,6 +268,7 @@ def test_a_served_taxonomy_skips_only_the_checks_that_reject(
         "specialists.shell._check_word_glob",
         "specialists.shell._check_path_glob",
         "specialists.path._check_glob",
+        "specialists.secrets._glob",
         "supervisor.models._json_limits",
         "supervisor.taxonomy._plain_fields",
     }
@@ -288,6 +290,7 @@ def test_a_served_taxonomy_skips_only_the_checks_that_reject(
     counting(specialists.shell, "path_globs")
     counting(specialists.path, "path_globs")
     counting(re2, "compile")
+    counting(specialists.secrets.re, "compile")
     counting(supervisor.models, "check_depth")
     counting(supervisor.taxonomy, "_template_fields")
     _same(load_cached(["coding"], shipped_kinds, home, keys), fresh)
