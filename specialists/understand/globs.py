@@ -96,9 +96,9 @@ def _literal_prefix(glob: str) -> str:
     return prefix
 
 
-def _joined(patterns: list[str]) -> str | None:
-    """One RE2 for any of ``patterns`` (None for none)."""
-    return "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")" if patterns else None
+def _joined(patterns: list[str]) -> str:
+    """One RE2 for any of ``patterns``."""
+    return "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")"
 
 
 def _glob_options() -> re2.Options:
@@ -132,23 +132,25 @@ class PathGlobs:
 
     def __init__(self, globs: Iterable[str], *, lazy: bool = False) -> None:
         self.globs = tuple(globs)
-        absolute: list[str] = []
-        home: list[str] = []
+        # Each part's globs as (what goes before the glob's regex, the glob), translated
+        # to RE2 when the part is compiled.
+        absolute: list[tuple[str, str]] = []
+        home: list[tuple[str, str]] = []
         prefixes: list[str] | None = []
         for glob in self.globs:
             if not glob or glob.strip() != glob:
                 raise ValueError(f"glob {glob!r} is empty or has surrounding spaces")
             if glob == "~" or glob.startswith("~/"):
-                home.append(_glob_regex(glob[1:] or "/"))
+                home.append(("", glob[1:] or "/"))
             elif glob.startswith("/"):
-                absolute.append(_glob_regex(glob.rstrip("/") or "/"))
+                absolute.append(("", glob.rstrip("/") or "/"))
                 if prefixes is not None:
                     prefixes.append(_literal_prefix(glob.rstrip("/") or "/"))
             else:
                 body = glob[2:] if glob.startswith("./") else glob
-                absolute.append("(?:.*/)?" + _glob_regex(body))
+                absolute.append(("(?:.*/)?", body))
                 prefixes = None  # a floating glob matches at any depth
-        self._patterns = (_joined(absolute), _joined(home))
+        self._patterns = (tuple(absolute) or None, tuple(home) or None)
         self._absolute: re2._Regexp | None = None
         self._home: re2._Regexp | None = None
         # Every path the absolute globs match starts with one of these (None: no such
@@ -167,8 +169,9 @@ class PathGlobs:
         return self
 
     def _compiled(self, part: int) -> re2._Regexp:
-        pattern = self._patterns[part]
-        assert pattern is not None
+        globs = self._patterns[part]
+        assert globs is not None
+        pattern = _joined([before + _glob_regex(glob) for before, glob in globs])
         try:
             regex = re2.compile(pattern, _glob_options())
         except re2.error as exc:
@@ -525,7 +528,7 @@ class WordGlobs:
         ValueError: (unless ``lazy``) globs that cannot be compiled, naming them.
     """
 
-    __slots__ = ("_every", "_exact", "_needles", "_pattern", "_regex", "globs")
+    __slots__ = ("_every", "_exact", "_needles", "_regex", "_wild", "globs")
 
     def __init__(self, globs: Iterable[str], *, lazy: bool = False) -> None:
         self.globs = tuple(globs)
@@ -537,23 +540,22 @@ class WordGlobs:
         needles = [max(_literal_runs(g), key=len, default="") for g in wild]
         self._needles = None if not all(needles) else tuple(needles)
         self._regex: re2._Regexp | None = None
-        self._pattern = "|".join(f"(?:{_word_regex(g)})" for g in wild) if wild else None
+        self._wild = tuple(wild)  # translated to RE2 when compiled
         if not lazy:
             self.check()
 
     def check(self) -> WordGlobs:
         """Compile the globs now. ValueError, naming them, when they cannot be."""
-        if self._pattern is not None and self._regex is None:
+        if self._wild and self._regex is None:
             self._compiled()
         return self
 
     def _compiled(self) -> re2._Regexp:
-        assert self._pattern is not None
+        pattern = "|".join(f"(?:{_word_regex(g)})" for g in self._wild)
         try:
-            regex = re2.compile(self._pattern, _glob_options())
+            regex = re2.compile(pattern, _glob_options())
         except re2.error as exc:
-            wild = [g for g in self.globs if g not in self._exact]
-            raise ValueError(f"globs {wild!r} do not compile: {exc}") from None
+            raise ValueError(f"globs {list(self._wild)!r} do not compile: {exc}") from None
         self._regex = regex  # threads that race here compile the same: either one is kept
         return regex
 
@@ -563,7 +565,7 @@ class WordGlobs:
     def match(self, word: str) -> bool:
         if word in self._exact or self._every:
             return True
-        if self._pattern is None:
+        if not self._wild:
             return False
         needles = self._needles
         if needles is not None and not any(n in word for n in needles):
