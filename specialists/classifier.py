@@ -52,6 +52,7 @@ import operator
 import os
 import re
 import shutil
+import struct
 import sys
 import threading
 import time
@@ -63,7 +64,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, final
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypeAlias, final
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -597,10 +598,48 @@ def _weighted_plain(slots: list[int], idf: memoryview) -> tuple[list[int], list[
     return index, values
 
 
-def _npy(name: str, blob: bytes) -> tuple[tuple[int, ...], array[float]]:
+# Float64 values: an array, or a read-only view of a bundle's bytes (see _npy).
+Floats: TypeAlias = "array[float] | memoryview[float]"
+# A zip member's local header (zipfile.structFileHeader): fields 10 and 11 are the lengths
+# of its name and its extra field, which come before its data.
+_LOCAL_HEADER: Final = struct.Struct("<4s2B4HL2L2H")
+_LOCAL_MAGIC: Final = b"PK\x03\x04"
+
+
+def _members(data: bytes) -> dict[str, bytes | memoryview]:
+    """The members of a bundle's zip archive, by name. A stored (uncompressed) member, as
+    NumPy's ``savez`` writes them, is a view of ``data``, checked against its CRC-32 as
+    zipfile checks it: reading the 6 MB of the seed model's arrays through zipfile copied
+    them once more. A compressed member is read by zipfile. zipfile.BadZipFile (or
+    OSError, ValueError, EOFError, zlib.error) when the archive is not sound."""
+    members: dict[str, bytes | memoryview] = {}
+    view = memoryview(data)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for info in archive.infolist():
+            if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 0x1:  # encrypted
+                members[info.filename] = archive.read(info)
+                continue
+            at = info.header_offset
+            header = data[at : at + _LOCAL_HEADER.size]
+            if len(header) != _LOCAL_HEADER.size:
+                raise zipfile.BadZipFile(f"truncated header of {info.filename!r}")
+            fields = _LOCAL_HEADER.unpack(header)
+            if fields[0] != _LOCAL_MAGIC:
+                raise zipfile.BadZipFile("Bad magic number for file header")
+            start = at + _LOCAL_HEADER.size + fields[10] + fields[11]
+            member = view[start : start + info.file_size]
+            if len(member) != info.file_size or zlib.crc32(member) != info.CRC:
+                raise zipfile.BadZipFile(f"Bad CRC-32 for file {info.filename!r}")
+            members[info.filename] = member
+    return members
+
+
+def _npy(name: str, blob: bytes | memoryview) -> tuple[tuple[int, ...], Floats]:
     """One ``.npy`` member of a bundle: little-endian float64 in C order, as NumPy writes
-    it (format 1.0 to 3.0); its shape and its values. ModelError for anything else."""
-    magic, major = blob[:6], blob[6] if len(blob) > 7 else 0
+    it (format 1.0 to 3.0); its shape and its values: on a little-endian machine a
+    read-only view of ``blob`` (no copy), else a byte-swapped array. ModelError for
+    anything else."""
+    magic, major = bytes(blob[:6]), blob[6] if len(blob) > 7 else 0
     if magic != b"\x93NUMPY" or major not in (1, 2, 3):
         raise ModelError(f"inference bundle: {name} is not an .npy array")
     size = 2 if major == 1 else 4
@@ -609,7 +648,7 @@ def _npy(name: str, blob: bytes) -> tuple[tuple[int, ...], array[float]]:
     if length > _MAX_NPY_HEADER:
         raise ModelError(f"inference bundle: {name} has a header of {length} bytes")
     try:
-        header = ast.literal_eval(blob[start : start + length].decode("latin-1"))
+        header = ast.literal_eval(bytes(blob[start : start + length]).decode("latin-1"))
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         raise ModelError(f"inference bundle: {name} has an unreadable header") from None
     if not isinstance(header, dict):
@@ -623,19 +662,29 @@ def _npy(name: str, blob: bytes) -> tuple[tuple[int, ...], array[float]]:
         or not all(isinstance(n, int) and n >= 0 for n in shape)
     ):
         raise ModelError(f"inference bundle: {name} is not a C-ordered array ({header!r})")
-    values = array("d")
     data = memoryview(blob)[start + length :]
-    if len(data) != math.prod(shape) * values.itemsize:
+    if len(data) != math.prod(shape) * 8:
         raise ModelError(f"inference bundle: {name} holds {len(data)} bytes for shape {shape}")
+    if sys.byteorder == "little":
+        return shape, data.toreadonly().cast("d")
+    values = array("d")
     values.frombytes(data)
-    if sys.byteorder != "little":
-        values.byteswap()
+    values.byteswap()
     return shape, values
 
 
-def _finite(values: array[float]) -> bool:
-    """No NaN and no infinity: a sum that is finite proves it (either would make the sum
+def _finite(values: Floats) -> bool:
+    """No NaN and no infinity. Both have every exponent bit set, so a float64 whose high
+    byte (the sign and seven exponent bits) is neither 0x7F nor 0xFF is finite, and when
+    none is, that is the answer (about 1 ms for the seed model's 786,000 values, against
+    20 for their sum). Otherwise a sum that is finite proves it (either would make the sum
     NaN or infinite); only when it is not are the values looked at one by one."""
+    raw = (
+        memoryview(values).cast("B").tobytes()
+    )  # a copy, then a C loop: faster than a strided view
+    high = raw[7::8] if sys.byteorder == "little" else raw[::8]
+    if b"\x7f" not in high and b"\xff" not in high:
+        return True
     return math.isfinite(sum(values)) or all(map(math.isfinite, values))
 
 
@@ -654,7 +703,7 @@ class Bundle:
     """
 
     def __init__(
-        self, params: Mapping[str, Any], arrays: Mapping[str, tuple[tuple[int, ...], array[float]]]
+        self, params: Mapping[str, Any], arrays: Mapping[str, tuple[tuple[int, ...], Floats]]
     ) -> None:
         blocks = _checked_params(params)
         self.char_features, self.word_features = blocks
@@ -674,7 +723,10 @@ class Bundle:
         }
         for name, shape in shapes.items():
             got, values = arrays[name]
-            if not isinstance(values, array) or values.typecode != "d":
+            if not (
+                (isinstance(values, array) and values.typecode == "d")
+                or (isinstance(values, memoryview) and values.format == "d" and values.ndim == 1)
+            ):
                 raise ModelError(f"inference bundle: {name} is not a float64 array")
             if got != shape:
                 raise ModelError(f"inference bundle: {name} has shape {got}, not {shape}")
@@ -703,13 +755,10 @@ class Bundle:
         """Read a bundle written by :meth:`to_npz` (no pickled objects are accepted; the
         ``.npy`` members are parsed here, without NumPy)."""
         try:
-            with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                arrays = {
-                    info.filename.removesuffix(".npy"): _npy(
-                        info.filename, archive.read(info.filename)
-                    )
-                    for info in archive.infolist()
-                }
+            arrays = {
+                name.removesuffix(".npy"): _npy(name, member)
+                for name, member in _members(data).items()
+            }
         except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
             raise ModelError(f"inference bundle cannot be read: {exc}") from None
         return cls(params, arrays)
@@ -745,13 +794,19 @@ class Bundle:
         return _params(self.char_features, self.word_features, self.folds)
 
     def arrays(self) -> dict[str, npt.NDArray[np.float64]]:
-        """The arrays as NumPy arrays of their shapes (read-only views, not copies)."""
+        """The arrays as NumPy arrays of their shapes (read-only views, not copies; an
+        array whose view of the bundle's bytes is not 8-byte aligned is copied once, as
+        NumPy computes faster on aligned values)."""
         import numpy as np
 
         if self._numpy is None:
             views = {}
             for name, values in self._arrays.items():
-                view = np.frombuffer(values, dtype=np.float64).reshape(self._shapes[name])
+                view = np.frombuffer(memoryview(values), dtype=np.float64).reshape(
+                    self._shapes[name]
+                )
+                if not view.flags.aligned:
+                    view = view.copy()
                 view.flags.writeable = False
                 views[name] = view
             self._numpy = views

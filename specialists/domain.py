@@ -68,7 +68,14 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 
-from pydantic import AfterValidator, Field, JsonValue, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    JsonValue,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
@@ -87,6 +94,7 @@ from specialists.understand.hosts import (
     parse_target,
     suffix_list,
     suffix_list_setup,
+    suffix_list_version,
 )
 from specialists.understand.hosts import Problem as _Problem
 from specialists.understand.hosts import clip as _cut
@@ -106,7 +114,7 @@ from specialists.understand.options import Opt, split_options
 from specialists.understand.paths import Where
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, Setup, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, Setup, SpecialistKind, checked_before
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -141,7 +149,8 @@ MAX_CHARS_LIMIT: Final = 1_048_576
 
 
 def _entry(value: str, *, allow_public: bool) -> str:
-    """A config or context domain entry, normalised; ValueError with the reason if invalid."""
+    """A config or context domain entry, normalised; ValueError with the reason if invalid.
+    ``allow_public``: a public suffix (``com``, ``github.io``) is accepted."""
     text = value.strip()
     if text.startswith("*."):
         raise ValueError(
@@ -163,8 +172,10 @@ def _entry(value: str, *, allow_public: bool) -> str:
     return host.name
 
 
-def _allowed_entry(value: str) -> str:
-    return _entry(value, allow_public=False)
+def _allowed_entry(value: str, info: ValidationInfo) -> str:
+    # From the verified taxonomy cache this entry passed the public-suffix test with the same
+    # list (DomainConfig.checked_with); reading the list costs a new process 50 ms or more.
+    return _entry(value, allow_public=checked_before(info))
 
 
 def _denied_entry(value: str) -> str:
@@ -259,6 +270,11 @@ class DomainConfig(KindConfig):
     ] = Field(default_factory=dict, max_length=200)
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=MAX_CHARS_LIMIT)
     verdict: Literal["flag", "nudge", "block"] | None = None
+
+    @classmethod
+    def checked_with(cls) -> str:
+        """The Public Suffix List's version: ``allowed`` entries are tested against it."""
+        return f"publicsuffixlist {suffix_list_version()}"
 
     @field_validator("allow_schemes")
     @classmethod

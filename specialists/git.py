@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Final, Literal, NamedTuple, final
 
-from pydantic import AfterValidator, Field, JsonValue, field_validator
+from pydantic import AfterValidator, Field, JsonValue, ValidationInfo, field_validator
 
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
@@ -55,7 +55,7 @@ from specialists.shellparse import (
 from specialists.understand.globs import WordGlobs, is_within, word_globs
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -81,10 +81,11 @@ Check = Literal["force_push", "discard_work", "history_rewrite", "hook_bypass"]
 Strength = Literal["flag", "nudge", "block"]
 
 
-def _check_glob(glob: str) -> str:
+def _check_glob(glob: str, info: ValidationInfo) -> str:
     if not glob or glob.strip() != glob:
         raise ValueError(f"branch glob {glob!r} is empty or has surrounding spaces")
-    word_globs((glob,))
+    if not checked_before(info):  # else it compiled when cached
+        word_globs((glob,)).check()
     return glob
 
 
@@ -541,7 +542,7 @@ class GitSpecialist:
         self._use_context = config.use_context
         self._unknown_objects = config.when_status_unknown != "ok"
         self._unknown_verdict = Verdict.NUDGE if config.when_status_unknown == "nudge" else None
-        self._hook_vars = WordGlobs(config.hook_variables)
+        self._hook_vars = WordGlobs(config.hook_variables, lazy=True)
         self._max_chars = config.max_chars
 
     # Entry -------------------------------------------------------------------------------

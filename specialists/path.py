@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Final, Literal, NamedTuple, final
 
-from pydantic import AfterValidator, Field, JsonValue, field_validator
+from pydantic import AfterValidator, Field, JsonValue, ValidationInfo, field_validator
 
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
@@ -52,7 +52,7 @@ from specialists.understand.paths import in_scratch, is_shell_startup
 from specialists.understand.startup import settings_only, tool_setup_output
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -125,8 +125,9 @@ DEFAULT_ACTION_MODES: Final[dict[str, Mode]] = {
 }
 
 
-def _check_glob(glob: str) -> str:
-    path_globs((glob,))
+def _check_glob(glob: str, info: ValidationInfo) -> str:
+    if not checked_before(info):  # else it compiled when cached
+        path_globs((glob,)).check()
     return glob
 
 

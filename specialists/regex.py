@@ -32,11 +32,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, final
 
 import re2
-from pydantic import AfterValidator, Field, JsonValue, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    JsonValue,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -73,8 +80,11 @@ def _re2_message(exc: Exception) -> str:
     return arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg)
 
 
-def _check_pattern(pattern: str) -> str:
-    """Reject a pattern RE2 cannot compile, naming the pattern and RE2's reason."""
+def _check_pattern(pattern: str, info: ValidationInfo) -> str:
+    """Reject a pattern RE2 cannot compile, naming the pattern and RE2's reason (one
+    served by the taxonomy cache compiled when written, and compiles in the entry's set)."""
+    if checked_before(info):
+        return pattern
     try:
         re2.compile(pattern, _options(ignore_case=False))
     except re2.error as exc:
@@ -264,6 +274,19 @@ def _span_finder(regexp: re2._Regexp) -> Callable[[bytes], tuple[int, int]]:
     return public
 
 
+def _lazy_span_finder(pattern: str, options: re2.Options) -> Callable[[bytes], tuple[int, int]]:
+    """:func:`_span_finder` of ``pattern``, compiled when a match first needs its span: the
+    field's set decides whether any pattern matches, so most are never compiled alone."""
+    finder: list[Callable[[bytes], tuple[int, int]]] = []  # threads that race compile the same
+
+    def span(data: bytes) -> tuple[int, int]:
+        if not finder:
+            finder.append(_span_finder(re2.compile(pattern, options)))
+        return finder[0](data)
+
+    return span
+
+
 @dataclass(frozen=True, slots=True)
 class _Field:
     """One field's compiled patterns."""
@@ -278,7 +301,7 @@ class _Field:
     def build(cls, name: str, patterns: Sequence[str], ignore_case: bool) -> _Field:
         options = _options(ignore_case, capture=False)
         compiled = _compiled_set(tuple(patterns), ignore_case, name)
-        spans = tuple(_span_finder(re2.compile(pattern, options)) for pattern in patterns)
+        spans = tuple(_lazy_span_finder(pattern, options) for pattern in patterns)
         return cls(name, _field_getter(name), tuple(patterns), _raw_matcher(compiled), spans)
 
     def first_match(self, data: bytes, hits: Sequence[int]) -> tuple[str, str]:

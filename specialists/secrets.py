@@ -99,14 +99,21 @@ from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 from urllib.parse import unquote
 
 import re2
-from pydantic import AfterValidator, Field, JsonValue, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    JsonValue,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from specialists.shellparse import parse_for
 from specialists.understand.diffs import parse_unified_diff
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.redact import SECRET_KINDS, redact_text
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -370,20 +377,26 @@ class PathMatcher:
     A pattern matches at any directory level (``tests/**`` matches ``src/tests/x.py`` and
     ``/home/me/repo/tests/x.py``) unless it starts with ``/``, which anchors it at the start
     of the (repository-relative) path. A pattern ending with ``/`` matches everything below.
+    The patterns are compiled together on the first path asked about (each compiled alone
+    when its config was validated).
     """
 
-    __slots__ = ("_regex", "patterns")
+    __slots__ = ("_pattern", "_regex", "patterns")
 
     def __init__(self, patterns: Iterable[str]) -> None:
         self.patterns = tuple(patterns)
         parts = [_glob_regex(p) for p in self.patterns]
-        self._regex = re.compile("|".join(f"(?:{p})" for p in parts)) if parts else None
+        self._pattern = "|".join(f"(?:{p})" for p in parts) if parts else None
+        self._regex: re.Pattern[str] | None = None
 
     def __call__(self, path: str) -> bool:
         """Whether ``path`` (``/`` or ``\\`` separated) matches any pattern."""
-        if self._regex is None:
+        if self._pattern is None:
             return False
-        return self._regex.fullmatch(_normal_path(path)) is not None
+        regex = self._regex
+        if regex is None:  # threads that race here compile the same: either one is kept
+            regex = self._regex = re.compile(self._pattern)
+        return regex.fullmatch(_normal_path(path)) is not None
 
 
 def _normal_path(path: str) -> str:
@@ -425,10 +438,13 @@ def _glob_regex(pattern: str) -> str:
     return ("" if anchored else "(?:.*/)?") + "".join(out)
 
 
-def _glob(pattern: str) -> str:
-    """Validates a glob: not empty, and it compiles."""
+def _glob(pattern: str, info: ValidationInfo) -> str:
+    """Validates a glob: not empty, and it compiles (unless the taxonomy cache serves it:
+    it compiled when written)."""
     if not pattern.strip():
         raise ValueError("a path glob must not be empty")
+    if checked_before(info):
+        return pattern
     try:
         re.compile(_glob_regex(pattern))
     except re.error as exc:

@@ -99,7 +99,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Final, Generic, Literal, TypeVar, final
 
-from pydantic import AfterValidator, Field, JsonValue, model_validator
+from pydantic import AfterValidator, Field, JsonValue, ValidationInfo, model_validator
 
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
@@ -139,7 +139,7 @@ from specialists.understand.privilege import Change, privilege_changes
 from specialists.understand.processes import Scope, signals_of
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -182,15 +182,17 @@ _VERBS: Final = {"read": "reads", "write": "writes", "delete": "deletes"}
 Strength = Literal["flag", "nudge", "block"]
 
 
-def _check_word_glob(glob: str) -> str:
+def _check_word_glob(glob: str, info: ValidationInfo) -> str:
     if not glob:
         raise ValueError("an empty glob matches nothing")
-    word_globs((glob,))
+    if not checked_before(info):  # else it compiled when cached
+        word_globs((glob,)).check()
     return glob
 
 
-def _check_path_glob(glob: str) -> str:
-    path_globs((glob,))
+def _check_path_glob(glob: str, info: ValidationInfo) -> str:
+    if not checked_before(info):
+        path_globs((glob,)).check()
     return glob
 
 
@@ -212,17 +214,21 @@ def _flag_name(flag: str) -> str:
     return name
 
 
-def _check_consumer(item: str) -> str:
+def _check_consumer(item: str, info: ValidationInfo) -> str:
     words = item.split()
     if not words:
         raise ValueError("a piped_into_none item names at least a program")
-    word_globs(tuple(words))
+    if not checked_before(info):  # else it compiled when cached
+        word_globs(tuple(words)).check()
     return " ".join(words)
 
 
-def _check_subcommand(words: str) -> str:
+def _check_subcommand(words: str, info: ValidationInfo) -> str:
     if not words.split():
         raise ValueError("a subcommand must have at least one word")
+    if not checked_before(info):  # a glob word compiles (its rule compiles it when first asked)
+        for word in words.split():
+            _SubWord(word, lazy=False)
     return " ".join(words.split())
 
 
@@ -970,9 +976,9 @@ class _SubWord:
 
     __slots__ = ("glob", "word")
 
-    def __init__(self, word: str) -> None:
+    def __init__(self, word: str, *, lazy: bool = True) -> None:
         self.word = word
-        self.glob = WordGlobs((word,)) if any(c in word for c in "*?[") else None
+        self.glob = WordGlobs((word,), lazy=lazy) if any(c in word for c in "*?[") else None
 
     def match(self, found: str) -> bool:
         return self.glob.match(found) if self.glob is not None else found == self.word
@@ -993,7 +999,7 @@ _Consumers = tuple[tuple[WordGlobs, tuple[WordGlobs, ...]], ...]
 
 def _consumers(items: Sequence[str]) -> _Consumers:
     return tuple(
-        (WordGlobs(words[:1]), tuple(WordGlobs([w]) for w in words[1:]))
+        (WordGlobs(words[:1], lazy=True), tuple(WordGlobs([w], lazy=True) for w in words[1:]))
         for words in (item.split() for item in items)
     )
 

@@ -28,6 +28,23 @@ if TYPE_CHECKING:
     from supervisor.observe import Recorder
 
 
+# The validation context of what the state directory's signed taxonomy cache serves
+# (supervisor.taxonomy_cache): a taxonomy is written there only once every check passed.
+CHECKED_BEFORE: Final[dict[str, Any]] = {"supervise.checked_before": True}
+
+
+def checked_before(info: ValidationInfo) -> bool:
+    """Whether a taxonomy's entry or config is validated again from the verified taxonomy
+    cache, where every check already passed on exactly these values with the same kinds
+    (the same :meth:`~supervisor.specialist.KindConfig.checked_with`). A validator that only
+    rejects, and costs a new process much, may then skip its test: one that reads a data
+    file (the Public Suffix List), or compiles a pattern alone that the specialist compiles
+    again with the others when it is built. What a validator changes (a normalised host) it
+    must still change."""
+    context = info.context
+    return isinstance(context, dict) and context.get("supervise.checked_before") is True
+
+
 class History(Protocol):
     """What specialists may ask the store about the past (implemented by the memory)."""
 
@@ -50,6 +67,7 @@ class History(Protocol):
 
 
 __all__ = [
+    "CHECKED_BEFORE",
     "Action",
     "Context",
     "Correction",
@@ -61,6 +79,7 @@ __all__ = [
     "SpecialistResult",
     "Status",
     "Verdict",
+    "checked_before",
     "strictest",
 ]
 
@@ -149,7 +168,9 @@ class Action(BaseModel):
     def _json_limits(cls, value: Any, info: ValidationInfo) -> Any:
         # Before pydantic walks it (its own limit, about 255 levels, words its error as a
         # path of every level); raises AgentJSONError, an InvalidActionError, as it is.
-        check_depth(value, what=f"the action's {info.field_name}")
+        # (An example's action served by the taxonomy cache passed it when written.)
+        if info.context is None or not checked_before(info):
+            check_depth(value, what=f"the action's {info.field_name}")
         return value
 
 

@@ -104,9 +104,12 @@ def _disabled() -> list[str]:
 
 
 def describe(kind: SpecialistKind) -> list[str]:
-    """What identifies a kind for a cache: its name, version, plugin and config model."""
+    """What identifies a kind for a cache: its name, version, plugin and config model, and
+    what the model's checks depend on (:meth:`~supervisor.specialist.KindConfig.checked_with`)."""
     model = kind.config_model
-    return [kind.name, kind.version, kind.plugin, f"{model.__module__}.{model.__qualname__}"]
+    qualname = f"{model.__module__}.{model.__qualname__}"
+    checked_with = getattr(model, "checked_with", None)  # a plain BaseModel has none
+    return [kind.name, kind.version, kind.plugin, qualname, checked_with() if checked_with else ""]
 
 
 class KindRegistry(Mapping[str, SpecialistKind]):

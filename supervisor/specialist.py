@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from supervisor.models import Action, Context, Effect, SpecialistResult
+from supervisor.models import (
+    CHECKED_BEFORE,
+    Action,
+    Context,
+    Effect,
+    SpecialistResult,
+    checked_before,
+)
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -23,6 +30,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "CHECKED_BEFORE",
     "Execution",
     "KindConfig",
     "PostSpecialist",
@@ -30,6 +38,7 @@ __all__ = [
     "Setup",
     "Specialist",
     "SpecialistKind",
+    "checked_before",
     "close_specialist",
     "timed_setup",
 ]
@@ -141,6 +150,13 @@ class KindConfig(BaseModel):
 
     # strict: a YAML "yes" must not quietly become True, nor "5" an int.
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    @classmethod
+    def checked_with(cls) -> str:
+        """What the model's checks depend on besides the config itself (the version of a
+        data file they read), or "". A taxonomy cached with another answer is built again
+        with every check (:func:`checked_before`)."""
+        return ""
 
 
 @dataclass(frozen=True, slots=True)

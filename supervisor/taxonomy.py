@@ -27,15 +27,16 @@ from pydantic import (
     Field,
     StrictBool,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 
 from supervisor._yaml import LocatedDict, YamlError, load_yaml, position_of
 from supervisor.errors import SourceError, TaxonomyError
-from supervisor.models import Action, Context, Verdict
+from supervisor.models import Action, Context, Verdict, checked_before
 from supervisor.plugins import KindRegistry
-from supervisor.specialist import KindConfig
+from supervisor.specialist import CHECKED_BEFORE, KindConfig
 
 __all__ = [
     "AppliesTo",
@@ -44,6 +45,7 @@ __all__ = [
     "Entry",
     "ExampleCase",
     "Examples",
+    "Hashes",
     "Merged",
     "PackDocs",
     "Severity",
@@ -217,9 +219,9 @@ class CorrectionTemplates(BaseModel):
 
     @field_validator("first", "second")
     @classmethod
-    def _plain_fields(cls, template: str | None) -> str | None:
-        if template is None:
-            return None
+    def _plain_fields(cls, template: str | None, info: ValidationInfo) -> str | None:
+        if template is None or checked_before(info):
+            return template
         try:
             names = _template_fields(template)
         except ValueError as exc:
@@ -321,7 +323,8 @@ class SourceFile:
 
 
 class _TaxonomyFile(BaseModel):
-    model_config = _FROZEN
+    # Built on its first use: a taxonomy served by the cache parses no file (about 5 ms).
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     schema_version: Literal[1]
     id: Identifier
@@ -348,6 +351,8 @@ class Taxonomy:
     files: tuple[SourceFile, ...] = ()
     _by_id: dict[str, Entry] = field(default_factory=dict, repr=False, compare=False)
     _origins: dict[str, _Pending] = field(default_factory=dict, repr=False, compare=False)
+    # Each entry's config_hash, when known beforehand (from the taxonomy cache).
+    _config_hashes: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._by_id.update({e.id: e for e in self.entries})
@@ -383,7 +388,7 @@ class Taxonomy:
         """The same taxonomy with this one entry: to judge what it does alone."""
         entries = (self[entry_id],)
         digest = _hash(entries, self.configs, self.budgets_ms)
-        return replace(self, entries=entries, hash=digest, _by_id={})
+        return replace(self, entries=entries, hash=digest, _by_id={}, _config_hashes={})
 
 
 def builtin_packs() -> dict[str, str]:
@@ -714,8 +719,20 @@ def merge_sources(read: Sequence[tuple[str, str] | TaxonomyError]) -> Merged:
     return Merged(pending, disabled, budgets, shown, files, errors)
 
 
-def finish(merged: Merged, kinds: KindRegistry) -> Taxonomy:
+def finish(
+    merged: Merged,
+    kinds: KindRegistry,
+    *,
+    checked_before: bool = False,
+    hashes: Hashes | None = None,
+) -> Taxonomy:
     """Validate each merged entry and its config against its kind, and build the taxonomy.
+
+    ``checked_before``: the entries come from the verified taxonomy cache, where they passed
+    every check with these kinds; the configs are validated with
+    :data:`~supervisor.specialist.CHECKED_BEFORE` as their context (see
+    :func:`~supervisor.specialist.checked_before`). ``hashes``: the taxonomy's hash and each
+    entry's config hash, computed from exactly these values when the cache was written.
 
     Raises:
         TaxonomyError: with every problem found (the merge's too).
@@ -729,10 +746,11 @@ def finish(merged: Merged, kinds: KindRegistry) -> Taxonomy:
     )
     entries: list[Entry] = []
     configs: dict[str, KindConfig] = {}
+    context = CHECKED_BEFORE if checked_before else None
     for entry_id, item in pending.items():
         entry_errors: list[SourceError] = []
         try:
-            entry = Entry.model_validate(item.raw)
+            entry = Entry.model_validate(item.raw, context=context)
         except ValidationError as exc:
             entry_errors.extend(_entry_errors(exc, item, ()))
             errors.extend(entry_errors)
@@ -754,7 +772,9 @@ def finish(merged: Merged, kinds: KindRegistry) -> Taxonomy:
             )
             continue
         try:
-            configs[entry_id] = kind.config_model.model_validate(entry.specialist.config)
+            configs[entry_id] = kind.config_model.model_validate(
+                entry.specialist.config, context=context
+            )
         except ValidationError as exc:
             errors.extend(_entry_errors(exc, item, ("specialist", "config")))
             continue
@@ -765,7 +785,7 @@ def finish(merged: Merged, kinds: KindRegistry) -> Taxonomy:
         order = {path: i for i, path in enumerate(shown)}
         errors.sort(key=lambda e: (order.get(e.path, -1), e.line or 0, e.column or 0))
         raise TaxonomyError(errors)
-    digest = _hash(entries, configs, budgets)
+    digest = hashes.taxonomy if hashes is not None else _hash(entries, configs, budgets)
     return Taxonomy(
         entries=tuple(entries),
         configs=configs,
@@ -777,7 +797,34 @@ def finish(merged: Merged, kinds: KindRegistry) -> Taxonomy:
         ),
         files=tuple(merged.files),
         _origins={e.id: pending[e.id] for e in entries} if merged.located else {},
+        _config_hashes=hashes.configs if hashes is not None else {},
     )
+
+
+@dataclass(frozen=True)
+class Hashes:
+    """A taxonomy's hash and its entries' config hashes (:func:`config_hash`), as kept with
+    its merged files in the taxonomy cache."""
+
+    taxonomy: str
+    configs: Mapping[str, str]
+
+    @classmethod
+    def of(cls, taxonomy: Taxonomy) -> Hashes:
+        return cls(taxonomy.hash, {e.id: _config_hash_of(taxonomy, e) for e in taxonomy})
+
+    def to_json(self) -> dict[str, Any]:
+        return {"taxonomy": self.taxonomy, "configs": dict(self.configs)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Hashes:
+        """What :meth:`to_json` wrote. KeyError, TypeError, AttributeError when it is not."""
+        taxonomy, configs = data["taxonomy"], dict(data["configs"])
+        if not isinstance(taxonomy, str) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in configs.items()
+        ):
+            raise TypeError("a hash is not a string")
+        return cls(taxonomy, configs)
 
 
 def _entry_errors(
@@ -869,7 +916,9 @@ def with_timeouts(taxonomy: Taxonomy, ms: int) -> Taxonomy:
     entries = tuple(e.model_copy(update={"timeout_ms": ms}) for e in taxonomy.entries)
     budgets = {k: ms for k in taxonomy.budgets_ms} | {"default": ms}
     digest = _hash(entries, taxonomy.configs, budgets)
-    return replace(taxonomy, entries=entries, budgets_ms=budgets, hash=digest, _by_id={})
+    return replace(
+        taxonomy, entries=entries, budgets_ms=budgets, hash=digest, _by_id={}, _config_hashes={}
+    )
 
 
 def _hash(
@@ -905,6 +954,11 @@ def config_hash(entry: Entry, config: KindConfig) -> str:
     return "sha256:" + hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
+def _config_hash_of(taxonomy: Taxonomy, entry: Entry) -> str:
+    known = taxonomy._config_hashes.get(entry.id)
+    return known if known is not None else config_hash(entry, taxonomy.configs[entry.id])
+
+
 def taxonomy_record(taxonomy: Taxonomy, kinds: KindRegistry) -> dict[str, Any]:
     """The taxonomy as replay artifacts describe it: hash, sources, and per entry the
     specialist's kind, kind version and config hash."""
@@ -914,7 +968,7 @@ def taxonomy_record(taxonomy: Taxonomy, kinds: KindRegistry) -> dict[str, Any]:
         entries[entry.id] = {
             "kind": entry.specialist.kind,
             "kind_version": kind.version if kind is not None else None,
-            "config_hash": config_hash(entry, taxonomy.configs[entry.id]),
+            "config_hash": _config_hash_of(taxonomy, entry),
         }
     return {"hash": taxonomy.hash, "sources": list(taxonomy.sources), "entries": entries}
 

@@ -20,7 +20,14 @@ the parse and the merge of overlays produce, each entry's merged fields, as JSON
 - no pickle: the JSON holds data, and each entry is validated again as a fresh load
   validates it (the entry's model, then its kind's config model), so what the cache serves
   is what a fresh load builds, hash included; a file is written only when building from
-  it gives exactly the taxonomy just loaded.
+  it gives exactly the taxonomy just loaded. A check that only rejects and costs much (the
+  ``domain`` kind's public-suffix test reads the whole Public Suffix List) may skip its
+  test here (:func:`~supervisor.specialist.checked_before`): these values passed it when
+  the file was written, with the same kinds and what their checks read
+  (:meth:`~supervisor.specialist.KindConfig.checked_with`, part of the kinds' description).
+  The file also keeps the taxonomy's hash and each entry's config hash, which a served
+  taxonomy takes instead of computing them again (about 25 ms at load average 7): they are
+  written only when building from the file computes the same.
 
 A taxonomy built from the cache does not know its files' line numbers
 (:meth:`~supervisor.taxonomy.Taxonomy.locate` answers with the entry id); the commands that
@@ -43,7 +50,15 @@ from supervisor.errors import StateDirError, TaxonomyError
 from supervisor.plugins import KindRegistry, describe
 from supervisor.signing import KeyPair, raw_public_key, verify_detached
 from supervisor.state import private_dir
-from supervisor.taxonomy import Merged, Taxonomy, finish, load_read, merge_sources, read_sources
+from supervisor.taxonomy import (
+    Hashes,
+    Merged,
+    Taxonomy,
+    finish,
+    load_read,
+    merge_sources,
+    read_sources,
+)
 
 __all__ = ["CACHE_DIR", "PAYLOAD_TYPE", "cache_key", "cache_path", "load_cached"]
 
@@ -51,7 +66,7 @@ log = logging.getLogger(__name__)
 
 CACHE_DIR: Final = Path("cache", "taxonomy")
 PAYLOAD_TYPE: Final = "application/vnd.supervise.taxonomy-cache+json"
-FORMAT: Final = 2
+FORMAT: Final = 3
 KEEP: Final = 8  # files kept per state directory (one per taxonomy a home is used with)
 
 
@@ -86,10 +101,10 @@ def load_cached(
     path = cache_path(home, key)
     cached = _read(path, key, keys)
     if cached is not None:
-        merged, used = cached
+        merged, used, hashes = cached
         if _same_kinds(used, kinds):
             try:
-                return finish(merged, kinds)
+                return finish(merged, kinds, checked_before=True, hashes=hashes)
             except TaxonomyError:  # a kind's config model changed under the same version
                 log.info("the cached taxonomy %s no longer validates; building it again", path)
         else:
@@ -120,9 +135,9 @@ def _same_kinds(used: object, kinds: KindRegistry) -> bool:
     return True
 
 
-def _read(path: Path, key: str, keys: KeyPair) -> tuple[Merged, object] | None:
+def _read(path: Path, key: str, keys: KeyPair) -> tuple[Merged, object, Hashes] | None:
     """The merged taxonomy of a cache file that verifies and holds ``key``, with the kinds
-    it names as written; else None."""
+    it names as written and the hashes of what it builds; else None."""
     try:
         blob = path.read_bytes()
     except OSError:
@@ -136,7 +151,7 @@ def _read(path: Path, key: str, keys: KeyPair) -> tuple[Merged, object] | None:
         data = orjson.loads(payload)
         if data.get("format") != FORMAT or data.get("key") != key:
             return None
-        return Merged.from_json(data), data.get("kinds")
+        return Merged.from_json(data), data.get("kinds"), Hashes.from_json(data["hashes"])
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         log.warning("ignored the taxonomy cache %s: %s", path, exc)
         return None
@@ -156,15 +171,22 @@ def _write(
     path: Path, key: str, merged: Merged, taxonomy: Taxonomy, kinds: KindRegistry, keys: KeyPair
 ) -> None:
     """Sign and write the cache file, if building from it gives exactly ``taxonomy``."""
+    hashes = Hashes.of(taxonomy)
     try:
         payload = orjson.dumps(
-            {"format": FORMAT, "key": key, "kinds": _used(merged, kinds), **merged.to_json()}
+            {
+                "format": FORMAT,
+                "key": key,
+                "kinds": _used(merged, kinds),
+                "hashes": hashes.to_json(),
+                **merged.to_json(),
+            }
         )
         again = finish(Merged.from_json(orjson.loads(payload)), kinds)
     except (TypeError, ValueError, TaxonomyError) as exc:  # e.g. a YAML date: not JSON
         log.info("the taxonomy is not cached: %s", exc)
         return
-    if not _same(again, taxonomy):
+    if not _same(again, taxonomy) or Hashes.of(again) != hashes:
         log.info("the taxonomy is not cached: it does not build back the same from JSON")
         return
     signature = keys.sign_detached(payload, PAYLOAD_TYPE).encode()

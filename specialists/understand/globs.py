@@ -96,6 +96,11 @@ def _literal_prefix(glob: str) -> str:
     return prefix
 
 
+def _joined(patterns: list[str]) -> str:
+    """One RE2 for any of ``patterns``."""
+    return "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")"
+
+
 def _glob_options() -> re2.Options:
     options = re2.Options()
     options.never_capture = True
@@ -113,61 +118,82 @@ class PathGlobs:
     directories, ``*`` and ``?`` stay within one, ``[abc]`` is a class, and a trailing
     ``/**`` also matches the directory itself.
 
+    With ``lazy``, each of its two RE2s (absolute and home globs) is compiled on the first
+    path that needs it; :meth:`check` compiles them at once.
+
     Raises:
-        ValueError: a glob that cannot be compiled, naming it.
+        ValueError: a glob that is empty or has surrounding spaces; (unless ``lazy``) globs
+            that cannot be compiled, naming them.
     """
 
-    __slots__ = ("_absolute", "_automata", "_home", "_prefixes", "globs")
+    __slots__ = ("_absolute", "_automata", "_home", "_patterns", "_prefixes", "globs")
 
     _automata: dict[str | None, tuple[_Nfa | None, list[tuple[frozenset[str], _Nfa]]]]
 
-    def __init__(self, globs: Iterable[str]) -> None:
+    def __init__(self, globs: Iterable[str], *, lazy: bool = False) -> None:
         self.globs = tuple(globs)
-        absolute: list[str] = []
-        home: list[str] = []
+        # Each part's globs as (what goes before the glob's regex, the glob), translated
+        # to RE2 when the part is compiled.
+        absolute: list[tuple[str, str]] = []
+        home: list[tuple[str, str]] = []
         prefixes: list[str] | None = []
         for glob in self.globs:
             if not glob or glob.strip() != glob:
                 raise ValueError(f"glob {glob!r} is empty or has surrounding spaces")
             if glob == "~" or glob.startswith("~/"):
-                home.append(_glob_regex(glob[1:] or "/"))
+                home.append(("", glob[1:] or "/"))
             elif glob.startswith("/"):
-                absolute.append(_glob_regex(glob.rstrip("/") or "/"))
+                absolute.append(("", glob.rstrip("/") or "/"))
                 if prefixes is not None:
                     prefixes.append(_literal_prefix(glob.rstrip("/") or "/"))
             else:
                 body = glob[2:] if glob.startswith("./") else glob
-                absolute.append("(?:.*/)?" + _glob_regex(body))
+                absolute.append(("(?:.*/)?", body))
                 prefixes = None  # a floating glob matches at any depth
-        self._absolute = self._compile(absolute, self.globs)
-        self._home = self._compile(home, self.globs)
+        self._patterns = (tuple(absolute) or None, tuple(home) or None)
+        self._absolute: re2._Regexp | None = None
+        self._home: re2._Regexp | None = None
         # Every path the absolute globs match starts with one of these (None: no such
         # prefix, the regex decides alone).
         self._prefixes = tuple(prefixes) if prefixes and all(prefixes) else None
         self._automata = {}
+        if not lazy:
+            self.check()
 
-    @staticmethod
-    def _compile(patterns: list[str], globs: tuple[str, ...]) -> re2._Regexp | None:
-        if not patterns:
-            return None
-        joined = "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")"
+    def check(self) -> PathGlobs:
+        """Compile the globs now. ValueError, naming them, when they cannot be."""
+        if self._absolute is None and self._patterns[0] is not None:
+            self._absolute = self._compiled(0)
+        if self._home is None and self._patterns[1] is not None:
+            self._home = self._compiled(1)
+        return self
+
+    def _compiled(self, part: int) -> re2._Regexp:
+        globs = self._patterns[part]
+        assert globs is not None
+        pattern = _joined([before + _glob_regex(glob) for before, glob in globs])
         try:
-            return re2.compile(joined, _glob_options())
+            regex = re2.compile(pattern, _glob_options())
         except re2.error as exc:
-            raise ValueError(f"globs {list(globs)!r} do not compile: {exc}") from None
+            raise ValueError(f"globs {list(self.globs)!r} do not compile: {exc}") from None
+        # Threads that race here compile the same: either one is kept.
+        if part == 0:
+            self._absolute = regex
+        else:
+            self._home = regex
+        return regex
 
     def __bool__(self) -> bool:
         return bool(self.globs)
 
     def match(self, path: str, home: str | None = None) -> bool:
         """Whether the normalised ``path`` matches a glob (``home`` for ``~/`` globs)."""
-        if (
-            self._absolute is not None
-            and (self._prefixes is None or path.startswith(self._prefixes))
-            and self._absolute.fullmatch(path) is not None
-        ):
-            return True
-        if self._home is None:
+        patterns = self._patterns
+        if patterns[0] is not None and (self._prefixes is None or path.startswith(self._prefixes)):
+            absolute = self._absolute or self._compiled(0)
+            if absolute.fullmatch(path) is not None:
+                return True
+        if patterns[1] is None:
             return False
         if path == "~" or path.startswith("~/"):
             rest = path[1:] or "/"
@@ -175,7 +201,7 @@ class PathGlobs:
             rest = path[len(home.rstrip("/")) :] or "/"
         else:
             return False
-        return self._home.fullmatch(rest) is not None
+        return (self._home or self._compiled(1)).fullmatch(rest) is not None
 
     def could_match(self, pattern: str, home: str | None = None) -> bool:
         """Whether some path the shell glob ``pattern`` expands to would match a glob.
@@ -492,11 +518,19 @@ def _word_regex(glob: str) -> str:
 
 
 class WordGlobs:
-    """Globs over whole words, matched in linear time (one RE2 per list)."""
+    """Globs over whole words, matched in linear time (one RE2 per list).
 
-    __slots__ = ("_every", "_exact", "_needles", "_regex", "globs")
+    With ``lazy``, the RE2 is compiled on the first word that needs it (most lists of a
+    pack's rules are never asked about a word that gets past their literal runs: a new
+    process then compiles none of them); :meth:`check` compiles it at once.
 
-    def __init__(self, globs: Iterable[str]) -> None:
+    Raises:
+        ValueError: (unless ``lazy``) globs that cannot be compiled, naming them.
+    """
+
+    __slots__ = ("_every", "_exact", "_needles", "_regex", "_wild", "globs")
+
+    def __init__(self, globs: Iterable[str], *, lazy: bool = False) -> None:
         self.globs = tuple(globs)
         wild = [g for g in self.globs if any(c in g for c in "*?[")]
         self._exact = frozenset(g for g in self.globs if g not in wild)
@@ -506,12 +540,24 @@ class WordGlobs:
         needles = [max(_literal_runs(g), key=len, default="") for g in wild]
         self._needles = None if not all(needles) else tuple(needles)
         self._regex: re2._Regexp | None = None
-        if wild:
-            joined = "|".join(f"(?:{_word_regex(g)})" for g in wild)
-            try:
-                self._regex = re2.compile(joined, _glob_options())
-            except re2.error as exc:
-                raise ValueError(f"globs {wild!r} do not compile: {exc}") from None
+        self._wild = tuple(wild)  # translated to RE2 when compiled
+        if not lazy:
+            self.check()
+
+    def check(self) -> WordGlobs:
+        """Compile the globs now. ValueError, naming them, when they cannot be."""
+        if self._wild and self._regex is None:
+            self._compiled()
+        return self
+
+    def _compiled(self) -> re2._Regexp:
+        pattern = "|".join(f"(?:{_word_regex(g)})" for g in self._wild)
+        try:
+            regex = re2.compile(pattern, _glob_options())
+        except re2.error as exc:
+            raise ValueError(f"globs {list(self._wild)!r} do not compile: {exc}") from None
+        self._regex = regex  # threads that race here compile the same: either one is kept
+        return regex
 
     def __bool__(self) -> bool:
         return bool(self.globs)
@@ -519,12 +565,13 @@ class WordGlobs:
     def match(self, word: str) -> bool:
         if word in self._exact or self._every:
             return True
-        if self._regex is None:
+        if not self._wild:
             return False
         needles = self._needles
         if needles is not None and not any(n in word for n in needles):
             return False
-        return self._regex.fullmatch(word) is not None
+        regex = self._regex or self._compiled()
+        return regex.fullmatch(word) is not None
 
     def first(self, words: Iterable[str]) -> str | None:
         """The first of ``words`` that matches, if any."""
@@ -537,12 +584,14 @@ class WordGlobs:
 @lru_cache(maxsize=4096)
 def word_globs(globs: tuple[str, ...]) -> WordGlobs:
     """The :class:`WordGlobs` of ``globs``, shared: a pack repeats the same lists in many
-    rules, and each compiles once (a ``WordGlobs`` does not change once built)."""
-    return WordGlobs(globs)
+    rules, and each compiles once, when a word first needs it (``lazy``; what it matches
+    does not change). A config's validator calls :meth:`WordGlobs.check` on it."""
+    return WordGlobs(globs, lazy=True)
 
 
 @lru_cache(maxsize=4096)
 def path_globs(globs: tuple[str, ...]) -> PathGlobs:
     """The :class:`PathGlobs` of ``globs``, shared as :func:`word_globs` is (its only state
-    is a cache of automata, which sharing threads already use)."""
-    return PathGlobs(globs)
+    is a cache of automata, which sharing threads already use) and as lazy; a config's
+    validator calls :meth:`PathGlobs.check` on it."""
+    return PathGlobs(globs, lazy=True)

@@ -19,6 +19,7 @@ from typing import Final, Literal, NamedTuple
 from urllib.parse import parse_qsl, unquote
 
 import idna
+import publicsuffixlist
 from publicsuffixlist import PublicSuffixList
 
 from supervisor.specialist import Setup, timed_setup
@@ -35,6 +36,7 @@ __all__ = [
     "parse_target",
     "public_ip",
     "suffix_list",
+    "suffix_list_version",
     "tunnel_of",
 ]
 
@@ -97,6 +99,12 @@ def suffix_list() -> PublicSuffixList:
                 built, _psl_setup = timed_setup(PublicSuffixList)
                 _psl = psl = built
     return psl
+
+
+def suffix_list_version() -> str:
+    """The installed Public Suffix List's version (the package's, which names the list's
+    date): what a public-suffix check depends on besides its input."""
+    return publicsuffixlist.__version__
 
 
 def suffix_list_setup() -> Setup | None:

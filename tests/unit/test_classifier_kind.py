@@ -790,3 +790,49 @@ def test_bundles_read_without_numpy_hold_numpys_arrays(home: Path):
     assert all(not a.flags.writeable and a.dtype == np.float64 for a in arrays.values())
     with np.load(io.BytesIO(installed), allow_pickle=False) as npz:
         assert all(np.array_equal(arrays[name], npz[name]) for name in npz.files)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [0.0, -1.5, 2.0**-1074, 1e-300],
+        [1.7e308, -1.7e308, 1e308, 1e308],  # high bytes 0x7F/0xFF; the sum overflows
+        [1.0, float("nan")],
+        [float("inf"), 1.0],
+        [-2.0, float("-inf")],
+        [1e308, float("nan"), 1e308],
+    ],
+)
+def test_the_finiteness_check_answers_as_math_isfinite(values: list[float]):
+    import math
+    from array import array
+
+    from specialists.classifier import _finite
+
+    want = all(map(math.isfinite, values))
+    assert _finite(array("d", values)) is want
+    assert _finite(memoryview(array("d", values).tobytes()).cast("d")) is want
+
+
+@pytest.mark.parametrize("compression", ["stored", "deflated"])
+def test_bundle_members_are_read_as_zipfile_reads_them(compression: str):
+    """Stored members are views of the bundle's bytes, compressed ones read by zipfile; the
+    same bytes either way, and a stored member that does not match its CRC is refused."""
+    import zipfile
+
+    from specialists.classifier import _members
+
+    out = io.BytesIO()
+    method = zipfile.ZIP_STORED if compression == "stored" else zipfile.ZIP_DEFLATED
+    payloads = {"a.npy": bytes(range(256)) * 40, "b.npy": b"x" * 3, "c/d.npy": b""}
+    with zipfile.ZipFile(out, "w", compression=method) as archive:
+        for name, payload in payloads.items():
+            archive.writestr(name, payload)
+    data = out.getvalue()
+    members = _members(data)
+    assert {name: bytes(member) for name, member in members.items()} == payloads
+    if compression == "stored":
+        assert all(isinstance(m, memoryview) for m in members.values())
+        spoiled = data.replace(bytes(range(256)), bytes(range(255, -1, -1)), 1)
+        with pytest.raises(zipfile.BadZipFile, match="CRC"):
+            _members(spoiled)

@@ -716,3 +716,24 @@ def test_a_client_name_inside_a_word_is_not_a_client():
         .verdict
         is Verdict.OK
     )
+
+
+def test_a_path_matcher_compiles_its_patterns_on_the_first_path(monkeypatch) -> None:
+    compiled: list[str] = []
+    original = secrets.re.compile
+
+    def counted(pattern: str, *args: object) -> object:
+        compiled.append(pattern)
+        return original(pattern, *args)
+
+    monkeypatch.setattr(secrets.re, "compile", counted)
+    matcher = secrets.PathMatcher(["tests/**", "/docs/*.md"])
+    assert compiled == []
+    assert [matcher(p) for p in ("src/tests/x.py", "docs/a.md", "src/docs/a.md")] == [
+        True,
+        True,
+        False,
+    ]
+    assert len(compiled) == 1
+    assert not secrets.PathMatcher([])("x")
+    assert len(compiled) == 1

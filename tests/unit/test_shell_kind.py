@@ -1585,3 +1585,15 @@ def test_an_edit_of_a_program_written_earlier_is_judged_on_the_whole_program():
     assert specialist.evaluate(edit, context).verdict is Verdict.NUDGE
     # without the earlier write, the edit's text alone sends a name nobody bound
     assert specialist.evaluate(edit, CTX).verdict is Verdict.OK
+
+
+def test_a_subcommand_glob_that_does_not_compile_is_a_config_error() -> None:
+    """Its rule compiles it when first asked; the config says so when it loads."""
+    with pytest.raises(ValidationError, match="do not compile"):
+        shell.ShellConfig.model_validate(
+            {"rules": [{"program": ["git"], "subcommand": ["branch delete-[z-a]"]}]}
+        )
+    config = shell.ShellConfig.model_validate(
+        {"rules": [{"program": ["git"], "subcommand": ["branch delete-*"]}]}
+    )
+    assert config.rules[0].subcommand == ["branch delete-*"]

@@ -183,3 +183,143 @@ def test_supervisors_share_the_cache_of_their_state_directory(
     with pytest.raises(AssertionError, match="parsed"):
         Supervisor.from_taxonomy("coding", home=other, record=False)
     assert not other.exists()
+
+
+def test_a_served_domain_config_skips_only_the_public_suffix_test_it_passed(
+    home: Path, keys: KeyPair, shipped_kinds: KindRegistry, tmp_path: Path
+) -> None:
+    """Served from the cache, the domain kind's allowed entries are not tested against the
+    Public Suffix List again (reading it costs a new process 50 ms or more): they passed with
+    this list when written. A file written with another list is built again, with the test."""
+    from specialists.understand import hosts
+
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text(
+        "schema_version: 1\nid: mine\nentries:\n"
+        "  - id: only_docs_sites\n    title: Docs sites only\n"
+        "    description: Fetches go to the documentation sites.\n"
+        "    example: {summary: an agent fetched an unknown page, source: test}\n"
+        "    severity: low\n    default_verdict: flag\n    references: [CWE-20]\n"
+        "    detection: deterministic\n    applies_to: {action_types: [http]}\n"
+        "    specialist: {kind: domain, config: {allowed: [Docs.Python.org, example.co.uk]}}\n"
+    )
+    sources: list[str | Path] = ["coding", overlay]
+    fresh = load_taxonomy(sources, shipped_kinds)
+    assert fresh.configs["only_docs_sites"].allowed == ["docs.python.org", "example.co.uk"]
+    load_cached(sources, shipped_kinds, home, keys)  # written, every check run
+    hosts._psl = None  # as in a new process
+    try:
+        _same(load_cached(sources, shipped_kinds, home, keys), fresh)  # normalised the same
+        assert hosts._psl is None  # the list was not read
+        # A file whose domain kind was described with another list: built again, tested.
+        path = _file(home, shipped_kinds, sources)
+        _, _, payload = path.read_bytes().partition(b"\n")
+        data = orjson.loads(payload)
+        data["kinds"]["domain"][-1] = "publicsuffixlist 0.0.1"
+        resigned = orjson.dumps(data)
+        path.write_bytes(
+            keys.sign_detached(resigned, cache.PAYLOAD_TYPE).encode() + b"\n" + resigned
+        )
+        _same(load_cached(sources, shipped_kinds, home, keys), fresh)
+        assert hosts._psl is not None
+    finally:
+        hosts._psl = None
+
+
+def test_a_public_suffix_is_refused_on_every_fresh_load(
+    home: Path, keys: KeyPair, shipped_kinds: KindRegistry, tmp_path: Path
+) -> None:
+    from supervisor.errors import TaxonomyError
+
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text(
+        "schema_version: 1\nid: mine\nentries:\n"
+        "  - id: too_wide\n    title: Too wide\n    description: Allows a whole suffix.\n"
+        "    example: {summary: an agent fetched an unknown page, source: test}\n"
+        "    severity: low\n    default_verdict: flag\n    references: [CWE-20]\n"
+        "    detection: deterministic\n    applies_to: {action_types: [http]}\n"
+        "    specialist: {kind: domain, config: {allowed: [github.io]}}\n"
+    )
+    for _ in range(2):  # never cached, so never served without the test
+        with pytest.raises(TaxonomyError, match="public suffix"):
+            load_cached(["coding", overlay], shipped_kinds, home, keys)
+
+
+def test_a_served_taxonomy_skips_only_the_checks_that_reject(
+    home: Path, keys: KeyPair, shipped_kinds: KindRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Served from the cache, each glob and pattern is not compiled alone again (the
+    specialist compiles it with the others of its list when built), nor an example's action
+    measured for depth, nor a correction's placeholders read: those passed when the file was
+    written. What validators change is the same (the taxonomy equals a fresh one)."""
+    import sys
+
+    import re2
+
+    import specialists.path
+    import specialists.secrets
+    import specialists.shell
+    import supervisor.models
+
+    fresh = load_taxonomy(["coding"], shipped_kinds)
+    load_cached(["coding"], shipped_kinds, home, keys)  # written
+    checks = {
+        "specialists.regex._check_pattern",
+        "specialists.shell._check_word_glob",
+        "specialists.shell._check_path_glob",
+        "specialists.path._check_glob",
+        "specialists.secrets._glob",
+        "supervisor.models._json_limits",
+        "supervisor.taxonomy._plain_fields",
+    }
+    seen: list[str] = []
+
+    def counting(module: object, name: str) -> None:
+        real = getattr(module, name)
+
+        def wrapper(*args: object, **kwargs: object) -> object:
+            frame = sys._getframe(1)
+            caller = f"{frame.f_globals['__name__']}.{frame.f_code.co_name}"
+            if caller in checks:
+                seen.append(caller)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    counting(specialists.shell, "word_globs")
+    counting(specialists.shell, "path_globs")
+    counting(specialists.path, "path_globs")
+    counting(re2, "compile")
+    counting(specialists.secrets.re, "compile")
+    counting(supervisor.models, "check_depth")
+    counting(supervisor.taxonomy, "_template_fields")
+    _same(load_cached(["coding"], shipped_kinds, home, keys), fresh)
+    assert seen == []
+    load_taxonomy(["coding"], shipped_kinds)  # a fresh load runs every check
+    assert set(seen) == checks
+
+
+def test_a_served_taxonomy_takes_its_hashes_from_the_file(
+    home: Path, keys: KeyPair, shipped_kinds: KindRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The taxonomy's hash and its entries' config hashes, as records name them, come from
+    the signed file (computed when it was written, from the same values); a taxonomy
+    derived from a served one computes its own."""
+    from supervisor.taxonomy import taxonomy_record, with_timeouts
+
+    fresh = load_taxonomy(["coding"], shipped_kinds)
+    load_cached(["coding"], shipped_kinds, home, keys)  # written
+    record = taxonomy_record(fresh, shipped_kinds)
+    slower = taxonomy_record(with_timeouts(fresh, 60_000), shipped_kinds)
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("computed a hash")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(supervisor.taxonomy, "_hash", refuse)
+        patch.setattr(supervisor.taxonomy, "config_hash", refuse)
+        served = load_cached(["coding"], shipped_kinds, home, keys)
+        assert taxonomy_record(served, shipped_kinds) == record
+    _same(served, fresh)
+    assert taxonomy_record(with_timeouts(served, 60_000), shipped_kinds) == slower
+    assert slower["entries"] != record["entries"]
