@@ -271,6 +271,9 @@ def _translate(
     if verb in _REMOVE:
         recursive = bool({"recurse", "r", "s"} & params.keys())
         paths = _paths(parsed, home)
+        if not paths and piped and previous is not None and previous.verb in _LIST_ITEMS:
+            # Get-ChildItem DIR -Recurse | Remove-Item: what it lists, DIR's contents
+            paths = [p.rstrip("/") + "/*" for p in _paths(previous, home) if p != "<expr>"]
         if not paths:
             return None
         return WindowsOp("argv", ("rm", *(["-r"] if recursive else []), *paths), source)
