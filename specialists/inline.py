@@ -182,6 +182,7 @@ class _PyEval:
         # each element stands for
         self.selections: dict[str, str] = {}
         self.argv: tuple[str, ...] = ()  # the words after the script: sys.argv[1:]
+        self.environs: set[str] = set()  # names bound to the whole environment, re-encoded
 
     def value(self, node: ast.AST | None) -> str | None:
         if node is None:
@@ -531,6 +532,10 @@ class _PyReader:
             ev.raw[target.id] = value.value
         else:
             ev.raw.pop(target.id, None)
+        if _py_whole_environ(value) or _py_names(value) & ev.environs:
+            ev.environs.add(target.id)  # d = json.dumps(dict(os.environ)).encode()
+        else:
+            ev.environs.discard(target.id)
         url = _py_fetched(value, ev)
         if url is not None:
             ev.fetched[target.id] = url
@@ -608,7 +613,9 @@ class _PyReader:
             source = ast.unparse(node)[:200]
         except (ValueError, RecursionError):  # pragma: no cover - unparse of a parsed tree
             source = name
-        if name in _PY_PRINTS and any(_py_whole_environ(a) for a in node.args):
+        if name in _PY_PRINTS and any(
+            _py_whole_environ(a) or _py_names(a) & ev.environs for a in node.args
+        ):
             self.ops.append(CodeOp("argv", ("env",), source))  # print(dict(os.environ))
             return
         if last in ("loads", "load") and name.startswith(_PICKLE_MODULES) and node.args:
@@ -671,7 +678,7 @@ class _PyReader:
             if http_get and not payload:
                 return  # a plain GET sends nothing the program read
             for item in payload:
-                if _py_environ(item):  # the whole environment, secrets and all
+                if _py_environ(item) or _py_names(item) & ev.environs:  # secrets and all
                     text = f"env | curl --data-binary @- {shlex.quote(url or '<expr>')}"
                     self.ops.append(CodeOp("shell", (text,), source))
                     break
@@ -752,6 +759,7 @@ class _PyReader:
         names = {k: v for k, v in ev.names.items() if k not in params} | bound
         inner = _PyEval(names, self.home, self.cwd)
         inner.argv = ev.argv
+        inner.environs = ev.environs - set(params)
         inner.files.update({k: v for k, v in ev.files.items() if k not in params} | files)
         for statement in function.body:
             self.read(statement, inner, depth + 1)
@@ -965,6 +973,11 @@ def _py_environ(node: ast.AST) -> bool:
         if isinstance(sub, ast.Name) and sub.id == "environ":
             return True
     return False
+
+
+def _py_names(node: ast.AST) -> set[str]:
+    """The names an expression reads."""
+    return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
 
 
 def _py_whole_environ(node: ast.AST) -> bool:

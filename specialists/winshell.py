@@ -235,6 +235,13 @@ def windows_ops(text: str, home: str | None) -> list[WindowsOp]:
         if parsed.verb in _EVAL and fetch is not None:
             url = _url(_parse(parsed.args[fetch:]))
             ops.append(WindowsOp("shell", (f"curl -fsSL {_q(url)} | sh",), statement))
+        elif parsed.verb in _EVAL and ".downloadstring(" in statement.lower():
+            # iex (New-Object Net.WebClient).DownloadString('URL'): fetched, then run
+            url = next((a.strip("'\"()") for a in parsed.args if "://" in a), "<expr>")
+            if "://" in url:
+                url = url[url.index("(") + 1 :] if "(" in url else url
+                url = url.strip("'\"()")
+            ops.append(WindowsOp("shell", (f"curl -fsSL {_q(url)} | sh",), statement))
         previous = parsed
     return ops
 

