@@ -1229,6 +1229,8 @@ class _State:
     # git remotes added earlier on the line (name -> URL): the repository's configuration,
     # shared by every copy, as ``files`` is.
     remotes: dict[str, str] = field(default_factory=dict)
+    # git aliases set earlier on the line (name -> value, ``!`` kept): the same configuration.
+    git_aliases: dict[str, str] = field(default_factory=dict)
 
     def copy(self) -> _State:
         return _State(
@@ -1241,6 +1243,7 @@ class _State:
             self.aliases,
             self.downloads,
             self.remotes,
+            self.git_aliases,
         )
 
     @staticmethod
@@ -2596,7 +2599,7 @@ class _Parser:
         elif program in _VIMS:
             nested.extend(("shell:" + program, line) for line in _vim_shell_commands(rest))
         elif program == "git":
-            aliased = _git_alias_command(rest)
+            aliased = _git_alias_command(rest, state.git_aliases)
             if aliased is not None:  # git -c alias.x='!cmd' x: git runs cmd through sh
                 nested.append(("shell:git alias", aliased))
             installed = _git_alias_installed(rest)
@@ -2691,6 +2694,9 @@ class _Parser:
             added = _remote_added(cmd)
             if added is not None and len(state.remotes) < MAX_FUNCTIONS:
                 state.remotes[added[0]] = added[1]
+            git_alias = _git_alias_set(cmd.argv[1:])
+            if git_alias is not None and len(state.git_aliases) < MAX_FUNCTIONS:
+                state.git_aliases[git_alias[0]] = git_alias[1]
         elif program == "alias":
             for word in cmd.positionals:
                 name, equals, text = word.partition("=")
@@ -3344,12 +3350,10 @@ def _vim_shell_commands(words: Sequence[str]) -> list[str]:
 def _git_alias_installed(words: Sequence[str]) -> str | None:
     """``git config [--global] alias.NAME '!CMD'``: the shell command line the alias will
     run (judged as what is installed, as a start-up file's text is)."""
-    if "config" not in words:
+    alias = _git_alias_set(words)
+    if alias is None or not alias[1].startswith("!"):
         return None
-    rest = [w for w in words[words.index("config") + 1 :] if not w.startswith("-")]
-    if len(rest) >= 2 and rest[0].lower().startswith("alias.") and rest[1].startswith("!"):
-        return rest[1][1:] or None
-    return None
+    return alias[1][1:] or None
 
 
 # Git settings whose value is a command line git runs through the shell (``*`` one name).
@@ -3399,16 +3403,29 @@ def _git_config_commands(words: Sequence[str]) -> list[str]:
     return out[:MAX_REMOTE_OPERANDS]
 
 
-def _git_alias_command(words: Sequence[str]) -> str | None:
-    """``git -c alias.NAME='!CMD' NAME ARGS``: the shell command line git runs (CMD ARGS)."""
-    aliases: dict[str, str] = {}
+def _git_alias_set(words: Sequence[str]) -> tuple[str, str] | None:
+    """``git config [--global] alias.NAME VALUE``: (NAME, VALUE), ``!`` kept."""
+    if "config" not in words:
+        return None
+    rest = [w for w in words[words.index("config") + 1 :] if not w.startswith("-")]
+    if len(rest) >= 2 and rest[0].lower().startswith("alias.") and rest[1]:
+        return rest[0][len("alias.") :], rest[1]
+    return None
+
+
+def _git_alias_command(words: Sequence[str], installed: Mapping[str, str]) -> str | None:
+    """``git -c alias.NAME='!CMD' NAME ARGS``: the shell command line git runs (CMD ARGS);
+    an alias of git words (``alias.ci='commit --no-verify'``, set with ``-c`` or by ``git
+    config`` earlier on the line) is the git command it stands for (``git commit
+    --no-verify ARGS``)."""
+    aliases = dict(installed)
     i = 0
     while i < len(words):
         word = words[i]
         if word == "-c" and i + 1 < len(words):
             key, _, value = words[i + 1].partition("=")
-            if key.lower().startswith("alias.") and value.startswith("!"):
-                aliases[key[len("alias.") :]] = value[1:]
+            if key.lower().startswith("alias.") and value:
+                aliases[key[len("alias.") :]] = value
             i += 2
             continue
         if word in ("-C", "--git-dir", "--work-tree", "--namespace") and i + 1 < len(words):
@@ -3417,9 +3434,10 @@ def _git_alias_command(words: Sequence[str]) -> str | None:
         if word.startswith("-"):
             i += 1
             continue
-        command = aliases.get(word)
-        if command is None:
+        stands_for = aliases.get(word)
+        if stands_for is None:
             return None
+        command = stands_for[1:] if stands_for.startswith("!") else f"git {stands_for}"
         return " ".join([command, *(_quote(w) for w in words[i + 1 :])])
     return None
 

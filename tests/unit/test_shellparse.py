@@ -2104,3 +2104,22 @@ def test_the_whole_environment_printed_by_python_is_env(code: str):
 )
 def test_one_variable_or_an_environment_handed_on_is_not_a_dump(code: str):
     assert "env" not in [c.program for c in run(f"python3 -c {shlex.quote(code)}").commands]
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        (
+            "git config alias.ci 'commit --no-verify' && git ci -m x",
+            ("git", "commit", "--no-verify", "-m", "x"),
+        ),
+        (
+            "git -c alias.pf='push --force' pf origin main",
+            ("git", "push", "--force", "origin", "main"),
+        ),
+    ],
+)
+def test_a_git_alias_of_git_words_runs_the_git_command_it_stands_for(
+    command: str, argv: tuple[str, ...]
+):
+    assert argv in [c.argv for c in run(command).commands]
