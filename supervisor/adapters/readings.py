@@ -563,6 +563,8 @@ def _default_role(
     key = _snake(name)
     if key in _SHELL_NAMES and _is_command(value):
         return "shell", "name"
+    if _names_a_command(key) and isinstance(value, str) and _looks_like_command(value):
+        return "shell", "name"  # cli_command, kubectl_cmd: a known program's command line
     if key in _SQL_NAMES and isinstance(value, str):
         return "sql", "name"
     if key in _PATH_NAMES and isinstance(value, str) and value:
@@ -701,6 +703,12 @@ def _language_of_tool(tool: str) -> Role | None:
         if language in name:
             return _LANGUAGES[language]
     return None
+
+
+def _names_a_command(key: str) -> bool:
+    """``cli_command``, ``aws_command``, ``run_cmd``: a name that says its value is a command
+    line of some program (``subcommand`` and ``command_id`` are not)."""
+    return key.endswith(("_command", "_cmd", "_cmdline")) and not key.startswith("sub")
 
 
 def _is_command(value: Any) -> bool:

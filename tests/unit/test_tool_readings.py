@@ -35,6 +35,20 @@ def test_a_command_parameter_is_a_shell_command_whatever_the_tool(name: str) -> 
     assert derived("do_it", {name: "rm -rf ~"}) == [("shell", {"command": "rm -rf ~"})]
 
 
+@pytest.mark.parametrize("name", ["cli_command", "awsCommand", "kubectl_cmd", "run_cmdline"])
+def test_a_name_that_says_command_holds_a_known_programs_command_line(name: str) -> None:
+    command = "aws dynamodb delete-table --table-name orders"
+    assert derived("call_aws", {name: command}) == [("shell", {"command": command})]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("cli_command", "describe the tables"), ("subcommand", "rm -rf ~"), ("command_id", "42")],
+)
+def test_other_command_like_names_stay_arguments(name: str, value: str) -> None:
+    assert derived("call_aws", {name: value}) == []
+
+
 def test_camel_case_names_are_read_like_snake_case() -> None:
     assert derived("fs", {"filePath": "~/.bashrc", "fileText": "x"}) == [
         ("file_write", {"path": "~/.bashrc", "content": "x"})
