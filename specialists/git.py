@@ -255,9 +255,26 @@ def _git_invocation(
             i += 1
             continue
         break
+    if command is not None:
+        configs.extend(_environment_configs(command.assignments))
     sub = argv[i] if i < n else ""
     source = command.source if command is not None else " ".join(argv)
     return _Git(sub, tuple(argv[i + 1 :]), tuple(configs), cwd, command, source)
+
+
+def _environment_configs(assignments: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``GIT_CONFIG_COUNT=N GIT_CONFIG_KEY_0=k GIT_CONFIG_VALUE_0=v git …``: settings git
+    takes from its environment, as ``-c k=v`` (the first N pairs)."""
+    given = dict(assignments)
+    count = given.get("GIT_CONFIG_COUNT", "")
+    if not count.isdigit():
+        return []
+    pairs = []
+    for n in range(min(int(count), 16)):
+        key = given.get(f"GIT_CONFIG_KEY_{n}")
+        if key:
+            pairs.append((key.lower(), given.get(f"GIT_CONFIG_VALUE_{n}", "")))
+    return pairs
 
 
 def _names(text: str) -> frozenset[str]:

@@ -368,6 +368,8 @@ def test_history_benign(command: str):
         "export HUSKY=0 && git commit -m x",
         "env HUSKY_SKIP_HOOKS=1 git commit -m x",
         "SKIP=flake8,mypy git commit -m x",
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null "
+        "git commit -m x",
         "git -c core.hooksPath=/dev/null commit -m x",
         "git -c core.hooksPath= commit -m x",
         "git config core.hooksPath /dev/null",
