@@ -1030,7 +1030,7 @@ def demo(ctx: click.Context) -> None:
 # (one import line per module, kept sorted)
 from supervisor import (  # noqa: E402
     cli_feedback,  # noqa: F401
-    cli_hooks,  # noqa: F401
+    cli_hooks,
     cli_mcp,  # noqa: F401
     cli_review,  # noqa: F401
     cli_taxonomy,  # noqa: F401
@@ -1042,6 +1042,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the ``supervise`` console script."""
     from supervisor.gcpause import before_exit
 
+    cli_hooks.budget_from_process_start()  # a hook's budget includes the imports
     try:
         _run(argv)
     except BrokenPipeError:

@@ -8,6 +8,7 @@ turn every failure into the ``--on-error`` answer themselves.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -36,8 +37,18 @@ __all__ = ["hook"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# The budget counts from here, as close to the process start as this module gets.
+# The budget counts from here, as close to the process start as this module gets, when
+# the console script runs (see :func:`budget_from_process_start`); a command invoked in a
+# process that was already running (click's test runner, an embedding program) counts from
+# the call: the process's start says nothing of when the call began.
 _STARTED: Final = time.monotonic()
+_FROM_PROCESS_START: Final = threading.Event()  # set once, by the console script
+
+
+def budget_from_process_start() -> None:
+    """Count a hook's budget from this module's import (the console script's start)."""
+    _FROM_PROCESS_START.set()
+
 
 on_error_option = click.option(
     "--on-error",
@@ -122,7 +133,8 @@ def _answer_hook(
             # go to stderr once for the home, not on every call.
             debug = (ctx.obj or {}).get("debug")
             with warnings_once(home, sys.stderr, enabled=not debug):
-                outcome = run_hook(text, settings, cache, started=_STARTED)
+                started = _STARTED if _FROM_PROCESS_START.is_set() else None  # None: now
+                outcome = run_hook(text, settings, cache, started=started)
         answer, finished = outcome.answer, outcome.finished
         if finished:
             cache.close()

@@ -32,6 +32,10 @@ def test_building_runs_no_collection_and_enables_the_collector_again(
     tmp_path: Path, collections: list[int]
 ) -> None:
     assert gc.isenabled()
+    # Start from an empty young generation, so that a collection owed to allocations made
+    # before the call (by the test run, not the build) does not fall inside it.
+    gc.collect(0)
+    collections.clear()
     sup = Supervisor.from_taxonomy("coding", home=tmp_path, record=False)
     # None, not even when the collector is enabled again with the young generation far past
     # its threshold: what was built moves to the oldest generation unscanned.
@@ -150,3 +154,28 @@ def test_a_one_shot_hook_leaves_its_objects_out_of_the_final_collection(
     verified = CliRunner().invoke(cli, [*home_args, "verify"])
     assert verified.exit_code == 0, verified.output
     assert len(list((home / "artifacts").glob("decisions-*.jsonl"))) == 1
+
+
+def test_a_hook_invoked_in_a_long_running_process_counts_its_budget_from_the_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The console script counts a hook's budget from its start (imports included); the
+    same command invoked in a process that has run for a while (a test runner, a program
+    embedding the CLI) counts from the call, not from when the module was imported: a
+    budget spent before the call would end the process (os._exit) after answering."""
+    import json
+    import time
+
+    from click.testing import CliRunner
+
+    from supervisor import cli_hooks
+    from supervisor.cli import cli
+
+    monkeypatch.setattr(cli_hooks, "_STARTED", time.monotonic() - 3600.0)  # an hour ago
+    result = CliRunner().invoke(
+        cli,
+        [*("--home", str(tmp_path), "hook", "claude-code"), *("--budget-ms", "600000")],
+        input=json.dumps(_event(tmp_path)),
+    )
+    assert result.exit_code == 0, result.output
+    assert "budget" not in result.output
