@@ -577,42 +577,61 @@ def _asks(sentence: str) -> Iterator[tuple[str, str | None]]:
             yield token.value, token.type
 
 
-def _gives(text: str, folded: str, value: str, kind: str | None) -> bool:
-    """Whether ``text`` (and its folded form) names ``value``: a name as whole words, a
-    typed value as that token."""
-    if kind is None:
-        return named_words(folded, fold(value))
-    return any(t.type == kind and t.value == value for t in tokens(text))
+class _Reader:
+    """Whether a text names a value: a name (folded) as whole words of the folded text, a
+    typed value as one of the text's tokens, read once per text."""
+
+    __slots__ = ("_tokens",)
+
+    def __init__(self) -> None:
+        self._tokens: dict[str, frozenset[tuple[str, str]]] = {}
+
+    def gives(self, text: tuple[str, str], value: str, kind: str | None) -> bool:
+        raw, folded = text
+        if kind is None:
+            return named_words(folded, value)
+        held = self._tokens.get(raw)
+        if held is None:
+            held = frozenset((t.type, t.value) for t in tokens(raw) if t.type in _VALUE_TYPES)
+            self._tokens[raw] = held
+        return (kind, value) in held
+
+
+_APART: Final = "\n|\n"  # between texts joined to be read at once: no name or value spans it
+
+
+def _joined(texts: Sequence[str]) -> tuple[str, str]:
+    """``texts`` as one text and its folded form (each folded apart), kept apart by
+    :data:`_APART`."""
+    return _APART.join(texts), " | ".join(fold(text) for text in texts)
 
 
 @dataclass(frozen=True, slots=True)
-class _Piece:
-    """A part of a source with one trust, read once: its filed spans (key, text, folded)
-    and the rest (text, folded), which is all of it when nothing in it is filed."""
+class _Filed:
+    """A span of third-party text filed under ``key``, in ``where``."""
 
-    source: Source
-    filed: tuple[tuple[str, str, str], ...]
-    rest: tuple[tuple[str, str], ...]
+    key: str
+    where: str
+    text: tuple[str, str]  # as written, folded
 
 
-def _pieces(sources: Sequence[Source]) -> list[_Piece]:
-    found: list[_Piece] = []
+def _read(sources: Sequence[Source]) -> tuple[tuple[str, str], tuple[str, str], list[_Filed]]:
+    """Every text of ``sources`` that is not filed (trusted pieces, unfiled third-party
+    text, what lies between a keyed result's spans), joined; every filed span joined; and
+    each filed span."""
+    rest: list[str] = []
+    filed: list[_Filed] = []
     for source in sources:
         for trust, piece, field in source.pieces():
             spans = source.filed if field is None and not trust.trusted else ()
-            filed: list[tuple[str, str, str]] = []
-            rest: list[tuple[str, str]] = []
             last = 0
             for span in spans:
-                if span.start > last:
-                    rest.append((piece[last : span.start], fold(piece[last : span.start])))
+                rest.append(piece[last : span.start])
                 part = piece[span.start : span.end]
-                filed.append((span.key, part, fold(part)))
+                filed.append(_Filed(span.key, source.describe(), (part, fold(part))))
                 last = max(last, span.end)
-            if last < len(piece):
-                rest.append((piece[last:], fold(piece[last:])))
-            found.append(_Piece(source, tuple(filed), tuple(rest)))
-    return found
+            rest.append(piece[last:])
+    return _joined(rest), _joined([f.text[0] for f in filed]), filed
 
 
 def off_record(text: str, sources: Sequence[Source], requests: Sequence[str]) -> OffRecord | None:
@@ -622,8 +641,11 @@ def off_record(text: str, sources: Sequence[Source], requests: Sequence[str]) ->
 
     Not judged: what ``requests`` name, what a trusted piece or an unfiled third-party
     text names, and a name that is what its text is filed under or a part of it."""
-    asked = [(request, fold(request)) for request in requests]
-    pieces = _pieces(sources)
+    asked = _joined(requests)
+    rest, all_filed, filed = _read(sources)
+    if not filed:
+        return None
+    reader = _Reader()
     judged = 0
     for sentence in _SENTENCES.split(text):
         folded_sentence = fold(sentence)
@@ -631,30 +653,25 @@ def off_record(text: str, sources: Sequence[Source], requests: Sequence[str]) ->
             judged += 1
             if judged > MAX_NAMES:
                 return None
-            if any(_gives(request, folded, value, kind) for request, folded in asked):
-                continue
-            if any(_gives(part, folded, value, kind) for p in pieces for part, folded in p.rest):
-                continue  # a trusted text's, or third-party text filed under no name
-            held = [
-                (key, p.source.describe())
-                for p in pieces
-                for key, part, folded in p.filed
-                if _gives(part, folded, value, kind)
-            ]
-            if not held:
-                continue  # the agent's own words
-            own = fold(value)
-            if any(
-                named_words(folded_sentence, fold(key))
-                or named_words(fold(key), own)
-                or named_words(own, fold(key))
-                for key, _ in held
+            needle = fold(value) if kind is None else value
+            if (
+                reader.gives(asked, needle, kind)
+                or reader.gives(rest, needle, kind)
+                or not reader.gives(all_filed, needle, kind)
+            ):
+                continue  # the user's, a trusted or unfiled text's, or the agent's own
+            held = [f for f in filed if reader.gives(f.text, needle, kind)]
+            if not held or any(
+                named_words(folded_sentence, fold(f.key))
+                or named_words(fold(f.key), needle)
+                or named_words(needle, fold(f.key))
+                for f in held
             ):
                 continue  # its own record's name, or the sentence says whose text it is
             return OffRecord(
                 value,
-                tuple(dict.fromkeys(key for key, _ in held)),
-                tuple(dict.fromkeys(where for _, where in held)),
+                tuple(dict.fromkeys(f.key for f in held)),
+                tuple(dict.fromkeys(f.where for f in held)),
                 sentence,
             )
     return None
