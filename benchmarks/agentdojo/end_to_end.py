@@ -65,7 +65,7 @@ from agentdojo.agent_pipeline.tool_execution import tool_result_to_str
 from agentdojo.attacks.attack_registry import ATTACKS, load_attack
 from agentdojo.base_tasks import BaseInjectionTask, BaseUserTask
 from agentdojo.functions_runtime import EmptyEnv, Env, FunctionsRuntime
-from agentdojo.task_suite.load_suites import get_suite
+from agentdojo.task_suite.load_suites import get_suite, get_suites
 from agentdojo.types import (
     ChatAssistantMessage,
     ChatMessage,
@@ -84,6 +84,8 @@ HERE: Final = Path(__file__).resolve().parent
 SUITES: Final = ("workspace", "travel", "banking", "slack")
 MODES: Final = ("off", "supervise", "oracle")
 DEFAULT_VERSION: Final = "v1.2.2"
+# AgentDojo 0.1.35's benchmark versions (v1 and v1.1.x have 629 pairs, v1.2.x 949).
+VERSIONS: Final = ("v1", "v1.1", "v1.1.1", "v1.1.2", "v1.2", "v1.2.1", "v1.2.2")
 DEFAULT_ATTACK: Final = "important_instructions"
 # What the attacks that address the model by name call it: the pipeline's name holds a
 # model AgentDojo knows ("GPT-4", as the runs before --attack used).
@@ -469,7 +471,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--suite", action="append", choices=SUITES)
     parser.add_argument("--mode", action="append", choices=MODES)
-    parser.add_argument("--benchmark-version", default=DEFAULT_VERSION)
+    parser.add_argument(
+        "--benchmark-version",
+        default=DEFAULT_VERSION,
+        help=f"AgentDojo's benchmark version ({', '.join(VERSIONS)}; default {DEFAULT_VERSION})",
+    )
     parser.add_argument(
         "--taxonomy",
         action="append",
@@ -513,6 +519,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--refusals", type=int, default=0, help="list N refused user calls")
     options = parser.parse_args(argv)
+    if not get_suites(options.benchmark_version):
+        parser.error(
+            f"AgentDojo has no benchmark version {options.benchmark_version!r} "
+            f"(this release has {', '.join(VERSIONS)})"
+        )
     logging.getLogger("supervisor").setLevel(logging.ERROR)
     logging.getLogger("specialists").setLevel(logging.ERROR)
     annotations = load_tool_annotations(options.tools)
