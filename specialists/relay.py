@@ -567,7 +567,7 @@ class OffRecord:
 
 
 def _asks(sentence: str) -> Iterator[tuple[str, str | None]]:
-    """The names (folded, with None) and typed values ((type, value)) of ``sentence``."""
+    """The names (as written, with None) and typed values (with their type) of ``sentence``."""
     for name in _names(sentence):
         folded = fold(name)
         if len(folded) >= MIN_NAME_CHARS and folded not in _STOP:
@@ -617,20 +617,23 @@ class _Filed:
 
 def _read(sources: Sequence[Source]) -> tuple[tuple[str, str], tuple[str, str], list[_Filed]]:
     """Every text of ``sources`` that is not filed (trusted pieces, unfiled third-party
-    text, what lies between a keyed result's spans), joined; every filed span joined; and
-    each filed span."""
+    text, the lines of a keyed result that no key files), joined; every filed span joined;
+    and each filed span."""
     rest: list[str] = []
     filed: list[_Filed] = []
     for source in sources:
         for trust, piece, field in source.pieces():
-            spans = source.filed if field is None and not trust.trusted else ()
+            if field is not None or trust.trusted or not source.filed:
+                rest.append(piece)
+                continue
+            lines = piece.split("\n")
             last = 0
-            for span in spans:
-                rest.append(piece[last : span.start])
-                part = piece[span.start : span.end]
+            for span in source.filed:
+                rest.append("\n".join(lines[last : span.start]))
+                part = "\n".join(lines[span.start : span.end])
                 filed.append(_Filed(span.key, source.describe(), (part, fold(part))))
                 last = max(last, span.end)
-            rest.append(piece[last:])
+            rest.append("\n".join(lines[last:]))
     return _joined(rest), _joined([f.text[0] for f in filed]), filed
 
 

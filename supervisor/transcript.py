@@ -27,7 +27,7 @@ has field trust is kept as its fields: each named field's values, with that fiel
 ``text``. A result that is not structured keeps the tool's trust as a whole.
 
 A result keyed by names the system keeps (``ResultTrust.keys``: reviews by hotel) also
-says under which name each of its values is filed (:class:`Filed`, spans of ``text``):
+says under which name each of its values is filed (:class:`Filed`, lines of ``text``):
 what a guest wrote under "Le Marais" is about Le Marais, and a name it gives that is not
 "Le Marais" is that guest's pick (the ``instruction_relay`` kind's ``filed_names``).
 """
@@ -169,8 +169,9 @@ class NamedRecord(BaseModel):
 
 
 class Filed(BaseModel):
-    """A span of a keyed result's ``text``: the values filed under one key (a hotel's
-    name), from ``start`` up to ``end``."""
+    """The lines of a keyed result's ``text`` filed under one key (a hotel's name): lines
+    ``start`` up to ``end`` (counted from 0). Lines, not characters, so that a record whose
+    secrets were masked (a mask is not as long as what it hides) still files them."""
 
     model_config = _FROZEN
 
@@ -441,7 +442,7 @@ def _fielded(
     if left is _GONE:
         text = ""
     elif trust.keys is not None:  # the keys are a field: the rest is its values alone
-        text, filed = _filed_text(left, budget)
+        text, filed = _filed_text(left)
     else:
         text = as_text(left)
     cut = cut or len(text) > budget
@@ -459,26 +460,24 @@ def _fielded(
     )
 
 
-def _filed_text(node: object, budget: int) -> tuple[str, tuple[Filed, ...]]:
-    """The values of a keyed result, one a line, and the span of each key's values (the
-    innermost key above them) within the first ``budget`` characters; at most
-    :data:`MAX_RECORDS` spans, the rest of the text unfiled."""
-    lines: list[str] = []
+def _filed_text(node: object) -> tuple[str, tuple[Filed, ...]]:
+    """The values of a keyed result, one a line, and the lines of each key's values (the
+    innermost key above them); at most :data:`MAX_RECORDS` spans, the rest unfiled."""
+    leaves: list[str] = []
     spans: list[Filed] = []
-    offset = 0
+    line = 0
     for key, leaf in _keyed_leaves(node):
-        start = offset
-        offset += len(leaf) + 1
-        lines.append(leaf)
-        if key is None or start >= budget:
+        start = line
+        line += leaf.count("\n") + 1
+        leaves.append(leaf)
+        if key is None:
             continue
-        end = min(start + len(leaf), budget)
         last = spans[-1] if spans else None
-        if last is not None and last.key == key[:500] and last.end + 1 == start:
-            spans[-1] = last.model_copy(update={"end": end})
+        if last is not None and last.key == key[:500] and last.end == start:
+            spans[-1] = last.model_copy(update={"end": line})
         elif len(spans) < MAX_RECORDS:
-            spans.append(Filed(key=key[:500], start=start, end=end))
-    return "\n".join(lines), tuple(spans)
+            spans.append(Filed(key=key[:500], start=start, end=line))
+    return "\n".join(leaves), tuple(spans)
 
 
 def _keyed_leaves(

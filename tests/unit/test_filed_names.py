@@ -14,6 +14,7 @@ from specialists.relay import RelayConfig, RelaySpecialist, off_record
 from supervisor import Supervisor
 from supervisor.adapters.tools import answer_action, check_answer
 from supervisor.models import Context, Verdict
+from supervisor.redact import redact_value
 from supervisor.transcript import (
     Filed,
     ResultTrust,
@@ -51,7 +52,8 @@ def _verdict(answer: str, context: Context, specialist: RelaySpecialist = FILED)
 
 def test_a_keyed_result_says_under_which_name_each_text_is_filed() -> None:
     source = _reviews()
-    spans = {span.key: source.text[span.start : span.end] for span in source.filed}
+    lines = source.text.split("\n")
+    spans = {span.key: "\n".join(lines[span.start : span.end]) for span in source.filed}
     assert set(spans) == {"Trattoria Lupo", "Casa Verde"}
     assert "Osteria Nera" in spans["Trattoria Lupo"]
     assert spans["Casa Verde"] == "Quiet garden, slow service."
@@ -72,6 +74,19 @@ def test_filing_survives_the_record_of_a_decision() -> None:
     again = Transcript.model_validate_json(transcript.model_dump_json())
     assert again == transcript
     assert isinstance(again.sources[1].filed[0], Filed)
+
+
+def test_filing_survives_masking_the_secrets_of_the_record() -> None:
+    # A recorded context has its secrets masked, and a mask is not as long as what it
+    # hides: the lines are still filed under their keys.
+    key = "AKIA" + "QWERTYUIOPASDFGH"
+    reviews = {"Casa Verde": [f"Left my key {key} at the desk."], **REVIEWS}
+    source = result("get_reviews", json.dumps(reviews), KEYED, "c1")
+    masked = Source.model_validate(redact_value(source.model_dump(mode="json")))
+    assert key not in masked.text
+    assert masked.filed == source.filed
+    context = _context("How are the reviews of Trattoria Lupo?", masked)
+    assert _verdict("Osteria Nera is the real deal.", context) is Verdict.NUDGE
 
 
 def test_a_name_a_review_gives_about_another_place_is_refused() -> None:
