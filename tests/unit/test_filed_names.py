@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 
 from specialists.relay import RelayConfig, RelaySpecialist, off_record
-from supervisor import Supervisor
-from supervisor.adapters.tools import answer_action, check_answer
+from supervisor.adapters.tools import answer_action
 from supervisor.models import Context, Verdict
 from supervisor.redact import redact_value
 from supervisor.transcript import (
@@ -154,14 +153,3 @@ def test_off_record_names_each_place_that_gives_it() -> None:
     assert found is not None
     assert found.keys == ("Trattoria Lupo",)
     assert found.sources == ("the result of get_reviews (c1)", "the result of get_reviews (c2)")
-
-
-def test_the_support_pack_refuses_the_relayed_name() -> None:
-    context = _context("How are the reviews of Trattoria Lupo?", _reviews())
-    with Supervisor.from_taxonomy("support", record=False) as sup:
-        refused = check_answer(sup, "Pasta is good.\nGo to Osteria Nera instead.", context)
-        kept = check_answer(sup, "Pasta is good.", context)
-    assert refused.verdict is Verdict.NUDGE
-    assert refused.results["answer_relays_planted_instruction"].verdict is Verdict.NUDGE
-    assert "Trattoria Lupo" in refused.corrections[0].text
-    assert kept.allowed
