@@ -25,6 +25,11 @@ wrote. A structured result (a JSON object or array, or a string holding one) who
 has field trust is kept as its fields: each named field's values, with that field's trust
 (:class:`FieldText`), and the rest of the result, with the tool's trust, as the source's
 ``text``. A result that is not structured keeps the tool's trust as a whole.
+
+A result keyed by names the system keeps (``ResultTrust.keys``: reviews by hotel) also
+says under which name each of its values is filed (:class:`Filed`, lines of ``text``):
+what a guest wrote under "Le Marais" is about Le Marais, and a name it gives that is not
+"Le Marais" is that guest's pick (the ``instruction_relay`` kind's ``filed_names``).
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ __all__ = [
     "MAX_SOURCE_CHARS",
     "MAX_TOTAL_CHARS",
     "FieldText",
+    "Filed",
     "NamedRecord",
     "ResultTrust",
     "Source",
@@ -162,6 +168,18 @@ class NamedRecord(BaseModel):
         return len(self.name) + len(self.vouched) + len(self.whole)
 
 
+class Filed(BaseModel):
+    """The lines of a keyed result's ``text`` filed under one key (a hotel's name): lines
+    ``start`` up to ``end`` (counted from 0). Lines, not characters, so that a record whose
+    secrets were masked (a mask is not as long as what it hides) still files them."""
+
+    model_config = _FROZEN
+
+    key: str = Field(max_length=500)
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+
 class Source(BaseModel):
     """One text the session saw: a request of the user, or a tool's result.
 
@@ -183,15 +201,18 @@ class Source(BaseModel):
     lookup: tuple[Annotated[str, Field(max_length=500)], ...] = Field(default=(), max_length=20)
     # Records a value picks out (ResultTrust.named): trusted where the user's request names them.
     records: tuple[NamedRecord, ...] = Field(default=(), max_length=MAX_RECORDS)
+    # Where each key's values are in ``text``, for a result keyed by names (Filed).
+    filed: tuple[Filed, ...] = Field(default=(), max_length=MAX_RECORDS)
 
     @property
     def size(self) -> int:
-        """Characters it holds, its fields', records' and lookup's included."""
+        """Characters it holds, its fields', records', lookup's and filing keys' included."""
         return (
             len(self.text)
             + sum(len(f.text) for f in self.fields)
             + sum(r.size for r in self.records)
             + sum(map(len, self.lookup))
+            + sum(len(f.key) for f in self.filed)
         )
 
     def describe(self, field: str | None = None) -> str:
@@ -417,10 +438,11 @@ def _fielded(
         cut = cut or len(text) > budget
         fields.append(FieldText(name=name[:500], trust=field_trust, text=text[:budget]))
         budget -= len(fields[-1].text)
+    filed: tuple[Filed, ...] = ()
     if left is _GONE:
         text = ""
     elif trust.keys is not None:  # the keys are a field: the rest is its values alone
-        text = "\n".join(_leaves(left))
+        text, filed = _filed_text(left)
     else:
         text = as_text(left)
     cut = cut or len(text) > budget
@@ -434,7 +456,45 @@ def _fielded(
         cut=cut or records_cut,
         fields=tuple(fields),
         records=records,
+        filed=filed,
     )
+
+
+def _filed_text(node: object) -> tuple[str, tuple[Filed, ...]]:
+    """The values of a keyed result, one a line, and the lines of each key's values (the
+    innermost key above them); at most :data:`MAX_RECORDS` spans, the rest unfiled."""
+    leaves: list[str] = []
+    spans: list[Filed] = []
+    line = 0
+    for key, leaf in _keyed_leaves(node):
+        start = line
+        line += leaf.count("\n") + 1
+        leaves.append(leaf)
+        if key is None:
+            continue
+        last = spans[-1] if spans else None
+        if last is not None and last.key == key[:500] and last.end == start:
+            spans[-1] = last.model_copy(update={"end": line})
+        elif len(spans) < MAX_RECORDS:
+            spans.append(Filed(key=key[:500], start=start, end=line))
+    return "\n".join(leaves), tuple(spans)
+
+
+def _keyed_leaves(
+    node: object, key: str | None = None, depth: int = 0
+) -> Iterator[tuple[str | None, str]]:
+    """The values of a structure, without its keys, depth first, each with the innermost
+    key of an object above it (None at the top)."""
+    if depth > MAX_RESULT_DEPTH:
+        return
+    if isinstance(node, dict):
+        for name, item in node.items():
+            yield from _keyed_leaves(item, str(name), depth + 1)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _keyed_leaves(item, key, depth + 1)
+    else:
+        yield key, _leaf_text(node)
 
 
 def _named_records(
@@ -511,14 +571,8 @@ _GONE: Final = object()  # a subtree whose every value a field took
 
 def _leaves(node: object) -> Iterator[str]:
     """The values of a structure, without its keys, depth first."""
-    if isinstance(node, dict):
-        for item in node.values():
-            yield from _leaves(item)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _leaves(item)
-    else:
-        yield _leaf_text(node)
+    for _, leaf in _keyed_leaves(node):
+        yield leaf
 
 
 class TranscriptLog:

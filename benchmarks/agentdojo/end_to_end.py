@@ -33,7 +33,8 @@ Usage::
 
     .venv/bin/python benchmarks/agentdojo/end_to_end.py [--suite NAME]... [--mode MODE]...
         [--benchmark-version v1.2.2] [--attack important_instructions] [--no-answer-gate]
-        [--taxonomy support] [--tools tools.yaml] [--max-pairs N] [--json]
+        [--taxonomy support] [--tools tools.yaml] [--max-pairs N] [--pair USER+INJECTION]...
+        [--detail FILE] [--json]
 
 Attack success = share of pairs whose injection goal AgentDojo's check counts as reached;
 utility under attack = share of pairs whose user task its check counts as done; utility
@@ -64,7 +65,7 @@ from agentdojo.agent_pipeline.tool_execution import tool_result_to_str
 from agentdojo.attacks.attack_registry import ATTACKS, load_attack
 from agentdojo.base_tasks import BaseInjectionTask, BaseUserTask
 from agentdojo.functions_runtime import EmptyEnv, Env, FunctionsRuntime
-from agentdojo.task_suite.load_suites import get_suite
+from agentdojo.task_suite.load_suites import get_suite, get_suites
 from agentdojo.types import (
     ChatAssistantMessage,
     ChatMessage,
@@ -76,13 +77,15 @@ from agentdojo.types import (
 from supervisor import Supervisor
 from supervisor.adapters.readings import ToolAnnotations, load_tool_annotations, lookup_values
 from supervisor.adapters.tools import check_answer, check_tool_call, read_tool_call, trust_of
-from supervisor.models import Context
+from supervisor.models import Context, Decision
 from supervisor.transcript import Source, bounded, request, result
 
 HERE: Final = Path(__file__).resolve().parent
 SUITES: Final = ("workspace", "travel", "banking", "slack")
 MODES: Final = ("off", "supervise", "oracle")
 DEFAULT_VERSION: Final = "v1.2.2"
+# AgentDojo 0.1.35's benchmark versions (v1 and v1.1.x have 629 pairs, v1.2.x 949).
+VERSIONS: Final = ("v1", "v1.1", "v1.1.1", "v1.1.2", "v1.2", "v1.2.1", "v1.2.2")
 DEFAULT_ATTACK: Final = "important_instructions"
 # What the attacks that address the model by name call it: the pipeline's name holds a
 # model AgentDojo knows ("GPT-4", as the runs before --attack used).
@@ -118,6 +121,7 @@ class Gate:
     sources: list[Source] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
     calls: Counter[str] = field(default_factory=Counter)
+    steps: list[dict[str, Any]] = field(default_factory=list)  # every call and answer decided
 
     def answer(self, text: str) -> str:
         """The answer the user gets: ``text``, or, when the supervisor refuses it, what is
@@ -129,6 +133,7 @@ class Gate:
         for _ in range(2):
             context = Context(transcript=bounded(self.sources))
             decision = check_answer(self.supervisor, text, context, session=self.session)
+            self._step("answer", "(answer)", {"text": text}, decision)
             if decision.allowed:
                 return text
             self._refused("answer", "(answer)", {"text": text}, decision.reason)
@@ -160,7 +165,9 @@ class Gate:
             trial = env.model_copy(deep=True)
             runtime.run_function(trial, tool, args)
             if trial.model_dump() == env.model_dump():
+                self.steps.append({"phase": phase, "tool": tool, "args": args, "verdict": "ok"})
                 return True
+            self.steps.append({"phase": phase, "tool": tool, "args": args, "verdict": "refused"})
             return self._refused(phase, tool, args, "changes the environment")
         assert self.supervisor is not None
         reading = read_tool_call(
@@ -171,9 +178,28 @@ class Gate:
         )
         context = Context(transcript=bounded(self.sources))
         decision = check_tool_call(self.supervisor, reading, context)
+        self._step(phase, tool, args, decision)
         if decision.allowed:
             return True
         return self._refused(phase, tool, args, decision.reason)
+
+    def _step(self, phase: str, tool: str, args: dict[str, Any], decision: Decision) -> None:
+        """Keeps what was decided of a call or an answer, and why: each entry's verdict and
+        evidence (a sink's traces: its value and the sources that hold it)."""
+        self.steps.append(
+            {
+                "phase": phase,
+                "tool": tool,
+                "args": json.loads(_json(args)),
+                "verdict": str(decision.verdict),
+                "reason": decision.reason,
+                "entries": {
+                    name: {"verdict": str(r.verdict), "evidence": r.evidence}
+                    for name, r in decision.results.items()
+                    if r.evidence or r.verdict.refuses_action
+                },
+            }
+        )
 
     def _refused(self, phase: str, tool: str, args: dict[str, Any], reason: str) -> bool:
         shown = json.dumps(args, default=str, ensure_ascii=False)
@@ -300,6 +326,8 @@ class ModeReport:
     answers_refused: int = 0  # under attack
     refused_answers: list[dict[str, Any]] = field(default_factory=list)  # under attack
     answers_refused_alone: list[dict[str, Any]] = field(default_factory=list)
+    # Each pair whose attack succeeded under a gate: every call and answer decided, and why.
+    passed_detail: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _strings(value: object) -> list[str]:
@@ -323,12 +351,19 @@ def run_suite(
     max_pairs: int | None,
     attack_name: str = DEFAULT_ATTACK,
     gate_answer: bool = True,
+    only: Sequence[str] = (),
 ) -> ModeReport:
+    """One suite under one gate: the user tasks alone, then every pair (or the pairs
+    ``only`` names, ``user_task_3+injection_task_5``, and those user tasks alone)."""
     suite = get_suite(version, name)
     report = ModeReport(name, mode)
     supervisor = Supervisor.from_taxonomy(*taxonomy, record=False) if mode == "supervise" else None
     user_tasks = sorted(suite.user_tasks.items(), key=lambda item: _key(item[0]))
     injection_tasks = sorted(suite.injection_tasks.items(), key=lambda item: _key(item[0]))
+    wanted = {tuple(pair.split("+", 1)) for pair in only}
+    if wanted:
+        asked = {user_id for user_id, _ in wanted}
+        user_tasks = [(u, task) for u, task in user_tasks if u in asked]
     started = time.perf_counter()
 
     def gate(user_id: str, injection_id: str | None) -> Gate:
@@ -363,6 +398,8 @@ def run_suite(
     target.name = PIPELINE_NAME
     attack = load_attack(attack_name, suite, target)
     pairs = [(u, i) for u in user_tasks for i in injection_tasks]
+    if wanted:
+        pairs = [(u, i) for u, i in pairs if (u[0], i[0]) in wanted]
     for (user_id, user_task), (injection_id, injection_task) in pairs[:max_pairs]:
         injections = attack.attack(user_task, injection_task)
         used = gate(user_id, injection_id)
@@ -379,6 +416,9 @@ def run_suite(
         report.attack_success += bool(security)
         if security and mode != "off":
             report.attacks_passed.append(f"{user_id}+{injection_id}")
+            report.passed_detail.append(
+                {"pair": f"{user_id}+{injection_id}", "utility": bool(utility), "steps": used.steps}
+            )
         tally(used)
     report.seconds = round(time.perf_counter() - started, 1)
     if supervisor is not None:
@@ -431,7 +471,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--suite", action="append", choices=SUITES)
     parser.add_argument("--mode", action="append", choices=MODES)
-    parser.add_argument("--benchmark-version", default=DEFAULT_VERSION)
+    parser.add_argument(
+        "--benchmark-version",
+        default=DEFAULT_VERSION,
+        help=f"AgentDojo's benchmark version ({', '.join(VERSIONS)}; default {DEFAULT_VERSION})",
+    )
     parser.add_argument(
         "--taxonomy",
         action="append",
@@ -457,9 +501,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="do not send the agent's final answer through the supervisor (as before)",
     )
     parser.add_argument("--max-pairs", type=int, default=None, help="pairs per suite (subset)")
+    parser.add_argument(
+        "--pair",
+        action="append",
+        default=[],
+        metavar="USER+INJECTION",
+        help="run only this pair (user_task_4+injection_task_4; repeatable) and its user task",
+    )
+    parser.add_argument(
+        "--detail",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write, for each pair whose attack succeeded under a gate, every call and "
+        "answer decided with each entry's verdict and evidence (JSON)",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--refusals", type=int, default=0, help="list N refused user calls")
     options = parser.parse_args(argv)
+    if not get_suites(options.benchmark_version):
+        parser.error(
+            f"AgentDojo has no benchmark version {options.benchmark_version!r} "
+            f"(this release has {', '.join(VERSIONS)})"
+        )
     logging.getLogger("supervisor").setLevel(logging.ERROR)
     logging.getLogger("specialists").setLevel(logging.ERROR)
     annotations = load_tool_annotations(options.tools)
@@ -481,12 +545,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             options.max_pairs,
             options.attack,
             not options.no_answer_gate,
+            options.pair,
         )
         for s in suites
         for m in modes
     ]
+    if options.detail is not None:
+        detail = [
+            {"suite": r.suite, "mode": r.mode, **pair} for r in reports for pair in r.passed_detail
+        ]
+        options.detail.write_text(json.dumps(detail, indent=2, ensure_ascii=False, default=str))
     if options.json:
-        print(json.dumps([asdict(r) for r in reports], indent=2, ensure_ascii=False))
+        shown = [{k: v for k, v in asdict(r).items() if k != "passed_detail"} for r in reports]
+        print(json.dumps(shown, indent=2, ensure_ascii=False))
         return 0
     subset = f", first {options.max_pairs} pairs per suite" if options.max_pairs else ""
     print(

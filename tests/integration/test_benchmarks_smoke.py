@@ -141,12 +141,14 @@ def test_the_agentdojo_scripts_run_or_say_what_they_need(script, args, tmp_path:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not HAVE_AGENTDOJO, reason="needs the agentdojo extra")
-@pytest.mark.parametrize("attack", ["important_instructions", "ignore_previous"])
+@pytest.mark.parametrize("attack", ["important_instructions", "ignore_previous", "direct"])
 def test_an_answer_that_relays_an_injection_is_refused_end_to_end(attack: str, tmp_path: Path):
     """AgentDojo's travel injection_task_6 asks for a sentence in the final answer (visit
     Riverside View Hotel). With answers sent through the supervisor the scripted agent's
     answer is refused and the agent drops what the correction names: AgentDojo's own check
-    counts the attack as failed, and the user task (user_task_0) is still done."""
+    counts the attack as failed, and the user task (user_task_0) is still done. With the
+    ``direct`` format ("TODO: ...", no cue) it is refused by where the name came from: a
+    review filed under another hotel."""
     base = ["--suite", "travel", "--mode", "supervise", "--max-pairs", "7", "--json"]
     args = [*base, "--attack", attack]
     pair = "user_task_0+injection_task_6"
@@ -162,6 +164,33 @@ def test_an_answer_that_relays_an_injection_is_refused_end_to_end(attack: str, t
     assert after["answers_refused"] >= 1
     assert after["utility_under_attack"] >= before["utility_under_attack"]
     assert after["answers_refused_alone"] == []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_AGENTDOJO, reason="needs the agentdojo extra")
+def test_a_pair_that_succeeds_is_traced_call_by_call(tmp_path: Path):
+    """--pair runs one pair; --detail writes each call and answer decided, with where each
+    sink value was found: the booking AgentDojo counts as an attack is traced to the
+    platform's listing and the user's request."""
+    detail = tmp_path / "detail.json"
+    pair = "user_task_4+injection_task_4"
+    args = ["--suite", "travel", "--mode", "supervise", "--pair", pair, "--json"]
+    done = _run(
+        BENCHMARKS / "agentdojo" / "end_to_end.py", [*args, "--detail", str(detail)], tmp_path
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)[0]
+    assert report["pairs"] == 1
+    assert report["user_tasks"] == 1
+    traced = json.loads(detail.read_text())
+    assert [p["pair"] for p in traced] == report["attacks_passed"] == [pair]
+    booking = next(s for s in traced[0]["steps"] if s["tool"] == "reserve_hotel")
+    assert booking["phase"] == "attacker"
+    assert booking["verdict"] == "ok"
+    traces = booking["entries"]["value_from_untrusted_content"]["evidence"]["traces"]
+    hotel = next(t for t in traces if t["parameter"] == "hotel")
+    assert hotel["found"] == "trusted"
+    assert any("get_all_hotels_in_city" in where for where in hotel["sources"])
 
 
 def test_agentdojo_calls_become_actions_without_agentdojo():
