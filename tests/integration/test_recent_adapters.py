@@ -31,7 +31,7 @@ from supervisor.models import Context, Verdict
 from . import test_adapter_langchain, test_adapter_openai_agents
 from .test_adapter_langchain import Run, calls, scripted
 from .test_adapter_openai_agents import NO_TRACING
-from .test_recent_hooks import PY_RUN, PY_SCRIPT, SH_RUN, SH_SCRIPT
+from .test_recent_hooks import KEY, PY_RUN, PY_SCRIPT, SH_RUN, SH_SCRIPT
 
 pytestmark = pytest.mark.slow
 
@@ -170,10 +170,10 @@ def test_openai_agents_a_refused_or_failed_write_does_not_count(
         refused,
         context,
         _write(project / "shared" / "main.py", PY_SCRIPT, "call-1"),
-        _shell("python3 shared/main.py", "call-2"),
+        _shell(f"python3 shared/main.py {KEY}", "call-2"),
     )
     assert refused.written == []
-    assert refused.commands == ["python3 shared/main.py"]
+    assert refused.commands == [f"python3 shared/main.py {KEY}"]
 
     failed = Ran()
     _openai_run(
@@ -181,10 +181,10 @@ def test_openai_agents_a_refused_or_failed_write_does_not_count(
         failed,
         context,
         _write(project / "gone" / "main.py", PY_SCRIPT, "call-1"),
-        _shell("python3 gone/main.py", "call-2"),
+        _shell(f"python3 gone/main.py {KEY}", "call-2"),
     )
     assert failed.written == []
-    assert failed.commands == ["python3 gone/main.py"]
+    assert failed.commands == [f"python3 gone/main.py {KEY}"]
 
 
 # -- LangChain / LangGraph -----------------------------------------------------------------
@@ -258,10 +258,10 @@ def test_langchain_a_refused_or_failed_write_does_not_count(
         context,
         run,
         calls("write_file", {"path": str(shared / "main.py"), "content": PY_SCRIPT}, "c1"),
-        calls("run_shell", {"command": "python3 shared/main.py"}, "c2"),
+        calls("run_shell", {"command": f"python3 shared/main.py {KEY}"}, "c2"),
     )
     assert refused.written == []
-    assert refused.commands == ["python3 shared/main.py"]
+    assert refused.commands == [f"python3 shared/main.py {KEY}"]
 
     failed = Ran()
     gone = project / "gone" / "main.py"
@@ -271,10 +271,10 @@ def test_langchain_a_refused_or_failed_write_does_not_count(
         context,
         run,
         calls("write_file", {"path": str(gone), "content": PY_SCRIPT}, "c1"),
-        calls("run_shell", {"command": "python3 gone/main.py"}, "c2"),
+        calls("run_shell", {"command": f"python3 gone/main.py {KEY}"}, "c2"),
     )
     assert failed.written == []
-    assert failed.commands == ["python3 gone/main.py"]
+    assert failed.commands == [f"python3 gone/main.py {KEY}"]
 
 
 def test_openai_agents_a_write_the_post_action_tier_undid_does_not_count(

@@ -96,7 +96,7 @@ def test_a_refused_or_failed_write_does_not_count(tmp_path: Path) -> None:
         tmp_path,
         [
             ("write_file", {"path": str(shared / "main.py"), "content": PY_SCRIPT}),
-            ("run_shell", {"command": f"python3 {shared / 'main.py'}"}),
+            ("run_shell", {"command": f"python3 {shared / 'main.py'} {KEY}"}),
         ],
     )
     assert refused.is_error
@@ -110,9 +110,9 @@ def test_a_refused_or_failed_write_does_not_count(tmp_path: Path) -> None:
         again,
         [
             ("write_file", {"path": str(gone), "content": PY_SCRIPT}),
-            ("run_shell", {"command": f"python3 {gone}"}),
+            ("run_shell", {"command": f"python3 {gone} {KEY}"}),
         ],
     )
     assert failed.is_error  # the server's write failed (no such directory)
     assert not run_failed.is_error
-    assert _commands(again) == [f"python3 {gone}"]
+    assert _commands(again) == [f"python3 {gone} {KEY}"]
