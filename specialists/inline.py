@@ -98,10 +98,15 @@ def unaliased(tree: _T) -> _T:
     ``getattr(shutil, "rmtree")`` read ``shutil.rmtree``. A program is judged by the modules
     it calls, however it names them (names read, not assigned)."""
     aliases: dict[str, str] = {}
+    dynamic = False  # a call that names a module or an attribute by a string
     for node in ast.walk(tree):
         if len(aliases) >= MAX_ALIASES:
             break
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Name):
+            dynamic = dynamic or node.id in ("__import__", "getattr")
+        elif isinstance(node, ast.Attribute):
+            dynamic = dynamic or node.attr == "import_module"
+        elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname and alias.asname != alias.name:
                     aliases[alias.asname] = alias.name
@@ -109,6 +114,8 @@ def unaliased(tree: _T) -> _T:
             for alias in node.names:
                 if alias.asname and alias.name != "*":
                     aliases[alias.asname] = f"{node.module}.{alias.name}"
+    if not aliases and not dynamic:
+        return tree  # nothing to write out (most programs): no second walk
     return _Unalias(aliases).visit(tree)  # type: ignore[no-any-return]
 
 
@@ -182,7 +189,23 @@ class _PyEval:
         # each element stands for
         self.selections: dict[str, str] = {}
         self.argv: tuple[str, ...] = ()  # the words after the script: sys.argv[1:]
-        self.environs: set[str] = set()  # names bound to the whole environment, re-encoded
+        self.assigned: dict[str, ast.expr] = {}  # name -> the value last bound to it
+        self.mentions_environ = True  # the program names os.environ at all (else: no walk)
+
+    def carries_environ(self, node: ast.AST, depth: int = 0) -> bool:
+        """Whether ``node`` is the whole environment, or built from a name bound to it (``d =
+        json.dumps(dict(os.environ)).encode()``), followed back a few bindings."""
+        if not self.mentions_environ:
+            return False
+        if _py_whole_environ(node):
+            return True
+        if depth >= 3:
+            return False
+        return any(
+            self.carries_environ(self.assigned[name], depth + 1)
+            for name in _py_names(node)
+            if name in self.assigned
+        )
 
     def value(self, node: ast.AST | None) -> str | None:
         if node is None:
@@ -396,6 +419,7 @@ def python_ops(
     reader = _PyReader(home, cwd)
     ev = _PyEval({}, home, cwd)
     ev.argv = tuple(args)
+    ev.mentions_environ = "environ" in code
     reader.read(tree, ev, depth=0)
     reader.finish()
     return reader.ops
@@ -441,10 +465,14 @@ class _PyReader:
                 continue
             if isinstance(node, ast.For | ast.AsyncFor):
                 self._loop(node.target, node.iter, ev)
-                if _py_whole_environ(node.iter) and any(
-                    isinstance(sub, ast.Call) and _dotted(sub.func) in _PY_PRINTS
-                    for statement in node.body
-                    for sub in ast.walk(statement)
+                if (
+                    ev.mentions_environ
+                    and _py_whole_environ(node.iter)
+                    and any(
+                        isinstance(sub, ast.Call) and _dotted(sub.func) in _PY_PRINTS
+                        for statement in node.body
+                        for sub in ast.walk(statement)
+                    )
                 ):  # for k, v in os.environ.items(): print(k, v)
                     self.ops.append(CodeOp("argv", ("env",), "for … in os.environ: print"))
                 continue
@@ -532,10 +560,8 @@ class _PyReader:
             ev.raw[target.id] = value.value
         else:
             ev.raw.pop(target.id, None)
-        if _py_whole_environ(value) or _py_names(value) & ev.environs:
-            ev.environs.add(target.id)  # d = json.dumps(dict(os.environ)).encode()
-        else:
-            ev.environs.discard(target.id)
+        if ev.mentions_environ:
+            ev.assigned[target.id] = value  # read back only when sent or printed
         url = _py_fetched(value, ev)
         if url is not None:
             ev.fetched[target.id] = url
@@ -613,8 +639,10 @@ class _PyReader:
             source = ast.unparse(node)[:200]
         except (ValueError, RecursionError):  # pragma: no cover - unparse of a parsed tree
             source = name
-        if name in _PY_PRINTS and any(
-            _py_whole_environ(a) or _py_names(a) & ev.environs for a in node.args
+        if (
+            ev.mentions_environ
+            and name in _PY_PRINTS
+            and any(ev.carries_environ(a) for a in node.args)
         ):
             self.ops.append(CodeOp("argv", ("env",), source))  # print(dict(os.environ))
             return
@@ -678,7 +706,7 @@ class _PyReader:
             if http_get and not payload:
                 return  # a plain GET sends nothing the program read
             for item in payload:
-                if _py_environ(item) or _py_names(item) & ev.environs:  # secrets and all
+                if _py_environ(item) or ev.carries_environ(item):  # secrets and all
                     text = f"env | curl --data-binary @- {shlex.quote(url or '<expr>')}"
                     self.ops.append(CodeOp("shell", (text,), source))
                     break
@@ -759,7 +787,8 @@ class _PyReader:
         names = {k: v for k, v in ev.names.items() if k not in params} | bound
         inner = _PyEval(names, self.home, self.cwd)
         inner.argv = ev.argv
-        inner.environs = ev.environs - set(params)
+        inner.assigned = {k: v for k, v in ev.assigned.items() if k not in params}
+        inner.mentions_environ = ev.mentions_environ
         inner.files.update({k: v for k, v in ev.files.items() if k not in params} | files)
         for statement in function.body:
             self.read(statement, inner, depth + 1)

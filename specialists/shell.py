@@ -423,6 +423,9 @@ class ShellConfig(KindConfig):
             line...) is also judged as running it, and a rule it would match when run gets
             at most this verdict: code that would send the user's keys somewhere is refused
             when it is written, not only when it runs (unset: writes are judged as writes).
+        written_max_chars: a written program longer than this is judged when it runs, not
+            when it is written (reading a large module costs tens of milliseconds; the
+            programs that send a key or open a shell are short).
     """
 
     rules: Annotated[list[ShellRule], Field(max_length=200)] = Field(default_factory=list)
@@ -436,6 +439,7 @@ class ShellConfig(KindConfig):
     verdict_when_truncated: Strength | None = None
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=MAX_CHARS_LIMIT)
     written_programs: Strength | None = None
+    written_max_chars: int = Field(default=16_384, gt=0, le=MAX_CHARS_LIMIT)
 
     @model_validator(mode="after")
     def _judges_something(self) -> ShellConfig:
@@ -1051,14 +1055,17 @@ _RUNNERS: Final = {
 }
 
 
-def written_program_of(action: Action, context: Context) -> tuple[str, Context] | None:
+def written_program_of(
+    action: Action, context: Context, max_chars: int = MAX_CHARS_LIMIT
+) -> tuple[str, Context] | None:
     """A file tool's write of a program as the command that runs it, with a context in
     which that file holds what is written (``file_write {path: x.py, content: C}`` as
     ``python3 x.py`` after it), so rules judge the program by what it would do when run.
 
     An edit of a file the session wrote earlier is made to that text; of another file,
     the new text alone is read (an ``old``/``new`` pair's ``new``, a diff's added lines),
-    dedented. None when the file is not a program (by its name, else a ``#!`` line).
+    dedented. None when the file is not a program (by its name, else a ``#!`` line), or
+    what is written is longer than ``max_chars``.
     """
     if action.type not in ("file_write", "file_edit"):
         return None
@@ -1067,7 +1074,7 @@ def written_program_of(action: Action, context: Context) -> tuple[str, Context] 
     if not isinstance(path, str) or not path or "\n" in path:
         return None
     text = _written_text(action)
-    if text is None:
+    if text is None or len(text) > max_chars:
         return None
     runner = _RUNNERS.get(posixpath.splitext(path)[1].lower())
     if runner is not None:
@@ -1364,6 +1371,7 @@ class ShellSpecialist:
         "_universal",
         "_use_tmpdir",
         "_written",
+        "_written_max",
         "execution",
     )
 
@@ -1390,6 +1398,7 @@ class ShellSpecialist:
         )
         self._max_chars = config.max_chars
         self._written = Verdict(config.written_programs) if config.written_programs else None
+        self._written_max = config.written_max_chars
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal for an action without a command, or the strongest rule's verdict
@@ -1397,7 +1406,7 @@ class ShellSpecialist:
         result = self._evaluate(action, context)
         if self._written is None or result.verdict is Verdict.BLOCK:
             return result
-        run = written_program_of(action, context)
+        run = written_program_of(action, context, self._written_max)
         if run is None:
             return result
         ran = self._judge(*run)

@@ -1597,3 +1597,15 @@ def test_a_subcommand_glob_that_does_not_compile_is_a_config_error() -> None:
         {"rules": [{"program": ["git"], "subcommand": ["branch delete-*"]}]}
     )
     assert config.rules[0].subcommand == ["branch delete-*"]
+
+
+def test_a_written_program_longer_than_the_limit_is_judged_when_it_runs():
+    padded = STEALS_KEY_PY + "# " + "x" * 200 + "\n"
+    action = Action(type="file_write", args={"path": "main.py", "content": padded})
+    assert build(SENDS_CREDENTIALS).evaluate(action, CTX).verdict is Verdict.NUDGE
+    small = build({**SENDS_CREDENTIALS, "written_max_chars": len(padded) - 1})
+    assert small.evaluate(action, CTX).verdict is Verdict.OK
+    # run after the write, it is judged whole
+    context = CTX.model_copy(update={"recent_actions": (action,)})
+    ran = small.evaluate(Action(type="shell", args={"command": "python3 main.py"}), context)
+    assert ran.verdict is Verdict.BLOCK
