@@ -3382,15 +3382,10 @@ def _git_config_commands(words: Sequence[str]) -> list[str]:
     on this call or on later ones, so each is judged as what will run (a credential helper
     runs only when its value starts with ``!``; one that names a program is a git-credential
     helper)."""
-    pairs: list[tuple[str, str]] = []
-    for i, word in enumerate(words[:-1]):
-        if word == "-c":
-            key, _, value = words[i + 1].partition("=")
-            pairs.append((key, value))
-    if "config" in words:
-        rest = [w for w in words[words.index("config") + 1 :] if not w.startswith("-")]
-        if len(rest) >= 2:
-            pairs.append((rest[0], rest[1]))
+    pairs, _ = _git_globals(words)
+    installed = _git_config_pair(words)
+    if installed is not None:
+        pairs.append(installed)
     out: list[str] = []
     for key, value in pairs:
         if not _git_command_key(key) or value.strip().lower() in _GIT_NOT_COMMANDS:
@@ -3403,13 +3398,41 @@ def _git_config_commands(words: Sequence[str]) -> list[str]:
     return out[:MAX_REMOTE_OPERANDS]
 
 
+def _git_globals(words: Sequence[str]) -> tuple[list[tuple[str, str]], int]:
+    """git's options before its subcommand: the ``-c KEY=VALUE`` pairs among them, and
+    where the subcommand is (``len(words)`` when there is none). A ``-c`` after the
+    subcommand is that subcommand's (``git grep -c``), not a setting."""
+    pairs: list[tuple[str, str]] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "-c" and i + 1 < len(words):
+            key, _, value = words[i + 1].partition("=")
+            pairs.append((key, value))
+            i += 2
+        elif word in ("-C", "--git-dir", "--work-tree", "--namespace") and i + 1 < len(words):
+            i += 2
+        elif word.startswith("-"):
+            i += 1
+        else:
+            break
+    return pairs, i
+
+
+def _git_config_pair(words: Sequence[str]) -> tuple[str, str] | None:
+    """``git [OPTIONS] config [--global] KEY VALUE``: (KEY, VALUE)."""
+    _, at = _git_globals(words)
+    if at >= len(words) or words[at] != "config":
+        return None
+    rest = [w for w in words[at + 1 :] if not w.startswith("-")]
+    return (rest[0], rest[1]) if len(rest) >= 2 else None
+
+
 def _git_alias_set(words: Sequence[str]) -> tuple[str, str] | None:
     """``git config [--global] alias.NAME VALUE``: (NAME, VALUE), ``!`` kept."""
-    if "config" not in words:
-        return None
-    rest = [w for w in words[words.index("config") + 1 :] if not w.startswith("-")]
-    if len(rest) >= 2 and rest[0].lower().startswith("alias.") and rest[1]:
-        return rest[0][len("alias.") :], rest[1]
+    pair = _git_config_pair(words)
+    if pair is not None and pair[0].lower().startswith("alias.") and pair[1]:
+        return pair[0][len("alias.") :], pair[1]
     return None
 
 
@@ -3419,27 +3442,15 @@ def _git_alias_command(words: Sequence[str], installed: Mapping[str, str]) -> st
     config`` earlier on the line) is the git command it stands for (``git commit
     --no-verify ARGS``)."""
     aliases = dict(installed)
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word == "-c" and i + 1 < len(words):
-            key, _, value = words[i + 1].partition("=")
-            if key.lower().startswith("alias.") and value:
-                aliases[key[len("alias.") :]] = value
-            i += 2
-            continue
-        if word in ("-C", "--git-dir", "--work-tree", "--namespace") and i + 1 < len(words):
-            i += 2
-            continue
-        if word.startswith("-"):
-            i += 1
-            continue
-        stands_for = aliases.get(word)
-        if stands_for is None:
-            return None
-        command = stands_for[1:] if stands_for.startswith("!") else f"git {stands_for}"
-        return " ".join([command, *(_quote(w) for w in words[i + 1 :])])
-    return None
+    pairs, at = _git_globals(words)
+    for key, value in pairs:
+        if key.lower().startswith("alias.") and value:
+            aliases[key[len("alias.") :]] = value
+    stands_for = aliases.get(words[at]) if at < len(words) else None
+    if stands_for is None:
+        return None
+    command = stands_for[1:] if stands_for.startswith("!") else f"git {stands_for}"
+    return " ".join([command, *(_quote(w) for w in words[at + 1 :])])
 
 
 # Steps whose command runs on another host: what ssh runs there, and what scp and rsync run

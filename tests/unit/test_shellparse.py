@@ -2123,3 +2123,14 @@ def test_a_git_alias_of_git_words_runs_the_git_command_it_stands_for(
     command: str, argv: tuple[str, ...]
 ):
     assert argv in [c.argv for c in run(command).commands]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git grep -c 'core.pager=rm -rf /x'",  # grep's -c counts; it sets nothing
+        "git commit -m config core.pager 'rm -rf /x'",  # words of a message, not git config
+    ],
+)
+def test_only_gits_own_options_and_config_set_a_command(command: str):
+    assert "rm" not in [c.program for c in run(command).commands]
