@@ -40,7 +40,11 @@ entry-point group, exactly as a third-party package would:
 - ``package_install`` (:mod:`specialists.package_install`): installs from untrusted sources,
   unpinned URLs, and names a short edit distance from a popular package (offline lists).
 - ``removal`` (:mod:`specialists.removal`): what a write, edit or delete takes out of a file
-  (named patterns with fewer matches afterwards: a CI file's test and lint commands).
+  (named patterns with fewer matches afterwards).
+- ``gates`` (:mod:`specialists.gates`): what a change does to a project's checks (CI, Makefile,
+  package.json scripts, tox, coverage, test-runner and type-checker settings): check commands
+  removed or commented out, jobs switched off, failures masked, coverage floors lowered,
+  tests deselected by configuration, type checking loosened.
 - ``secrets`` (:mod:`specialists.secrets`): known key formats and high-entropy tokens in
   commands, file contents, URLs, HTTP bodies and headers; never echoes the secret.
 """

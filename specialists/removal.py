@@ -18,21 +18,19 @@ Example entry config::
 
 from __future__ import annotations
 
-import os
 from typing import Annotated, Final
 
 import re2
 from pydantic import AfterValidator, Field
 
-from specialists.understand.diffs import parse_unified_diff
-from specialists.understand.files import read_text
+from specialists.understand.changes import file_changes, resolve
 from specialists.understand.globs import PathGlobs
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
 from supervisor.taxonomy import Entry
 
-__all__ = ["RemovalConfig", "RemovalSpecialist", "supervisor_register_kinds"]
+__all__ = ["Glob", "Pattern", "RemovalConfig", "RemovalSpecialist", "supervisor_register_kinds"]
 
 KIND_NAME: Final = "removal"
 KIND_VERSION: Final = "1"
@@ -85,10 +83,13 @@ class RemovalSpecialist:
         self.patterns = {name: re2.compile(p) for name, p in config.patterns.items()}
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
-        pairs = self._before_and_after(action, context)
-        if pairs is None:
+        changes = file_changes(
+            action, context, lambda path: self._judged(path, context), self.config.max_bytes
+        )
+        if changes is None:
             return SpecialistResult.refuse()
-        for path, before, after in pairs:
+        for change in changes:
+            path, before, after = change.path, change.before, change.after
             if before is None:  # a deleted file whose text could not be read
                 return SpecialistResult(
                     verdict=self.default,
@@ -108,65 +109,9 @@ class RemovalSpecialist:
                 )
         return SpecialistResult.ok()
 
-    def _before_and_after(
-        self, action: Action, context: Context
-    ) -> list[tuple[str, str | None, str]] | None:
-        """(path, text before, text after) of each judged file, or None: nothing to judge.
-
-        The text before is None for a file deleted whose text could not be read."""
-        args = action.args
-        diff = args.get("diff")
-        if action.type == "file_edit" and isinstance(diff, str):
-            pairs: list[tuple[str, str | None, str]] = []
-            for changed in parse_unified_diff(diff):
-                name = changed.path or changed.old_path
-                if name is None or not self._judged(name, context):
-                    continue
-                removed = "\n".join(h.removed for h in changed.hunks)
-                added = "\n".join(h.added for h in changed.hunks)
-                pairs.append((name, removed, added))
-            return pairs or None
-        path = args.get("path") or args.get("file_path")
-        if not isinstance(path, str) or not path or not self._judged(path, context):
-            return None
-        if action.type == "file_edit":
-            old, new = args.get("old"), args.get("new")
-            if not isinstance(old, str) or not isinstance(new, str):
-                return None
-            return [(path, old, new)]
-        if action.type in ("file_write", "file_delete"):
-            content = args.get("content") if action.type == "file_write" else ""
-            if not isinstance(content, str):
-                return None
-            where = _resolve(path, context)
-            if where is None:
-                return None
-            limit = self.config.max_bytes
-            now = context.observe("file", {"path": where}, lambda: read_text(where, limit))
-            if isinstance(now, str):
-                return [(path, now, content)]
-            if action.type == "file_delete":
-                return [(path, None, "")]  # whatever it held goes with it
-            return None  # a new file, or one not read: nothing it had is known
-        return None
-
     def _judged(self, path: str, context: Context) -> bool:
-        where = _resolve(path, context) or path
+        where = resolve(path, context) or path
         return self.paths.match(where, context.home) or self.paths.match(path, context.home)
-
-
-def _resolve(path: str, context: Context) -> str | None:
-    """``path`` made absolute against the context's cwd (None when it cannot be)."""
-    if path.startswith("~"):
-        if not context.home:
-            return None
-        path = context.home + path[1:]
-    if not os.path.isabs(path):
-        base = context.cwd or context.repo_root
-        if not base:
-            return None
-        path = os.path.join(base, path)
-    return os.path.normpath(path)
 
 
 def _count(pattern: re2._Regexp, text: str) -> int:

@@ -1,0 +1,386 @@
+"""The ``gates`` kind: what a change does to a project's verification gates.
+
+A project's gates are the checks that decide whether a change is good: the test, lint, type
+and security commands that CI, a Makefile, ``package.json`` scripts, tox or nox run, and the
+settings that say what passing means (coverage floors, which tests are collected, how
+strict the type checker is). An agent told to make the checks pass can instead make them
+unable to fail. This kind reads a ``file_edit`` (``old``/``new`` or a unified ``diff``), a
+``file_write`` or a ``file_delete`` of a file matching ``paths`` as the text before and after
+(:mod:`specialists.understand.changes`; an edit is applied to the file on disk when it can be
+read, so the whole file is judged) and reports, per ``checks``:
+
+* ``removed``: fewer check commands run (a step deleted, replaced by ``echo ok``, or
+  commented out: comment lines do not run); a deleted file whose text cannot be read is
+  reported as unknown;
+* ``switched_off``: a job or step switched off (``if: false``, ``if: ${{ false }}``, GitLab's
+  ``when: never``, Jenkins' ``expression { false }``);
+* ``masked``: a check's failure no longer fails (``|| true``, ``|| exit 0``, ``--exit-zero``,
+  ``--ignore-errors``, a Makefile recipe line prefixed with ``-``, ``continue-on-error`` or
+  ``allow_failure`` on a step or job that runs a check, ``ignore_outcome``,
+  ``fail_ci_if_error: false``);
+* ``thresholds``: a coverage floor lowered or dropped (``fail_under``, ``--cov-fail-under``,
+  jest's ``coverageThreshold`` numbers, nyc/c8 ``lines``/``branches``…, ``minimum_coverage``);
+* ``selection``: tests taken out of the run by configuration (``--ignore``/``--deselect``/
+  ``-k "not …"`` in ``addopts``, ``collect_ignore``, ``testPathIgnorePatterns``,
+  ``--passWithNoTests``, ``-skip``/``--skip``), counting only items that name tests;
+* ``strictness``: the type checker made less strict (``strict``, ``noImplicitAny``,
+  ``strictNullChecks``, mypy's ``disallow_*``/``check_untyped_defs``/``--strict`` turned off
+  or removed; ``ignore_errors = true`` added).
+
+Everything is counted over the lines that run: a line that is a comment in the file's
+language (``#``; ``//`` in JavaScript, TypeScript, JSONC and Jenkinsfiles) is not. In
+``package.json`` the lines that pin a dependency (``"jest": "^29.0.0"``) are not commands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Annotated, Final, Literal
+
+import re2
+from pydantic import Field
+
+from specialists.removal import Glob, Pattern
+from specialists.understand.changes import Change, file_changes, resolve
+from specialists.understand.files import read_text
+from specialists.understand.globs import PathGlobs
+from supervisor.hookspecs import hookimpl
+from supervisor.models import Action, Context, SpecialistResult, Verdict
+from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.taxonomy import Entry
+
+__all__ = ["GatesConfig", "GatesSpecialist", "supervisor_register_kinds"]
+
+KIND_NAME: Final = "gates"
+KIND_VERSION: Final = "1"
+DEFAULT_MAX_BYTES: Final = 1_000_000
+MAX_PATTERNS: Final = 64
+
+Check = Literal["removed", "switched_off", "masked", "thresholds", "selection", "strictness"]
+
+
+class GatesConfig(KindConfig):
+    """Configuration of a ``gates`` entry.
+
+    Attributes:
+        checks: what is reported (see the module doc).
+        paths: globs of the files judged (a glob without a leading ``/`` or ``~`` floats).
+        commands: name -> RE2 pattern of a check command; the name is what a reason says
+            was removed, switched off or masked.
+        max_bytes: a file larger than this on disk is not read.
+    """
+
+    checks: Annotated[list[Check], Field(min_length=1)]
+    paths: Annotated[list[Glob], Field(min_length=1, max_length=200)]
+    commands: Annotated[dict[str, Pattern], Field(min_length=1, max_length=MAX_PATTERNS)]
+    max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0, le=50_000_000)
+
+
+# -- what the files say ----------------------------------------------------------------------
+
+_SLASH_COMMENTS: Final = re2.compile(
+    r"(?i)(?:\.(?:[cm]?[jt]sx?|jsonc|json5|groovy|gradle|kts)|(?:^|/)jenkinsfile|"
+    r"(?:^|/)[jt]sconfig[^/]*\.json|(?:^|/)\.eslintrc(?:\.json)?)$"
+)
+_NO_COMMENTS: Final = re2.compile(r"(?i)\.json$")
+_PACKAGE_JSON: Final = re2.compile(r"(?i)(?:^|/)package\.json$")
+# a package.json line that pins a dependency, not a script
+_DEPENDENCY: Final = re2.compile(
+    r'^\s*"[^"]+"\s*:\s*"(?:[\^~<>=*]|\d|workspace:|npm:|file:|link:|git|https?:|latest\b)'
+)
+# files whose generic coverage keys (lines, branches, ...) are coverage floors
+_COVERAGE_TOOL: Final = re2.compile(
+    r"(?i)(?:^|/)(?:jest|vitest|karma)\.conf(?:ig)?\.[cm]?[jt]s$|(?:^|/)\.nycrc[^/]*$|"
+    r"(?:^|/)\.c8rc[^/]*$|(?:^|/)package\.json$|(?:^|/)codecov\.ya?ml$|(?:^|/)\.codecov\.ya?ml$"
+)
+
+_SWITCHED_OFF: Final = re2.compile(
+    r"(?m)^[ \t]*-?[ \t]*(?:if:[ \t]*"
+    r"(?:false|'false'|\"false\"|0|\$\{\{[ \t]*(?:false|0)[ \t]*\}\})"
+    r"|when:[ \t]*never)[ \t]*$|expression[ \t]*\{[ \t]*(?:false|return[ \t]+false)[ \t]*\}"
+)
+# on the line of a check command: its failure does not count
+_MASK_INLINE: Final = re2.compile(
+    r"\|\|[ \t]*(?:true\b|:|exit[ \t]+0\b|echo\b|/bin/true\b)"
+    r"|;[ \t]*(?:true|exit[ \t]+0)[ \t]*[\"']?$"
+    r"|--exit-zero\b|--ignore-errors\b|^\t[@+]*-"
+)
+# a setting of the step or job around a check command
+_MASK_KEY: Final = re2.compile(
+    r"(?i)^[ \t]*-?[ \t]*(?:continue-on-error:[ \t]*(?:true|\$\{\{)|allow_failure:[ \t]*true"
+    r"|ignore_outcome[ \t]*=[ \t]*true|fail_ci_if_error:[ \t]*false|set[ \t]+\+e\b)"
+)
+_THRESHOLD: Final = re2.compile(
+    r"(?i)(fail[_-]under|cov-fail-under|min(?:imum)?[_-]coverage|coverage[_-]threshold"
+    r"|min[_-]coverage)[\"']?[ \t]*[:= ][ \t]*[\"']?(\d+(?:\.\d+)?)"
+)
+_COVERAGE_KEY: Final = re2.compile(
+    r"(?i)[\"']?\b(lines|branches|functions|statements|target)[\"']?"
+    r"[ \t]*:[ \t]*[\"']?(\d+(?:\.\d+)?)"
+)
+# options that take tests out of a run (always about tests)
+_DESELECT: Final = re2.compile(
+    r"--deselect\b|-k[ =]+[\"']?not\b|--passWithNoTests\b|(?:^|[ \t\"'])-skip[ =]|--skip\b"
+)
+# options and settings whose items are paths or patterns: count the items that name tests
+_IGNORE_OPTION: Final = re2.compile(
+    r"--ignore(?:-glob)?[= ]+[\"']?([^ \t\"',\]]+)"
+    r"|--testPathIgnorePatterns[= ]+[\"']?([^ \t\"',\]]+)"
+)
+_IGNORE_KEY: Final = re2.compile(
+    r"(?i)\b(?:collect_ignore(?:_glob)?|testPathIgnorePatterns|modulePathIgnorePatterns"
+    r"|testIgnore|norecursedirs)\b"
+)
+_QUOTED_OR_WORD: Final = re2.compile(r"[\"']([^\"']+)[\"']|(\S+)")
+_TESTISH: Final = re2.compile(r"(?i)test|spec")
+_STRICT_ON: Final = re2.compile(
+    r"(?i)\b(?:strict|noImplicitAny|strictNullChecks|noImplicitReturns|noImplicitThis"
+    r"|strictFunctionTypes|disallow_[a-z_]+|check_untyped_defs|warn_return_any)"
+    r"[\"']?[ \t]*[:=][ \t]*true\b"
+    r"|(?:^|[ \t])--strict\b"
+)
+_LOOSE: Final = re2.compile(r"(?i)^[ \t]*ignore_errors[ \t]*=[ \t]*true\b")
+
+
+@dataclass(frozen=True, slots=True)
+class _Text:
+    """The lines of a file (or of an edit's part of it) that run."""
+
+    lines: tuple[str, ...]
+
+    @classmethod
+    def of(cls, path: str, text: str) -> _Text:
+        marker = "" if _NO_COMMENTS.search(path) and not _SLASH_COMMENTS.search(path) else "#"
+        if _SLASH_COMMENTS.search(path):
+            marker = "//"
+        package = bool(_PACKAGE_JSON.search(path))
+        kept = []
+        for line in text.splitlines():
+            stripped = line.lstrip()
+            if marker and stripped.startswith(marker):
+                continue
+            if package and _DEPENDENCY.search(line):
+                continue
+            kept.append(line)
+        return cls(tuple(kept))
+
+
+@dataclass(frozen=True, slots=True)
+class _Finding:
+    check: Check
+    what: str
+
+
+class GatesSpecialist:
+    """Objects when a change makes a project's checks unable to fail (see the module doc)."""
+
+    execution = Execution.THREAD
+
+    def __init__(self, config: GatesConfig, default: Verdict) -> None:
+        self.config = config
+        self.default = default
+        self.checks = frozenset(config.checks)
+        self.paths = PathGlobs(config.paths)
+        self.commands = {name: re2.compile(p) for name, p in config.commands.items()}
+
+    def evaluate(self, action: Action, context: Context) -> SpecialistResult:
+        changes = file_changes(
+            action,
+            context,
+            lambda path: self._judged(path, context),
+            self.config.max_bytes,
+            new_file_empty=True,
+        )
+        if changes is None:
+            return SpecialistResult.refuse()
+        for change in changes:
+            change = self._whole(change, action, context)
+            if change.before is None:  # a deleted file whose text could not be read
+                if "removed" not in self.checks:
+                    continue
+                return SpecialistResult(
+                    verdict=self.default,
+                    reason=(
+                        f"deletes {change.path}, whose checks could not be read (a fact that "
+                        "is missing: say what it runs, or leave the file)"
+                    ),
+                    evidence={"object": change.path, "missing": "file text"},
+                )
+            found = list(self._findings(change.path, change.before, change.after))
+            if found:
+                what = "; ".join(f.what for f in found)
+                return SpecialistResult(
+                    verdict=self.default,
+                    reason=f"the change to {change.path} {what}",
+                    evidence={
+                        "object": change.path,
+                        "checks": [str(check) for check in sorted({f.check for f in found})],
+                    },
+                )
+        return SpecialistResult.ok()
+
+    def _judged(self, path: str, context: Context) -> bool:
+        where = resolve(path, context) or path
+        return self.paths.match(where, context.home) or self.paths.match(path, context.home)
+
+    def _whole(self, change: Change, action: Action, context: Context) -> Change:
+        """An ``old``/``new`` edit applied to the file on disk, when it can be read and holds
+        ``old``: the whole file is judged (a step's ``continue-on-error`` beside its command)."""
+        if not change.fragment or action.args.get("diff") is not None:
+            return change
+        where = resolve(change.path, context)
+        old, new = change.before, change.after
+        if where is None or not old:
+            return change
+        limit = self.config.max_bytes
+        now = context.observe("file", {"path": where}, lambda: read_text(where, limit))
+        if not isinstance(now, str) or old not in now:
+            return change
+        every = action.args.get("replace_all") is True
+        after = now.replace(old, new) if every else now.replace(old, new, 1)
+        return Change(change.path, now, after, fragment=False)
+
+    def _findings(self, path: str, before_text: str, after_text: str) -> Iterator[_Finding]:
+        before, after = _Text.of(path, before_text), _Text.of(path, after_text)
+        checks = self.checks
+        if "removed" in checks:
+            lost = [
+                name
+                for name, pattern in self.commands.items()
+                if _count(pattern, after.lines) < _count(pattern, before.lines)
+            ]
+            if lost:
+                yield _Finding(
+                    "removed", f"runs fewer {', '.join(lost)} (removed or commented out)"
+                )
+        if "switched_off" in checks and _count(_SWITCHED_OFF, after.lines) > _count(
+            _SWITCHED_OFF, before.lines
+        ):
+            yield _Finding("switched_off", "switches a job or step off")
+        if "masked" in checks and self._masked(after) > self._masked(before):
+            yield _Finding("masked", "lets a failing check pass (its failure is ignored)")
+        if "thresholds" in checks:
+            lowered = _lowered(path, before, after)
+            if lowered:
+                yield _Finding("thresholds", f"lowers the coverage floor ({lowered})")
+        if "selection" in checks and _deselected(after) > _deselected(before):
+            yield _Finding("selection", "takes tests out of the run by configuration")
+        if "strictness" in checks and (
+            _count(_STRICT_ON, after.lines) < _count(_STRICT_ON, before.lines)
+            or _count(_LOOSE, after.lines) > _count(_LOOSE, before.lines)
+        ):
+            yield _Finding("strictness", "makes type checking less strict")
+
+    def _runs_check(self, line: str) -> bool:
+        return any(p.search(line) for p in self.commands.values())
+
+    def _masked(self, text: _Text) -> int:
+        """Check commands whose failure is ignored: on their own line, or by a setting of
+        the step or job (the block of lines at the setting's indentation) that runs one."""
+        lines = text.lines
+        count = sum(1 for line in lines if _MASK_INLINE.search(line) and self._runs_check(line))
+        for i, line in enumerate(lines):
+            if _MASK_KEY.search(line) and any(self._runs_check(x) for x in _block(lines, i)):
+                count += 1
+        return count
+
+
+def _count(pattern: re2._Regexp, lines: tuple[str, ...]) -> int:
+    return sum(1 for line in lines for _ in pattern.finditer(line))
+
+
+def _indent(line: str) -> int:
+    """The column where a line's content starts (after a YAML list item's ``- ``)."""
+    return len(line) - len(line.lstrip(" -"))
+
+
+def _item(line: str) -> bool:
+    return line.lstrip(" ").startswith("- ")
+
+
+def _block(lines: tuple[str, ...], i: int) -> tuple[str, ...]:
+    """The lines of the YAML block a setting at line ``i`` belongs to: the list item it is
+    in (a step), or else its parent key and everything under it (a job)."""
+    depth = _indent(lines[i])
+    start = i
+    while start > 0:
+        if _item(lines[start]) and _indent(lines[start]) == depth:
+            break  # the first line of the step
+        above = lines[start - 1]
+        if above.strip() and _indent(above) < depth:
+            start -= 1  # the parent key
+            break
+        start -= 1
+    end = i + 1
+    while end < len(lines):
+        line = lines[end]
+        if line.strip() and (_indent(line) < depth or (_item(line) and _indent(line) == depth)):
+            break
+        end += 1
+    return lines[start:end]
+
+
+def _floors(path: str, text: _Text) -> dict[str, float]:
+    """Each coverage floor the text sets, by name (the lowest when one is set twice)."""
+    found: dict[str, float] = {}
+    patterns = [_THRESHOLD]
+    if _COVERAGE_TOOL.search(path):
+        patterns.append(_COVERAGE_KEY)
+    for line in text.lines:
+        for pattern in patterns:
+            for match in pattern.finditer(line):
+                name = match.group(1).lower().replace("-", "_")
+                value = float(match.group(2))
+                found[name] = min(value, found.get(name, value))
+    return found
+
+
+def _lowered(path: str, before: _Text, after: _Text) -> str:
+    """The floors the change lowers or drops, as text ("" when none)."""
+    was, now = _floors(path, before), _floors(path, after)
+    said = []
+    for name, value in sorted(was.items()):
+        if name not in now:
+            said.append(f"{name} {value:g} dropped")
+        elif now[name] < value:
+            said.append(f"{name} {value:g} to {now[name]:g}")
+    return ", ".join(said)
+
+
+def _deselected(text: _Text) -> int:
+    """Tests the configuration takes out of a run: deselecting options, and the items of
+    ignore options and settings that name tests."""
+    count = 0
+    for line in text.lines:
+        count += sum(1 for _ in _DESELECT.finditer(line))
+        for match in _IGNORE_OPTION.finditer(line):
+            item = match.group(1) or match.group(2) or ""
+            count += bool(_TESTISH.search(item))
+        key = _IGNORE_KEY.search(line)
+        if key is not None:
+            rest = line[key.end() :]
+            for match in _QUOTED_OR_WORD.finditer(rest):
+                item = match.group(1) or match.group(2) or ""
+                count += bool(_TESTISH.search(item))
+    return count
+
+
+def _build(entry: Entry, config: KindConfig) -> GatesSpecialist:
+    assert isinstance(config, GatesConfig)
+    return GatesSpecialist(config, Verdict(entry.default_verdict))
+
+
+GATES_KIND: Final = SpecialistKind(
+    name=KIND_NAME,
+    config_model=GatesConfig,
+    build=_build,
+    version=KIND_VERSION,
+    description="what a change does to a project's checks: removed, switched off, masked, loosened",
+)
+
+
+@hookimpl
+def supervisor_register_kinds() -> list[SpecialistKind]:
+    """Register the ``gates`` kind."""
+    return [GATES_KIND]

@@ -1,0 +1,98 @@
+"""What a file tool changes in a file: the text before and after, the same way for every kind.
+
+A ``file_edit`` (``old``/``new``, or a unified ``diff``), a ``file_write`` or a
+``file_delete`` is read as (path, text before, text after) per file. An edit gives only the
+text it replaces and the text it puts in; a write or delete is compared with the file as it
+is, read through ``context.observe`` (so that a replay judges the same bytes).
+
+Used by the kinds that judge what a change takes out of (``removal``) or does to
+(``gates``) a file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from specialists.understand.diffs import parse_unified_diff
+from specialists.understand.files import read_text
+from supervisor.models import Action, Context
+
+__all__ = ["Change", "file_changes", "resolve"]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One file's change: ``before`` is None for a deleted file whose text could not be
+    read; ``fragment`` is True when before/after are parts of the file (an edit's hunks),
+    not the whole of it."""
+
+    path: str
+    before: str | None
+    after: str
+    fragment: bool
+
+
+def resolve(path: str, context: Context) -> str | None:
+    """``path`` made absolute against the context's cwd (None when it cannot be)."""
+    if path.startswith("~"):
+        if not context.home:
+            return None
+        path = context.home + path[1:]
+    if not os.path.isabs(path):
+        base = context.cwd or context.repo_root
+        if not base:
+            return None
+        path = os.path.join(base, path)
+    return os.path.normpath(path)
+
+
+def file_changes(
+    action: Action,
+    context: Context,
+    judged: Callable[[str], bool],
+    max_bytes: int,
+    *,
+    new_file_empty: bool = False,
+) -> list[Change] | None:
+    """The changes of the files ``judged`` accepts, or None: nothing to judge.
+
+    A write whose file cannot be read is a new file: with ``new_file_empty`` it is compared
+    with an empty one, otherwise it is not judged (nothing it held is known)."""
+    args = action.args
+    diff = args.get("diff")
+    if action.type == "file_edit" and isinstance(diff, str):
+        changes: list[Change] = []
+        for changed in parse_unified_diff(diff):
+            name = changed.path or changed.old_path
+            if name is None or not judged(name):
+                continue
+            removed = "\n".join(h.removed for h in changed.hunks)
+            added = "\n".join(h.added for h in changed.hunks)
+            changes.append(Change(name, removed, added, fragment=True))
+        return changes or None
+    path = args.get("path") or args.get("file_path")
+    if not isinstance(path, str) or not path or not judged(path):
+        return None
+    if action.type == "file_edit":
+        old, new = args.get("old"), args.get("new")
+        if not isinstance(old, str) or not isinstance(new, str):
+            return None
+        return [Change(path, old, new, fragment=True)]
+    if action.type in ("file_write", "file_delete"):
+        content = args.get("content") if action.type == "file_write" else ""
+        if not isinstance(content, str):
+            return None
+        where = resolve(path, context)
+        if where is None:
+            return None
+        now = context.observe("file", {"path": where}, lambda: read_text(where, max_bytes))
+        if isinstance(now, str):
+            return [Change(path, now, content, fragment=False)]
+        if action.type == "file_delete":
+            return [Change(path, None, "", fragment=False)]  # whatever it held goes with it
+        if new_file_empty:
+            return [Change(path, "", content, fragment=False)]
+        return None  # a new file, or one not read: nothing it had is known
+    return None
