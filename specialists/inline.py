@@ -1343,6 +1343,8 @@ _SCAN_CALLS: Final = {
     "File.delete": "rm-file",
 }
 _PERL_ENV: Final = re2.compile(r"\$ENV\{\s*['\"]?([A-Za-z_][A-Za-z0-9_]{0,60})['\"]?\s*\}")
+# What starts a further argument of a program (a string, a Perl scalar or list).
+_ARG: Final = frozenset("'\"`$@")
 # Names short enough to appear in other words and strings: they count only as a call.
 _CALLED_ONLY: Final = frozenset({"rm", "rmdir"})
 # Removes that are recursive only when the call says so (``{recursive: true}``).
@@ -1809,8 +1811,11 @@ def scan_ops(code: str, backquotes: bool = True) -> list[CodeOp]:
                 program = program or {"read": "cat", "write": "tee"}[what]
                 ops.append(CodeOp("shell", (f'{program} "{text}"',), source))  # $HOME expands
                 continue
-            if what == "shell" and code[end : end + 40].lstrip().startswith(","):
-                # system("rm", "-rf", p): the program and its arguments, no shell
+            following = code[end : end + 40].lstrip()
+            if what == "shell" and following[:1] == "," and following[1:].lstrip()[:1] in _ARG:
+                # system("rm", "-rf", p): the program and its arguments, no shell (a second
+                # argument that is an options object or a callback leaves a command line:
+                # execSync("rm -rf x", {stdio: "inherit"}))
                 words = (text, *_scan_args(code, end))
                 ops.append(CodeOp("argv", words, source))
             elif what == "shell":

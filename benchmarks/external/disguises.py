@@ -45,6 +45,12 @@ SHELL: Final[dict[str, Rewrite]] = {
     "node": lambda c: (
         "node -e " + shlex.quote('require("child_process").execSync(' + json.dumps(c) + ")")
     ),
+    "node options": lambda c: (
+        "node -e "
+        + shlex.quote(
+            "require('child_process').execSync(" + json.dumps(c) + ", {stdio: 'inherit'})"
+        )
+    ),
     "function": lambda c: f"run_it() {{\n{c}\n}}\nrun_it",
     "process substitution": lambda c: f"source <(printf '%s\\n' {shlex.quote(c)})",
     "python f-string": lambda c: _heredoc(
