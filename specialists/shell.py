@@ -127,6 +127,7 @@ from specialists.understand.globs import (
     path_globs,
     word_globs,
 )
+from specialists.understand.inspection import only_inspects
 from specialists.understand.paths import (
     DEFAULT_SCRATCH,
     MOUNT_ROOTS,
@@ -316,6 +317,9 @@ class ShellRule(KindConfig):
             a glob, another command's output (``$(find …)``).
         then_deleted: a later command of the same line deletes the effect's path (``openssl
             enc -in "$f" -out "$f.enc" && rm "$f"``): the originals are replaced.
+        inspects_none: not when the command only lists, shows or checks, changing nothing
+            (:func:`~specialists.understand.inspection.only_inspects`: ``ufw status``,
+            ``iptables -L``, ``visudo -c``; for a rule about running as root).
         signals_any: the command signals processes named so (:data:`Scope`: ``every``,
             ``init``, ``group``, ``name``, ``pattern``, ``user``, ``unit``...); a probe
             (signal 0) signals nothing.
@@ -358,6 +362,7 @@ class ShellRule(KindConfig):
     sends: bool = False
     selection_only: bool = False
     then_deleted: bool = False
+    inspects_none: bool = False
     signals_any: list[Scope] = Field(default_factory=list)
     privileges_any: list[Change] = Field(default_factory=list)
     host: Literal["this", "another"] | None = None
@@ -572,6 +577,7 @@ class _Rule:
         "flags_any",
         "flags_none",
         "index",
+        "inspects_none",
         "label",
         "named_paths",
         "paths_any",
@@ -636,6 +642,7 @@ class _Rule:
         self.sends = rule.sends
         self.selection_only = rule.selection_only
         self.then_deleted = rule.then_deleted
+        self.inspects_none = rule.inspects_none
         self.signals = frozenset(rule.signals_any)
         self.privileges = frozenset(rule.privileges_any)
         self.elsewhere = None if rule.host is None else rule.host == "another"
@@ -667,6 +674,8 @@ class _Rule:
             return None
         if cmd.help and not (self.effects or self.redirects_any):
             return None  # it only prints its usage (what it writes is still its effects')
+        if self.inspects_none and only_inspects(cmd):
+            return None
         if self.piped_into_none and cmd.pipe_to and self._into(cmd.pipe_to, self.piped_into_none):
             return None
         if self.piped_into_any and not (
