@@ -390,6 +390,9 @@ def command_of(action: Action) -> str | None:
     """
     command = action.args.get("command")
     if isinstance(command, str):
+        if (action.tool or "").lower() in _POWERSHELL_TOOLS and not _names_powershell(command):
+            # a PowerShell tool's script is what ``pwsh -Command SCRIPT`` runs: read it so
+            return "pwsh -Command " + _quote(command)
         return command
     if isinstance(command, list) and command and all(isinstance(w, str) for w in command):
         return " ".join(_quote(str(w)) for w in command)
@@ -401,6 +404,15 @@ def command_of(action: Action) -> str | None:
                 words.insert(0, "git")
             return " ".join(_quote(w) for w in words)
     return None
+
+
+# Hosts' tools that run their command with PowerShell (Claude Code's and others' on Windows).
+_POWERSHELL_TOOLS: Final = frozenset({"powershell", "pwsh", "powershell.exe", "pwsh.exe"})
+
+
+def _names_powershell(command: str) -> bool:
+    first = command.lstrip().split(" ", 1)[0].lower().rsplit("\\", 1)[-1].rsplit("/", 1)[-1]
+    return first in _POWERSHELL_TOOLS
 
 
 def _quote(word: str) -> str:
@@ -2164,7 +2176,7 @@ class _Parser:
             None,
         )
         if windows is not None:
-            self._inline("pwsh", text, windows, state, scope.nest("powershell"))
+            self._inline("windows", text, windows, state, scope.nest("powershell"))
         return pipelines
 
     def _parse_text(
@@ -2775,7 +2787,12 @@ class _Parser:
             ops = python_ops(code, state.home, cmd.cwd, args)
             if ops is None:
                 ops = scan_ops(code)
-        elif family == "pwsh":
+        elif family in ("pwsh", "windows"):
+            if family == "pwsh":
+                # PowerShell's -Command text is a command line, as a PowerShell tool's is:
+                # its native programs and cmdlets are read as written too (Enable-PSRemoting,
+                # a .NET socket in a script), beside the POSIX commands it amounts to
+                self._parse_text(code, state.copy(), scope)
             ops = [CodeOp(op.kind, op.words, op.source) for op in windows_ops(code, state.home)]
         else:
             ops = scan_ops(code, backquotes=family not in ("node", "deno", "awk"))

@@ -181,3 +181,34 @@ def test_processes_listed_then_stopped(line: str, words: tuple[str, ...]):
 def test_a_command_that_asks_for_its_usage_does_nothing(line: str):
     assert windows_ops(line, "C:\\Users\\dev") == []
     assert windows_ops(line.split(" /?")[0].split(" -?")[0].split(" -Help")[0], None) != []
+
+
+def test_a_powershell_tool_runs_its_command_as_pwsh_command():
+    """A host's PowerShell tool runs its command with PowerShell: it is read as ``pwsh
+    -Command TEXT``, so rules about PowerShell's own command line (a .NET socket wired to
+    Invoke-Expression) see it as they see ``powershell -c TEXT`` typed in a shell."""
+    from specialists.shellparse import command_of
+    from supervisor.models import Action
+
+    script = "Enable-PSRemoting -Force; Remove-Item -Recurse C:\\x"
+    tool = Action(type="shell", tool="PowerShell", args={"command": script})
+    assert (
+        command_of(tool) == "pwsh -Command 'Enable-PSRemoting -Force; Remove-Item -Recurse C:\\x'"
+    )
+    typed = Action(type="shell", tool="PowerShell", args={"command": "pwsh -c " + script})
+    assert command_of(typed) == "pwsh -c " + script  # already names PowerShell
+    bash = Action(type="shell", tool="Bash", args={"command": script})
+    assert command_of(bash) == script
+
+
+def test_pwsh_command_text_keeps_its_cmdlets_and_its_translation():
+    parsed = parse(
+        'pwsh -Command "Enable-PSRemoting -Force; Remove-Item -Recurse C:\\x"',
+        cwd="/c:/p",
+        home=HOME,
+    )
+    programs = [c.program for c in parsed.commands]
+    assert "Enable-PSRemoting" in programs  # the cmdlet as written
+    rm = [c for c in parsed.commands if c.program == "rm"]
+    assert rm
+    assert rm[0].argv == ("rm", "-r", "/c:/x")  # and what it amounts to
