@@ -920,6 +920,9 @@ class ArtifactLog:
     _taxonomy_for: Mapping[str, Any] | None = field(default=None, init=False)
     _link_key: tuple[str, str] | None = field(default=None, init=False)  # origin, public key
     _key_said: str | None = field(default=None, init=False)  # a key mismatch logged once
+    # The last record's decision id and its decision's text when nothing in the record was
+    # masked or sealed and the text is ASCII: the store's summary (see summary_of).
+    _summary: tuple[str, str] | None = field(default=None, init=False)
 
     @property
     def directory(self) -> Path:
@@ -1016,8 +1019,17 @@ class ArtifactLog:
             args = plain_decision["action"]["args"]
             if name in args:
                 args[name] = f"[REDACTED:{name}]"
-        shown_text = sorted_json_bytes(
-            {"context": plain_context, "decision": plain_decision}
+        # The same bytes as sorted_json_bytes({"context": …, "decision": …}), the decision's
+        # own text kept for the store.
+        decision_bytes = sorted_json_bytes(plain_decision)
+        shown_text = b"".join(
+            (
+                b'{"context":',
+                sorted_json_bytes(plain_context),
+                b',"decision":',
+                decision_bytes,
+                b"}",
+            )
         ).decode("utf-8", "surrogatepass")
         masked_text = redact_json(shown_text)
         sealed = None
@@ -1036,6 +1048,11 @@ class ArtifactLog:
                 masked_text = sorted_json_bytes(json.loads(masked_text)).decode(
                     "utf-8", "surrogatepass"
                 )
+        if sealed is None and decision_bytes.isascii():
+            # Nothing masked in the record, nothing sealed: every string of the decision was
+            # asked, under its key, and the store's summary is this text (rows.decision_json;
+            # the fields it leaves out hold defaults, which mask nothing).
+            self._summary = (decision.decision_id, decision_bytes.decode("ascii"))
         text = "".join(
             (
                 # "chain" sorts before "context": {"chain":…, then "context":… and "decision":…
@@ -1082,6 +1099,15 @@ class ArtifactLog:
             return payload, self.keys.sign_line(payload)
 
         return self._append(record, new_chain=self.anchored)
+
+    def summary_of(self, decision: Decision) -> str | None:
+        """The store's summary of ``decision`` (:func:`~supervisor.rows.decision_json`)
+        with nothing in it to mask, when this log's last record was that decision's and
+        showed it whole; else None (the store makes and masks its own)."""
+        last = self._summary
+        if last is None or last[0] != decision.decision_id:
+            return None
+        return last[1]
 
     def hand_over(
         self, new: KeyPair, install: Callable[[], None] = lambda: None

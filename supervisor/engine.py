@@ -39,7 +39,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import count
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, Final
 
@@ -47,7 +47,18 @@ from pydantic import ValidationError
 
 from supervisor._workers import LoopThread, WorkerPool
 from supervisor.errors import InvalidActionError, PluginError
-from supervisor.judged import FROZEN_EMPTY_CONTEXT, frozen_context, judgeable_action, unchecked
+from supervisor.judged import (
+    FROZEN_EMPTY_CONTEXT,
+    _new_model,
+    _set_dict,
+    _set_extra,
+    _set_fields_set,
+    _set_private,
+    frozen_context,
+    judgeable_action,
+    shared_fields,
+    unchecked,
+)
 from supervisor.memory import InProcessMemory, NudgeMemory, StoreMemory
 from supervisor.models import (
     EMPTY_CONTEXT,
@@ -268,6 +279,8 @@ _now: Final = datetime.now
 _RESULT_FIELDS: Final = frozenset(SpecialistResult.model_fields)
 _OK_RESULT: Final = SpecialistResult.ok()
 _DECISION_FIELDS: Final = frozenset(Decision.model_fields)
+# One set of field names for every decision the engine builds (see unchecked's ``shared``).
+_DECISION_NAMES: Final = shared_fields(_DECISION_FIELDS)
 
 
 def _stamp(
@@ -312,7 +325,9 @@ _time_ns: Final = time.time_ns
 
 
 class _IdFactory:
-    """Decision ids that sort by time: milliseconds, a per-process nonce, a counter."""
+    """Decision ids that sort by time: milliseconds, a per-process nonce, a counter.
+
+    :meth:`next_id` is what the engine calls (a bound method: cheaper than ``__call__``)."""
 
     def __init__(self) -> None:
         self._reset()
@@ -321,15 +336,19 @@ class _IdFactory:
 
     def _reset(self) -> None:
         self._nonce = os.urandom(4).hex()
-        self._counter = count()
+        # The counter's 24 bits as six hex digits, formatted in C: 000000 to ffffff, again.
+        self._suffixes = map("%06x".__mod__, chain.from_iterable(repeat(range(1 << 24))))
         self._last_ms = -1
         self._prefix = ""
 
-    def __call__(self) -> str:
+    def next_id(self) -> str:
         ms = _time_ns() // 1_000_000
         if ms != self._last_ms:  # many decisions share a millisecond: format it once
             self._last_ms, self._prefix = ms, f"{ms:011x}{self._nonce}"
-        return self._prefix + format(next(self._counter) & 0xFFFFFF, "06x")
+        suffix: str = next(self._suffixes)
+        return self._prefix + suffix
+
+    __call__ = next_id
 
 
 @dataclass(slots=True)
@@ -392,7 +411,7 @@ class Engine:
         )
         self._on_decision = on_decision
         self._pool = pool or WorkerPool()
-        self._ids = _IdFactory()
+        self._ids = _IdFactory().next_id
         self._entries: dict[str, Entry] = {e.id: e for e in taxonomy.entries}
         self._slots: list[_Slot] = []
         for entry in taxonomy.entries:
@@ -474,8 +493,8 @@ class Engine:
         """
         if type(action) is Action and replay is None:
             route = self._route_cache.get((action.type, action.tool))
-            if route is not None and route[3]:
-                return self._unjudged(action, context)
+            if route is not None and route[3] is not None:
+                return self._unjudged(action, context, route[3])
         run = self._start(action, context, replay)
         try:
             stall: _Stall | None = None
@@ -504,8 +523,8 @@ class Engine:
 
         if type(action) is Action:
             route = self._route_cache.get((action.type, action.tool))
-            if route is not None and route[3]:
-                return self._unjudged(action, context)
+            if route is not None and route[3] is not None:
+                return self._unjudged(action, context, route[3])
         run = self._start(action, context)
         try:
             stall: _Stall | None = None
@@ -620,18 +639,21 @@ class Engine:
             slots = [s for s in self._slots if s.entry.applies_to.matches(action)]
             inline = tuple(s for s in slots if s.execution is Execution.INLINE)
             pooled = tuple(s for s in slots if s.execution is not Execution.INLINE)
-            route = (inline, pooled, _plan(inline), not inline and not pooled)
             # Not one entry, before or after the action, knows it: said, not silently ok.
             uncovered = not slots and not any(
                 e.applies_to.matches(action) for e in self.taxonomy.entries
             )
+            note = uncovered_note(action) if uncovered else None
+            # Nothing to run: what such a decision starts from, its coverage note included.
+            unjudged = None if slots else {**self._decision_values, "coverage": note}
+            route = (inline, pooled, _plan(inline), unjudged)
             with self._cache_lock:
                 if len(self._route_cache) >= _ROUTE_CACHE_MAX:
                     self._route_cache.clear()  # agents use few tools; a flood of names is noise
                     self._uncovered.clear()
                 self._route_cache[key] = route
-                if uncovered:
-                    self._uncovered[key] = uncovered_note(action)
+                if note is not None:
+                    self._uncovered[key] = note
         return route
 
     def _say_uncovered(self, note: str) -> None:
@@ -937,11 +959,17 @@ class Engine:
             self._on_decision(decision, run.context)
         return decision
 
-    def _unjudged(self, action: Action, context: Context | Mapping[str, Any] | None) -> Decision:
-        """The decision on an action no entry applies to: ok, with nothing to run."""
+    def _unjudged(
+        self,
+        action: Action,
+        context: Context | Mapping[str, Any] | None,
+        template: dict[str, Any],
+    ) -> Decision:
+        """The decision on an action no entry applies to: ok, with nothing to run;
+        ``template`` is its route's (the coverage note is in it)."""
         ctx = EMPTY_CONTEXT if context is None else as_context(context)
         start = _perf_ns()
-        values = self._decision_values.copy()
+        values = template.copy()
         values["decision_id"] = self._ids()
         values["action"] = action
         values["session"] = action.session
@@ -949,9 +977,8 @@ class Engine:
         values["results"] = {}
         values["created_at"] = _now(UTC)
         values["degraded"] = self.memory.degraded
-        coverage = self._uncovered.get((action.type, action.tool))
-        if coverage is not None:
-            values["coverage"] = coverage
+        coverage = values["coverage"]
+        if coverage is not None and coverage not in self._said_uncovered:
             self._say_uncovered(coverage)
         values["elapsed_ms"] = (_perf_ns() - start) / 1e6
         decision = _decision(values)
@@ -961,8 +988,13 @@ class Engine:
 
 
 def _decision(values: dict[str, Any]) -> Decision:
-    """A decision from complete values the engine built (see :func:`unchecked`)."""
-    decision: Decision = unchecked(Decision, values, _DECISION_FIELDS)
+    """A decision from complete values the engine built: :func:`unchecked`, spelled out
+    for the one model every call makes."""
+    decision: Decision = _new_model(Decision)
+    _set_dict(decision, values)
+    _set_fields_set(decision, _DECISION_NAMES)
+    _set_extra(decision, None)
+    _set_private(decision, None)
     return decision
 
 
@@ -1004,8 +1036,9 @@ def _skip(run: _Run, slot: _Slot, why: str) -> None:
     )
 
 
-# (inline slots, pooled slots, how the screened inline ones run, whether no entry applies)
-_Route = tuple[tuple[_Slot, ...], tuple[_Slot, ...], _Plan | None, bool]
+# (inline slots, pooled slots, how the screened inline ones run, and when no entry applies
+# the values its decisions start from, else None)
+_Route = tuple[tuple[_Slot, ...], tuple[_Slot, ...], _Plan | None, dict[str, Any] | None]
 
 
 def _build_screens(slots: Sequence[_Slot]) -> tuple[_ScreenGroup, ...]:

@@ -176,7 +176,8 @@ class Supervisor:
                     if objections_of(decision)
                     else None
                 )
-                self.memory.after_decision(decision, seen, link)
+                summary = None if self.log is None or failed else self.log.summary_of(decision)
+                self.memory.after_decision(decision, seen, link, summary)
             else:
                 self.memory.after_decision(decision)
         except StoreError:

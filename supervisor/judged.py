@@ -10,13 +10,20 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from pydantic import BaseModel
+
 from supervisor.frozen import freeze
 from supervisor.models import EMPTY_CONTEXT, Action, Context
 
 __all__ = ["FROZEN_EMPTY_CONTEXT", "frozen_context", "judgeable_action", "unchecked"]
 
-_new_object = object.__new__
-_set_attr = object.__setattr__
+_new_model = object.__new__
+# pydantic's slots, set through their descriptors: faster than object.__setattr__, which
+# looks each name up on the class first.
+_set_dict: Final = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set: Final = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra: Final = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private: Final = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def unchecked(
@@ -32,17 +39,20 @@ def unchecked(
     the same ``fields``: pydantic changes it only when a field is assigned, which a frozen
     model refuses, and gives a copy its own. What specialists are handed gets its own.
     """
-    model = _new_object(cls)
-    _set_attr(model, "__dict__", values)
-    names = _FIELD_SETS.get(fields) if shared else None
-    if names is None:
-        names = set(fields)
-        if shared:
-            _FIELD_SETS[fields] = names
-    _set_attr(model, "__pydantic_fields_set__", names)
-    _set_attr(model, "__pydantic_extra__", None)
-    _set_attr(model, "__pydantic_private__", None)
+    model = _new_model(cls)
+    _set_dict(model, values)
+    _set_fields_set(model, shared_fields(fields) if shared else set(fields))
+    _set_extra(model, None)
+    _set_private(model, None)
     return model
+
+
+def shared_fields(fields: frozenset[str]) -> set[str]:
+    """The one set of field names that models built with ``fields`` share."""
+    names = _FIELD_SETS.get(fields)
+    if names is None:
+        names = _FIELD_SETS[fields] = set(fields)
+    return names
 
 
 _FIELD_SETS: dict[frozenset[str], set[str]] = {}

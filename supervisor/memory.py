@@ -212,10 +212,15 @@ class StoreMemory:
         return True
 
     def after_decision(
-        self, decision: Decision, context: JsonValue = None, link: ChainLink | None = None
+        self,
+        decision: Decision,
+        context: JsonValue = None,
+        link: ChainLink | None = None,
+        summary: str | None = None,
     ) -> None:
         """Persist the decision (with ``context``, already redacted, for the feedback log),
-        and move its signed record's chain anchor to ``link``."""
+        and move its signed record's chain anchor to ``link``; ``summary`` as
+        :meth:`~supervisor.store.Store.record_decision` takes it."""
         session = decision.session
         heeded: list[str] = []
         try:
@@ -229,7 +234,7 @@ class StoreMemory:
                             and result.verdict in (Verdict.OK, Verdict.FLAG)
                         ):
                             heeded.append(entry_id)
-            self.store.record_decision(decision, heeded, context, link)
+            self.store.record_decision(decision, heeded, context, link, summary)
         except StoreError as exc:
             self._failed(exc)
             raise

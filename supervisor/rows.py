@@ -19,7 +19,6 @@ from typing import Final
 
 import orjson
 from pydantic import JsonValue
-from pydantic_core import PydanticSerializationError
 
 from supervisor.models import Decision, Verdict
 
@@ -232,11 +231,21 @@ def json_text(value: object) -> str:
 
 
 def decision_json(decision: Decision) -> str:
-    """The decision as :func:`json_text` (pydantic's own encoder when it can)."""
+    """The decision as the store keeps it: its fields that are not at their defaults (reading
+    it back fills them in), keys sorted, as :func:`json_text` would write them. When that
+    text is ASCII, it is the decision's text in its signed record too, which the record's
+    writer hands the store (see ``ArtifactLog.summary_of``)."""
+    value = decision.model_dump(mode="json", exclude_defaults=True)
     try:
-        return decision.model_dump_json()
-    except PydanticSerializationError:  # a lone surrogate in what the agent sent
-        return json_text(decision.model_dump(mode="json"))
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except orjson.JSONEncodeError:  # a lone surrogate in what the agent sent, a huge integer
+        return json.dumps(
+            _storable(value),
+            ensure_ascii=False,
+            allow_nan=False,
+            sort_keys=True,
+            separators=(",", ":"),
+        )
 
 
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")  # one character class: linear

@@ -86,12 +86,16 @@ class Store(Protocol):
         heeded: Collection[str] = (),
         context: JsonValue = None,
         link: ChainLink | None = None,
+        summary: str | None = None,
     ) -> None:
         """Store the decision, its objections, and mark ``heeded`` entries' open nudges heeded.
 
         ``context`` is the (already redacted) context the specialists saw, kept for the
         feedback log. ``link`` (the decision's signed record) moves its chain's anchor forward
         in the same transaction, never back; the anchor's key is the first link's.
+        ``summary``, when given, is :func:`decision_json` of the decision with nothing in it
+        that redaction masks (its signed record's writer knows: ``ArtifactLog.summary_of``);
+        else the store makes it and masks it.
         """
         ...
 
@@ -309,8 +313,9 @@ class LazyStore:
         heeded: Collection[str] = (),
         context: JsonValue = None,
         link: ChainLink | None = None,
+        summary: str | None = None,
     ) -> None:
-        self._get().record_decision(decision, heeded, context, link)
+        self._get().record_decision(decision, heeded, context, link, summary)
 
     def anchor(self, link: ChainLink, at: datetime) -> None:
         self._get().anchor(link, at)

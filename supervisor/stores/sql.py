@@ -311,9 +311,11 @@ class SqlStore(abc.ABC):
         heeded: Collection[str] = (),
         context: JsonValue = None,
         link: ChainLink | None = None,
+        summary: str | None = None,
     ) -> None:
         # The store is read by more people than the agent's owner: no secret in clear.
-        summary = redact_json(decision_json(decision))
+        if summary is None:
+            summary = redact_json(decision_json(decision))
         context_text = None if context is None else json_text(context)
         created = self.dialect.moment(decision.created_at)
         objections = objections_of(decision)

@@ -54,6 +54,49 @@ def test_default_home_is_in_the_user_state_directory_outside_the_repository(tmp_
     assert len(home.name) <= 24 + 1 + 16
 
 
+@pytest.mark.parametrize(
+    ("xdg", "home"),
+    [
+        ("/srv/state", "/home/ana"),
+        ("", "/home/ana"),
+        ("relative/state", "/home/ana/"),  # not absolute: as if unset
+        (None, "/root"),
+        (None, "relative-home"),  # platformdirs looks the home up: it answers
+        (None, None),
+    ],
+)
+def test_user_state_dir_is_platformdirs_without_importing_it(xdg, home, monkeypatch):
+    import hashlib
+
+    import platformdirs
+
+    from supervisor import homepath
+
+    for name, value in (("XDG_STATE_HOME", xdg), ("HOME", home)):
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    assert homepath.user_state_dir() == platformdirs.user_state_dir("supervise", appauthor=False)
+    root = os.fsencode("/work/Caf\u00e9 project")
+    assert homepath._sha256_hex(root) == hashlib.sha256(root).hexdigest()
+
+
+def test_the_hook_client_finds_the_default_home_without_platformdirs_or_hashlib(tmp_path):
+    code = (
+        "import sys; from supervisor.hooks.client import state_dir; "
+        "print(state_dir(None)); print(sorted({'platformdirs', 'hashlib'} & set(sys.modules)))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != HOME_ENV}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    found, imported = out.stdout.splitlines()
+    assert Path(found) == default_home(tmp_path)
+    assert imported == "[]"
+
+
 def test_explicit_and_environment_homes_win(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert resolve_home(tmp_path / "given") == tmp_path / "given"
