@@ -425,6 +425,23 @@ def python_ops(
     return reader.ops
 
 
+MAX_LITERAL_LOOP: Final = 8  # values of a loop over literals whose body is read for each
+
+
+def _py_literal_strings(node: ast.expr) -> tuple[str, ...] | None:
+    """The strings of a tuple, list or set of at most ``MAX_LITERAL_LOOP`` string literals."""
+    if not isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return None
+    if not node.elts or len(node.elts) > MAX_LITERAL_LOOP:
+        return None
+    values = []
+    for element in node.elts:
+        if not (isinstance(element, ast.Constant) and isinstance(element.value, str)):
+            return None
+        values.append(element.value)
+    return tuple(values)
+
+
 _PY_SENDERS: Final = frozenset({"post", "put", "patch", "request", "urlopen", "Request"})
 # HTTP clients' calls named for the method they send (requests, httpx, aiohttp sessions).
 _PY_METHOD_CALLS: Final = frozenset({"delete", "post", "put", "patch"})
@@ -450,6 +467,7 @@ class _PyReader:
         self.kills: list[str] = []
         self.databases: dict[str, tuple[str, ...]] = {}  # name -> the client it connects as
         self.tuples: dict[str, ast.Tuple] = {}  # names bound to a tuple (a socket address)
+        self.skip: set[int] = set()  # nodes read already, once per value of a loop over literals
 
     def read(self, root: ast.AST, ev: _PyEval, depth: int) -> None:
         if depth == 0 and isinstance(root, ast.Module):
@@ -460,8 +478,12 @@ class _PyReader:
             self.seen += 1
             if self.seen > 40_000 or len(self.ops) >= MAX_CODE_CALLS:
                 return
+            if self.skip and id(node) in self.skip:
+                continue
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
                 self._assign(node.targets[0], node.value, ev)
+                continue
+            if isinstance(node, ast.For | ast.AsyncFor) and self._literal_loop(node, ev, depth):
                 continue
             if isinstance(node, ast.For | ast.AsyncFor):
                 self._loop(node.target, node.iter, ev)
@@ -497,6 +519,25 @@ class _PyReader:
             self._observe(node, ev)
             self._inline(node, ev, depth)
             self._run_code(node, ev, depth)
+
+    def _literal_loop(self, node: ast.For | ast.AsyncFor, ev: _PyEval, depth: int) -> bool:
+        """A loop over a few string literals (``for d in ("build", "dist"):``): its body is
+        read once per value, with the loop variable bound to it, and not again unbound."""
+        values = _py_literal_strings(node.iter)
+        if values is None or not isinstance(node.target, ast.Name):
+            return False
+        name = node.target.id
+        before = ev.names.get(name)
+        for value in values:
+            ev.names[name] = value
+            for statement in node.body:
+                self.read(statement, ev, depth)
+        if before is None:
+            ev.names.pop(name, None)
+        else:
+            ev.names[name] = before
+        self.skip.update(id(sub) for statement in node.body for sub in ast.walk(statement))
+        return True
 
     def _loop(self, target: ast.expr, over: ast.expr, ev: _PyEval) -> None:
         """What a loop variable stands for when the loop walks a directory tree or a glob:

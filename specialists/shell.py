@@ -90,6 +90,7 @@ tool writes is also judged as the command that runs it. An entry may have no rul
 
 from __future__ import annotations
 
+import json
 import posixpath
 import shlex
 import textwrap
@@ -99,6 +100,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Final, Generic, Literal, TypeVar, final
 
+import re2
 from pydantic import AfterValidator, Field, JsonValue, ValidationInfo, model_validator
 
 from specialists.shellparse import (
@@ -1073,18 +1075,21 @@ def written_program_of(
 
     An edit of a file the session wrote earlier is made to that text; of another file,
     the new text alone is read (an ``old``/``new`` pair's ``new``, a diff's added lines),
-    dedented. None when the file is not a program (by its name, else a ``#!`` line), or
-    what is written is longer than ``max_chars``.
+    dedented. A task runner's file (a Makefile, a justfile, ``package.json``) is read as
+    the commands it holds (:func:`task_commands`). None when the file is neither (by its
+    name, else a ``#!`` line), or what is written is longer than ``max_chars``.
     """
     if action.type not in ("file_write", "file_edit"):
         return None
-    args = action.args
-    path = args.get("path") or args.get("file_path") or args.get("filename")
-    if not isinstance(path, str) or not path or "\n" in path:
+    path = _written_path(action)
+    if path is None:
         return None
     text = _written_text(action)
     if text is None or len(text) > max_chars:
         return None
+    commands = task_commands(path, text)
+    if commands is not None:  # a Makefile's recipes, package.json's scripts: run later
+        return (commands, context) if commands.strip() else None
     runner = _RUNNERS.get(posixpath.splitext(path)[1].lower())
     if runner is not None:
         command = f"{runner} {_path_word(path)}"
@@ -1096,6 +1101,72 @@ def written_program_of(
     if action.type == "file_edit" and not any(_writes(a, path) for a in earlier):
         action = Action(type="file_write", tool=action.tool, args={"path": path, "content": text})
     return command, context.model_copy(update={"recent_actions": (*earlier, action)})
+
+
+# Files whose text is commands a task runner runs later (make, just, npm/yarn/pnpm).
+_MAKEFILES: Final = frozenset({"makefile", "gnumakefile"})
+_JUSTFILES: Final = frozenset({"justfile", ".justfile"})
+_MAKE_VARIABLE: Final = re2.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_]*)[)}]")
+_JSON_PAIR: Final = re2.compile(r'"([^"\\]{1,100})"\s*:\s*"((?:[^"\\]|\\.)*)"')
+# package.json keys whose string values are not commands
+_PACKAGE_FIELDS: Final = frozenset(
+    {"name", "version", "description", "main", "module", "types", "typings", "license",
+     "author", "homepage", "repository", "url", "type", "email", "packageManager", "private",
+     "browser", "bin", "directory", "funding", "engines", "node", "npm"}
+)  # fmt: skip
+_VERSION_LIKE: Final = re2.compile(
+    r"^(?:[\^~<>=*]|\d|workspace:|npm:|file:|link:|git|https?:|latest$)"
+)
+
+
+def task_commands(path: str, text: str) -> str | None:
+    """The commands a task-runner file holds, one per line, or None: not such a file.
+
+    A Makefile's (and a ``*.mk``'s) recipe lines, without their ``@``/``-``/``+`` prefixes
+    and with make's ``$(VAR)`` as the shell's ``${VAR}`` and ``$$`` as ``$``; a justfile's
+    indented recipe lines; ``package.json``'s scripts (``postinstall`` runs on every
+    ``npm install``), or, in a part of one that does not parse, its string values that
+    are neither package metadata nor version ranges."""
+    base = posixpath.basename(path.replace("\\", "/"))
+    lower = base.lower()
+    if lower in _MAKEFILES or lower.endswith(".mk") or lower in _JUSTFILES:
+        tab_only = lower not in _JUSTFILES
+        lines = []
+        for line in text.splitlines():
+            if not line[:1].isspace() or (tab_only and not line.startswith("\t")):
+                continue
+            line = line.strip().lstrip("@-+").strip()
+            if line and not line.startswith("#"):
+                lines.append(line)
+        if tab_only:
+            lines = [_MAKE_VARIABLE.sub(r"${\1}", line).replace("$$", "$") for line in lines]
+        return "\n".join(lines)
+    if lower != "package.json":
+        return None
+    try:
+        document = json.loads(text)
+    except ValueError:
+        document = None
+    if isinstance(document, dict):
+        scripts = document.get("scripts")
+        if not isinstance(scripts, dict):
+            return ""
+        return "\n".join(v for v in scripts.values() if isinstance(v, str))
+    values = []
+    for match in _JSON_PAIR.finditer(text):
+        key, value = match.group(1), match.group(2)
+        if key in _PACKAGE_FIELDS or _VERSION_LIKE.search(value):
+            continue
+        try:
+            values.append(json.loads(f'"{value}"'))
+        except ValueError:
+            continue
+    return "\n".join(values)
+
+
+def _written_path(action: Action) -> str | None:
+    path = action.args.get("path") or action.args.get("file_path") or action.args.get("filename")
+    return path if isinstance(path, str) and path and "\n" not in path else None
 
 
 def _written_text(action: Action) -> str | None:
@@ -1422,11 +1493,11 @@ class ShellSpecialist:
         if ran.verdict.rank <= max(result.verdict.rank, Verdict.OK.rank):
             return result
         verdict = ran.verdict if ran.verdict.rank < self._written.rank else self._written
-        path = run[0].split(" ", 1)[-1]
+        path = _written_path(action)
         return ran.model_copy(
             update={
                 "verdict": verdict,
-                "reason": _cut(f"the program written to {path}, when run: {ran.reason}", 400),
+                "reason": _cut(f"what is written to {path}, when run: {ran.reason}", 400),
                 "correction": (
                     f"Do not write this into {path}: when it runs, {_cut(ran.reason or '', 200)}. "
                     "Write only the code the task needs, and ask the user before writing "

@@ -1751,6 +1751,8 @@ def _flags(program: str, words: Sequence[str]) -> tuple[frozenset[str], tuple[st
                 flags.add(word.lstrip("-"))
                 in_exec = word in ("-exec", "-execdir", "-ok", "-okdir")
         return frozenset(flags), tuple(positionals)
+    if program in _SSH_CLIENTS:  # its options end at the destination: the rest is a command
+        return _ssh_flags(words)
     options_done = False
     for word in words:
         if options_done or len(word) < 2 or not word.startswith("-"):
@@ -1761,6 +1763,37 @@ def _flags(program: str, words: Sequence[str]) -> tuple[frozenset[str], tuple[st
             flags.add(word[2:].split("=", 1)[0])
         else:
             flags.update(word[1:])
+    return frozenset(flags), tuple(positionals)
+
+
+_SSH_CLIENTS: Final = frozenset({"ssh", "autossh"})
+
+
+def _ssh_flags(words: Sequence[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """ssh's flags: the options before the destination (``-fNR 2222:localhost:22``); what
+    follows the destination is the remote command's, not ssh's (``ssh h mysql -uR``).
+    Positionals are every other word, option values included, as for other programs."""
+    flags: set[str] = set()
+    positionals: list[str] = []
+    destination = False
+    i, n = 0, len(words)
+    while i < n:
+        word = words[i]
+        i += 1
+        if destination or len(word) < 2 or not word.startswith("-"):
+            positionals.append(word)
+            destination = True
+        elif word == "--":
+            positionals.extend(words[i:])
+            break
+        else:
+            for at, letter in enumerate(word[1:], start=1):
+                flags.add(letter)
+                if letter in _SSH_VALUES:
+                    if at == len(word) - 1 and i < n:
+                        positionals.append(words[i])  # the option's value
+                        i += 1
+                    break
     return frozenset(flags), tuple(positionals)
 
 

@@ -1518,7 +1518,7 @@ def test_a_written_program_is_judged_by_what_it_would_do_when_run(
     result = build(SENDS_CREDENTIALS).evaluate(Action(type="file_write", args=args), CTX)
     assert result.verdict is verdict, result.reason
     if verdict is Verdict.NUDGE:
-        assert f"the program written to {args['path']}, when run" in (result.reason or "")
+        assert f"what is written to {args['path']}, when run" in (result.reason or "")
         assert result.evidence["written_program"] == args["path"]
         assert "Do not write this into" in (result.correction or "")
 

@@ -731,6 +731,29 @@ def test_python_loops_over_a_directory_delete_that_selection(code: str, path: st
 
 
 @pytest.mark.parametrize(
+    ("code", "removed"),
+    [
+        ("import os\nfor p in ['/a', '/b']:\n    os.remove(p)", [("/a",), ("/b",)]),
+        (
+            "import shutil\nfor d in ('build', 'dist'):\n    shutil.rmtree(d)",
+            [("build",), ("dist",)],
+        ),
+        # more values than are read one by one: the variable is not known
+        (
+            "import os\nfor p in " + repr([f"/{i}" for i in range(9)]) + ":\n    os.remove(p)",
+            [("<expr>",)],
+        ),
+    ],
+)
+def test_python_loops_over_a_few_literals_read_their_body_per_value(
+    code: str, removed: list[tuple[str, ...]]
+):
+    command = f"python3 - <<'EOF'\n{code}\nEOF"
+    rms = [c for c in run(command).commands if c.program == "rm"]
+    assert [tuple(p for p in c.positionals) for c in rms] == removed, [c.argv for c in rms]
+
+
+@pytest.mark.parametrize(
     "command",
     [
         "source <(echo rm -rf /x)",
@@ -2134,3 +2157,26 @@ def test_a_git_alias_of_git_words_runs_the_git_command_it_stands_for(
 )
 def test_only_gits_own_options_and_config_set_a_command(command: str):
     assert "rm" not in [c.program for c in run(command).commands]
+
+
+@pytest.mark.parametrize(
+    ("command", "flags", "positionals"),
+    [
+        ("ssh -fNR 2222:localhost:22 ops@h", {"f", "N", "R"}, ("2222:localhost:22", "ops@h")),
+        (
+            "ssh -C user@h mysql -uUSER -pPASS db",
+            {"C"},
+            ("user@h", "mysql", "-uUSER", "-pPASS", "db"),
+        ),
+        ("ssh -i ~/.ssh/k -p 2222 h uptime", {"i", "p"}, ("/home/u/.ssh/k", "2222", "h", "uptime")),
+        ("ssh -R8080:localhost:80 h", {"R"}, ("h",)),
+    ],
+)
+def test_ssh_options_end_at_the_destination(
+    command: str, flags: set[str], positionals: tuple[str, ...]
+):
+    """What follows the destination is the remote command's: ``-uUSER`` there is not ssh's
+    ``-R``. An option's value stays among the positionals, as for other programs."""
+    ssh = only(command, "ssh")
+    assert ssh.flags == flags
+    assert ssh.positionals == positionals
