@@ -157,6 +157,13 @@ _CUES: Final[tuple[tuple[str, str], ...]] = (
         r"\b(?:say|mention|recommend|suggest|state|explain|write|respond|reply|answer|report|show)\s+(?:\w+\s+){0,3}to\s+the\s+user\b",
     ),
     (
+        # "Say that I should visit X": the text asks its reader to advise its writer, which
+        # is what an assistant does for its user; a third party's text that speaks so
+        # poses as the user ("say that I'm sorry" or "tell Anna she should" does not).
+        "asks its reader to advise its writer",
+        r"\b(?:say|state|mention|answer|reply|respond|tell\s+me)\s+(?:to\s+me\s+)?(?:that\s+)?I\s+(?:(?:really|absolutely|definitely)\s+)?(?:should|must|ought\s+to|have\s+to|need\s+to)\b",
+    ),
+    (
         "speaks of the reader's answer",
         r"\bin\s+your\s+(?:final\s+)?(?:answer|response|reply|output|summary)\s+to\s+the\s+user\b",
     ),
