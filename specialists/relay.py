@@ -133,7 +133,9 @@ _CUES: Final[tuple[tuple[str, str], ...]] = (
     ),
     (
         "overrides the reader's instructions",
-        rf"\b(?:ignore|disregard|forget|override)\s+(?:(?:all|any|the|your|of|these|those)\s+){{0,3}}(?:{_OLD}\s+)(?:\w+\s+)?(?:\w{{0,3}}nstr\w*|prompts?|directives?|guidelines|system\s+prompt)",
+        # No word boundary before the verb: text planted by concatenation is glued to the
+        # word before it ("...New York, USAIgnore your previous instructions").
+        rf"(?:ignore|disregard|forget|override)\s+(?:(?:all|any|the|your|of|these|those)\s+){{0,3}}(?:{_OLD}\s+)(?:\w+\s+)?(?:\w{{0,3}}nstr\w*|prompts?|directives?|guidelines|system\s+prompt)",
     ),
     (
         "overrides the reader's instructions",
