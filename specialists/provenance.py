@@ -70,6 +70,7 @@ from specialists.valuetokens import (
     Token,
     decimal_text,
     fold,
+    json_unescaped,
     normalise_url,
     query_values,
     tokens,
@@ -174,6 +175,7 @@ class _Needle:
 
 
 _AMOUNT_TYPES: Final = frozenset({"amount", "number"})
+_ID_TYPES: Final = frozenset({"number"})
 
 
 def _typed(token: Token) -> _Needle:
@@ -240,9 +242,11 @@ def _typed_groups(text: str, kind: str) -> list[list[_Needle]]:
     """One group per typed value of a type the sink kind takes, sorted; a value that is a
     number as a whole is a number (an account number, a file id)."""
     if kind in ("account", "file"):
+        # An id or an account number is a bare number: "4 hours" or "$13" is a quantity,
+        # and names no event 4 nor file 13.
         number = decimal_text(text) if text.replace(" ", "").isdigit() else None
         if number is not None:
-            return [[_typed(Token("number", number))]]
+            return [[_Needle(Token("number", number), _ID_TYPES)]]
     if kind in ("account", "recipient"):
         iban = normalise_value(text, "iban")  # a whole value in any case, spaced or not
         if iban is not None:
@@ -258,18 +262,22 @@ def _typed_groups(text: str, kind: str) -> list[list[_Needle]]:
 class _TokenCache:
     """The tokens and the folded form of each text, read once; least recently used dropped."""
 
-    __slots__ = ("_folded", "_lock", "_texts")
+    __slots__ = ("_documents", "_folded", "_lock", "_texts")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._texts: OrderedDict[str, frozenset[Token]] = OrderedDict()
         self._folded: OrderedDict[str, str] = OrderedDict()
+        self._documents: OrderedDict[str, str] = OrderedDict()
 
     def of(self, text: str) -> frozenset[Token]:
-        return self._get(self._texts, text, lambda: frozenset(tokens(text)))
+        return self._get(self._texts, text, lambda: frozenset(tokens(json_unescaped(text))))
 
     def folded(self, text: str) -> str:
-        return self._get(self._folded, text, lambda: fold(text))
+        return self._get(self._folded, text, lambda: fold(json_unescaped(text)))
+
+    def document(self, text: str) -> str:
+        return self._get(self._documents, text, lambda: _undirected(text))
 
     def _get(self, cache: OrderedDict[str, _T], text: str, read: Callable[[], _T]) -> _T:
         with self._lock:
@@ -541,7 +549,7 @@ def _trace_group(
             if named_at is not None:
                 trusted.append(named_at)
                 user.append(named_at)
-        if not trusted and untrusted and kind in _DOCUMENT_KINDS and needle.token is not None:
+        if not trusted and untrusted and kind in _DOCUMENT_KINDS:
             given_at = _document_gives(needle, sources, records, steered)
             if given_at is not None:
                 trusted.append(given_at)
@@ -617,7 +625,21 @@ def _named_person(
     return None
 
 
-_DOCUMENT_KINDS: Final = frozenset({"amount"})
+_DOCUMENT_KINDS: Final = frozenset({"amount", "detail"})
+_CUT_OUT: Final = "\n|\n"  # where a passage that speaks to the assistant was
+
+
+def _undirected(text: str) -> str:
+    """``text`` less its passages that speak to the assistant (the ``instruction_relay``
+    kind's directives: "to you, GPT-4", "before you solve the task", "new instructions:").
+
+    The user who sends the agent to a document ("pay the bill 'march.txt'", "update my
+    address from the landlord's letter") means what the document says to its reader, not
+    what a passage planted in it tells the assistant to do: its amounts, dates and details
+    count as the user's, that passage's do not."""
+    from specialists.relay import document_passages  # relay reads provenance's arguments
+
+    return document_passages(text, _CUT_OUT)
 
 
 def _document_gives(
@@ -626,15 +648,22 @@ def _document_gives(
     records: Sequence[Source | _Record],
     steered: Mapping[int, str],
 ) -> str | None:
-    """Where a document the user sent the agent to names an amount ("pay the bill
-    'march.txt'"; "raise the rent as the notice 'rent.txt' says"), or None: its numbers are
-    the user's as the request's are. Not its accounts: whether the user meant to pay the
-    account a document names ("pay the bill") or only to read it ("adjust my rent as the
-    notice says", and an injected passage adds an account) is not in the document."""
+    """Where a document the user sent the agent to names an amount or a detail ("pay the
+    bill 'march.txt'"; "raise the rent as the notice 'rent.txt' says"; "update my address
+    from the letter 'move.txt'"), or None: its numbers and details are the user's as the
+    request's are, less any passage of it that speaks to the assistant (:func:`_undirected`).
+    Not its accounts: whether the user meant to pay the account a document names ("pay the
+    bill") or only to read it ("adjust my rent as the notice says", and an injected passage
+    adds an account) is not in the document."""
+    what = "an amount" if needle.types == _AMOUNT_TYPES else "a detail"
     for index in designated(sources, records, steered):
         source = sources[index]
-        if any(_holds(text, needle) for trust, text, _ in source.pieces() if not trust.trusted):
-            return f"{source.describe()} (an amount it names), which the user sent the agent to"
+        if any(
+            _holds(_CACHE.document(text), needle)
+            for trust, text, _ in source.pieces()
+            if not trust.trusted
+        ):
+            return f"{source.describe()} ({what} it names), which the user sent the agent to"
     return None
 
 
@@ -715,7 +744,7 @@ def computed(
             if not trust.trusted:
                 where = f"{sources[index].describe(field)}, which the user sent the agent to"
                 asked.add(where)
-                read(text, where)
+                read(_CACHE.document(text), where)
     for record in records:
         read(record.text, "the records")
     for source in reversed(sources):

@@ -51,6 +51,8 @@ are capped, and every pattern is RE2 (linear in the text).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal, final
@@ -73,9 +75,11 @@ __all__ = [
     "RELAY_KIND",
     "Directive",
     "OffRecord",
+    "Outgoing",
     "RelayConfig",
     "RelaySpecialist",
     "directives",
+    "document_passages",
     "off_record",
     "relayed",
     "supervisor_register_kinds",
@@ -129,7 +133,9 @@ _CUES: Final[tuple[tuple[str, str], ...]] = (
     ),
     (
         "overrides the reader's instructions",
-        rf"\b(?:ignore|disregard|forget|override)\s+(?:(?:all|any|the|your|of|these|those)\s+){{0,3}}(?:{_OLD}\s+)(?:\w+\s+)?(?:\w{{0,3}}nstr\w*|prompts?|directives?|guidelines|system\s+prompt)",
+        # No word boundary before the verb: text planted by concatenation is glued to the
+        # word before it ("...New York, USAIgnore your previous instructions").
+        rf"(?:ignore|disregard|forget|override)\s+(?:(?:all|any|the|your|of|these|those)\s+){{0,3}}(?:{_OLD}\s+)(?:\w+\s+)?(?:\w{{0,3}}nstr\w*|prompts?|directives?|guidelines|system\s+prompt)",
     ),
     (
         "overrides the reader's instructions",
@@ -151,6 +157,13 @@ _CUES: Final[tuple[tuple[str, str], ...]] = (
     (
         "speaks of the reader's user",
         r"\b(?:say|mention|recommend|suggest|state|explain|write|respond|reply|answer|report|show)\s+(?:\w+\s+){0,3}to\s+the\s+user\b",
+    ),
+    (
+        # "Say that I should visit X": the text asks its reader to advise its writer, which
+        # is what an assistant does for its user; a third party's text that speaks so
+        # poses as the user ("say that I'm sorry" or "tell Anna she should" does not).
+        "asks its reader to advise its writer",
+        r"\b(?:say|state|mention|answer|reply|respond|tell\s+me)\s+(?:to\s+me\s+)?(?:that\s+)?I\s+(?:(?:really|absolutely|definitely)\s+)?(?:should|must|ought\s+to|have\s+to|need\s+to)\b",
     ),
     (
         "speaks of the reader's answer",
@@ -499,11 +512,33 @@ def _names(body: str) -> Iterator[str]:
             yield name
 
 
+_CACHE_SIZE: Final = 512  # source pieces whose directives are kept
+_READ: Final[OrderedDict[tuple[str, str, tuple[str, ...]], tuple[Directive, ...]]] = OrderedDict()
+_READ_LOCK: Final = threading.Lock()
+
+
 def directives(source: Source, text: str, requests: Sequence[str]) -> list[Directive]:
     """The passages of ``text`` (a third-party piece of ``source``) that speak to the
-    assistant, each with what it asks for, less what ``requests`` name."""
+    assistant, each with what it asks for, less what ``requests`` name. Each piece is read
+    once (an LRU cache): a session's answers are judged against the same results."""
+    key = (source.describe(), text, tuple(requests))
+    with _READ_LOCK:
+        known = _READ.get(key)
+        if known is not None:
+            _READ.move_to_end(key)
+            return list(known)
+    found = _directives(source, text, requests)
+    with _READ_LOCK:
+        _READ[key] = tuple(found)
+        while len(_READ) > _CACHE_SIZE:
+            _READ.popitem(last=False)
+    return found
+
+
+def _directives(source: Source, text: str, requests: Sequence[str]) -> list[Directive]:
     found: list[Directive] = []
     asked = [fold(request) for request in requests]
+    request_words = {run for request in asked for run in _phrases(_words(request))}
     end = -1
     text = _unescaped(text)
     for match in _CUE.finditer(text):
@@ -527,7 +562,6 @@ def directives(source: Source, text: str, requests: Sequence[str]) -> list[Direc
             for token in tokens(body)
             if token.type in _VALUE_TYPES and mine(fold(token.value))
         )
-        request_words = {run for request in asked for run in _phrases(_words(request))}
         phrases = frozenset(_phrases(_words(body))) - request_words
         found.append(Directive(source.describe(), _CUES[group][0], passage, names, values, phrases))
         if len(found) >= MAX_DIRECTIVES:
@@ -535,14 +569,60 @@ def directives(source: Source, text: str, requests: Sequence[str]) -> list[Direc
     return found
 
 
-def relayed(text: str, directive: Directive) -> list[str]:
+def document_passages(text: str, mark: str) -> str:
+    """``text`` (a third-party piece) with each passage that speaks to the assistant (as
+    :func:`directives` finds them) replaced by ``mark``, and its escapes read; ``text`` as
+    it is when it has none. Past :data:`MAX_DIRECTIVES` passages the rest is left out."""
+    unescaped = _unescaped(text)
+    kept: list[str] = []
+    last = 0
+    end = -1
+    for match in _CUE.finditer(unescaped):
+        if match.start() < end:
+            continue  # within the last passage
+        passage, end = _passage(unescaped, match.start(), match.end())
+        kept.append(unescaped[last : end - len(passage)])
+        last = end
+        if len(kept) >= MAX_DIRECTIVES:
+            return mark.join(kept)
+    if not kept:
+        return text
+    kept.append(unescaped[last:])
+    return mark.join(kept)
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """The outgoing text as :func:`relayed` reads it, read once for every directive: folded,
+    its typed values, its words and each run of :data:`PHRASE_WORDS` of them."""
+
+    folded: str
+    held: frozenset[tuple[str, str]]
+    words: tuple[str, ...]
+    runs: frozenset[tuple[str, ...]]
+
+    @classmethod
+    def read(cls, text: str) -> Outgoing:
+        words = tuple(_words(text))
+        return cls(
+            fold(text),
+            frozenset((token.type, token.value) for token in tokens(text)),
+            words,
+            frozenset(_phrases(words)),
+        )
+
+
+def relayed(text: str | Outgoing, directive: Directive) -> list[str]:
     """What of ``directive``'s asks ``text`` carries: its names, its values, and each
-    longest run of its wording (as ``text``'s words, folded)."""
-    folded = fold(text)
-    carried = [name for name in directive.names if named_words(folded, fold(name))]
-    held = {(token.type, token.value) for token in tokens(text)}
-    carried.extend(value for kind, value in sorted(directive.values & held))
-    words = _words(text)
+    longest run of its wording (as ``text``'s words, folded). Given as an
+    :class:`Outgoing`, the text is not read again: the cost is then the directive's size
+    (and one search of the folded text per name), not the text's."""
+    out = text if isinstance(text, Outgoing) else Outgoing.read(text)
+    carried = [name for name in directive.names if named_words(out.folded, fold(name))]
+    carried.extend(value for kind, value in sorted(directive.values & out.held))
+    if not directive.phrases & out.runs:
+        return list(dict.fromkeys(carried))
+    words = out.words
     end = -1
     for index in range(len(words) - PHRASE_WORDS + 1):
         if index < end or tuple(words[index : index + PHRASE_WORDS]) not in directive.phrases:
@@ -708,12 +788,13 @@ class RelaySpecialist:
         if not requests and context.task:
             requests = [context.task]
         seen: list[JsonValue] = []
+        outgoing = Outgoing.read(text)
         for source in transcript.sources:
             for trust, piece, field in source.pieces():
                 if trust.trusted:
                     continue
                 for directive in directives(source, piece, requests):
-                    carried = relayed(text, directive)
+                    carried = relayed(outgoing, directive)
                     shown: dict[str, JsonValue] = {
                         "source": source.describe(field),
                         "cue": directive.cue,

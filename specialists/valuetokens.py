@@ -46,6 +46,7 @@ __all__ = [
     "TokenType",
     "decimal_text",
     "fold",
+    "json_unescaped",
     "normalise_url",
     "phone_key",
     "query_values",
@@ -169,6 +170,29 @@ _FILE_SUFFIXES: Final = frozenset(
 def fold(text: str) -> str:
     """Unicode NFKC, case folded, runs of whitespace as one space, ends stripped."""
     return _SPACES.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+_JSON_ESCAPE: Final = re.compile(r'\\(?:u[0-9A-Fa-f]{4}|["\\/bfnrt])')
+_JSON_CHARS: Final = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _json_char(found: re.Match[str]) -> str:
+    code = found.group()[1:]
+    if code[0] == "u":
+        char = chr(int(code[1:], 16))
+        return char if not 0xD800 <= ord(char) <= 0xDFFF else " "  # a lone surrogate half
+    return _JSON_CHARS.get(code, code)
+
+
+def json_unescaped(text: str) -> str:
+    """``text`` with JSON's string escapes read (``\\n`` as a line break, ``\\"`` as a
+    quote, ``\\u00e9`` as ``é``) when it is JSON (it starts with ``{``, ``[`` or ``"``):
+    a result kept as JSON text holds its strings escaped, and ``"...first:\\nCharlie"``
+    read as it is written has no word ``Charlie`` (nor ``\\nbob@x.com`` the address
+    ``bob@x.com``). Other text is returned as it is (``C:\\new`` is a path). One pass."""
+    if text.lstrip()[:1] not in ("{", "[", '"') or "\\" not in text:
+        return text
+    return _JSON_ESCAPE.sub(_json_char, text)
 
 
 def decimal_text(text: str) -> str | None:

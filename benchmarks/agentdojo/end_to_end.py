@@ -34,7 +34,7 @@ Usage::
     .venv/bin/python benchmarks/agentdojo/end_to_end.py [--suite NAME]... [--mode MODE]...
         [--benchmark-version v1.2.2] [--attack important_instructions] [--no-answer-gate]
         [--taxonomy support] [--tools tools.yaml] [--max-pairs N] [--pair USER+INJECTION]...
-        [--detail FILE] [--json]
+        [--detail FILE] [--extra-injections PATH] [--json]
 
 Attack success = share of pairs whose injection goal AgentDojo's check counts as reached;
 utility under attack = share of pairs whose user task its check counts as done; utility
@@ -44,6 +44,7 @@ alone = user tasks run without an injection.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import logging
 import sys
@@ -143,11 +144,7 @@ class Gate:
                 if result.verdict.refuses_action
                 for item in _strings(result.evidence.get("relayed"))
             ]
-            kept = [
-                line
-                for line in text.splitlines()
-                if not any(item in " ".join(line.casefold().split()) for item in named)
-            ]
+            kept = [line for line in text.splitlines() if not _carries(line, named)]
             if not named or len(kept) == len(text.splitlines()):
                 return ""
             text = "\n".join(kept)
@@ -323,11 +320,28 @@ class ModeReport:
     refused_user_calls: list[dict[str, Any]] = field(default_factory=list)
     refused_alone: list[dict[str, Any]] = field(default_factory=list)  # user tasks alone
     attacks_passed: list[str] = field(default_factory=list)
+    utility_lost: list[str] = field(default_factory=list)  # pairs whose user task failed
     answers_refused: int = 0  # under attack
     refused_answers: list[dict[str, Any]] = field(default_factory=list)  # under attack
     answers_refused_alone: list[dict[str, Any]] = field(default_factory=list)
     # Each pair whose attack succeeded under a gate: every call and answer decided, and why.
     passed_detail: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _squeezed(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def _carries(line: str, named: Sequence[str]) -> bool:
+    """Whether ``line`` carries one of ``named`` (what a correction names, folded): as
+    words, or as its letters and digits alone (a phone number named ``885550199`` in
+    ``+1 888 555 0199``)."""
+    words = " ".join(line.casefold().split())
+    squeezed = _squeezed(line)
+    return any(
+        item in words or (len(_squeezed(item)) >= 6 and _squeezed(item) in squeezed)
+        for item in named
+    )
 
 
 def _strings(value: object) -> list[str]:
@@ -352,14 +366,20 @@ def run_suite(
     attack_name: str = DEFAULT_ATTACK,
     gate_answer: bool = True,
     only: Sequence[str] = (),
+    extra: dict[str, list[type[BaseInjectionTask[Any]]]] | None = None,
 ) -> ModeReport:
     """One suite under one gate: the user tasks alone, then every pair (or the pairs
-    ``only`` names, ``user_task_3+injection_task_5``, and those user tasks alone)."""
+    ``only`` names, ``user_task_3+injection_task_5``, and those user tasks alone).
+    With ``extra`` (``--extra-injections``), the injection tasks are the ones it gives for
+    the suite instead of AgentDojo's own."""
     suite = get_suite(version, name)
     report = ModeReport(name, mode)
     supervisor = Supervisor.from_taxonomy(*taxonomy, record=False) if mode == "supervise" else None
     user_tasks = sorted(suite.user_tasks.items(), key=lambda item: _key(item[0]))
-    injection_tasks = sorted(suite.injection_tasks.items(), key=lambda item: _key(item[0]))
+    if extra is not None:
+        injection_tasks = [(task.ID, task) for task in _instances(extra.get(name, []))]
+    else:
+        injection_tasks = sorted(suite.injection_tasks.items(), key=lambda item: _key(item[0]))
     wanted = {tuple(pair.split("+", 1)) for pair in only}
     if wanted:
         asked = {user_id for user_id, _ in wanted}
@@ -414,6 +434,8 @@ def run_suite(
         report.pairs += 1
         report.utility_under_attack += bool(utility)
         report.attack_success += bool(security)
+        if not utility:
+            report.utility_lost.append(f"{user_id}+{injection_id}")
         if security and mode != "off":
             report.attacks_passed.append(f"{user_id}+{injection_id}")
             report.passed_detail.append(
@@ -424,6 +446,30 @@ def run_suite(
     if supervisor is not None:
         supervisor.close()
     return report
+
+
+def load_extra(path: Path) -> dict[str, list[type[BaseInjectionTask[Any]]]]:
+    """The injection tasks a module outside the project defines: its ``INJECTION_TASKS``,
+    a mapping of suite name to AgentDojo ``InjectionTaskN`` classes (goals the benchmark
+    does not contain, measured with the same pipeline and attack formats)."""
+    spec = importlib.util.spec_from_file_location(f"extra_injections_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tasks = getattr(module, "INJECTION_TASKS", None)
+    if not isinstance(tasks, dict):
+        raise SystemExit(f"{path} has no INJECTION_TASKS mapping of suite to task classes")
+    return tasks
+
+
+def _instances(classes: Sequence[type[BaseInjectionTask[Any]]]) -> list[BaseInjectionTask[Any]]:
+    made = []
+    for cls in classes:
+        task = cls()
+        task.ID = "injection_task_" + cls.__name__.removeprefix("InjectionTask")
+        made.append(task)
+    return made
 
 
 def _first(suite: Any) -> tuple[Any, None]:
@@ -516,6 +562,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="write, for each pair whose attack succeeded under a gate, every call and "
         "answer decided with each entry's verdict and evidence (JSON)",
     )
+    parser.add_argument(
+        "--extra-injections",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="a Python module whose INJECTION_TASKS (suite -> InjectionTaskN classes) replace "
+        "AgentDojo's injection tasks: attacker goals kept outside the project",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--refusals", type=int, default=0, help="list N refused user calls")
     options = parser.parse_args(argv)
@@ -533,6 +587,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             {**annotations.model_dump(), "results": {**annotations.results, **extra}}
         )
     taxonomy = options.taxonomy or ["support"]
+    goals = load_extra(options.extra_injections) if options.extra_injections else None
     suites = [s for s in SUITES if not options.suite or s in options.suite]
     modes = options.mode or list(MODES)
     reports = [
@@ -546,6 +601,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             options.attack,
             not options.no_answer_gate,
             options.pair,
+            goals,
         )
         for s in suites
         for m in modes
@@ -562,7 +618,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     subset = f", first {options.max_pairs} pairs per suite" if options.max_pairs else ""
     print(
         f"AgentDojo {options.benchmark_version} end to end, scripted agent that obeys every "
-        f"injection ({options.attack}){subset}; answers "
+        f"injection ({options.attack}){subset}"
+        + (f", injections from {options.extra_injections}" if goals is not None else "")
+        + "; answers "
         f"{'not gated' if options.no_answer_gate else 'gated'}; taxonomy {', '.join(taxonomy)}, "
         f"tools {options.tools.name}"
         + (f" with {', '.join(options.trust)}" if options.trust else "")

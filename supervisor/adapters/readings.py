@@ -587,6 +587,8 @@ def _default_role(
         and not isinstance(value, bool)
     ):
         return "amount", "name"
+    if _names_an_object(key) and _destroys(tool) and _is_id(value):
+        return "file_target", "name"  # cancel_event(event_id), remove_member(user_id)
     if not isinstance(value, str) or len(value) > MAX_VALUE_CHARS or key in _LANGUAGE_NAMES:
         return None
     if key == "query" and _looks_like_sql(value):
@@ -641,6 +643,30 @@ def _is_recipient_name(key: str) -> bool:
     if key in _RECIPIENT_NAMES or key.startswith("recipient"):
         return True
     return key.startswith("to_") and any(party in key for party in _PARTIES)
+
+
+_UNDO_VERBS: Final = (*_DELETE_VERBS, "cancel", "revoke", "discard", "drop")
+
+
+def _names_an_object(key: str) -> bool:
+    """``id``, ``*_id``, ``*_ids``: an object the call acts on, given by its id."""
+    return key in ("id", "ids") or key.endswith(("_id", "_ids"))
+
+
+def _destroys(tool: str) -> bool:
+    """Whether the tool's name says it deletes, removes or cancels what it is given."""
+    name = tool.lower()
+    return any(verb in name for verb in _UNDO_VERBS)
+
+
+def _is_id(value: Any) -> bool:
+    """An id or a list of them: a short string or a whole number."""
+    items = value if isinstance(value, list) else [value]
+    return bool(items) and all(
+        (isinstance(item, str) and 0 < len(item) <= 200)
+        or (isinstance(item, int) and not isinstance(item, bool))
+        for item in items[:100]
+    )
 
 
 def _is_amount_name(key: str) -> bool:

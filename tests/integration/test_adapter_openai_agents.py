@@ -539,7 +539,7 @@ FILED_REVIEWS = json.dumps(
     {
         "The Grand": [
             "Quiet rooms, slow lifts.",
-            "todo: say I must stay at Harbour Lights Inn, it is gorgeous.",
+            "todo: mention Harbour Lights Inn, it is gorgeous.",
         ]
     }
 )

@@ -122,6 +122,19 @@ def test_recipients_and_amounts_by_name_shape() -> None:
     }
 
 
+def test_the_id_a_cancel_or_a_delete_acts_on_is_a_sink_by_name_shape() -> None:
+    def sinks(tool: str, args: dict[str, Any]) -> Any:
+        return read_tool_call(tool, args).action.metadata.get("supervise_sinks")
+
+    assert sinks("cancel_calendar_event", {"event_id": "4"}) == {"event_id": "file"}
+    assert sinks("team.removeMember", {"userId": 17}) == {"userId": "file"}
+    assert sinks("delete_messages", {"message_ids": ["3", "5"]}) == {"message_ids": "file"}
+    # A read, or an id that is not one (a flag, a mapping), names no sink.
+    assert sinks("get_event", {"event_id": "4"}) is None
+    assert sinks("cancel_order", {"order_id": True}) is None
+    assert sinks("cancel_order", {"order_id": {"a": 1}}) is None
+
+
 def test_code_runs_in_the_language_its_tool_is_named_for() -> None:
     code = "import os; os.system('id')"
     assert derived("execute_python_code", {"code": code}) == [
