@@ -97,6 +97,7 @@ class Supervisor:
         if facts not in (None, "host"):
             raise ConfigError(f"facts must be None or 'host', not {facts!r}")
         self.taxonomy = taxonomy
+        self.sensitive_fields = tuple(sensitive_fields)
         self.facts: FactsCache | None = FactsCache() if facts == "host" else None
         self.home: Path = resolve_home(home)
         kinds = kinds if kinds is not None else load_kinds()
@@ -177,6 +178,10 @@ class Supervisor:
                     else None
                 )
                 summary = None if self.log is None or failed else self.log.summary_of(decision)
+                if summary is None and self.sensitive_fields:
+                    # the store keeps the decision too: its sensitive arguments masked there
+                    # as in the signed record (the store masks secrets, not fields)
+                    summary = _hidden_summary(decision, self.sensitive_fields)
                 self.memory.after_decision(decision, seen, link, summary)
             else:
                 self.memory.after_decision(decision)
@@ -464,6 +469,14 @@ class Supervisor:
 def _trim(cache: OrderedDict[str, Any]) -> None:
     while len(cache) > REMEMBERED:
         cache.popitem(last=False)
+
+
+def _hidden_summary(decision: Decision, hidden: Sequence[str]) -> str:
+    """The store's summary of ``decision`` with the arguments named in ``hidden`` masked."""
+    from supervisor.redact import redact_json  # only with sensitive fields
+    from supervisor.rows import decision_json
+
+    return redact_json(decision_json(decision, hidden))
 
 
 def _signing_keys(keys: str | os.PathLike[str] | KeyPair | None, home: Path) -> KeyPair:

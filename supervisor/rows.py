@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
@@ -230,12 +230,18 @@ def json_text(value: object) -> str:
         return json.dumps(_storable(value), ensure_ascii=False, allow_nan=False)
 
 
-def decision_json(decision: Decision) -> str:
+def decision_json(decision: Decision, hidden: Collection[str] = ()) -> str:
     """The decision as the store keeps it: its fields that are not at their defaults (reading
     it back fills them in), keys sorted, as :func:`json_text` would write them. When that
     text is ASCII, it is the decision's text in its signed record too, which the record's
-    writer hands the store (see ``ArtifactLog.summary_of``)."""
+    writer hands the store (see ``ArtifactLog.summary_of``). The action's arguments named in
+    ``hidden`` (a deployment's sensitive fields) are replaced by ``[REDACTED:NAME]``, as in
+    the signed record."""
     value = decision.model_dump(mode="json", exclude_defaults=True)
+    args = value.get("action", {}).get("args", {})
+    for name in hidden:
+        if name in args:
+            args[name] = f"[REDACTED:{name}]"
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
     except orjson.JSONEncodeError:  # a lone surrogate in what the agent sent, a huge integer
