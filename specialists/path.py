@@ -165,6 +165,9 @@ class PathConfig(KindConfig):
             (:func:`specialists.understand.startup.settings_only`: a ``PATH`` or an alias
             added to ``~/.bashrc``, a tool's completion loaded); unset, such a write is
             judged like any other.
+        content_judged: paths whose writes and edits by a file tool are judged by what they
+            change, by another entry (an agent's settings: the ``agent_settings`` kind); this
+            entry leaves those out. A shell command's writes and every delete stay its own.
     """
 
     checks: Annotated[list[Check], Field(min_length=1, max_length=2)]
@@ -182,6 +185,7 @@ class PathConfig(KindConfig):
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=1_048_576)
     protect_home: bool = False
     settings: Strength | None = None
+    content_judged: list[Glob] = Field(default_factory=list)
 
     @field_validator("checks")
     @classmethod
@@ -223,6 +227,7 @@ class PathSpecialist:
 
     __slots__ = (
         "_action_modes",
+        "_content_judged",
         "_exclude",
         "_max_chars",
         "_modes",
@@ -259,6 +264,7 @@ class PathSpecialist:
         self._protect_home = config.protect_home and sensitive
         self._own_home: tuple[str, ...] = ()
         self._settings = Verdict(config.settings) if config.settings is not None else None
+        self._content_judged = PathGlobs(config.content_judged) if config.content_judged else None
 
     def bind_home(self, home: Path) -> None:
         """The state directory of the Supervisor this specialist serves (see
@@ -311,10 +317,13 @@ class PathSpecialist:
             if paths is None:
                 return None
             settings = mode == "write" and self._settings is not None and _sets_up(action)
-            return [
+            judged = [
                 _Effect(mode, resolve_path(p, cwd, home), action.type, None, settings=settings)
                 for p in paths
             ]
+            if mode == "write" and self._content_judged is not None:
+                judged = [e for e in judged if not self._content_judged.match(e.path, home)]
+            return judged
         command = command_of(action) if self._shell else None
         if command is None:
             return None

@@ -493,9 +493,54 @@ def read_arguments(
     """The derived actions of one tool call, and the well-known names to add to its args.
 
     Each parameter gets its annotated role, else (unless switched off) the default
-    reading's. Parameters are read at the top level only.
+    reading's. Parameters are read at the top level only. With the default reading, a git
+    host's tool that force-updates a branch or merges past its protection is also read as
+    the git or gh command that does the same (:func:`_git_host_reading`).
     """
-    return _readings(arguments, _roles(tool, arguments, annotations))
+    readings, extra = _readings(arguments, _roles(tool, arguments, annotations))
+    if (annotations or EMPTY_ANNOTATIONS).default_reading:
+        hosted = _git_host_reading(tool, arguments)
+        if hosted is not None:
+            readings.append(hosted)
+    return readings, extra
+
+
+_FORCE_KEYS: Final = ("force", "force_push", "forced")
+_BYPASS_KEYS: Final = ("admin_override", "admin", "bypass_protection", "bypass_rules", "bypass")
+_BRANCH_KEYS: Final = ("branch", "ref", "target_branch", "head", "base")
+_NUMBER_KEYS: Final = ("pull_number", "pullNumber", "pr_number", "number", "pr", "id")
+
+
+def _truthy(value: Any) -> bool:
+    return value is True or (isinstance(value, str) and value.lower() in ("true", "1", "yes"))
+
+
+def _git_host_reading(tool: str, arguments: Mapping[str, Any]) -> Reading | None:
+    """A git host's API call read as the command line with the same effect: a push or ref
+    update with ``force`` on a branch is ``git push --force origin BRANCH`` (GitHub MCP's
+    ``push_files``, ``update_ref``), a pull-request merge with an administrator override is
+    ``gh pr merge N --admin`` (past the branch's required checks and reviews)."""
+    name = _snake(tool)
+    words = set(name.replace("__", "_").split("_"))
+    if any(_truthy(arguments.get(k)) for k in _FORCE_KEYS) and words & {"push", "ref", "refs"}:
+        branch = next(
+            (arguments[k] for k in _BRANCH_KEYS if isinstance(arguments.get(k), str)), None
+        )
+        if branch:
+            for prefix in ("refs/heads/", "heads/"):
+                branch = branch.removeprefix(prefix)
+            keys = tuple(k for k in (*_FORCE_KEYS, *_BRANCH_KEYS) if k in arguments)
+            command = shlex.join(["git", "push", "--force", "origin", branch])
+            return Reading("shell", {"command": command}, keys, "value")
+    if "merge" in words and any(_truthy(arguments.get(k)) for k in _BYPASS_KEYS):
+        number = next(
+            (str(arguments[k]) for k in _NUMBER_KEYS if isinstance(arguments.get(k), int | str)),
+            "",
+        )
+        keys = tuple(k for k in (*_BYPASS_KEYS, *_NUMBER_KEYS) if k in arguments)
+        command = shlex.join(["gh", "pr", "merge", *([number] if number else []), "--admin"])
+        return Reading("shell", {"command": command}, keys, "value")
+    return None
 
 
 def sink_parameters(

@@ -49,8 +49,10 @@ def shell(command: str) -> dict[str, Any]:
         shell("rm ~/.local/state/supervise/app-0123456789abcdef/keys/signing.pub"),
         shell(f"sed -i '$d' {STATE}/artifacts/decisions-20261125-000000000001.jsonl"),
         shell("echo '{}' > .supervise/keys/signing.pub"),
-        {"type": "file_write", "args": {"path": ".codex/hooks.json", "content": "{}"}},
-        {"type": "file_write", "args": {"path": ".claude/settings.local.json", "content": "{}"}},
+        # (a file tool's write of an agent's settings is judged by what it changes, by
+        # priv_agent_permissions_widened; its delete stays this entry's)
+        {"type": "file_delete", "args": {"path": ".codex/hooks.json"}},
+        {"type": "file_delete", "args": {"path": ".claude/settings.local.json"}},
         shell("rm .claude/settings.json"),
         shell("cp /tmp/x ~/.codex/hooks.json"),
     ],

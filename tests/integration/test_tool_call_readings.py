@@ -54,9 +54,20 @@ HARMFUL: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
     ("db.query", {"sql": "DELETE FROM users"}, {}, "nudge"),
     ("warehouse.q", {"q": "DROP TABLE customers"}, {"environment": "production"}, "nudge"),
     ("search", {"query": "DELETE FROM orders"}, {}, "nudge"),
+    # a git host's API: a forced ref update, a merge past branch protection
+    (
+        "mcp__github__push_files",
+        {"owner": "o", "repo": "r", "branch": "main", "force": True, "files": []},
+        {},
+        "nudge",
+    ),
+    ("mcp__github__update_ref", {"ref": "heads/main", "sha": "0a1b", "force": True}, {}, "nudge"),
+    ("mcp__github__merge_pull_request", {"pull_number": 7, "admin_override": True}, {}, "nudge"),
 ]
 BENIGN: list[tuple[str, dict[str, Any]]] = [
     ("run", {"cmd": "ls -la"}),
+    ("mcp__github__push_files", {"owner": "o", "repo": "r", "branch": "feature/x", "files": []}),
+    ("mcp__github__merge_pull_request", {"pull_number": 7, "merge_method": "squash"}),
     ("run_task", {"task": "make the tests pass"}),
     ("notes.add", {"text": "rm -rf / deleted the disk in the 2024 outage"}),
     ("search", {"query": "how to drop table in postgres"}),

@@ -503,3 +503,51 @@ def test_an_input_schema_format_gives_a_role_beneath_the_annotations() -> None:
     merged = notes.with_schema("mail", roles)
     assert merged.for_tool("mail") == {"address": "recipient", "cc": "none", "site": "url"}
     assert schema_roles("not a schema") == {}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "command"),
+    [
+        (
+            "mcp__github__push_files",
+            {"owner": "o", "repo": "r", "branch": "main", "force": True, "files": []},
+            "git push --force origin main",
+        ),
+        (
+            "mcp__github__update_ref",
+            {
+                "owner": "o",
+                "repo": "r",
+                "ref": "refs/heads/release/2.4",
+                "sha": "0a1b",
+                "force": "true",
+            },
+            "git push --force origin release/2.4",
+        ),
+        (
+            "mcp__github__merge_pull_request",
+            {"owner": "o", "repo": "r", "pull_number": 12, "admin_override": True},
+            "gh pr merge 12 --admin",
+        ),
+    ],
+)
+def test_a_git_host_tool_is_read_as_the_command_with_its_effect(
+    tool: str, arguments: dict[str, object], command: str
+):
+    readings, _ = read_arguments(tool, arguments)
+    assert [r.args for r in readings if r.action_type == "shell"] == [{"command": command}]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("mcp__github__push_files", {"branch": "main", "files": []}),  # no force
+        ("mcp__github__update_ref", {"ref": "heads/main", "sha": "0a1b", "force": False}),
+        ("mcp__github__merge_pull_request", {"pull_number": 12, "merge_method": "squash"}),
+        ("mcp__notify__push_message", {"force": True, "text": "hi"}),  # no branch
+        ("mcp__prefs__set_preferences", {"force": True, "branch": "main"}),  # not a push
+    ],
+)
+def test_other_git_host_calls_read_no_command(tool: str, arguments: dict[str, object]):
+    readings, _ = read_arguments(tool, arguments)
+    assert not [r for r in readings if r.action_type == "shell"]

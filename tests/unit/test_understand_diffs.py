@@ -46,11 +46,16 @@ def test_an_edit_sent_as_a_diff_is_judged_by_the_files_it_changes():
 def test_the_path_kind_reads_diffs_too(tmp_path):
     from supervisor import Supervisor
 
-    diff = '--- a/.claude/settings.json\n+++ b/.claude/settings.json\n@@\n-{}\n+{"x": 1}\n'
+    diff = "--- a/.supervise/keys/signing.pub\n+++ b/.supervise/keys/signing.pub\n@@\n-a\n+b\n"
+    # an agent's settings: judged by what the diff changes (a setting that skips asking)
+    settings = (
+        "--- a/.claude/settings.json\n+++ b/.claude/settings.json\n@@\n"
+        '-  "defaultMode": "default"\n+  "defaultMode": "bypassPermissions"\n'
+    )
+    context = {"cwd": "/work/app", "repo_root": "/work/app", "home": "/home/u"}
     with Supervisor.from_taxonomy("coding", record=False, home=tmp_path / "state") as sup:
-        decision = sup.check(
-            {"type": "file_edit", "args": {"diff": diff}},
-            {"cwd": "/work/app", "repo_root": "/work/app", "home": "/home/u"},
-        )
+        decision = sup.check({"type": "file_edit", "args": {"diff": diff}}, context)
+        widened = sup.check({"type": "file_edit", "args": {"diff": settings}}, context)
     assert "priv_agent_self_config_modification" in decision.results
     assert decision.results["priv_agent_self_config_modification"].verdict is Verdict.BLOCK
+    assert widened.results["priv_agent_permissions_widened"].verdict is Verdict.BLOCK
