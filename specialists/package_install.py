@@ -96,6 +96,7 @@ if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
 
 __all__ = [
+    "DEFAULT_REGISTRIES",
     "ECOSYSTEMS",
     "Install",
     "Near",
@@ -106,9 +107,13 @@ __all__ = [
     "installs_in",
     "installs_of",
     "load_popular",
+    "location_of",
     "normal_name",
     "osa_distance",
+    "source_entry",
     "supervisor_register_kinds",
+    "trusted_location",
+    "trusted_table",
 ]
 
 KIND_NAME: Final = "package_install"
@@ -340,7 +345,7 @@ class _Location(NamedTuple):
     path: str  # lowercase, without query or fragment
 
 
-def _location(url: str) -> _Location | None:
+def location_of(url: str) -> _Location | None:
     """Scheme, host and path of a package or index URL (``git+`` and shorthands unwrapped)."""
     plain = _plain_url(url)
     scheme, sep, rest = plain.partition("://")
@@ -363,6 +368,38 @@ def _location(url: str) -> _Location | None:
     for stop in "?#":
         path = path.partition(stop)[0]
     return _Location(scheme.lower(), host, path.lower())
+
+
+def trusted_location(location: _Location, trusted: dict[str, tuple[str, ...]]) -> bool:
+    """Whether a trusted host (or ``host/path`` prefix, each covering its subdomains) covers
+    ``location``; ``trusted`` maps a host to its path prefixes (``""``: the whole host)."""
+    name = location.host.name
+    while True:
+        prefixes = trusted.get(name)
+        if prefixes is not None:
+            for prefix in prefixes:
+                if not prefix:
+                    return True
+                rest = location.path[len(prefix) :]
+                if location.path.startswith(prefix) and (
+                    not rest or rest[0] in "/@#?" or rest.startswith(".git")
+                ):
+                    return True
+        if location.host.is_ip:
+            return False
+        dot = name.find(".")
+        if dot < 0:
+            return False
+        name = name[dot + 1 :]
+
+
+def trusted_table(entries: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """``host`` / ``host/path`` entries (normalised) as :func:`trusted_location` reads them."""
+    trusted: dict[str, set[str]] = {}
+    for entry in entries:
+        host, _, path = entry.partition("/")
+        trusted.setdefault(host, set()).add("/" + path if path else "")
+    return {host: tuple(sorted(paths)) for host, paths in trusted.items()}
 
 
 def _pypi_pinned(url: str, kind: SourceKind) -> bool:
@@ -1212,7 +1249,7 @@ def load_popular() -> tuple[dict[str, PopularIndex], str]:
 # Config
 
 
-def _source_entry(value: str) -> str:
+def source_entry(value: str) -> str:
     """``host`` or ``host/path/prefix``, normalised; ValueError with the reason if invalid."""
     text = value.strip()
     if "://" in text:
@@ -1284,7 +1321,7 @@ class PackageInstallConfig(KindConfig):
     checks: Annotated[list[Check], Field(min_length=1)] = Field(
         default_factory=lambda: list(DEFAULT_CHECKS)
     )
-    trusted_sources: list[Annotated[str, AfterValidator(_source_entry)]] = Field(
+    trusted_sources: list[Annotated[str, AfterValidator(source_entry)]] = Field(
         default_factory=list
     )
     trust_default_registries: bool = True
@@ -1387,14 +1424,10 @@ class PackageInstallSpecialist:
         self._verdict = verdict
         self._cleartext = Verdict(config.cleartext_verdict) if config.cleartext_verdict else None
         self._checks = tuple(config.checks)
-        trusted: dict[str, set[str]] = {}
         entries = [*config.trusted_sources]
         if config.trust_default_registries:
             entries.extend(DEFAULT_REGISTRIES)
-        for entry in entries:
-            host, _, path = entry.partition("/")
-            trusted.setdefault(host, set()).add("/" + path if path else "")
-        self._trusted = {host: tuple(sorted(paths)) for host, paths in trusted.items()}
+        self._trusted = trusted_table(entries)
         self._allow = _name_sets(config.allow)
         self._denied = _name_sets(config.denied)
         self._max_distance = config.max_distance
@@ -1461,24 +1494,7 @@ class PackageInstallSpecialist:
                 yield from self._scripts(install, packages)
 
     def _trusted_location(self, location: _Location) -> bool:
-        name = location.host.name
-        while True:
-            prefixes = self._trusted.get(name)
-            if prefixes is not None:
-                for prefix in prefixes:
-                    if not prefix:
-                        return True
-                    rest = location.path[len(prefix) :]
-                    if location.path.startswith(prefix) and (
-                        not rest or rest[0] in "/@#?" or rest.startswith(".git")
-                    ):
-                        return True
-            if location.host.is_ip:
-                return False
-            dot = name.find(".")
-            if dot < 0:
-                return False
-            name = name[dot + 1 :]
+        return trusted_location(location, self._trusted)
 
     def _insecure_transport(self, location: _Location) -> str | None:
         if location.scheme not in ("http", "git"):
@@ -1568,7 +1584,7 @@ class PackageInstallSpecialist:
     def _untrusted_index(self, install: Install, option: str, value: str) -> Iterator[_Finding]:
         manager = install.manager
         shown = _cut(value, REASON_CAP)
-        location = _location(value) if "://" in value else None
+        location = location_of(value) if "://" in value else None
         if location is None:
             if "://" in value:
                 yield self._finding(
@@ -1628,7 +1644,7 @@ class PackageInstallSpecialist:
 
     def _untrusted_url(self, install: Install, package: Package) -> Iterator[_Finding]:
         assert package.url is not None  # checked by the caller
-        location = _location(package.url)
+        location = location_of(package.url)
         shown = _cut(package.url, REASON_CAP)
         what = package.name or "a package"
         if location is None:

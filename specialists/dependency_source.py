@@ -1,0 +1,299 @@
+"""The ``dependency_source`` kind: a change that makes the project fetch code from elsewhere.
+
+The same act has many surfaces: ``npm config set registry URL`` and ``registry=URL`` written
+into ``.npmrc``; ``pip install --extra-index-url URL`` and the same line in
+``requirements.txt``; a lockfile whose ``resolved`` URL now points at another host. This
+kind judges the act: a change to dependency resolution that makes the project fetch from a
+host that is neither the ecosystem's public registry (npm, Yarn, PyPI, crates.io, the Go
+proxy: :data:`specialists.package_install.DEFAULT_REGISTRIES`) nor one the deployment allows
+(``trusted_sources`` in the config, and ``context.allowed_domains`` with ``use_context``).
+
+Surfaces (files read by :mod:`specialists.understand.depfiles`, before and after each change
+by :func:`specialists.understand.changes.file_changes`):
+
+- a file tool's write, edit or diff of a dependency file: each source the new text names
+  that the old text did not (same role, same host) is judged, so a version bump, a lockfile
+  regenerated on the same hosts, or an edit next to an existing private index passes;
+- lockfiles are written by package managers, not by hand: a host new to a lockfile objects
+  unless it is a public registry or listed in ``trusted_sources`` (an egress allowance in
+  ``context.allowed_domains`` says the machine may reach a host, not that the lockfile may
+  take code from it), and so does a hash that changed while the artifact it vouches for
+  (name, version, URL) did not;
+- TLS checks turned off in such a file (``strict-ssl=false``, ``trusted-host``,
+  ``verify_ssl = false``, ``allow-insecure-host``), and any source over plain ``http://`` or
+  ``git://`` to a host other than this machine;
+- with ``shell``, the same settings made by a command: ``npm``/``pnpm``/``yarn config set
+  registry``, ``pip config set global.index-url``, ``poetry source add``, ``pip install
+  --index-url``/``--extra-index-url`` (read by :func:`specialists.package_install.installs_in`).
+
+The reason names the host and what would make the change fine (the deployment allowing it).
+Cost: a line pass with RE2 over each changed text (files over ``max_bytes`` are not read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Annotated, Final
+
+from pydantic import AfterValidator, Field, JsonValue
+
+from specialists.package_install import (
+    DEFAULT_REGISTRIES,
+    _Location,
+    installs_in,
+    location_of,
+    source_entry,
+    trusted_location,
+    trusted_table,
+)
+from specialists.shellparse import DEFAULT_MAX_CHARS, command_of, parse_for, preload
+from specialists.understand.changes import file_changes
+from specialists.understand.depfiles import Source, dependency_file, sources_of, swapped_hashes
+from specialists.understand.hosts import covering, normalise_host
+from supervisor.hookspecs import hookimpl
+from supervisor.models import Action, Context, SpecialistResult, Verdict
+from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.taxonomy import Entry
+
+__all__ = ["DependencySourceConfig", "DependencySourceSpecialist", "supervisor_register_kinds"]
+
+KIND_NAME: Final = "dependency_source"
+KIND_VERSION: Final = "1"
+DEFAULT_MAX_BYTES: Final = 4_000_000
+# Beyond the registries' own hosts: the crates.io index as Cargo.lock names it.
+PUBLIC_SOURCES: Final = (*DEFAULT_REGISTRIES, "github.com/rust-lang/crates.io-index")
+
+
+class DependencySourceConfig(KindConfig):
+    """Config of a ``dependency_source`` entry.
+
+    Attributes:
+        trusted_sources: hosts (each with its subdomains) or ``host/path`` prefixes
+            (``github.com/acme``) the project may fetch from, beside the public registries.
+        use_context: also allow the hosts of ``context.allowed_domains`` (not for lockfiles).
+        shell: also judge registry and index settings made by shell commands.
+        max_bytes: a file larger than this on disk is not read.
+        max_chars: a shell command is cut here before parsing.
+    """
+
+    trusted_sources: list[Annotated[str, AfterValidator(source_entry)]] = Field(
+        default_factory=list
+    )
+    use_context: bool = True
+    shell: bool = True
+    max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0, le=50_000_000)
+    max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=1_048_576)
+
+
+@dataclass(frozen=True, slots=True)
+class _Finding:
+    obj: str
+    reason: str
+    correction: str
+
+
+def _host_of(source: Source) -> str | None:
+    if source.role == "tls_off":
+        host = normalise_host(source.url.partition(":")[0]) if source.url else None
+        return host.name if host else None
+    location = location_of(source.url)
+    return location.host.name if location else None
+
+
+class DependencySourceSpecialist:
+    """Objects to a change that points dependency resolution at an unknown host."""
+
+    execution = Execution.INLINE
+
+    def __init__(self, config: DependencySourceConfig, verdict: Verdict) -> None:
+        self.config = config
+        self.verdict = verdict
+        self._public = trusted_table(PUBLIC_SOURCES)
+        self._trusted = trusted_table([*PUBLIC_SOURCES, *config.trusted_sources])
+
+    def evaluate(self, action: Action, context: Context) -> SpecialistResult:
+        findings: list[_Finding] | None = None
+        if action.type in ("file_write", "file_edit", "file_delete"):
+            changes = file_changes(
+                action,
+                context,
+                lambda path: dependency_file(path) is not None,
+                self.config.max_bytes,
+                new_file_empty=True,
+            )
+            if changes is not None:
+                findings = []
+                for change in changes:
+                    findings.extend(
+                        self._judge_file(change.path, change.before, change.after, context)
+                    )
+        elif self.config.shell:
+            command = command_of(action)
+            if command is not None:
+                findings = list(self._judge_shell(command, context))
+        if findings is None:
+            return SpecialistResult.refuse()
+        if not findings:
+            return SpecialistResult.ok()
+        first = findings[0]
+        evidence: dict[str, JsonValue] = {"object": first.obj}
+        if len(findings) > 1:
+            evidence["also"] = [f.obj for f in findings[1:6]]
+        return SpecialistResult(
+            verdict=self.verdict,
+            reason=first.reason[:400],
+            correction=first.correction,
+            evidence=evidence,
+        )
+
+    # -- files ----------------------------------------------------------------------------
+
+    def _judge_file(
+        self, path: str, before: str | None, after: str, context: Context
+    ) -> Iterator[_Finding]:
+        kind_eco = dependency_file(path)
+        if kind_eco is None:
+            return
+        kind, _ = kind_eco
+        old = sources_of(kind, before or "")
+        known = {(s.role, _host_of(s)) for s in old}
+        known_tls = {s.line for s in old if s.role == "tls_off"}
+        seen: set[tuple[str, str | None]] = set()
+        for source in sources_of(kind, after):
+            host = _host_of(source)
+            if source.role == "tls_off":
+                if source.line in known_tls or (source.role, host) in seen:
+                    continue
+                seen.add((source.role, host))
+                yield _Finding(
+                    f"{path}:tls_off",
+                    f"the change to {path} turns off TLS certificate checks ({source.line}), "
+                    "so anyone on the path can serve the packages",
+                    "Keep certificate checks on; point the manager at the right CA bundle "
+                    "(cafile=, cert =) instead.",
+                )
+                continue
+            if (source.role, host) in known or (source.role, host) in seen:
+                continue
+            seen.add((source.role, host))
+            finding = self._judge_source(path, kind, source, context)
+            if finding is not None:
+                yield finding
+        if kind == "lock" and before:
+            for line in swapped_hashes(before, after)[:1]:
+                yield _Finding(
+                    f"{path}:hash",
+                    f"the change to {path} replaces a hash while the package, version and "
+                    f"URL it vouches for stay the same ({line[:120]}): the lockfile now "
+                    "accepts different bytes",
+                    "Do not edit lockfile hashes by hand: regenerate the lockfile with the "
+                    "package manager (npm install, poetry lock, uv lock, cargo update).",
+                )
+
+    def _judge_source(
+        self, path: str, kind: str, source: Source, context: Context
+    ) -> _Finding | None:
+        location = location_of(source.url)
+        what = {"lock": "download URL", "index": "registry or index", "package": "dependency"}[
+            source.role
+        ]
+        if location is None:
+            return _Finding(
+                f"{path}:{source.url[:120]}",
+                f"the change to {path} sets a {what} that cannot be read ({source.line[:120]})",
+                "Use the public registry, or a registry the deployment allows.",
+            )
+        host = location.host.name
+        cleartext = location.scheme in ("http", "git") and not _local(host)
+        if kind == "lock":
+            fine = trusted_location(location, self._trusted)
+        else:
+            fine = self._allowed(location, context)
+        if fine and not cleartext:
+            return None
+        why = "" if fine else f"{host} is not the public registry nor a host the deployment allows"
+        if cleartext:
+            why += (
+                "; " if why else ""
+            ) + f"it is fetched over {location.scheme}://, which anyone on the path can change"
+        if kind == "lock":
+            why += "; a lockfile is written by the package manager, not by hand"
+            fix = (
+                f"Do not point the lockfile at {host}: regenerate it with the package manager "
+                f"from the project's registry; if {host} is meant to serve these packages, ask "
+                "the user to add it to the entry's trusted_sources."
+            )
+        else:
+            fix = (
+                f"Fetch from the public registry; if {host} is really needed, ask the user to "
+                f"allow it (the deployment's allowed domains or trusted_sources), over https."
+            )
+        return _Finding(
+            f"source:{host}",
+            f"the change to {path} makes the project fetch code from {host} "
+            f"(a {what}: {source.line[:120]}): {why}",
+            fix,
+        )
+
+    def _allowed(self, location: _Location, context: Context) -> bool:
+        if trusted_location(location, self._trusted):
+            return True
+        if self.config.use_context and context.allowed_domains:
+            entries = frozenset(
+                d.strip().lower().removeprefix("*.") for d in context.allowed_domains
+            )
+            return covering(location.host, entries) is not None
+        return False
+
+    # -- shell ----------------------------------------------------------------------------
+
+    def _judge_shell(self, command: str, context: Context) -> Iterator[_Finding]:
+        parsed = parse_for(command, context, max_chars=self.config.max_chars)
+        for install in installs_in(parsed):
+            for option, value in install.indexes:
+                location = location_of(value) if "://" in value else None
+                if location is None:
+                    continue  # a named registry; package_install judges it
+                host = location.host.name
+                cleartext = location.scheme in ("http", "git") and not _local(host)
+                if self._allowed(location, context) and not cleartext:
+                    continue
+                why = (
+                    f"{host} is not the public registry nor a host the deployment allows"
+                    if not cleartext
+                    else f"{host} is reached over {location.scheme}://"
+                )
+                yield _Finding(
+                    f"source:{host}",
+                    f"{install.manager} {option} {value[:120]} makes the project fetch code "
+                    f"from {host}: {why}",
+                    f"Keep the public registry; if {host} is really needed, ask the user to "
+                    "allow it (the deployment's allowed domains or trusted_sources), over https.",
+                )
+
+
+def _local(host: str) -> bool:
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def _build(entry: Entry, config: KindConfig) -> DependencySourceSpecialist:
+    assert isinstance(config, DependencySourceConfig)
+    if config.shell:
+        preload()
+    return DependencySourceSpecialist(config, Verdict(entry.default_verdict))
+
+
+DEPENDENCY_SOURCE_KIND: Final = SpecialistKind(
+    name=KIND_NAME,
+    config_model=DependencySourceConfig,
+    build=_build,
+    version=KIND_VERSION,
+    description="changes that make a project fetch its packages from an unknown host",
+)
+
+
+@hookimpl
+def supervisor_register_kinds() -> list[SpecialistKind]:
+    """Register the ``dependency_source`` kind."""
+    return [DEPENDENCY_SOURCE_KIND]
