@@ -75,6 +75,11 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
   ``os.kill(-1, 9)`` in Python too), or what it changes of who may do what (``setuid``,
   ``admin``, ``sudoers``...; :mod:`specialists.understand.privilege`). Such a rule needs no
   ``program``.
+- ``defences_any`` / ``credentials_any``: a defence the command takes away (antivirus,
+  firewall, UAC, script policy, history, a cloud audit trail, a rule or bucket opened to
+  anyone) or a credential it takes from the machine that is not a file (a metadata token, a
+  secret key exported, the account hives, the credential manager);
+  :mod:`specialists.understand.defences`. Such a rule needs no ``program``.
 - ``host``: ``this`` or ``another``: only commands run on this host, or only those run on
   another (``ssh h CMD``, the far side of an ``scp``/``rsync`` to ``h:path``).
 - ``excused_by`` (per rule or for the whole config): facts that make a match fine (a test
@@ -121,6 +126,7 @@ from specialists.understand import (
     describe,
     diff_paths,
 )
+from specialists.understand.defences import Defence, Taken, credentials_taken, defences_off
 from specialists.understand.effects import PathEffect, path_effects
 from specialists.understand.globs import (
     GLOB_CHARS,
@@ -130,6 +136,7 @@ from specialists.understand.globs import (
     word_globs,
 )
 from specialists.understand.inspection import only_inspects
+from specialists.understand.network import command_targets
 from specialists.understand.paths import (
     DEFAULT_SCRATCH,
     MOUNT_ROOTS,
@@ -325,6 +332,11 @@ class ShellRule(KindConfig):
         signals_any: the command signals processes named so (:data:`Scope`: ``every``,
             ``init``, ``group``, ``name``, ``pattern``, ``user``, ``unit``...); a probe
             (signal 0) signals nothing.
+        defences_any: the command takes such a defence away (:data:`Defence`:
+            ``antivirus``, ``firewall``, ``uac``, ``script_policy``, ``history``, ``audit``,
+            ``exposure``; :func:`~specialists.understand.defences.defences_off`).
+        credentials_any: the command takes such a credential from the machine (:data:`Taken`:
+            ``metadata_token``, ``key_export``, ``account_hive``, ``credential_store``).
         privileges_any: the command makes such a change (:data:`Change`: ``elevate``,
             ``shell``, ``setuid``, ``account``, ``admin``, ``sudoers``, ``service``).
         host: ``this`` or ``another``: the rule counts only commands that run on this host,
@@ -367,6 +379,8 @@ class ShellRule(KindConfig):
     inspects_none: bool = False
     signals_any: list[Scope] = Field(default_factory=list)
     privileges_any: list[Change] = Field(default_factory=list)
+    defences_any: list[Defence] = Field(default_factory=list)
+    credentials_any: list[Taken] = Field(default_factory=list)
     host: Literal["this", "another"] | None = None
     excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
     verdict: Strength | None = None
@@ -387,11 +401,13 @@ class ShellRule(KindConfig):
             or self.classes_any
             or self.signals_any
             or self.privileges_any
+            or self.defences_any
+            or self.credentials_any
         ):
             raise ValueError(
                 "a rule needs program, prefixes_any, assignments_any, variables_any, "
                 "redirects_any, paths_any, pipe_into_shell, self_call, effects_any, "
-                "classes_any, signals_any or privileges_any: "
+                "classes_any, signals_any, privileges_any, defences_any or credentials_any: "
                 "otherwise it is about every command"
             )
         if self.sends and not (self.effects_any or self.classes_any):
@@ -572,6 +588,8 @@ class _Rule:
         "classes",
         "code_from",
         "correction",
+        "credentials",
+        "defences",
         "effects",
         "elsewhere",
         "excuses",
@@ -647,6 +665,8 @@ class _Rule:
         self.inspects_none = rule.inspects_none
         self.signals = frozenset(rule.signals_any)
         self.privileges = frozenset(rule.privileges_any)
+        self.defences = frozenset(rule.defences_any)
+        self.credentials = frozenset(rule.credentials_any)
         self.elsewhere = None if rule.host is None else rule.host == "another"
         self.excuses = tuple(
             (
@@ -747,7 +767,7 @@ class _Rule:
             obj = f"{source}|{cmd.program}"
             detail = f"{cmd.program} runs code it reads from {source}"
             return self._paths_then(cmd, where, obj, detail, matched)
-        if self.signals or self.privileges:
+        if self.signals or self.privileges or self.defences or self.credentials:
             understood = self._understood(cmd)
             if understood is None:
                 return None
@@ -781,6 +801,23 @@ class _Rule:
             if change is None:
                 return None
             found = f"{change.program}:{change.change}", change.words
+        if self.defences:
+            off = next((x for x in defences_off(cmd) if x.what in self.defences), None)
+            if off is None:
+                return None
+            found = f"{off.program}:{off.what}", off.words
+        if self.credentials:
+            taken = next(
+                (
+                    x
+                    for x in credentials_taken(cmd, command_targets(cmd))
+                    if x.how in self.credentials
+                ),
+                None,
+            )
+            if taken is None:
+                return None
+            found = f"{taken.program}:{taken.how}", taken.words
         return found
 
     def _paths_then(

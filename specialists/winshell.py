@@ -82,6 +82,15 @@ def is_drive_path(word: str) -> bool:
     )
 
 
+# The user's application-data folders, below the home.
+_HOME_FOLDERS: Final = (
+    ("$env:appdata", "/AppData/Roaming"),
+    ("%appdata%", "/AppData/Roaming"),
+    ("$env:localappdata", "/AppData/Local"),
+    ("%localappdata%", "/AppData/Local"),
+)
+
+
 def windows_path(word: str, home: str | None) -> str:
     """A Windows path as the POSIX-style absolute path the classes read (``/c:/Users/x``).
 
@@ -96,6 +105,10 @@ def windows_path(word: str, home: str | None) -> str:
         if lowered == prefix or lowered.startswith((prefix + "\\", prefix + "/")):
             rest = text[len(prefix) :].replace("\\", "/")
             return (home or "~") + rest if home else "~" + rest
+    for prefix, below in _HOME_FOLDERS:
+        if lowered == prefix or lowered.startswith((prefix + "\\", prefix + "/")):
+            rest = text[len(prefix) :].replace("\\", "/")
+            return (home or "~") + below + rest
     if lowered.startswith(("$env:systemroot", "%systemroot%", "$env:windir", "%windir%")):
         cut = text.find("\\") if "\\" in text else text.find("/")
         rest = text[cut:].replace("\\", "/") if cut > 0 else ""

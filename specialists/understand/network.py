@@ -960,6 +960,25 @@ def destinations(parsed: ParsedShell, limit: int = MAX_TARGETS + 1) -> list[Netw
     return found
 
 
+def command_targets(cmd: SimpleCommand) -> list[str]:
+    """The addresses one command requests or connects to (its URLs as written resolved by
+    the extractors of :func:`destinations`, its inline program's included), at most
+    :data:`MAX_TARGETS`."""
+    parts: list[Iterator[NetworkSend]] = [_dev_tcp(cmd)]
+    extractor = _EXTRACTORS.get(cmd.program)
+    if extractor is not None:
+        parts.append(extractor(cmd))
+    if cmd.inline_code and (cmd.program in _CODE_PROGRAMS or cmd.program.startswith("python")):
+        parts.append(_code(cmd))
+    found: list[str] = []
+    for part in parts:
+        for dest in part:
+            found.append(dest.target)
+            if len(found) >= MAX_TARGETS:
+                return found
+    return found
+
+
 def sends_of_command(
     command: str, context: Context, *, max_chars: int = DEFAULT_MAX_CHARS
 ) -> list[NetworkSend]:

@@ -189,6 +189,15 @@ _CREDENTIAL_IN_HOME: Final = (
     ".python_history",
     ".psql_history",
     ".mysql_history",
+    # editors' token stores (VS Code, Cursor, VSCodium: extensions' and sign-in tokens)
+    ".config/*/User/globalStorage/state.vscdb",
+    "Library/Application Support/*/User/globalStorage/state.vscdb",
+    "AppData/Roaming/*/User/globalStorage/state.vscdb",
+    # PowerShell's history, the Windows credential manager's files and DPAPI master keys
+    "AppData/Roaming/Microsoft/Windows/PowerShell/PSReadLine/*",
+    ".local/share/powershell/PSReadLine/*",
+    "AppData/*/Microsoft/Credentials/**",
+    "AppData/*/Microsoft/Protect/**",
 )
 _CREDENTIAL_SYSTEM: Final = (
     "/etc/shadow",
@@ -212,6 +221,11 @@ _CREDENTIAL_SYSTEM: Final = (
     "/etc/spwd.db",
     "/private/etc/master.passwd",
     "/var/db/dslocal/**",
+    # a pod's service-account tokens (Kubernetes, EKS and Azure workload identity)
+    "/var/run/secrets/kubernetes.io/serviceaccount/token",
+    "/run/secrets/kubernetes.io/serviceaccount/token",
+    "/var/run/secrets/eks.amazonaws.com/serviceaccount/token",
+    "/var/run/secrets/azure/tokens/*",
 )
 _ACCOUNT: Final = (
     "/etc/passwd",
@@ -487,10 +501,24 @@ def _classify(
     return PathClass.OUTSIDE
 
 
+# On a Windows drive, lower case: the account hives and any user's credential files.
+_WINDOWS_CREDENTIAL_GLOBS: Final = PathGlobs(
+    (
+        "/windows/system32/config/sam",
+        "/windows/system32/config/system",
+        "/windows/system32/config/security",
+        "/windows/repair/sam",
+        *(f"/users/*/{s.lower()}" for s in _CREDENTIAL_IN_HOME if not s.startswith("**")),
+    )
+)
+
+
 def _windows(path: str, home: str | None) -> PathClass:
     """Classes on a Windows drive (``/c:/Windows/...`` as the readers write it)."""
     lowered = path.lower()
     rest = lowered[3:].strip("/")
+    if _WINDOWS_CREDENTIAL_GLOBS.match("/" + rest, None):
+        return PathClass.CREDENTIAL
     if not rest or rest == "users":
         return PathClass.SYSTEM
     if rest.startswith(("windows", "program files", "programdata", "system volume information")):

@@ -1,0 +1,509 @@
+"""Defences switched off and credentials taken from the machine itself.
+
+The shell reader (:mod:`specialists.shellparse`) says which simple commands a line would run,
+PowerShell and cmd included (:mod:`specialists.winshell` hands their cmdlets over as
+written); this module says, per command, what protection of the host or of a cloud account
+it takes away (:func:`defences_off`) and which credential it takes from the machine that is
+not a file (:func:`credentials_taken`): a token asked of a cloud's instance-metadata service,
+a secret key exported from a keyring, the Windows account hives saved to a file, the
+credential manager listed. Names are read as PowerShell and cmd read them: without case
+and without ``.exe``. Kinds judge these acts, not the spelling of one command.
+
+What counts as a defence switched off (:data:`Defence`):
+
+- ``antivirus``: Defender's real-time, behaviour or script scanning disabled
+  (``Set-MpPreference -Disable*``, the ``Windows Defender`` policy keys), or a path,
+  process or extension excluded from scanning (``Add-MpPreference -Exclusion*``);
+- ``firewall``: a firewall profile turned off (``Set-NetFirewallProfile -Enabled False``,
+  ``netsh advfirewall set … state off``, ``netsh firewall set opmode disable``);
+- ``uac``: User Account Control off or its prompt for administrators removed
+  (``EnableLUA``, ``ConsentPromptBehaviorAdmin``, ``PromptOnSecureDesktop`` set to 0);
+- ``script_policy``: PowerShell's execution policy made ``Unrestricted`` or ``Bypass`` for
+  the machine (the default scope, ``LocalMachine``; ``Process`` and ``CurrentUser`` are
+  the user's own);
+- ``history``: the PowerShell history file deleted or emptied;
+- ``audit``: a cloud audit trail or threat detector stopped or deleted (CloudTrail,
+  GuardDuty, Config, Security Hub, Cloud Logging sinks, Azure diagnostic settings);
+- ``exposure``: a network rule admitting the whole internet (``0.0.0.0/0``, ``::/0``,
+  ``*``, ``Internet``) to every port or to a remote-login or database port (AWS security
+  groups, GCP firewall rules, Azure NSG rules), a storage bucket made public, or a
+  repository's administration given to another account (``gh api -X PUT
+  …/collaborators/U -f permission=admin``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+from urllib.parse import urlsplit
+
+from specialists.shellparse import SimpleCommand
+
+__all__ = [
+    "CredentialTaken",
+    "Defence",
+    "DefenceOff",
+    "Taken",
+    "credentials_taken",
+    "defences_off",
+    "metadata_credential",
+]
+
+Defence = Literal["antivirus", "firewall", "uac", "script_policy", "history", "audit", "exposure"]
+# How a credential is taken: a cloud instance's token from its metadata service, a secret
+# key exported from a keyring, the account hives saved, a credential store listed.
+Taken = Literal["metadata_token", "key_export", "account_hive", "credential_store"]
+
+_WORDS: Final[dict[str, str]] = {
+    "antivirus": "switches off antivirus scanning",
+    "firewall": "turns the firewall off",
+    "uac": "switches off User Account Control",
+    "script_policy": "lets any PowerShell script run on the machine",
+    "history": "erases the PowerShell history",
+    "audit": "stops the cloud audit trail",
+    "exposure": "opens access to anyone",
+    "metadata_token": "takes the instance's cloud credentials from its metadata service",
+    "key_export": "exports the secret keys",
+    "account_hive": "saves the Windows account database",
+    "credential_store": "lists the stored Windows credentials",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DefenceOff:
+    """One defence a command takes away: ``what`` (:data:`Defence`), the ``program`` and
+    what it acts on (``target``, as written)."""
+
+    what: Defence
+    program: str
+    target: str
+
+    @property
+    def words(self) -> str:
+        return f"{self.program} {_WORDS[self.what]} ({self.target})"
+
+
+@dataclass(frozen=True, slots=True)
+class CredentialTaken:
+    """One credential a command takes from the machine (:data:`Taken`)."""
+
+    how: Taken
+    program: str
+    target: str
+
+    @property
+    def words(self) -> str:
+        return f"{self.program} {_WORDS[self.how]} ({self.target})"
+
+
+def _name(program: str) -> str:
+    name = program.lower().rsplit("\\", 1)[-1]
+    return name[:-4] if name.endswith(".exe") else name
+
+
+def _params(words: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+    """PowerShell's ``-Name value`` / ``-Name:value`` pairs (lower-case names; a switch is
+    ``"$true"``) and the positional words."""
+    params: dict[str, str] = {}
+    args: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word.startswith("-") and len(word) > 1 and not word[1].isdigit():
+            name, colon, value = word[1:].partition(":")
+            if colon:
+                params[name.lower()] = value
+            elif i + 1 < len(words) and not words[i + 1].startswith("-"):
+                params[name.lower()] = words[i + 1]
+                i += 1
+            else:
+                params[name.lower()] = "$true"
+        else:
+            args.append(word)
+        i += 1
+    return params, args
+
+
+_FALSE: Final = frozenset({"$false", "false", "0", "no", "off", "disabled"})
+
+
+def _true(value: str) -> bool:
+    return value.strip("'\"").lower() not in _FALSE
+
+
+# -- the Windows registry -----------------------------------------------------------------
+
+
+def _registry(key: str, name: str, data: str) -> Defence | None:
+    """The defence a registry value takes away when set (``key`` with ``\\`` or ``/``)."""
+    # separators and spaces left out: a POSIX shell eats an unquoted key's backslashes
+    key = "".join(c for c in key.lower() if c not in "\\/ '\"")
+    name = name.lower().strip("'\"")
+    value = data.lower().strip("'\"")
+    zero = value in ("0", "0x0", "0x00000000")
+    if "windowsdefender" in key and name.startswith("disable") and not zero:
+        return "antivirus"
+    uac = ("enablelua", "consentpromptbehavioradmin", "promptonsecuredesktop")
+    if key.endswith("policiessystem") and zero and name in uac:
+        return "uac"
+    if "windowsfirewall" in key and name == "enablefirewall" and zero:
+        return "firewall"
+    if "powershell" in key and name == "executionpolicy" and value in ("unrestricted", "bypass"):
+        return "script_policy"
+    return None
+
+
+def _reg_add(argv: Sequence[str]) -> tuple[str, str, str] | None:
+    """``reg add KEY /v NAME /d DATA``: (key, name, data)."""
+    words = list(argv[1:])
+    if len(words) < 2 or words[0].lower() != "add":
+        return None
+    key = words[1]
+    name = data = ""
+    for i, word in enumerate(words[:-1]):
+        switch = word.lower()
+        if switch in ("/v", "-v"):
+            name = words[i + 1]
+        elif switch in ("/d", "-d"):
+            data = words[i + 1]
+    return (key, name, data) if name else None
+
+
+def _item_property(argv: Sequence[str]) -> tuple[str, str, str] | None:
+    """``Set-ItemProperty -Path HKLM:\\… -Name N -Value V``: (key, name, value)."""
+    params, args = _params(argv[1:])
+    key = params.get("path") or params.get("literalpath") or (args[0] if args else "")
+    name = params.get("name") or (args[1] if len(args) > 1 else "")
+    value = params.get("value") or (args[2] if len(args) > 2 else "")
+    return (key, name, value) if key and name else None
+
+
+# -- network rules open to the world ------------------------------------------------------
+
+_WORLD: Final = frozenset({"0.0.0.0/0", "::/0", "*", "internet", "any", "0/0", "0.0.0.0"})
+# Remote login, remote desktop, file sharing and databases: never meant for the internet.
+_SENSITIVE_PORTS: Final = frozenset(
+    {22, 23, 135, 139, 445, 1433, 1521, 2375, 2376, 3306, 3389, 5432, 5900, 5984, 5985, 5986,
+     6379, 7001, 8086, 9042, 9200, 9300, 11211, 27017, 27018}
+)  # fmt: skip
+
+
+def _ports_sensitive(text: str) -> bool:
+    """Whether a port list (``22``, ``0-65535``, ``tcp:22,tcp:80``, ``all``, ``*``, ``-1``)
+    admits every port or a sensitive one."""
+    for part in text.replace(";", ",").split(","):
+        spec = part.strip().strip("'\"[]").lower()
+        if ":" in spec:
+            spec = spec.rpartition(":")[2]
+        if spec in ("all", "*", "-1", "any", "tcp", "udp"):
+            return True  # every port (of a protocol)
+        low, _, high = spec.partition("-")
+        if not low.isdigit() or (high and not high.isdigit()):
+            continue
+        first, last = int(low), int(high or low)
+        if last - first >= 1024 or any(first <= p <= last for p in _SENSITIVE_PORTS):
+            return True
+    return False
+
+
+def _world(text: str) -> bool:
+    return any(
+        part.strip().strip("'\"[]").lower() in _WORLD for part in text.replace(";", ",").split(",")
+    )
+
+
+def _option(argv: Sequence[str], *names: str) -> str | None:
+    """The value of ``--name value`` or ``--name=value`` (the last given)."""
+    found: str | None = None
+    for i, word in enumerate(argv):
+        head, eq, value = word.partition("=")
+        if head in names:
+            if eq:
+                found = value
+            elif i + 1 < len(argv):
+                found = argv[i + 1]
+    return found
+
+
+def _aws_ingress(argv: Sequence[str]) -> str | None:
+    permissions = _option(argv, "--ip-permissions")
+    if permissions is not None:
+        text = permissions.replace(" ", "")
+        world = "0.0.0.0/0" in text or "::/0" in text
+        every = "IpProtocol=-1" in text or '"IpProtocol":"-1"' in text
+        ports = [
+            text[i + len(k) :].split(",", 1)[0].strip('"}]')
+            for k in ("FromPort=", '"FromPort":', "ToPort=", '"ToPort":')
+            for i in [text.find(k)]
+            if i >= 0
+        ]
+        span = "-".join(p for p in ports[:2] if p.isdigit())
+        if world and (every or (span and _ports_sensitive(span))):
+            return "0.0.0.0/0"
+        return None
+    cidr = _option(argv, "--cidr", "--cidr-ipv6") or ""
+    if not _world(cidr):
+        return None
+    protocol = (_option(argv, "--protocol") or "").lower()
+    port = _option(argv, "--port")
+    if protocol in ("-1", "all") or port is None or _ports_sensitive(port):
+        return cidr
+    return None
+
+
+def _gcloud_firewall(argv: Sequence[str]) -> str | None:
+    ranges = _option(argv, "--source-ranges")
+    allow = _option(argv, "--allow", "--rules")
+    if ranges is None or not _world(ranges):
+        return None
+    if (_option(argv, "--direction") or "ingress").lower() not in ("ingress", "in"):
+        return None
+    if (_option(argv, "--action") or "allow").lower() != "allow":
+        return None
+    return ranges if allow is None or _ports_sensitive(allow) else None
+
+
+def _az_nsg_rule(argv: Sequence[str]) -> str | None:
+    source = _option(argv, "--source-address-prefixes", "--source-address-prefix")
+    if source is None or not _world(source):
+        return None
+    if (_option(argv, "--access") or "allow").lower() != "allow":
+        return None
+    if (_option(argv, "--direction") or "inbound").lower() != "inbound":
+        return None
+    ports = _option(argv, "--destination-port-ranges", "--destination-port-range") or "*"
+    return source if _ports_sensitive(ports) else None
+
+
+_PUBLIC_ACLS: Final = frozenset({"public-read", "public-read-write", "authenticated-read"})
+
+
+def _exposure(name: str, cmd: SimpleCommand) -> str | None:
+    """What a cloud or forge command opens to anyone, or None."""
+    argv = cmd.argv
+    pos = [w.lower() for w in cmd.positionals[:4]]
+    if name == "aws" and pos[:2] == ["ec2", "authorize-security-group-ingress"]:
+        return _aws_ingress(argv)
+    if name == "aws" and pos[:1] == ["s3api"]:
+        if pos[1:2] == ["put-public-access-block"]:
+            config = (_option(argv, "--public-access-block-configuration") or "").lower()
+            return "public access block" if "=false" in config or ":false" in config else None
+        if pos[1:2] in (["put-bucket-acl"], ["put-object-acl"]):
+            acl = (_option(argv, "--acl") or "").lower()
+            return acl if acl in _PUBLIC_ACLS else None
+    if (
+        name == "gcloud"
+        and pos[:2] == ["compute", "firewall-rules"]
+        and pos[2:3]
+        in (
+            ["create"],
+            ["update"],
+        )
+    ):
+        return _gcloud_firewall(argv)
+    if (
+        name == "az"
+        and pos[:3] == ["network", "nsg", "rule"]
+        and pos[3:4]
+        in (
+            ["create"],
+            ["update"],
+        )
+    ):
+        return _az_nsg_rule(argv)
+    if name == "az" and pos[:3] == ["storage", "container", "set-permission"]:
+        level = (_option(argv, "--public-access") or "off").lower()
+        return f"public access {level}" if level in ("blob", "container") else None
+    if name == "az" and pos[:3] == ["storage", "account", "update"]:
+        allow = (_option(argv, "--allow-blob-public-access") or "false").lower()
+        return "blob public access" if allow == "true" else None
+    if name in ("gsutil",) and pos[:2] in (["iam", "ch"], ["acl", "ch"]):
+        members = " ".join(argv).lower()
+        return "allUsers" if "allusers" in members or "allauthenticatedusers" in members else None
+    if name == "gh" and pos[:1] == ["api"]:
+        return _gh_grant(argv)
+    return None
+
+
+def _gh_grant(argv: Sequence[str]) -> str | None:
+    """``gh api -X PUT repos/O/R/collaborators/U -f permission=admin``."""
+    method = (_option(argv, "-X", "--method") or "GET").upper()
+    if method != "PUT":
+        return None
+    path = next((w for w in argv if "/collaborators/" in w), None)
+    if path is None:
+        return None
+    permission = next(
+        (w.split("=", 1)[1].lower() for w in argv if w.lower().startswith("permission=")), ""
+    )
+    return path if permission in ("admin", "maintain") else None
+
+
+# -- cloud audit trails ---------------------------------------------------------------------
+
+_AUDIT: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
+    "aws": (
+        ("cloudtrail", "stop-logging"),
+        ("cloudtrail", "delete-trail"),
+        ("guardduty", "delete-detector"),
+        ("guardduty", "disassociate-from-master-account"),
+        ("guardduty", "disassociate-from-administrator-account"),
+        ("configservice", "stop-configuration-recorder"),
+        ("configservice", "delete-configuration-recorder"),
+        ("configservice", "delete-delivery-channel"),
+        ("securityhub", "disable-security-hub"),
+        ("macie2", "disable-macie"),
+        ("access-analyzer", "delete-analyzer"),
+    ),
+    "gcloud": (("logging", "sinks", "delete"),),
+    "az": (
+        ("monitor", "diagnostic-settings", "delete"),
+        ("monitor", "log-profiles", "delete"),
+        ("security", "auto-provisioning-setting", "update"),
+    ),
+}
+
+
+def _audit(name: str, cmd: SimpleCommand) -> str | None:
+    pos = [w.lower() for w in cmd.positionals[:3]]
+    for verbs in _AUDIT.get(name, ()):
+        if tuple(pos[: len(verbs)]) == verbs:
+            return " ".join(verbs)
+    if name == "aws" and pos[:2] == ["guardduty", "update-detector"]:
+        return "guardduty detector" if "--no-enable" in cmd.argv else None
+    if name == "gcloud" and pos[:3] == ["logging", "sinks", "update"]:
+        return "logging sink" if "--disabled" in cmd.argv else None
+    return None
+
+
+# -- the command --------------------------------------------------------------------------
+
+_HISTORY_WORDS: Final = ("historysavepath", "consolehost_history", "psreadline")
+_ERASERS: Final = frozenset(
+    {"remove-item", "ri", "del", "erase", "rm", "clear-content", "clc", "unlink", "shred"}
+)
+
+
+def defences_off(cmd: SimpleCommand) -> list[DefenceOff]:
+    """The defences ``cmd`` takes away (empty for most commands; see the module)."""
+    return list(_defences(cmd))
+
+
+def _defences(cmd: SimpleCommand) -> Iterator[DefenceOff]:
+    program = cmd.program
+    name = _name(program)
+    words = cmd.argv[1:]
+    if name == "set-mppreference":
+        params, _ = _params(words)
+        for key, value in params.items():
+            # ``$false`` read by a POSIX reader expands to nothing: the switch alone
+            switch = value == "$true" and "false" in cmd.variables
+            if key.startswith("disable") and _true(value) and not switch:
+                yield DefenceOff("antivirus", program, "-" + key)
+                return
+    elif name == "add-mppreference":
+        params, _ = _params(words)
+        excluded = next((k for k in params if k.startswith("exclusion")), None)
+        if excluded:
+            yield DefenceOff("antivirus", program, f"-{excluded} {params[excluded]}")
+    elif name == "set-netfirewallprofile":
+        params, _ = _params(words)
+        if "enabled" in params and not _true(params["enabled"]):
+            yield DefenceOff("firewall", program, params.get("profile", "every profile"))
+    elif name == "netsh":
+        lowered = [w.lower() for w in words]
+        if "advfirewall" in lowered and "state" in lowered:
+            state = lowered[lowered.index("state") + 1 :][:1]
+            if state == ["off"]:
+                yield DefenceOff("firewall", program, " ".join(words))
+        elif (
+            lowered[:1] == ["firewall"]
+            and "opmode" in " ".join(lowered)
+            and any(w.endswith("disable") for w in lowered)
+        ):
+            yield DefenceOff("firewall", program, " ".join(words))
+    elif name == "set-executionpolicy":
+        params, args = _params(words)
+        policy = (params.get("executionpolicy") or (args[0] if args else "")).lower()
+        scope = (params.get("scope") or "localmachine").lower()
+        if policy in ("unrestricted", "bypass") and scope not in ("process", "currentuser"):
+            yield DefenceOff("script_policy", program, f"{policy} for {scope}")
+    elif name in ("reg", "set-itemproperty", "sp", "new-itemproperty"):
+        setting = _reg_add(cmd.argv) if name == "reg" else _item_property(cmd.argv)
+        what = _registry(*setting) if setting else None
+        if what and setting:
+            yield DefenceOff(what, program, f"{setting[1]}={setting[2]}")
+    elif name in _ERASERS:
+        text = " ".join(words).lower()
+        if any(w in text for w in _HISTORY_WORDS):
+            yield DefenceOff("history", program, "the PSReadLine history file")
+    elif name in ("aws", "gcloud", "az", "gsutil", "gh"):
+        audit = _audit(name, cmd)
+        if audit:
+            yield DefenceOff("audit", program, audit)
+        opened = _exposure(name, cmd)
+        if opened:
+            yield DefenceOff("exposure", program, opened)
+
+
+# -- credentials taken from the machine ----------------------------------------------------
+
+_METADATA_HOSTS: Final = frozenset(
+    {"169.254.169.254", "metadata.google.internal", "metadata", "fd00:ec2::254",
+     "100.100.100.200", "169.254.170.2"}
+)  # fmt: skip
+
+
+def metadata_credential(url: str) -> bool:
+    """Whether ``url`` asks an instance-metadata service for credentials: a service account's
+    or managed identity's token (GCP ``…/service-accounts/*/token`` or ``/identity``, Azure
+    ``/metadata/identity/oauth2/token``), a role's keys (AWS and Alibaba
+    ``…/security-credentials/ROLE``), or anything of ECS's credential endpoint; not the
+    instance's id, zone or the list of roles."""
+    try:
+        parts = urlsplit(url if "://" in url else "http://" + url)
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        return False
+    if host not in _METADATA_HOSTS:
+        return False
+    path = parts.path.lower().rstrip("/")
+    if host == "169.254.170.2":
+        return bool(path)
+    if "/service-accounts/" in path and path.endswith(("/token", "/identity")):
+        return True
+    if path.startswith("/metadata/identity/oauth2/token"):
+        return True
+    _, sep, role = path.partition("/security-credentials/")
+    return bool(sep and role)
+
+
+def credentials_taken(cmd: SimpleCommand, urls: Sequence[str] = ()) -> list[CredentialTaken]:
+    """The credentials ``cmd`` takes from the machine that are not files (a file's read is
+    judged by its path's class): ``urls`` are the addresses the command requests
+    (:mod:`.network`)."""
+    program = cmd.program
+    name = _name(program)
+    found: list[CredentialTaken] = []
+    for url in urls:
+        if metadata_credential(url):
+            found.append(CredentialTaken("metadata_token", program, url))
+            break
+    lowered = [w.lower() for w in cmd.argv[1:]]
+    if name in ("gpg", "gpg2") and any(
+        w.startswith(("--export-secret-keys", "--export-secret-subkeys")) for w in lowered
+    ):
+        found.append(CredentialTaken("key_export", program, "--export-secret-keys"))
+    elif name == "reg" and lowered[:1] in (["save"], ["export"]) and len(lowered) > 1:
+        hive = "".join(c for c in lowered[1] if c not in "\\/:")
+        if hive in (root + h for root in ("hklm", "hkey_local_machine") for h in _HIVES):
+            found.append(CredentialTaken("account_hive", program, cmd.argv[2]))
+    elif name == "cmdkey" and any(w.startswith("/list") for w in lowered):
+        found.append(CredentialTaken("credential_store", program, "/list"))
+    elif name == "vaultcmd" and any(w.startswith("/listcreds") for w in lowered):
+        found.append(CredentialTaken("credential_store", program, "/listcreds"))
+    return found
+
+
+_HIVES: Final = ("sam", "system", "security")

@@ -1,0 +1,181 @@
+"""Defences taken away and credentials taken from the machine, read as acts."""
+# ruff: noqa: E501
+
+from __future__ import annotations
+
+import pytest
+
+from specialists.shellparse import parse
+from specialists.understand.defences import (
+    credentials_taken,
+    defences_off,
+    metadata_credential,
+)
+from specialists.understand.network import command_targets
+
+
+def _defences(command: str) -> set[str]:
+    return {d.what for cmd in parse(command).commands for d in defences_off(cmd)}
+
+
+def _taken(command: str) -> set[str]:
+    return {
+        t.how
+        for cmd in parse(command).commands
+        for t in credentials_taken(cmd, command_targets(cmd))
+    }
+
+
+@pytest.mark.parametrize(
+    ("command", "what"),
+    [
+        ("Set-MpPreference -DisableRealtimeMonitoring 1", "antivirus"),
+        ("set-mppreference -DisableBehaviorMonitoring:$true", "antivirus"),
+        ("Add-MpPreference -ExclusionProcess node.exe", "antivirus"),
+        (
+            'reg.exe add "HKLM\\SOFTWARE\\Policies\\Microsoft\\Windows Defender" '
+            "/v DisableAntiSpyware /t REG_DWORD /d 1 /f",
+            "antivirus",
+        ),
+        ("Set-NetFirewallProfile -All -Enabled False", "firewall"),
+        ("netsh advfirewall set currentprofile state off", "firewall"),
+        ("netsh firewall set opmode mode=disable", "firewall"),
+        (
+            "reg add HKLM\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\Policies\\System "
+            "/v EnableLUA /t REG_DWORD /d 0 /f",
+            "uac",
+        ),
+        ("Set-ExecutionPolicy Bypass", "script_policy"),
+        ("Set-ExecutionPolicy -ExecutionPolicy Unrestricted -Scope LocalMachine", "script_policy"),
+        ('pwsh -Command "Clear-Content (Get-PSReadlineOption).HistorySavePath"', "history"),
+        ("aws guardduty delete-detector --detector-id abc", "audit"),
+        ("aws configservice stop-configuration-recorder --configuration-recorder-name x", "audit"),
+        ("gcloud logging sinks delete audit", "audit"),
+        (
+            "aws ec2 authorize-security-group-ingress --group-id s --protocol all --cidr ::/0",
+            "exposure",
+        ),
+        (
+            "aws ec2 authorize-security-group-ingress --group-id s --ip-permissions "
+            "IpProtocol=tcp,FromPort=3389,ToPort=3389,IpRanges=[{CidrIp=0.0.0.0/0}]",
+            "exposure",
+        ),
+        (
+            "gcloud compute firewall-rules create x --source-ranges 0.0.0.0/0 --allow tcp",
+            "exposure",
+        ),
+        (
+            "az network nsg rule create -g r --nsg-name n -n x --priority 1 "
+            "--source-address-prefixes '*' --destination-port-ranges 22",
+            "exposure",
+        ),
+        ("aws s3api put-bucket-acl --bucket b --acl public-read-write", "exposure"),
+        ("gsutil iam ch allUsers:objectViewer gs://b", "exposure"),
+        ("gh api --method PUT repos/o/r/collaborators/u -f permission=maintain", "exposure"),
+    ],
+)
+def test_a_defence_taken_away(command: str, what: str) -> None:
+    assert what in _defences(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "Get-MpPreference",
+        "Set-MpPreference -SignatureUpdateInterval 4",
+        "Set-MpPreference -DisableRealtimeMonitoring 0",
+        "Remove-MpPreference -ExclusionPath C:\\build",
+        "Set-NetFirewallProfile -Profile Public -Enabled True",
+        "netsh advfirewall set allprofiles state on",
+        "reg add HKCU\\Software\\App /v DisableTips /d 1 /f",
+        "reg add HKLM\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\Policies\\System /v EnableLUA /d 1",
+        "Set-ExecutionPolicy RemoteSigned",
+        "Set-ExecutionPolicy Bypass -Scope Process",
+        "Set-ExecutionPolicy Unrestricted -Scope CurrentUser",
+        "Clear-History",
+        "aws cloudtrail describe-trails",
+        "aws ec2 authorize-security-group-ingress --group-id s --protocol tcp --port 443 --cidr 0.0.0.0/0",
+        "aws ec2 authorize-security-group-ingress --group-id s --protocol tcp --port 22 --cidr 203.0.113.7/32",
+        "gcloud compute firewall-rules create web --allow tcp:80,tcp:443 --source-ranges 0.0.0.0/0",
+        "gcloud compute firewall-rules create db --allow tcp:5432 --source-ranges 10.0.0.0/8",
+        "az network nsg rule create -g r --nsg-name n -n x --priority 1 --source-address-prefixes '*' --access Deny",
+        "aws s3api put-bucket-acl --bucket b --acl private",
+        "gh api -X PUT repos/o/r/collaborators/u -f permission=push",
+        "gh api repos/o/r/collaborators",
+    ],
+)
+def test_no_defence_taken_away(command: str) -> None:
+    assert _defences(command) == set()
+
+
+@pytest.mark.parametrize(
+    ("url", "credential"),
+    [
+        (
+            "http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token",
+            True,
+        ),
+        (
+            "http://169.254.169.254/computeMetadata/v1/instance/service-accounts/x@y/identity?audience=a",
+            True,
+        ),
+        (
+            "http://169.254.169.254/metadata/identity/oauth2/token?resource=https://vault.azure.net",
+            True,
+        ),
+        ("http://169.254.169.254/latest/meta-data/iam/security-credentials/app-role", True),
+        ("http://[fd00:ec2::254]/latest/meta-data/iam/security-credentials/r", True),
+        ("http://169.254.170.2/v2/credentials/abc", True),
+        ("http://169.254.169.254/latest/meta-data/iam/security-credentials/", False),
+        ("http://169.254.169.254/latest/meta-data/instance-id", False),
+        ("http://metadata.google.internal/computeMetadata/v1/instance/zone", False),
+        ("https://example.com/service-accounts/default/token", False),
+    ],
+)
+def test_metadata_credentials(url: str, credential: bool) -> None:
+    assert metadata_credential(url) is credential
+
+
+@pytest.mark.parametrize(
+    ("command", "how"),
+    [
+        (
+            "curl -H 'Metadata-Flavor: Google' http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token",
+            "metadata_token",
+        ),
+        (
+            "wget -qO- http://169.254.169.254/latest/meta-data/iam/security-credentials/web",
+            "metadata_token",
+        ),
+        (
+            "python3 -c \"import requests; print(requests.get('http://169.254.169.254/metadata/identity/oauth2/token', headers={'Metadata': 'true'}).text)\"",
+            "metadata_token",
+        ),
+        (
+            "pwsh -Command \"Invoke-RestMethod -Uri 'http://169.254.169.254/metadata/identity/oauth2/token'\"",
+            "metadata_token",
+        ),
+        ("gpg2 --armor --export-secret-subkeys ABCD", "key_export"),
+        ("reg save HKLM\\SYSTEM C:\\t\\sys.hiv", "account_hive"),
+        ("reg.exe save hklm\\security sec.hiv", "account_hive"),
+        ("cmdkey /list", "credential_store"),
+        ('vaultcmd /listcreds:"Windows Credentials"', "credential_store"),
+    ],
+)
+def test_a_credential_taken(command: str, how: str) -> None:
+    assert how in _taken(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "curl http://169.254.169.254/latest/meta-data/placement/availability-zone",
+        "gpg --export --armor me@example.com",
+        "gpg --list-secret-keys",
+        "reg save HKCU\\Software\\App app.hiv",
+        "reg query HKLM\\SAM",
+        "cmdkey /add:server01 /user:dev",
+    ],
+)
+def test_no_credential_taken(command: str) -> None:
+    assert _taken(command) == set()
