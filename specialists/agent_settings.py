@@ -31,7 +31,7 @@ import re2
 from pydantic import Field
 
 from specialists.removal import Glob, Pattern
-from specialists.understand.changes import file_changes, resolve
+from specialists.understand.changes import file_changes, matching
 from specialists.understand.globs import PathGlobs
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -91,7 +91,7 @@ class AgentSettingsSpecialist:
         changes = file_changes(
             action,
             context,
-            lambda path: self._judged(path, context),
+            matching(self.paths, context),
             self.config.max_bytes,
             new_file_empty=True,
         )
@@ -119,10 +119,6 @@ class AgentSettingsSpecialist:
             reason=f"the change to {path} {what}",
             evidence={"object": path},
         )
-
-    def _judged(self, path: str, context: Context) -> bool:
-        where = resolve(path, context) or path
-        return self.paths.match(where, context.home) or self.paths.match(path, context.home)
 
     def _counts(self, text: str, path: str) -> _Counts:
         """Items under granting and restraining keys, and granting values, in ``text``: by

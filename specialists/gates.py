@@ -42,7 +42,7 @@ import re2
 from pydantic import Field
 
 from specialists.removal import Glob, Pattern
-from specialists.understand.changes import Change, file_changes, resolve
+from specialists.understand.changes import Change, file_changes, matching, resolve
 from specialists.understand.files import read_text
 from specialists.understand.globs import PathGlobs
 from supervisor.hookspecs import hookimpl
@@ -56,6 +56,8 @@ KIND_NAME: Final = "gates"
 KIND_VERSION: Final = "1"
 DEFAULT_MAX_BYTES: Final = 1_000_000
 MAX_PATTERNS: Final = 64
+MAX_BLOCK_LINES: Final = 400  # lines read each way around a step's setting
+MAX_MASK_KEYS: Final = 256  # failure settings whose step or job is read, per text
 
 Check = Literal["removed", "switched_off", "masked", "thresholds", "selection", "strictness"]
 
@@ -188,7 +190,7 @@ class GatesSpecialist:
         changes = file_changes(
             action,
             context,
-            lambda path: self._judged(path, context),
+            matching(self.paths, context),
             self.config.max_bytes,
             new_file_empty=True,
         )
@@ -219,10 +221,6 @@ class GatesSpecialist:
                     },
                 )
         return SpecialistResult.ok()
-
-    def _judged(self, path: str, context: Context) -> bool:
-        where = resolve(path, context) or path
-        return self.paths.match(where, context.home) or self.paths.match(path, context.home)
 
     def _whole(self, change: Change, action: Action, context: Context) -> Change:
         """An ``old``/``new`` edit applied to the file on disk, when it can be read and holds
@@ -279,10 +277,16 @@ class GatesSpecialist:
         """Check commands whose failure is ignored: on their own line, or by a setting of
         the step or job (the block of lines at the setting's indentation) that runs one."""
         lines = text.lines
-        count = sum(1 for line in lines if _MASK_INLINE.search(line) and self._runs_check(line))
-        for i, line in enumerate(lines):
-            if _MASK_KEY.search(line) and any(self._runs_check(x) for x in _block(lines, i)):
-                count += 1
+        runs = [self._runs_check(line) for line in lines]
+        count = sum(
+            1 for line, ran in zip(lines, runs, strict=True) if ran and _MASK_INLINE.search(line)
+        )
+        keys = [i for i, line in enumerate(lines) if _MASK_KEY.search(line)]
+        if keys:
+            shape = _Shape.of(lines)
+            count += sum(1 for i in keys[:MAX_MASK_KEYS] if any(runs[slice(*shape.block(i))]))
+            if len(keys) > MAX_MASK_KEYS and any(runs):  # more than a real file holds: each
+                count += len(keys) - MAX_MASK_KEYS  # is taken to mask a check the file runs
         return count
 
 
@@ -295,30 +299,44 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" -"))
 
 
-def _item(line: str) -> bool:
-    return line.lstrip(" ").startswith("- ")
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """Each line's indentation, whether it starts a list item, and whether it is blank."""
 
+    indents: tuple[int, ...]
+    items: tuple[bool, ...]
+    blank: tuple[bool, ...]
 
-def _block(lines: tuple[str, ...], i: int) -> tuple[str, ...]:
-    """The lines of the YAML block a setting at line ``i`` belongs to: the list item it is
-    in (a step), or else its parent key and everything under it (a job)."""
-    depth = _indent(lines[i])
-    start = i
-    while start > 0:
-        if _item(lines[start]) and _indent(lines[start]) == depth:
-            break  # the first line of the step
-        above = lines[start - 1]
-        if above.strip() and _indent(above) < depth:
-            start -= 1  # the parent key
-            break
-        start -= 1
-    end = i + 1
-    while end < len(lines):
-        line = lines[end]
-        if line.strip() and (_indent(line) < depth or (_item(line) and _indent(line) == depth)):
-            break
-        end += 1
-    return lines[start:end]
+    @classmethod
+    def of(cls, lines: tuple[str, ...]) -> _Shape:
+        return cls(
+            tuple(_indent(line) for line in lines),
+            tuple(line.lstrip(" ").startswith("- ") for line in lines),
+            tuple(not line.strip() for line in lines),
+        )
+
+    def block(self, i: int) -> tuple[int, int]:
+        """The lines (start, end) of the YAML block a setting at line ``i`` belongs to: the
+        list item it is in (a step), or else its parent key and everything under it (a
+        job); at most MAX_BLOCK_LINES each way (a step or job is short)."""
+        indents, items, blank = self.indents, self.items, self.blank
+        depth = indents[i]
+        start = i
+        floor = max(0, i - MAX_BLOCK_LINES)
+        while start > floor:
+            if items[start] and indents[start] == depth:
+                break  # the first line of the step
+            if not blank[start - 1] and indents[start - 1] < depth:
+                start -= 1  # the parent key
+                break
+            start -= 1
+        end = i + 1
+        ceiling = min(len(indents), i + MAX_BLOCK_LINES)
+        while end < ceiling:
+            if not blank[end] and (indents[end] < depth or (items[end] and indents[end] == depth)):
+                break
+            end += 1
+        return start, end
 
 
 def _floors(path: str, text: _Text) -> dict[str, float]:

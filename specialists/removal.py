@@ -23,7 +23,7 @@ from typing import Annotated, Final
 import re2
 from pydantic import AfterValidator, Field
 
-from specialists.understand.changes import file_changes, resolve
+from specialists.understand.changes import file_changes, matching
 from specialists.understand.globs import PathGlobs
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -84,7 +84,7 @@ class RemovalSpecialist:
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         changes = file_changes(
-            action, context, lambda path: self._judged(path, context), self.config.max_bytes
+            action, context, matching(self.paths, context), self.config.max_bytes
         )
         if changes is None:
             return SpecialistResult.refuse()
@@ -108,10 +108,6 @@ class RemovalSpecialist:
                     evidence={"object": path, "removed": list(lost)},
                 )
         return SpecialistResult.ok()
-
-    def _judged(self, path: str, context: Context) -> bool:
-        where = resolve(path, context) or path
-        return self.paths.match(where, context.home) or self.paths.match(path, context.home)
 
 
 def _count(pattern: re2._Regexp, text: str) -> int:

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 from specialists.understand.diffs import parse_unified_diff
 from specialists.understand.files import read_text
+from specialists.understand.globs import PathGlobs
 from supervisor.models import Action, Context
 
-__all__ = ["Change", "file_changes", "resolve"]
+__all__ = ["Change", "file_changes", "matching", "resolve"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,17 @@ def resolve(path: str, context: Context) -> str | None:
             return None
         path = os.path.join(base, path)
     return os.path.normpath(path)
+
+
+def matching(paths: PathGlobs, context: Context) -> Callable[[str], bool]:
+    """Whether a file tool's path is one of ``paths``, as written or resolved against the
+    context's cwd and home: the ``judged`` argument of :func:`file_changes`."""
+
+    def judged(path: str) -> bool:
+        where = resolve(path, context) or path
+        return paths.match(where, context.home) or paths.match(path, context.home)
+
+    return judged
 
 
 def file_changes(

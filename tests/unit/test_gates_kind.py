@@ -281,3 +281,18 @@ def test_a_bad_config_says_what_is_wrong():
         gates.GatesConfig.model_validate(
             {"checks": ["loosened"], "paths": ["Makefile"], "commands": {"t": "x"}}
         )
+
+
+def test_a_setting_reads_a_bounded_block_around_it():
+    """A failure setting reads the step or job around it, at most MAX_BLOCK_LINES lines each
+    way, so a file of many settings at one indentation is not read once per setting."""
+    lines = ("jobs:", "  test:", *["    continue-on-error: true"] * 1_000)
+    start, end = gates._Shape.of(lines).block(500)
+    assert end - start <= 2 * gates.MAX_BLOCK_LINES
+    step = (
+        "    steps:",
+        "      - name: t",
+        "        run: pytest",
+        "        continue-on-error: true",
+    )
+    assert gates._Shape.of(step).block(3) == (1, 4)  # the step, from its "- name:" line
