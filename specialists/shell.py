@@ -326,6 +326,9 @@ class ShellRule(KindConfig):
             a glob, another command's output (``$(find …)``).
         then_deleted: a later command of the same line deletes the effect's path (``openssl
             enc -in "$f" -out "$f.enc" && rm "$f"``): the originals are replaced.
+        output_sent: the command's output is piped, directly or through carriers (gzip,
+            base64, tar...), into a program that sends it over the network (``pg_dump db |
+            gzip | curl -T - URL``, ``mysqldump db | ssh host 'cat > x'``).
         inspects_none: not when the command only lists, shows or checks, changing nothing
             (:func:`~specialists.understand.inspection.only_inspects`: ``ufw status``,
             ``iptables -L``, ``visudo -c``; for a rule about running as root).
@@ -377,6 +380,7 @@ class ShellRule(KindConfig):
     selection_only: bool = False
     then_deleted: bool = False
     inspects_none: bool = False
+    output_sent: bool = False
     signals_any: list[Scope] = Field(default_factory=list)
     privileges_any: list[Change] = Field(default_factory=list)
     defences_any: list[Defence] = Field(default_factory=list)
@@ -600,6 +604,7 @@ class _Rule:
         "inspects_none",
         "label",
         "named_paths",
+        "output_sent",
         "paths_any",
         "paths_none",
         "pipe",
@@ -663,6 +668,7 @@ class _Rule:
         self.selection_only = rule.selection_only
         self.then_deleted = rule.then_deleted
         self.inspects_none = rule.inspects_none
+        self.output_sent = rule.output_sent
         self.signals = frozenset(rule.signals_any)
         self.privileges = frozenset(rule.privileges_any)
         self.defences = frozenset(rule.defences_any)
@@ -697,6 +703,8 @@ class _Rule:
         if cmd.help and not (self.effects or self.redirects_any):
             return None  # it only prints its usage (what it writes is still its effects')
         if self.inspects_none and only_inspects(cmd):
+            return None
+        if self.output_sent and not _output_piped_to_sender(cmd):
             return None
         if self.piped_into_none and cmd.pipe_to and self._into(cmd.pipe_to, self.piped_into_none):
             return None
@@ -1448,6 +1456,11 @@ def _sends(cmd: SimpleCommand) -> bool:
         return any(":" in w.split("/", 1)[0] for w in cmd.positionals[1:])
     if cmd.program in SENDERS:
         return True
+    return _output_piped_to_sender(cmd)
+
+
+def _output_piped_to_sender(cmd: SimpleCommand) -> bool:
+    """Whether ``cmd``'s output is piped, directly or through carriers, into a sender."""
     into = cmd.pipe_to[0].rpartition("/")[2] if cmd.pipe_to else ""
     if into in SENDERS:
         return True
