@@ -98,8 +98,12 @@ class AgentSettingsSpecialist:
         if changes is None:
             return SpecialistResult.refuse()
         for change in changes:
-            if change.before is None:
-                return self._object(change.path, "deletes it, and what it restrains may go with it")
+            if change.before is None:  # there, but not read: what it restrains is unknown
+                return self._object(
+                    change.path,
+                    "replaces it, and what it held could not be read (a fact that is missing: "
+                    "read it first, or leave it)",
+                )
             was = self._counts(change.before, change.path)
             now = self._counts(change.after, change.path)
             said = []

@@ -198,18 +198,18 @@ class GatesSpecialist:
             return SpecialistResult.refuse()
         for change in changes:
             change = self._whole(change, action, context)
-            if change.before is None:  # a deleted file whose text could not be read
-                if "removed" not in self.checks:
-                    continue
+            if change.before is None and "removed" in self.checks:  # there, but not read
+                verb = "deletes" if action.type == "file_delete" else "replaces"
                 return SpecialistResult(
                     verdict=self.default,
                     reason=(
-                        f"deletes {change.path}, whose checks could not be read (a fact that "
-                        "is missing: say what it runs, or leave the file)"
+                        f"{verb} {change.path}, whose checks could not be read (a fact "
+                        "that is missing: say what it runs, or leave the file)"
                     ),
                     evidence={"object": change.path, "missing": "file text"},
                 )
-            found = list(self._findings(change.path, change.before, change.after))
+            # (unknown text before: what the new text adds is still known)
+            found = list(self._findings(change.path, change.before or "", change.after))
             if found:
                 what = "; ".join(f.what for f in found)
                 return SpecialistResult(

@@ -25,9 +25,9 @@ __all__ = ["Change", "file_changes", "matching", "resolve"]
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One file's change: ``before`` is None for a deleted file whose text could not be
-    read; ``fragment`` is True when before/after are parts of the file (an edit's hunks),
-    not the whole of it."""
+    """One file's change: ``before`` is None for a file that is there but whose text could
+    not be read (too large, binary, unreadable), deleted or written over; ``fragment`` is
+    True when before/after are parts of the file (an edit's hunks), not the whole of it."""
 
     path: str
     before: str | None
@@ -70,8 +70,9 @@ def file_changes(
 ) -> list[Change] | None:
     """The changes of the files ``judged`` accepts, or None: nothing to judge.
 
-    A write whose file cannot be read is a new file: with ``new_file_empty`` it is compared
-    with an empty one, otherwise it is not judged (nothing it held is known)."""
+    A write whose file cannot be read: with ``new_file_empty``, a new file is compared with an
+    empty one and a file that is there but not read has ``before`` None (unknown); otherwise
+    it is not judged (nothing it held is known)."""
     args = action.args
     diff = args.get("diff")
     if action.type == "file_edit" and isinstance(diff, str):
@@ -105,6 +106,8 @@ def file_changes(
         if action.type == "file_delete":
             return [Change(path, None, "", fragment=False)]  # whatever it held goes with it
         if new_file_empty:
-            return [Change(path, "", content, fragment=False)]
+            there = context.observe("file_exists", {"path": where}, lambda: os.path.lexists(where))
+            # a new file is compared with an empty one; a file there but not read is unknown
+            return [Change(path, None if there is True else "", content, fragment=False)]
         return None  # a new file, or one not read: nothing it had is known
     return None

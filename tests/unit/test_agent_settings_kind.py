@@ -131,3 +131,18 @@ def test_a_write_is_compared_with_the_file_on_disk(tmp_path: Path):
     result = build().evaluate(write, ctx)
     assert result.verdict is Verdict.BLOCK
     assert "restrains less" in (result.reason or "")
+
+
+def test_a_write_over_settings_that_cannot_be_read_is_refused(tmp_path: Path):
+    """Settings that are there but not read (here: larger than max_bytes) may hold deny
+    rules and hooks: replacing them unread is refused, naming the missing fact."""
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"permissions": {"deny": ["Bash(rm:*)"]}}' + " " * 200)
+    ctx = Context(cwd=str(tmp_path), repo_root=str(tmp_path))
+    config = agent_settings.AgentSettingsConfig.model_validate({**CONFIG, "max_bytes": 64})
+    sut = agent_settings.AgentSettingsSpecialist(config, Verdict.BLOCK)
+    write = Action(type="file_write", args={"path": ".claude/settings.json", "content": "{}"})
+    result = sut.evaluate(write, ctx)
+    assert result.verdict is Verdict.BLOCK
+    assert "could not be read" in (result.reason or "")

@@ -296,3 +296,19 @@ def test_a_setting_reads_a_bounded_block_around_it():
         "        continue-on-error: true",
     )
     assert gates._Shape.of(step).block(3) == (1, 4)  # the step, from its "- name:" line
+
+
+def test_a_write_over_a_file_that_cannot_be_read_names_the_missing_fact(tmp_path: Path):
+    """A file that is there but not read (here: larger than max_bytes) is not a new file:
+    what it ran is unknown, so a rewrite of it is asked about; what the new text adds is
+    still judged."""
+    (tmp_path / "Makefile").write_text("test:\n\tpytest -q\n" + "# padding\n" * 50)
+    ctx = Context(cwd=str(tmp_path), repo_root=str(tmp_path))
+    write = Action(type="file_write", args={"path": "Makefile", "content": "test:\n\techo ok\n"})
+    result = build(max_bytes=64).evaluate(write, ctx)
+    assert result.verdict is Verdict.NUDGE
+    assert "replaces Makefile, whose checks could not be read" in (result.reason or "")
+    masked = Action(type="file_write", args={"path": "Makefile", "content": "t:\n\t-pytest\n"})
+    assert build(["masked"], max_bytes=64).evaluate(masked, ctx).verdict is Verdict.NUDGE
+    plain = Action(type="file_write", args={"path": "Makefile", "content": "t:\n\tpytest\n"})
+    assert build(["masked"], max_bytes=64).evaluate(plain, ctx).verdict is Verdict.OK
