@@ -147,6 +147,7 @@ from specialists.understand.paths import (
 )
 from specialists.understand.privilege import Change, privilege_changes
 from specialists.understand.processes import Scope, signals_of
+from specialists.understand.transfers import TRANSFER_PROGRAMS, transfers
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
@@ -1456,13 +1457,27 @@ def _sends(cmd: SimpleCommand) -> bool:
         return any(":" in w.split("/", 1)[0] for w in cmd.positionals[1:])
     if cmd.program in SENDERS:
         return True
+    if any(moved.way == "upload" for moved in transfers(cmd)):
+        return True  # aws s3 cp, gsutil cp, az storage blob upload, gh gist create...
     return _output_piped_to_sender(cmd)
+
+
+def _stdin_upload(words: Sequence[str]) -> bool:
+    """Whether a storage or transfer program run with ``words`` uploads its input:
+    ``aws s3 cp - s3://b/k``, ``rclone rcat r:k``, ``gh gist create`` (no file or ``-``)."""
+    if "-" in words[1:] or "rcat" in words[1:3]:
+        return True
+    return list(words[1:3]) == ["gist", "create"] and not any(
+        not w.startswith("-") for w in words[3:]
+    )
 
 
 def _output_piped_to_sender(cmd: SimpleCommand) -> bool:
     """Whether ``cmd``'s output is piped, directly or through carriers, into a sender."""
     into = cmd.pipe_to[0].rpartition("/")[2] if cmd.pipe_to else ""
     if into in SENDERS:
+        return True
+    if into.lower() in TRANSFER_PROGRAMS and _stdin_upload(cmd.pipe_to):
         return True
     if into not in CARRIERS:
         return False

@@ -21,6 +21,7 @@ from specialists.shellparse import (
 )
 from specialists.understand.globs import GLOB_CHARS
 from specialists.understand.options import copied_into
+from specialists.understand.transfers import TRANSFER_PROGRAMS, transfers
 
 __all__ = ["PathEffect", "archive_effects", "path_effects"]
 
@@ -148,6 +149,10 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
                 add("read", word[3:])
     elif program in ("curl", "wget"):
         _network_file_effects(command, add)
+    elif program.lower() in TRANSFER_PROGRAMS:  # aws s3 cp, gsutil, az storage, rclone...
+        for moved in transfers(command):
+            for word in moved.local:
+                add("read" if moved.way == "upload" else "write", word, tree=moved.tree)
     elif program == "git" and len(args) >= 3 and args[:2] == ("worktree", "add"):
         add("write", args[2])  # git worktree add PATH [BRANCH]: a new checkout at PATH
     elif program == "git" and len(args) >= 3 and args[0] == "clone":

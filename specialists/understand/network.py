@@ -42,6 +42,7 @@ from specialists.understand.options import (
 )
 from specialists.understand.options import words as _words
 from specialists.understand.paths import PathClass, Where, classify
+from specialists.understand.transfers import TRANSFER_PROGRAMS, transfers
 from supervisor.models import Action, Context
 from supervisor.redact import sensitive_name
 
@@ -609,6 +610,21 @@ def _copy(cmd: SimpleCommand) -> Iterator[Destination]:
     yield from jumps
 
 
+def _transfer(cmd: SimpleCommand) -> Iterator[Destination]:
+    """Cloud storage and transfer programs (``aws s3 cp``, ``gsutil``, ``az storage``,
+    ``rclone``, ``gh gist create``, ``croc send``...): what :func:`transfers` reads."""
+    for moved in transfers(cmd):
+        if moved.way == "download":
+            role = f"downloads {clip(moved.remote, 80)} from"
+            yield Destination(moved.target, moved.remote, cmd.program, role, command=cmd)
+            continue
+        sends = "its input" if moved.stdin else _files(moved.local)
+        role = f"uploads {sends} to"
+        yield Destination(
+            moved.target, moved.remote, cmd.program, role, sends, files=moved.local, command=cmd
+        )
+
+
 def _sftp(cmd: SimpleCommand) -> Iterator[Destination]:
     opts = split_options(cmd.argv[1:], _SFTP_SHORT, stop_after=1)
     positional = [o.value for o in opts if not o.name]
@@ -945,6 +961,8 @@ def destinations(parsed: ParsedShell, limit: int = MAX_TARGETS + 1) -> list[Netw
         extractor = _EXTRACTORS.get(program)
         if extractor is not None:
             parts.append(extractor(cmd))
+        elif program.lower() in TRANSFER_PROGRAMS:
+            parts.append(_transfer(cmd))
         if program in _INSTALLERS or program.startswith(("pip", "python")):
             parts.append(_installs(cmd, parsed.assigned))
         if cmd.inline_code and (program in _CODE_PROGRAMS or program.startswith("python")):
@@ -968,6 +986,8 @@ def command_targets(cmd: SimpleCommand) -> list[str]:
     extractor = _EXTRACTORS.get(cmd.program)
     if extractor is not None:
         parts.append(extractor(cmd))
+    elif cmd.program.lower() in TRANSFER_PROGRAMS:
+        parts.append(_transfer(cmd))
     if cmd.inline_code and (cmd.program in _CODE_PROGRAMS or cmd.program.startswith("python")):
         parts.append(_code(cmd))
     found: list[str] = []
