@@ -289,6 +289,8 @@ class ShellRule(KindConfig):
     Attributes:
         name: a short label for the evidence (``recursive delete``).
         program: program names or globs (basename, prefixes stripped).
+        program_none: not when the program is one of these (names or globs): ``chmod`` and
+            ``chown`` change who may use a file, not what it holds.
         subcommand: word sequences, any of which must appear in order among the first
             positionals (``destroy``, ``delete namespace``); a word may be a glob
             (``delete-*``).
@@ -354,6 +356,7 @@ class ShellRule(KindConfig):
 
     name: str | None = Field(default=None, max_length=100)
     program: list[WordGlob] = Field(default_factory=list)
+    program_none: list[WordGlob] = Field(default_factory=list)
     subcommand: list[Subcommand] = Field(default_factory=list)
     flags_any: list[FlagName] = Field(default_factory=list)
     flags_all: list[FlagName] = Field(default_factory=list)
@@ -614,6 +617,7 @@ class _Rule:
         "prefixes_any",
         "privileges",
         "program_globs",
+        "program_none",
         "programs",
         "redirects_any",
         "redirects_replace",
@@ -640,6 +644,7 @@ class _Rule:
         self.programs = frozenset(p for p in rule.program if p not in wild)
         self.program_globs = word_globs(tuple(wild)) if wild else None
         self.any_program = not self.programs and self.program_globs is None
+        self.program_none = word_globs(tuple(rule.program_none)) if rule.program_none else None
         self.subcommands = tuple(
             tuple(_SubWord(w) for w in words.split()) for words in rule.subcommand
         )
@@ -698,6 +703,8 @@ class _Rule:
     ) -> _Hit | None:
         """The hit when ``cmd`` satisfies every condition of the rule."""
         if not self.any_program and not self.wants(cmd.program):
+            return None
+        if self.program_none is not None and self.program_none.match(cmd.program):
             return None
         if self.elsewhere is not None and cmd.remote is not self.elsewhere:
             return None

@@ -105,6 +105,11 @@ def windows_path(word: str, home: str | None) -> str:
         if lowered == prefix or lowered.startswith((prefix + "\\", prefix + "/")):
             rest = text[len(prefix) :].replace("\\", "/")
             return (home or "~") + rest if home else "~" + rest
+    if lowered.startswith("$profile") and home:
+        # $PROFILE (PowerShell 7's profile of the current user and host), or one of its
+        # named variants: $PROFILE.CurrentUserAllHosts is profile.ps1 beside it
+        name = "profile.ps1" if "allhosts" in lowered else "Microsoft.PowerShell_profile.ps1"
+        return home + "/Documents/PowerShell/" + name
     for prefix, below in _HOME_FOLDERS:
         if lowered == prefix or lowered.startswith((prefix + "\\", prefix + "/")):
             rest = text[len(prefix) :].replace("\\", "/")
@@ -225,15 +230,31 @@ def windows_ops(text: str, home: str | None) -> list[WindowsOp]:
     """The POSIX commands a PowerShell or cmd command line amounts to (see the module)."""
     ops: list[WindowsOp] = []
     previous: _Parsed | None = None
-    for sep, statement in _statements(text):
+    statements = list(_statements(text))
+    read_into: dict[str, tuple[str, ...]] = {}  # $k = Get-Content F: k -> the files read
+    for index, (sep, statement) in enumerate(statements):
         words = _words(statement)
+        if len(words) > 2 and words[1] == "=" and words[0].startswith("$"):
+            name = words[0][1:].lower()
+            words = words[2:]  # what is assigned runs as a command (and its value is kept)
+            read = _parse(words)
+            if read.verb in _READ:
+                read_into[name] = tuple(_paths(read, home))
         if not words:
             continue
         parsed = _parse(words)
+        body = parsed.params.get("body", "").lower() if parsed.verb in _FETCH else ""
+        sent = read_into.get(body[1:], ()) if body.startswith("$") else ()
+        if sent and "infile" not in parsed.params:
+            # -Body $k of a file read into $k: the file is what goes out (as with -InFile)
+            parsed = _Parsed(parsed.verb, {**parsed.params, "infile": sent[0]}, parsed.args)
         if any(w.lower() in _USAGE for w in words[1:]):
             previous = parsed
             continue  # format c: /?, Remove-Item -?: the command prints its usage only
         op = _translate(parsed, statement, home, piped=sep == "|", previous=previous)
+        after = statements[index + 1] if index + 1 < len(statements) else ("", "")
+        if op is not None and op.words == ("env",) and after[0] == "|":
+            op = _filtered_environment(_words(after[1]), statement) or op
         if op is not None:
             ops.append(op)
         elif parsed.verb not in _EVAL and _names_a_command(words[0]):
@@ -269,6 +290,30 @@ def _url(parsed: _Parsed) -> str:
     return parsed.params.get("uri") or next(
         (a for a in parsed.args if "://" in a), parsed.args[0] if parsed.args else "<expr>"
     )
+
+
+# Cmdlets that keep the items whose name or value matches (Where-Object, its aliases, and
+# Select-String and findstr over the listing's text).
+_FILTERS: Final = frozenset({"where-object", "where", "?", "select-string", "sls", "findstr"})
+_NAME_PROPERTIES: Final = frozenset({"name", "key"})
+
+
+def _filtered_environment(words: Sequence[str], source: str) -> WindowsOp | None:
+    """The environment listing (``Get-ChildItem Env:``) as the POSIX pipeline it amounts to
+    when the next step filters it: ``| Where-Object Name -like 'NODE*'`` keeps the variables
+    so named (``env | grep NODE``), ``| Select-Object Name`` keeps only the names (``env |
+    cut -f1``); None for any other next step."""
+    if not words:
+        return None
+    verb = words[0].lower()
+    if verb in _FILTERS:
+        pattern = next((w.strip("'\"{}*") for w in reversed(words[1:]) if w.strip("'\"{}*")), "")
+        return WindowsOp("shell", (f"env | grep {_q(pattern or '.')}",), source)
+    if verb in ("select-object", "select") and len(words) > 1:
+        asked = {w.strip("'\",").lower() for w in words[1:] if not w.startswith("-")}
+        if asked and asked <= _NAME_PROPERTIES:
+            return WindowsOp("shell", ("env | cut -f1",), source)
+    return None
 
 
 def _q(word: str) -> str:

@@ -198,6 +198,7 @@ _CREDENTIAL_IN_HOME: Final = (
     ".local/share/powershell/PSReadLine/*",
     "AppData/*/Microsoft/Credentials/**",
     "AppData/*/Microsoft/Protect/**",
+    "AppData/Roaming/gcloud/**",  # gcloud's configuration directory on Windows
 )
 _CREDENTIAL_SYSTEM: Final = (
     "/etc/shadow",
@@ -258,6 +259,7 @@ _SHELL_STARTUP_IN_HOME: Final = (
     ".kshrc",
     ".config/fish/config.fish",
     ".config/fish/conf.d/**",
+    ".config/powershell/*profile.ps1",  # PowerShell's profiles on Linux and macOS
 )
 _SHELL_STARTUP_SYSTEM: Final = (
     "/etc/profile",
@@ -508,7 +510,23 @@ _WINDOWS_CREDENTIAL_GLOBS: Final = PathGlobs(
         "/windows/system32/config/system",
         "/windows/system32/config/security",
         "/windows/repair/sam",
-        *(f"/users/*/{s.lower()}" for s in _CREDENTIAL_IN_HOME if not s.startswith("**")),
+        *(f"/users/*/{s.lower()}" for s in _CREDENTIAL_IN_HOME),
+    )
+)
+
+
+# On a Windows drive, lower case: what runs on its own later (PowerShell's profiles, the
+# Startup folders, scheduled tasks' definitions).
+_WINDOWS_STARTUP_GLOBS: Final = PathGlobs(
+    (
+        "/users/*/documents/powershell/*profile.ps1",
+        "/users/*/documents/windowspowershell/*profile.ps1",
+        "/users/*/onedrive/documents/powershell/*profile.ps1",
+        "/users/*/onedrive/documents/windowspowershell/*profile.ps1",
+        "/users/*/appdata/roaming/microsoft/windows/start menu/programs/startup/**",
+        "/programdata/microsoft/windows/start menu/programs/startup/**",
+        "/windows/system32/windowspowershell/v1.0/*profile.ps1",
+        "/windows/system32/tasks/**",
     )
 )
 
@@ -519,6 +537,8 @@ def _windows(path: str, home: str | None) -> PathClass:
     rest = lowered[3:].strip("/")
     if _WINDOWS_CREDENTIAL_GLOBS.match("/" + rest, None):
         return PathClass.CREDENTIAL
+    if _WINDOWS_STARTUP_GLOBS.match("/" + rest, None):
+        return PathClass.STARTUP
     if not rest or rest == "users":
         return PathClass.SYSTEM
     if rest.startswith(("windows", "program files", "programdata", "system volume information")):

@@ -737,3 +737,19 @@ def test_a_path_matcher_compiles_its_patterns_on_the_first_path(monkeypatch) -> 
     assert len(compiled) == 1
     assert not secrets.PathMatcher([])("x")
     assert len(compiled) == 1
+
+
+def test_every_kind_is_in_exactly_one_group_as_redact_names_it():
+    groups = [secrets.KIND_GROUPS[g] for g in ("formats", "places", "names")]
+    for kind in secrets.SECRET_KINDS:
+        assert sum(kind in group for group in groups) == 1, kind
+    assert set(secrets.SECRET_KINDS) >= secrets.FORMAT_KINDS
+    assert "token" in secrets.KIND_GROUPS["names"]  # token = ... is known by its name
+    assert "slack-token" in secrets.FORMAT_KINDS  # xoxb-... is known by its shape
+
+
+def test_a_token_variable_assigned_code_in_source_is_not_a_secret():
+    text = "def test_unsigned():\n    token = jwt.encode({'sub': 1}, key=None, algorithm='none')\n"
+    assert secrets.scan(text, quoted_names_only=True) == []
+    literal = 'token = "8f14e45fceea167a5a36dedd4bea2543b6d9f1c2"\n'
+    assert [h.kind for h in secrets.scan(literal, quoted_names_only=True)] == ["token"]
