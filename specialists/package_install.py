@@ -61,6 +61,7 @@ Example entry configs::
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import threading
 import time
@@ -81,6 +82,8 @@ from specialists.shellparse import (
     resolve_path,
     workspace_of,
 )
+from specialists.understand.changes import file_changes
+from specialists.understand.depfiles import dependencies_named, dependency_file
 from specialists.understand.globs import is_within
 from specialists.understand.hosts import Host, covering, normalise_host
 from specialists.understand.options import Opt, split_options
@@ -121,6 +124,7 @@ KIND_VERSION: Final = "1"
 DATA_PACKAGE: Final = "specialists"
 DATA_FILE: Final = "data/popular_packages.json"
 MAX_PACKAGES: Final = 64  # packages judged per action
+MAX_DEPENDENCY_FILE_BYTES: Final = 1_000_000  # a dependency file read to compare a write with
 MAX_SPEC_CHARS: Final = 2_048  # one package spec, URL included, is cut here
 MAX_NAME_CHARS: Final = 214  # npm's limit; longer names are not compared
 MAX_SURVIVORS: Final = 256  # candidates given to the exact distance per name
@@ -1058,6 +1062,36 @@ def _install_from_args(action: Action) -> Install | None:
 # Popular names and the distance
 
 
+def _is_dependency_file(path: str) -> bool:
+    found = dependency_file(path)
+    return found is not None and found[0] in ("requirements", "package.json", "pipfile")
+
+
+def _added_dependencies(action: Action, context: Context) -> Install | None:
+    """The packages a file tool adds to a dependency file (``requirements*.txt``,
+    ``package.json``, ``Pipfile``): named after the change and not before it, as an install
+    of the file's ecosystem (what the next install from the file fetches); None when the
+    action changes no such file."""
+    changes = file_changes(
+        action, context, _is_dependency_file, MAX_DEPENDENCY_FILE_BYTES, new_file_empty=True
+    )
+    if not changes:
+        return None
+    packages: list[Package] = []
+    ecosystem = "pypi"
+    manager = "a dependency file"
+    for change in changes:
+        kind, ecosystem = dependency_file(change.path) or ("requirements", "pypi")
+        manager = f"an edit of {posixpath.basename(change.path.replace(chr(92), '/'))}"
+        before = {n.lower() for n in dependencies_named(kind, change.before or "")}
+        for name in dependencies_named(kind, change.after):
+            if name.lower() not in before:
+                package = _plain_spec(ecosystem, name)
+                if package is not None:
+                    packages.append(package)
+    return Install(ecosystem, manager, tuple(packages))
+
+
 def osa_distance(a: str, b: str, bound: int) -> int:
     """The optimal-string-alignment distance of ``a`` and ``b`` (edits: insert, delete,
     substitute, swap two neighbours), or ``bound + 1`` as soon as it must exceed ``bound``.
@@ -1459,6 +1493,11 @@ class PackageInstallSpecialist:
         if command is not None:
             parsed = parse_for(command, context, max_chars=self._max_chars)
             installs.extend(installs_in(parsed))
+        if action.type in ("file_write", "file_edit") and self._typo:
+            added = _added_dependencies(action, context)
+            if added is not None:
+                near = list(self._typosquat(added, added.packages[:MAX_PACKAGES]))
+                return self._result(near, None) if near else SpecialistResult.ok()
         if not installs:
             return SpecialistResult.refuse()
         findings: list[_Finding] = []

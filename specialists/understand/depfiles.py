@@ -34,6 +34,7 @@ import re2
 __all__ = [
     "LOCKFILES",
     "Source",
+    "dependencies_named",
     "dependency_file",
     "sources_of",
     "swapped_hashes",
@@ -292,6 +293,62 @@ def sources_of(kind: str, text: str) -> list[Source]:
             continue
         sources.extend(Source(role, url, line.strip()[:200]) for url in urls)
     return sources
+
+
+# A requirement line's project name (PEP 508: letters, digits, ``.``, ``_``, ``-``), before
+# its extras, version, marker or ``@ URL``; options (``-r``, ``--hash``) and URLs are not.
+_REQUIREMENT_NAME: Final = re2.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:$|[\[<>=!~;@ \t])")
+# A version range as package.json and Pipfile write one (``^1.2.0``, ``~4``, ``1.x``,
+# ``*``, ``latest``, ``>=2 <3``, ``workspace:*``, ``npm:x@1``): an entry that is one names a
+# dependency even in a fragment without its block's header.
+_VERSION_RANGE: Final = re2.compile(
+    r"^(?:[\^~<>=*]|v?\d|x$|latest$|next$|workspace:|npm:|\*$)[0-9A-Za-z.*^~<>=|, -]*$"
+)
+_PIPFILE_ENTRY: Final = re2.compile(r'^\s*"?([A-Za-z0-9][A-Za-z0-9._-]*)"?\s*=\s*(["{])')
+
+
+def dependencies_named(kind: str, text: str) -> list[str]:
+    """The registry packages a dependency file (or a fragment of it) names, as written:
+    ``requirements`` lines by their project name, ``package.json`` entries of its
+    dependency blocks (or, in a fragment without the block's header, entries whose value is
+    a version range), a ``Pipfile``'s ``[packages]`` and ``[dev-packages]`` entries. At most
+    :data:`MAX_SOURCES`; URLs, paths and options are not names (:func:`sources_of` reads
+    them)."""
+    names: list[str] = []
+    section: str | None = None
+    in_deps = False
+    for raw in text.splitlines():
+        if len(names) >= MAX_SOURCES:
+            break
+        line = raw[:MAX_LINE]
+        if not line.strip() or _comment(line, kind):
+            continue
+        if kind == "requirements":
+            if "://" in line or line.lstrip().startswith("-"):
+                continue
+            found = _REQUIREMENT_NAME.match(line)
+            if found is not None:
+                names.append(found.group(1))
+        elif kind == "package.json":
+            if _NPM_DEP_BLOCK.match(line):
+                in_deps = True
+                continue
+            pair = _PACKAGE_JSON.match(line)
+            value = pair.group(2).strip() if pair is not None else ""
+            if pair is not None and _NPM_SPEC.match(value) is None:
+                if in_deps or _VERSION_RANGE.match(value):
+                    names.append(pair.group(1))
+            elif "}" in line:
+                in_deps = False
+        elif kind == "pipfile":
+            header = _SECTION.match(line)
+            if header is not None:
+                section = header.group(1).strip().lower()
+                continue
+            entry = _PIPFILE_ENTRY.match(line)
+            if entry is not None and section in (None, "packages", "dev-packages"):
+                names.append(entry.group(1))
+    return names
 
 
 def _dependency_section(section: str | None, line: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -687,3 +688,64 @@ def test_without_a_cleartext_verdict_the_entry_decides():
     result = run("pip install -i http://pypi.example.com/simple requests", specialist)
     assert result.verdict is Verdict.FLAG
     assert result.evidence["transport"] == "plain http"
+
+
+# -- dependencies added by a file tool ---------------------------------------------------
+
+
+def test_dependency_names_are_read_from_each_file_kind():
+    from specialists.understand.depfiles import dependencies_named
+
+    text = "requests==2.31\n-r base.txt\n# a comment\ngit+https://h/x.git\nflask[async]>=2\n"
+    assert dependencies_named("requirements", text) == ["requests", "flask"]
+    block = '"dependencies": {\n  "lodash": "^4",\n  "x": "git+https://h/x"\n},\n"scripts": {\n'
+    assert dependencies_named("package.json", block + '  "build": "tsc -p ."\n}') == ["lodash"]
+    fragment = '  "lodahs": "^4.17.21",\n  "test": "jest --ci"'
+    assert dependencies_named("package.json", fragment) == ["lodahs"]
+    pipfile = (
+        '[packages]\nrequests = "*"\nflask = {version = "*"}\n[requires]\npython_version = "3"'
+    )
+    assert dependencies_named("pipfile", pipfile) == ["requests", "flask"]
+
+
+def _edit(path: str, old: str, new: str) -> dict[str, Any]:
+    return {"path": path, "old": old, "new": new}
+
+
+@pytest.mark.parametrize(
+    ("action", "verdict"),
+    [
+        (
+            _edit("requirements.txt", "requests==2.31\n", "requests==2.31\nreqeusts\n"),
+            Verdict.NUDGE,
+        ),
+        (
+            _edit("package.json", '"dependencies": {', '"dependencies": {\n "expresss": "^4.0.0",'),
+            Verdict.NUDGE,
+        ),
+        (_edit("requirements.txt", "requests==2.31\n", "requests==2.32\n"), Verdict.OK),
+        (_edit("requirements.txt", "flask\n", "flask\nrequests\n"), Verdict.OK),
+        (_edit("src/app.py", "import os\n", "import reqeusts\n"), None),
+    ],
+)
+def test_a_near_miss_name_added_to_a_dependency_file_is_a_typosquat(
+    action: dict[str, Any], verdict: Verdict | None
+):
+    result = EVERYTHING.evaluate(Action(type="file_edit", args=action), CTX)
+    if verdict is None:
+        assert result.verdict is Verdict.REFUSE  # not a dependency file: not this kind's
+    else:
+        assert result.verdict is verdict, result.reason
+
+
+def test_a_new_requirements_file_is_compared_with_nothing(tmp_path: Path):
+    context = Context(cwd=str(tmp_path), repo_root=str(tmp_path), home="/home/u")
+    text = "pytest\nreqeusts>=2\n"
+    action = Action(type="file_write", args={"path": "requirements-dev.txt", "content": text})
+    result = EVERYTHING.evaluate(action, context)
+    assert result.verdict is Verdict.NUDGE
+    (tmp_path / "requirements-dev.txt").write_text(text)
+    same = Action(
+        type="file_write", args={"path": "requirements-dev.txt", "content": text + "black\n"}
+    )
+    assert EVERYTHING.evaluate(same, context).verdict is Verdict.OK  # it was there already
