@@ -144,6 +144,11 @@ class RegexConfig(KindConfig):
         verdict: the verdict on a match; the entry's ``default_verdict`` when unset.
         object_field: a field whose value is put in ``evidence["object"]``, so that a repeated
             objection to the same thing (a path, a branch) is recognised.
+        shell_texts: the ``command`` field of a shell command also holds, one per line after
+            it, the command lines it runs inside it as they would run (the text of ``sh -c``
+            and ``eval``, a here-document or decoded input fed to a shell, a substitution's
+            value run as code: ``ParsedShell.texts``), so a pattern sees through the
+            spelling.
     """
 
     match: dict[MatchField, Patterns]
@@ -152,6 +157,7 @@ class RegexConfig(KindConfig):
     max_input_chars: int = Field(default=DEFAULT_MAX_INPUT_CHARS, gt=0, le=MAX_INPUT_CHARS_LIMIT)
     verdict: Literal["flag", "nudge", "block"] | None = None
     object_field: MatchField | None = None
+    shell_texts: bool = False
 
     @field_validator("match")
     @classmethod
@@ -234,6 +240,21 @@ def _field_getter(name: str) -> FieldGetter:
     return from_context
 
 
+# Signs that a command line may run another line inside it; any other is read as written.
+_NESTING_HINTS: Final = ("eval", "-c", "<<", "<(", "$(", "`", "|", "base", "source", "()")
+
+
+def _command_and_texts(action: Action, context: Context) -> JsonValue:
+    """``args.command`` with the command lines it runs inside it, one per line after it."""
+    command = action.args.get("command")
+    if type(command) is not str or not any(hint in command for hint in _NESTING_HINTS):
+        return command
+    from specialists.shellparse import parse_for  # the parse the shell kinds share, cached
+
+    texts = parse_for(command, context).texts
+    return "\n".join((command, *texts)) if texts else command
+
+
 def _text(value: JsonValue) -> str | None:
     """The text a pattern sees for a field value; None for an absent field."""
     if value is None:
@@ -298,11 +319,14 @@ class _Field:
     spans: tuple[Callable[[bytes], tuple[int, int]], ...]  # per pattern, for the evidence
 
     @classmethod
-    def build(cls, name: str, patterns: Sequence[str], ignore_case: bool) -> _Field:
+    def build(
+        cls, name: str, patterns: Sequence[str], ignore_case: bool, shell_texts: bool = False
+    ) -> _Field:
         options = _options(ignore_case, capture=False)
         compiled = _compiled_set(tuple(patterns), ignore_case, name)
         spans = tuple(_lazy_span_finder(pattern, options) for pattern in patterns)
-        return cls(name, _field_getter(name), tuple(patterns), _raw_matcher(compiled), spans)
+        get = _command_and_texts if shell_texts and name == "command" else _field_getter(name)
+        return cls(name, get, tuple(patterns), _raw_matcher(compiled), spans)
 
     def first_match(self, data: bytes, hits: Sequence[int]) -> tuple[str, str]:
         """The first matching pattern (in config order) and the text it matched."""
@@ -336,7 +360,7 @@ class RegexSpecialist:
         self._limit = config.max_input_chars
         self._ignore_case = config.ignore_case
         self._match = tuple(
-            _Field.build(name, patterns, config.ignore_case)
+            _Field.build(name, patterns, config.ignore_case, config.shell_texts)
             for name, patterns in config.match.items()
         )
         self._unless = tuple(
@@ -441,7 +465,7 @@ class RegexScreen:
     __slots__ = ("_absent", "_fields", "_fields_of", "_others")
 
     def __init__(self, specialists: Sequence[object]) -> None:
-        patterns: dict[tuple[str, bool, int], dict[str, list[int]]] = {}
+        patterns: dict[tuple[str, bool, int, bool], dict[str, list[int]]] = {}
         self._fields_of: list[tuple[int, frozenset[str]]] = []
         others = []
         for index, specialist in enumerate(specialists):
@@ -450,7 +474,8 @@ class RegexScreen:
                 continue
             names = []
             for field in specialist._match:
-                key = (field.name, specialist._ignore_case, specialist._limit)
+                texts = field.get is _command_and_texts
+                key = (field.name, specialist._ignore_case, specialist._limit, texts)
                 owners = patterns.setdefault(key, {})
                 for pattern in field.patterns:
                     owners.setdefault(pattern, []).append(index)
@@ -459,16 +484,18 @@ class RegexScreen:
         self._others = tuple(others)
         # Per field: its getter, and per (case, cap) its sets with, per set index, the
         # entries whose pattern it is.
-        groups: dict[str, list[tuple[int, tuple[_Matcher, ...]]]] = {}
-        for (name, ignore_case, limit), owners in patterns.items():
-            texts = list(owners)
+        # (a shell command's field with the lines it runs inside it is a field of its own)
+        groups: dict[tuple[str, bool], list[tuple[int, tuple[_Matcher, ...]]]] = {}
+        for (name, ignore_case, limit, with_texts), owners in patterns.items():
+            listed = list(owners)
             matchers = tuple(
-                (match, tuple(tuple(owners[texts[i]]) for i in at))
-                for match, at in _set_matchers(texts, ignore_case)
+                (match, tuple(tuple(owners[listed[i]]) for i in at))
+                for match, at in _set_matchers(listed, ignore_case)
             )
-            groups.setdefault(name, []).append((limit, matchers))
+            groups.setdefault((name, with_texts), []).append((limit, matchers))
         self._fields = tuple(
-            (name, _field_getter(name), tuple(caps)) for name, caps in groups.items()
+            (name, _command_and_texts if with_texts else _field_getter(name), tuple(caps))
+            for (name, with_texts), caps in groups.items()
         )
         self._absent: dict[frozenset[str], tuple[int, ...]] = {}
 

@@ -109,6 +109,7 @@ PARSER_MAX_CHARS: Final = 8_192
 # the input's length before parsing stops and ``truncated`` is set.
 NESTED_EXTRA_CHARS: Final = 16_384
 MAX_WORD_CHARS: Final = 16_384  # an expanded word (or variable value) is cut here
+MAX_TEXTS: Final = 64  # command lines run inside a line, kept in ParsedShell.texts
 MAX_FIELDS: Final = 256  # words one word may expand to (brace lists, splitting)
 MAX_BRACE_RESULTS: Final = 64
 MAX_BRACE_WORD_CHARS: Final = 1_024  # longer words are not brace-expanded
@@ -319,6 +320,10 @@ class ParsedShell:
         assigned: every ``NAME=value`` seen on the line (``A=1``, ``export A=1``, ``A=1
             cmd``, ``env A=1 cmd``), in order.
         cwd, home: what relative paths and ``~`` were resolved against.
+        texts: the command lines it runs inside it, each once, as they would be run: the
+            text of ``sh -c``, ``eval`` (a variable's or a substitution's value when known),
+            a here-document or decoded input fed to a shell, a function's body... (at most
+            :data:`MAX_TEXTS`).
     """
 
     source: str
@@ -329,6 +334,7 @@ class ParsedShell:
     assigned: tuple[tuple[str, str], ...] = ()
     cwd: str | None = None
     home: str | None = None
+    texts: tuple[str, ...] = ()
 
     @property
     def programs(self) -> frozenset[str]:
@@ -598,6 +604,7 @@ def _run(
         assigned=tuple(parser.assigned),
         cwd=cwd,
         home=home,
+        texts=tuple(dict.fromkeys(t for t in parser.texts if t.strip() and t != text)),
     )
     return parsed, parser
 
@@ -2071,8 +2078,15 @@ def _interpreter_args(program: str, args: Sequence[str]) -> _Interp:
 # Static output of simple pipelines (echo, printf, base64 -d, xxd -r -p, rev, pwd)
 
 
+def _text_words(words: Sequence[str]) -> list[str]:
+    """Words as text a program prints: a literal ``~`` that expansion marked as a path
+    (``./~``, not the home) is printed as the ``~`` it is, which a later ``eval`` or shell
+    then expands (a written ``./~`` reads the same: the stricter reading)."""
+    return [w[2:] if w.startswith("./~") else w for w in words]
+
+
 def _echo_text(cmd: SimpleCommand) -> str:
-    words = list(cmd.argv[1:])
+    words = _text_words(cmd.argv[1:])
     newline = True
     escapes = False
     while (
@@ -2116,6 +2130,65 @@ def _mktemp_path(cmd: SimpleCommand) -> str:
     return f"{where.rstrip('/') or '/'}/{posixpath.basename(template)}"
 
 
+MAX_PRINTF_ROUNDS: Final = 64  # the format reused while arguments remain, at most this often
+_PRINTF_FLAGS: Final = frozenset("-+ #0")
+_PRINTF_CONVERSIONS: Final = frozenset("sbdiuxXoc")
+
+
+def _printf(fmt: str, args: Sequence[str]) -> str | None:
+    """What ``printf FMT ARGS...`` prints, as bash does: escapes in the format, ``%s``,
+    ``%b`` (escapes in the argument), ``%d``/``%i``/``%u``/``%x``/``%X``/``%o``, ``%c``,
+    ``%%``, with flags, width and precision; the format is used again while arguments
+    remain. None for a conversion it does not know or a number that is not one."""
+    text = _ansi_c(fmt) if "\\" in fmt else fmt
+    out: list[str] = []
+    index = 0
+    for _ in range(MAX_PRINTF_ROUNDS):
+        used = 0
+        i = 0
+        while i < len(text):
+            c = text[i]
+            if c != "%":
+                out.append(c)
+                i += 1
+                continue
+            j = i + 1
+            while j < len(text) and text[j] in _PRINTF_FLAGS:
+                j += 1
+            while j < len(text) and (text[j].isdigit() or text[j] == "."):
+                j += 1
+            if j >= len(text):
+                return None
+            conversion = text[j]
+            if conversion == "%" and j == i + 1:
+                out.append("%")
+                i = j + 1
+                continue
+            if conversion not in _PRINTF_CONVERSIONS:
+                return None
+            value = args[index] if index < len(args) else ""
+            index += 1
+            used += 1
+            spec = text[i:j]
+            if any(len(n) > 3 for n in spec[1:].lstrip("-+ #0").split(".")):
+                return None  # a width or precision of 1,000 or more: not read
+            if conversion in "sb":
+                shown = _ansi_c(value) if conversion == "b" and "\\" in value else value
+                out.append((spec + "s") % shown)
+            elif conversion == "c":
+                out.append(value[:1])
+            else:
+                try:
+                    number = int(value or "0", 0)
+                except ValueError:
+                    return None
+                out.append((spec + ("d" if conversion in "iu" else conversion)) % number)
+            i = j + 1
+        if not used or index >= len(args):
+            return "".join(out)
+    return None
+
+
 def _static_step(cmd: SimpleCommand, stdin: str | None) -> str | None:
     """What ``cmd`` prints when it is computable without running anything."""
     program = cmd.program
@@ -2124,15 +2197,12 @@ def _static_step(cmd: SimpleCommand, stdin: str | None) -> str | None:
     if program == "echo":
         return _echo_text(cmd)
     if program == "printf":
-        args = cmd.argv[1:]
-        if not args:
-            return None
-        fmt, rest = args[0], args[1:]
-        if fmt in ("%s", "%s\\n", "%b", "%s\n"):
-            return "".join(rest)
-        if "%" not in fmt:
-            return _ansi_c(fmt) if "\\" in fmt else fmt
-        return None
+        args = _text_words(cmd.argv[1:])
+        if args[:1] == ["--"]:
+            args = args[1:]
+        if not args or args[0].startswith("-"):
+            return None  # printf -v NAME: sets a variable, prints nothing
+        return _printf(args[0], args[1:])
     if program == "pwd":
         return (cmd.cwd or "") + "\n" if cmd.cwd else None
     if program == "mktemp":
@@ -2173,6 +2243,7 @@ class _Parser:
         self.parser_budget = PARSER_MAX_CHARS  # characters the real parser may see, in total
         self.expansion_budget = budget  # characters variables and substitutions may add
         self.commands: list[SimpleCommand] = []
+        self.texts: list[str] = []  # command lines parsed below the top level
         self.assigned: list[tuple[str, str]] = []
         self.errors: list[str] = []
         self.fallback = False
@@ -2197,6 +2268,8 @@ class _Parser:
         level, ``sh -c``, ``eval``), so its pipes and parentheses are read as PowerShell's.
         """
         before = len(self.commands)
+        if scope.depth and len(self.texts) < MAX_TEXTS:
+            self.texts.append(text)
         pipelines = self._parse_text(text, state, scope)
         windows = next(
             (

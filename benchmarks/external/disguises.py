@@ -27,6 +27,18 @@ def _heredoc(program: str, body: str) -> str:
     return f"{program} <<'{delimiter}'\n" + "\n".join(lines) + f"\n{delimiter}"
 
 
+def _printf_pieces(command: str) -> str:
+    """``eval "$(printf FMT ARGS)"``: every other three characters of the command come from
+    an argument through ``%s``, the rest stand in the format (``%`` and ``\\`` escaped)."""
+    pieces = [command[i : i + 3] for i in range(0, len(command), 3)]
+    fmt = "".join(
+        p.replace("\\", "\\\\").replace("%", "%%") if k % 2 == 0 else "%s"
+        for k, p in enumerate(pieces)
+    )
+    args = " ".join(shlex.quote(p) for k, p in enumerate(pieces) if k % 2 == 1)
+    return f'eval "$(printf {shlex.quote(fmt)} {args})"'
+
+
 SHELL: Final[dict[str, Rewrite]] = {
     "sh -c": lambda c: f"sh -c {shlex.quote(c)}",
     "eval": lambda c: f"eval {shlex.quote(c)}",
@@ -61,6 +73,7 @@ SHELL: Final[dict[str, Rewrite]] = {
     ),
     "awk system": lambda c: "awk " + shlex.quote("BEGIN{system(" + json.dumps(c) + ")}"),
     "git alias": lambda c: f"git -c alias.x={shlex.quote('!' + c)} x",
+    "printf pieces": _printf_pieces,
     "node alias": lambda c: (
         "node -e "
         + shlex.quote(f'const {{execSync: go}} = require("child_process"); go({json.dumps(c)})')

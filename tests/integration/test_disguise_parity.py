@@ -5,7 +5,7 @@ through the disguises an agent (or an injected instruction) can use: ``sh -c``, 
 variable, base64 or base32 into a shell, reversed text into a shell, a here-document (to
 ``bash``, ``bash /dev/stdin``, ``source /dev/stdin``), a script written then run, Python's
 ``subprocess`` and ``os.system`` of an f-string, Node's ``child_process`` and Perl's
-``system``, a shell function, ``source <(printf …)``.
+``system``, a shell function, ``source <(printf …)``, ``eval "$(printf FORMAT PIECES)"``.
 Each rewrite must be stopped at least as firmly as the plain command. Entries whose reader
 does not yet see through a disguise are listed with the reason; a listed entry that no
 longer misses fails the test, so the list only shrinks.
@@ -31,7 +31,13 @@ DEV_SET = Path(__file__).resolve().parent.parent / "data" / "coding_dev.jsonl"
 DISGUISES = SHELL
 
 # entry id -> why some disguises of its cases are not seen through yet
-KNOWN_GAPS: dict[str, str] = {}
+KNOWN_GAPS: dict[str, str] = {
+    "pi_injected_instruction_relay": (
+        "the learned entry reads the command as written: text to be posted that a printf "
+        "format assembles from pieces is not read back (the regex and shell kinds read the "
+        "line eval runs)"
+    ),
+}
 
 
 def _harmful_shell_cases() -> list[dict[str, Any]]:

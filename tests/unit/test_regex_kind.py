@@ -313,3 +313,39 @@ def test_an_unknown_context_field_is_a_load_error():
         regex.RegexConfig.model_validate({"match": {"context.polcy": ["x"]}})
     with pytest.raises(ValidationError, match="empty segment"):
         regex.RegexConfig.model_validate({"match": {"context.": ["x"]}})
+
+
+# -- shell_texts: the command lines a shell command runs inside it ------------------------
+
+FLOOD = {"match": {"command": [r"until\s+false;\s*do\b.*&\s*done"]}}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "eval 'until false; do node w.js & done'",
+        "sh -c 'until false; do node w.js & done'",
+        "echo dW50aWwgZmFsc2U7IGRvIG5vZGUgdy5qcyAmIGRvbmU= | base64 -d | sh",
+        "eval \"$(printf 'unt%sfalse; do no%s w.js & done' 'il ' de)\"",
+        "C='until false; do node w.js & done'; eval \"$C\"",
+    ],
+)
+def test_shell_texts_match_the_line_a_command_runs(command: str):
+    seeing = build({**FLOOD, "shell_texts": True})
+    assert seeing.evaluate(shell(command), CTX).verdict is Verdict.NUDGE
+    screen = regex.RegexScreen([seeing])
+    assert screen(shell(command), CTX)[0] == {0}
+    if "base64" in command or "printf" in command:
+        plain = build(FLOOD)  # as written: the spelling hides it
+        assert plain.evaluate(shell(command), CTX).verdict is Verdict.OK
+
+
+def test_shell_texts_leave_other_fields_and_plain_commands_alone():
+    seeing = build({"match": {"command": ["rm -rf"], "path": ["secret"]}, "shell_texts": True})
+    assert seeing.evaluate(shell("ls -la"), CTX).verdict is Verdict.OK
+    assert seeing.evaluate(Action(type="file_read", args={"path": "/x/secret"}), CTX).verdict is (
+        Verdict.NUDGE
+    )
+    screen = regex.RegexScreen([seeing, build({"match": {"command": ["rm -rf"]}})])
+    assert screen(shell("sh -c 'rm -rf x'"), CTX)[0] == {0, 1}
+    assert screen(shell("eval \"$(printf 'r%s -rf x' m)\""), CTX)[0] == {0}

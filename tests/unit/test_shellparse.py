@@ -2180,3 +2180,35 @@ def test_ssh_options_end_at_the_destination(
     ssh = only(command, "ssh")
     assert ssh.flags == flags
     assert ssh.positionals == positionals
+
+
+@pytest.mark.parametrize(
+    ("command", "printed"),
+    [
+        ("printf 'r%s -%s /' m rf", "rm -rf /"),
+        ("printf '%s\\n' a b", "a\nb\n"),
+        ("printf '%x-%03d|%-3s|%.2s' 255 7 a xyz", "ff-007|a  |xy"),
+        ("printf '%b' 'a\\nb'", "a\nb"),
+        ("printf '%%s %c' xy", "%s x"),
+        ("printf '%s' '~'", "~"),
+    ],
+)
+def test_printf_prints_what_bash_prints(command: str, printed: str):
+    from specialists.shellparse import known_output
+
+    (cmd,) = parse(command).commands
+    assert known_output(cmd) == printed
+
+
+@pytest.mark.parametrize("command", ["printf '%999999s' x", "printf '%f' 1", "printf -v v x"])
+def test_printf_output_not_computed_is_unknown(command: str):
+    from specialists.shellparse import known_output
+
+    (cmd,) = parse(command).commands
+    assert known_output(cmd) is None
+
+
+def test_the_lines_run_inside_a_command_are_kept_once():
+    parsed = parse("sh -c 'ls; sh -c \"ls\"' && eval \"$(printf 'l%s' s)\"")
+    assert parsed.texts == ('ls; sh -c "ls"', "ls", "printf 'l%s' s")
+    assert parse("ls -la").texts == ()
