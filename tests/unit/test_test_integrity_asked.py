@@ -31,12 +31,12 @@ CTX = Context(cwd="/nonexistent/app", repo_root="/nonexistent/app", home="/nonex
 @pytest.mark.parametrize(
     "new",
     [
-        "func TestImport(t *testing.T) {\n\tif testing.Short() {\n\t\tt.Skip(\"slow\")\n\t}\n"
+        'func TestImport(t *testing.T) {\n\tif testing.Short() {\n\t\tt.Skip("slow")\n\t}\n'
         "\tdb := openDB(t)\n",
-        "func TestImport(t *testing.T) {\n\tif os.Getenv(\"DB\") == \"\" {\n\t\tt.Skipf(\"no %s\", "
-        "\"DB\")\n\t} else {\n\t\tt.Log(\"db\")\n\t}\n\tdb := openDB(t)\n",
-        "func TestImport(t *testing.T) {\n\tswitch runtime.GOOS {\n\tcase \"windows\":\n"
-        "\t\tt.Skip(\"posix only\")\n\t}\n\tdb := openDB(t)\n",
+        'func TestImport(t *testing.T) {\n\tif os.Getenv("DB") == "" {\n\t\tt.Skipf("no %s", '
+        '"DB")\n\t} else {\n\t\tt.Log("db")\n\t}\n\tdb := openDB(t)\n',
+        'func TestImport(t *testing.T) {\n\tswitch runtime.GOOS {\n\tcase "windows":\n'
+        '\t\tt.Skip("posix only")\n\t}\n\tdb := openDB(t)\n',
     ],
 )
 def test_a_go_skip_under_a_condition_in_a_fragment_is_not_a_skip(new: str) -> None:
@@ -44,7 +44,7 @@ def test_a_go_skip_under_a_condition_in_a_fragment_is_not_a_skip(new: str) -> No
 
 
 def test_an_unconditional_go_skip_in_a_fragment_still_is() -> None:
-    new = "func TestImport(t *testing.T) {\n\tt.Skip(\"later\")\n\tdb := openDB(t)\n"
+    new = 'func TestImport(t *testing.T) {\n\tt.Skip("later")\n\tdb := openDB(t)\n'
     assert SPEC.evaluate(go_edit(new), CTX).verdict is Verdict.NUDGE
     new = (
         "func TestImport(t *testing.T) {\n\tif x {\n\t\treturn\n\t}\n\tt.SkipNow()\n"
@@ -65,7 +65,7 @@ RUST = Action(
     args={
         "path": "tests/import.rs",
         "old": "#[test]\nfn imports_a_million_rows() {\n",
-        "new": "#[test]\n#[ignore = \"slow: run with --ignored\"]\nfn imports_a_million_rows() {\n",
+        "new": '#[test]\n#[ignore = "slow: run with --ignored"]\nfn imports_a_million_rows() {\n',
     },
 )
 

@@ -14,7 +14,11 @@ def writes(command: str) -> list[ShellWrite]:
 
 def test_redirections_and_tee_of_known_text() -> None:
     (append,) = writes("echo 'ignore_errors = True' >> mypy.ini")
-    assert (append.path, append.mode, append.text) == ("/w/app/mypy.ini", "append", "ignore_errors = True\n")
+    assert (append.path, append.mode, append.text) == (
+        "/w/app/mypy.ini",
+        "append",
+        "ignore_errors = True\n",
+    )
     (replace,) = writes("printf 'a\\nb\\n' > x.cfg")
     assert (replace.mode, replace.text) == ("replace", "a\nb\n")
     (heredoc,) = writes("cat >> build.gradle <<'EOF'\ntest {\n    enabled = false\n}\nEOF")
@@ -42,7 +46,11 @@ def test_an_append_joins_the_file_on_a_new_line() -> None:
         ("sed -i '$a tail' f", "x\ny\n", "x\ny\ntail\n"),
         ("sed -i '/pytest/d' f", "a\npytest -q\nb\n", "a\nb\n"),
         ("sed -i '/pytest/s/^/#/' f", "pytest -q\nb\n", "#pytest -q\nb\n"),
-        ("sed -i 's#<skip>false</skip>#<skip>true</skip>#' f", "<skip>false</skip>\n", "<skip>true</skip>\n"),
+        (
+            "sed -i 's#<skip>false</skip>#<skip>true</skip>#' f",
+            "<skip>false</skip>\n",
+            "<skip>true</skip>\n",
+        ),
         ("sed -i 's/\\(strict\\): true/\\1: false/' f", "strict: true\n", "strict: false\n"),
         ("sed -E -i 's/(strict): true/\\1: false/' f", "strict: true\n", "strict: false\n"),
         ("sed -i.bak -e 's/a/b/' -e 's/c/d/' f", "ac\n", "bd\n"),
@@ -56,7 +64,7 @@ def test_sed_scripts_are_run_on_the_text(command: str, before: str, after: str) 
 
 
 def test_sed_fragments_when_the_file_cannot_be_read() -> None:
-    (sub,) = writes("sed -i 's/\"strict\": true/\"strict\": false/' tsconfig.json")
+    (sub,) = writes('sed -i \'s/"strict": true/"strict": false/\' tsconfig.json')
     assert sub.fragment() == ('"strict": true', '"strict": false')
     (insert,) = writes("sed -i '1i /* eslint-disable */' src/a.ts")
     assert insert.fragment() == ("", "/* eslint-disable */\n")
