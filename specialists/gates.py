@@ -23,9 +23,34 @@ read, so the whole file is judged) and reports, per ``checks``:
 * ``selection``: tests taken out of the run by configuration (``--ignore``/``--deselect``/
   ``-k "not …"`` in ``addopts``, ``collect_ignore``, ``testPathIgnorePatterns``,
   ``--passWithNoTests``, ``-skip``/``--skip``), counting only items that name tests;
-* ``strictness``: the type checker made less strict (``strict``, ``noImplicitAny``,
-  ``strictNullChecks``, mypy's ``disallow_*``/``check_untyped_defs``/``--strict`` turned off
-  or removed; ``ignore_errors = true`` added).
+* ``strictness``: the type checker or compiler made less strict (``strict``,
+  ``noImplicitAny``, ``strictNullChecks`` and TypeScript's other strict options, an explicit
+  ``skipLibCheck: false``, mypy's ``disallow_*``/``check_untyped_defs``/``--strict``/
+  ``warn_*``, pyright's ``strict`` mode, ``-Werror``/``allWarningsAsErrors`` turned off or
+  removed; ``ignore_errors = true`` or ``disable_error_code`` items added, except for a
+  module section of generated code, protobuf stubs, migrations or vendored code);
+* ``suppressed``: a lint or type check switched off for a whole source file
+  (:func:`specialists.understand.lintrules.suppressions`: ``/* eslint-disable */``,
+  ``// @ts-nocheck``, ``#![allow(warnings)]``, a file-wide ``//nolint``, a module-level
+  ``# type: ignore``...), not in a file that says it is generated;
+* ``rules``: a lint configuration that checks less
+  (:func:`specialists.understand.lintrules.rule_findings`: ESLint rules turned off or
+  removed, shared rule sets dropped, source paths ignored; Ruff/Flake8/Pylint rules
+  deselected or whole families ignored; golangci-lint linters disabled; Cargo lint groups
+  allowed). Errors made warnings are *soft*: the finding is a flag, not the entry's verdict.
+
+Build tools count too: Gradle's ``test``/``check`` tasks switched off (``enabled = false``,
+``onlyIf { false }``, ``excludedTaskNames``) and Maven's ``skipTests``/``maven.test.skip``/
+``<plugin>.skip`` are ``switched_off``; ``ignoreFailures``, ``testFailureIgnore``,
+``failOnError``/``failOnViolation`` false are ``masked``; tests excluded by pattern
+(``excludeTestsMatching``, ``<exclude>`` of test classes) and ``-DskipTests``/``-x test`` in a
+file after which no line runs the tests any more are ``selection``. In a ``conftest.py``, a
+``pytest_collection_modifyitems`` that marks every item skipped or empties ``items`` is
+``selection``, a report hook that sets ``outcome = "passed"`` is ``masked``.
+
+A shell command that writes known text into a judged file (``echo X >> f``, a here-document,
+``tee``, ``sed -i``: :mod:`specialists.understand.shellwrites`) is judged as the file tool's
+edit would be.
 
 Everything is counted over the lines that run: a line that is a comment in the file's
 language (``#``; ``//`` in JavaScript, TypeScript, JSONC and Jenkinsfiles) is not. In
@@ -34,7 +59,7 @@ language (``#``; ``//`` in JavaScript, TypeScript, JSONC and Jenkinsfiles) is no
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Final, Literal
 
@@ -45,6 +70,7 @@ from specialists.removal import Glob, Pattern
 from specialists.understand.changes import Change, file_changes, matching, resolve
 from specialists.understand.files import read_text
 from specialists.understand.globs import PathGlobs
+from specialists.understand.lintrules import generated, not_source, rule_findings, suppressions
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -59,7 +85,16 @@ MAX_PATTERNS: Final = 64
 MAX_BLOCK_LINES: Final = 400  # lines read each way around a step's setting
 MAX_MASK_KEYS: Final = 256  # failure settings whose step or job is read, per text
 
-Check = Literal["removed", "switched_off", "masked", "thresholds", "selection", "strictness"]
+Check = Literal[
+    "removed",
+    "switched_off",
+    "masked",
+    "thresholds",
+    "selection",
+    "strictness",
+    "suppressed",
+    "rules",
+]
 
 
 class GatesConfig(KindConfig):
@@ -68,6 +103,7 @@ class GatesConfig(KindConfig):
     Attributes:
         checks: what is reported (see the module doc).
         paths: globs of the files judged (a glob without a leading ``/`` or ``~`` floats).
+        exclude_paths: globs of files among them that are not judged (generated code).
         commands: name -> RE2 pattern of a check command; the name is what a reason says
             was removed, switched off or masked.
         max_bytes: a file larger than this on disk is not read.
@@ -75,6 +111,7 @@ class GatesConfig(KindConfig):
 
     checks: Annotated[list[Check], Field(min_length=1)]
     paths: Annotated[list[Glob], Field(min_length=1, max_length=200)]
+    exclude_paths: Annotated[list[Glob], Field(max_length=200)] = Field(default_factory=list)
     commands: Annotated[dict[str, Pattern], Field(min_length=1, max_length=MAX_PATTERNS)]
     max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0, le=50_000_000)
 
@@ -130,19 +167,89 @@ _IGNORE_OPTION: Final = re2.compile(
     r"--ignore(?:-glob)?[= ]+[\"']?([^ \t\"',\]]+)"
     r"|--testPathIgnorePatterns[= ]+[\"']?([^ \t\"',\]]+)"
 )
-_IGNORE_KEY: Final = re2.compile(
-    r"(?i)\b(?:collect_ignore(?:_glob)?|testPathIgnorePatterns|modulePathIgnorePatterns"
-    r"|testIgnore|norecursedirs)\b"
+_IGNORE_KEY: Final = re2.compile(r"(?i)\b(?:collect_ignore(?:_glob)?|norecursedirs)\b")
+# settings whose every item is a test path left out (jest, vitest, playwright): each counts
+# unless it names build output, dependencies or generated code
+_TEST_IGNORE_KEY: Final = re2.compile(
+    r"\b(?:testPathIgnorePatterns|modulePathIgnorePatterns|testIgnore)\b[\"']?[ \t]*:"
 )
 _QUOTED_OR_WORD: Final = re2.compile(r"[\"']([^\"']+)[\"']|(\S+)")
+_QUOTED: Final = re2.compile(r"[\"']([^\"']+)[\"']")
 _TESTISH: Final = re2.compile(r"(?i)test|spec")
 _STRICT_ON: Final = re2.compile(
     r"(?i)\b(?:strict|noImplicitAny|strictNullChecks|noImplicitReturns|noImplicitThis"
-    r"|strictFunctionTypes|disallow_[a-z_]+|check_untyped_defs|warn_return_any)"
-    r"[\"']?[ \t]*[:=][ \t]*true\b"
-    r"|(?:^|[ \t])--strict\b"
+    r"|strictFunctionTypes|strictPropertyInitialization|strictBindCallApply|alwaysStrict"
+    r"|useUnknownInCatchVariables|noUncheckedIndexedAccess|exactOptionalPropertyTypes"
+    r"|noImplicitOverride|noFallthroughCasesInSwitch|noUnusedLocals|noUnusedParameters"
+    r"|checkJs|disallow_[a-z_]+|check_untyped_defs|warn_return_any|warn_unused_ignores"
+    r"|warn_unreachable|strict_optional|strict_equality|no_implicit_optional"
+    r")[\"']?[ \t]*[:=][ \t]*true\b"
+    r"|\b(?:allWarningsAsErrors|warningsAsErrors)[ \t]*[:=]?[ \t]*true\b"
+    r"|\bskip(?:Default)?LibCheck[\"']?[ \t]*[:=][ \t]*false\b"
+    r"|\btypeCheckingMode[\"']?[ \t]*[:=][ \t]*[\"']strict"
+    r"|(?:^|[ \t\"'])(?:--strict|-Werror)\b"
 )
 _LOOSE: Final = re2.compile(r"(?i)^[ \t]*ignore_errors[ \t]*=[ \t]*true\b")
+_ERROR_CODES: Final = re2.compile(r"(?i)^[ \t]*disable_error_code[ \t]*=")
+_SECTION: Final = re2.compile(r"^[ \t]*\[+([^\]]*)\]")
+_MODULE: Final = re2.compile(r"^[ \t]*module[ \t]*=[ \t]*(.*)")
+# modules whose type errors are not the project's: generated stubs, migrations, vendored code
+_NOT_OWN_MODULE: Final = re2.compile(
+    r"(?i)(?:^|[.\-_*\[\"' ])(?:proto|protos|pb2\w*|generated|migrations?|vendor(?:ed)?"
+    r"|third_party|gen|grpc|stubs?)(?:$|[.\-_*\]\"' ,])"
+)
+
+# -- build tools (Gradle, Maven) -------------------------------------------------------------
+_GRADLE: Final = re2.compile(r"(?i)\.gradle(?:\.kts)?$")
+_GRADLE_OFF: Final = re2.compile(
+    r"(?i)(?:^|[\s.{;(])(?:is)?enabled[ \t]*=[ \t]*false\b|\bonlyIf[ \t]*\(?[ \t]*\{[ \t]*false\b"
+    r"|\benabled\.set\([ \t]*false"
+)
+_CHECK_TASK: Final = re2.compile(
+    r"(?i)\b(?:tests?|check|\w*Test|\w*Tests|checkstyle\w*|spotbugs\w*|pmd\w*|detekt|ktlint\w*"
+    r"|lint\w*|jacocoTestCoverageVerification|spotlessCheck)\b|withType[ \t]*[(<][ \t]*(?:Test"
+    r"|Checkstyle|Pmd|SpotBugsTask|Detekt)"
+)
+_EXCLUDED_TASKS: Final = re2.compile(
+    r"(?i)excludedTaskNames.*[\"'](?:test|check|\w*Test|lint)[\"']"
+)
+_MAVEN_SKIP: Final = re2.compile(
+    r"(?i)<((?:maven\.test|checkstyle|spotbugs|findbugs|pmd|cpd|jacoco|enforcer|spotless(?:\.check)?"
+    r"|surefire|failsafe|errorprone|detekt|ktlint)\.skip(?:\.exec)?|skipTests|skipITs|skipUTs)>"
+    r"[ \t]*true[ \t]*<"
+)
+_MAVEN_PLUGIN_SKIP: Final = re2.compile(r"(?i)<skip>[ \t]*true[ \t]*</skip>")
+_CHECK_PLUGIN: Final = re2.compile(
+    r"(?i)<artifactId>[^<]*(?:surefire|failsafe|checkstyle|spotbugs|pmd|jacoco|enforcer"
+    r"|spotless|errorprone|detekt|ktlint)[^<]*</artifactId>"
+)
+_CLI_SKIP: Final = re2.compile(
+    r"(?:^|[ \t\"'])(?:-DskipTests\b(?:=true)?|-Dmaven\.test\.skip(?:=true)?\b|-DskipITs\b"
+    r"|-D(?:checkstyle|spotbugs|pmd|jacoco)\.skip\b|-x[ \t]+:?(?:test|check)\b"
+    r"|--exclude-task[ \t=]+:?(?:test|check)\b)"
+)
+_BUILD_MASK: Final = re2.compile(
+    r"(?i)<(?:testFailureIgnore|maven\.test\.failure\.ignore)>[ \t]*true"
+    r"|<(?:failOnError|failsOnError|failOnViolation|haltOnFailure|failBuildOnCVSS)>[ \t]*false"
+    r"|-Dmaven\.test\.failure\.ignore=true"
+    r"|\b(?:is)?ignoreFailures[ \t]*(?:=|\.set\(|\()[ \t]*true"
+    r"|\b(?:is)?abortOnError[ \t]*(?:=[ \t]*)?false|\b(?:is)?failOnViolation[ \t]*=[ \t]*false"
+)
+_TEST_EXCLUDE: Final = re2.compile(
+    r"(?i)\bexcludeTestsMatching[ \t]*\(?[ \t]*[\"']([^\"']+)"
+    r"|\bexclude[ \t]*\(?[ \t]*[\"']([^\"']+)|<exclude>[ \t]*([^<]+)<"
+)
+_TEST_CLASS: Final = re2.compile(r"(?i)test|spec|IT\.(?:java|kt|class)|\bIT\b")
+
+# -- pytest hooks in a conftest.py -----------------------------------------------------------
+_CONFTEST: Final = re2.compile(r"(?i)(?:^|/)conftest\.py$")
+_FORCED_PASS: Final = re2.compile(r"outcome[\"']?[ \t]*[,=][ \t]*[\"']passed[\"']")
+_ITEMS_LOOP: Final = re2.compile(r"^[ \t]*for[ \t]+\w+[ \t]+in[ \t]+items\b")
+_ADD_SKIP: Final = re2.compile(r"(?i)\.add_marker\([^)]*(?:skip|xfail)")
+_ITEMS_EMPTIED: Final = re2.compile(
+    r"\bitems\[:\][ \t]*=[ \t]*\[\]|\bitems\.clear\(\)|\bdel[ \t]+items\[:\]"
+)
+_MODULE_SKIP: Final = re2.compile(r"^pytest\.skip\(")
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +279,7 @@ class _Text:
 class _Finding:
     check: Check
     what: str
+    soft: bool = False  # the check still reports (a flag, not the entry's verdict)
 
 
 class GatesSpecialist:
@@ -184,13 +292,18 @@ class GatesSpecialist:
         self.default = default
         self.checks = frozenset(config.checks)
         self.paths = PathGlobs(config.paths)
+        self.excluded = PathGlobs(config.exclude_paths) if config.exclude_paths else None
         self.commands = {name: re2.compile(p) for name, p in config.commands.items()}
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
+        judged = matching(self.paths, context)
+        if self.excluded is not None:
+            excluded = matching(self.excluded, context)
+            judged = _unless(judged, excluded)
         changes = file_changes(
             action,
             context,
-            matching(self.paths, context),
+            judged,
             self.config.max_bytes,
             new_file_empty=True,
         )
@@ -212,8 +325,9 @@ class GatesSpecialist:
             found = list(self._findings(change.path, change.before or "", change.after))
             if found:
                 what = "; ".join(f.what for f in found)
+                soft = all(f.soft for f in found) and self.default.rank > Verdict.FLAG.rank
                 return SpecialistResult(
-                    verdict=self.default,
+                    verdict=Verdict.FLAG if soft else self.default,
                     reason=f"the change to {change.path} {what}",
                     evidence={
                         "object": change.path,
@@ -256,31 +370,64 @@ class GatesSpecialist:
             _SWITCHED_OFF, before.lines
         ):
             yield _Finding("switched_off", "switches a job or step off")
-        if "masked" in checks and self._masked(after) > self._masked(before):
+        if "switched_off" in checks and _build_off(path, after.lines) > _build_off(
+            path, before.lines
+        ):
+            yield _Finding("switched_off", "switches the build's test or check task off")
+        if "masked" in checks and self._masked(path, after) > self._masked(path, before):
             yield _Finding("masked", "lets a failing check pass (its failure is ignored)")
         if "thresholds" in checks:
             lowered = _lowered(path, before, after)
             if lowered:
                 yield _Finding("thresholds", f"lowers the coverage floor ({lowered})")
-        if "selection" in checks and _deselected(after) > _deselected(before):
+        if "selection" in checks and (
+            self._deselected(path, after) > self._deselected(path, before)
+        ):
             yield _Finding("selection", "takes tests out of the run by configuration")
         if "strictness" in checks and (
             _count(_STRICT_ON, after.lines) < _count(_STRICT_ON, before.lines)
-            or _count(_LOOSE, after.lines) > _count(_LOOSE, before.lines)
+            or _loose(after.lines) > _loose(before.lines)
         ):
             yield _Finding("strictness", "makes type checking less strict")
+        if (
+            "suppressed" in checks
+            and not generated(after_text)
+            and suppressions(path, after_text) > suppressions(path, before_text)
+        ):
+            yield _Finding("suppressed", "switches lint or type checks off for the whole file")
+        if "rules" in checks:
+            for rule in rule_findings(path, before_text, after_text):
+                yield _Finding("rules", rule.what, soft=rule.soft)
 
     def _runs_check(self, line: str) -> bool:
         return any(p.search(line) for p in self.commands.values())
 
-    def _masked(self, text: _Text) -> int:
+    def _deselected(self, path: str, text: _Text) -> int:
+        """Tests taken out of the run (:func:`_deselected`), plus a build's ``-DskipTests``
+        or ``-x test`` when no line of the file runs the tests without it, and a conftest's
+        hook that skips every test."""
+        count = _deselected(text) + _build_excluded(text)
+        skips = _count(_CLI_SKIP, text.lines)
+        if skips and not any(
+            self._runs_check(line) and not _CLI_SKIP.search(line) for line in text.lines
+        ):
+            count += skips
+        if _CONFTEST.search(path):
+            count += _skips_every_test(text.lines)
+        return count
+
+    def _masked(self, path: str, text: _Text) -> int:
         """Check commands whose failure is ignored: on their own line, or by a setting of
-        the step or job (the block of lines at the setting's indentation) that runs one."""
+        the step or job (the block of lines at the setting's indentation) that runs one;
+        a build's settings that ignore failures; a conftest hook that forces a pass."""
         lines = text.lines
         runs = [self._runs_check(line) for line in lines]
         count = sum(
             1 for line, ran in zip(lines, runs, strict=True) if ran and _MASK_INLINE.search(line)
         )
+        count += _count(_BUILD_MASK, lines)
+        if _CONFTEST.search(path):
+            count += _count(_FORCED_PASS, lines)
         keys = [i for i, line in enumerate(lines) if _MASK_KEY.search(line)]
         if keys:
             shape = _Shape.of(lines)
@@ -292,6 +439,109 @@ class GatesSpecialist:
 
 def _count(pattern: re2._Regexp, lines: tuple[str, ...]) -> int:
     return sum(1 for line in lines for _ in pattern.finditer(line))
+
+
+def _unless(
+    judged: Callable[[str], bool], excluded: Callable[[str], bool]
+) -> Callable[[str], bool]:
+    return lambda path: judged(path) and not excluded(path)
+
+
+def _loose(lines: tuple[str, ...]) -> int:
+    """Type errors let through: ``ignore_errors = true`` and ``disable_error_code`` items,
+    except in a per-module section of code that is not the project's own (generated stubs,
+    migrations, vendored code: ``[mypy-app.proto.*]``, an override's ``module = [...]``)."""
+    count = 0
+    section = module = ""
+    for line in lines:
+        header = _SECTION.search(line)
+        if header is not None:
+            section, module = header.group(1), ""
+            continue
+        named = _MODULE.search(line)
+        if named is not None:
+            module = named.group(1)
+            continue
+        loosened = 1 if _LOOSE.search(line) else 0
+        if _ERROR_CODES.search(line):
+            loosened = max(1, line.count(",") + 1)
+        if not loosened:
+            continue
+        owner = module or (section if section.lower().startswith("mypy-") else "")
+        if owner and _NOT_OWN_MODULE.search(owner):
+            continue
+        count += loosened
+    return count
+
+
+def _build_off(path: str, lines: tuple[str, ...]) -> int:
+    """A build's test or check tasks switched off: Gradle's ``enabled = false`` or
+    ``onlyIf { false }`` in (or on) such a task's block, ``excludedTaskNames``; Maven's
+    ``skipTests``/``maven.test.skip``/``<tool>.skip`` properties, a check plugin's
+    ``<skip>true</skip>``."""
+    count = 0
+    if _GRADLE.search(path):
+        headers: list[str] = []
+        for line in lines:
+            code = line.split("//", 1)[0]
+            if _GRADLE_OFF.search(code) and (
+                _CHECK_TASK.search(code) or any(_CHECK_TASK.search(h) for h in headers)
+            ):
+                count += 1
+            count += 1 if _EXCLUDED_TASKS.search(code) else 0
+            for i, c in enumerate(code):  # the blocks this line opens and closes
+                if c == "{":
+                    headers.append(code[:i])
+                elif c == "}" and headers:
+                    headers.pop()
+            if len(headers) > 64:
+                headers = headers[-64:]
+        return count
+    plugin = False
+    for line in lines:
+        if _CHECK_PLUGIN.search(line):
+            plugin = True
+        elif "<artifactId>" in line:
+            plugin = False
+        count += _count(_MAVEN_SKIP, (line,))
+        if plugin and _MAVEN_PLUGIN_SKIP.search(line):
+            count += 1
+    return count
+
+
+def _build_excluded(text: _Text) -> int:
+    """Tests excluded from a build's run by pattern (Gradle's ``excludeTestsMatching`` and
+    ``exclude``, Maven's ``<exclude>``), counting the patterns that name tests."""
+    count = 0
+    for line in text.lines:
+        for match in _TEST_EXCLUDE.finditer(line):
+            if match.group(1) is not None:
+                count += 1  # always tests
+            elif _TEST_CLASS.search(match.group(2) or match.group(3) or ""):
+                count += 1
+    return count
+
+
+def _skips_every_test(lines: tuple[str, ...]) -> int:
+    """In a conftest: a marker added to every collected item (in the body of the loop over
+    ``items``, not under a condition inside it), ``items`` emptied, or a module-level skip."""
+    count = 0
+    loop = body = -1  # indentation of the ``for item in items`` and of its body
+    for line in lines:
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        if loop >= 0 and indent <= loop:
+            loop = body = -1
+        if _ITEMS_LOOP.search(line):
+            loop, body = indent, -1
+            continue
+        if loop >= 0 and body < 0:
+            body = indent
+        if loop >= 0 and indent == body and _ADD_SKIP.search(line):
+            count += 1
+        count += 1 if _ITEMS_EMPTIED.search(line) or _MODULE_SKIP.search(line) else 0
+    return count
 
 
 def _indent(line: str) -> int:
@@ -370,6 +620,7 @@ def _deselected(text: _Text) -> int:
     """Tests the configuration takes out of a run: deselecting options, and the items of
     ignore options and settings that name tests."""
     count = 0
+    listing = False
     for line in text.lines:
         count += sum(1 for _ in _DESELECT.finditer(line))
         for match in _IGNORE_OPTION.finditer(line):
@@ -381,6 +632,15 @@ def _deselected(text: _Text) -> int:
             for match in _QUOTED_OR_WORD.finditer(rest):
                 item = match.group(1) or match.group(2) or ""
                 count += bool(_TESTISH.search(item))
+        key = _TEST_IGNORE_KEY.search(line)
+        rest = line[key.end() :] if key is not None else (line if listing else "")
+        if key is not None:
+            listing = "[" in rest and "]" not in rest  # the list goes on below
+        elif listing and "]" in line:
+            listing = False
+        for match in _QUOTED.finditer(rest):
+            item = match.group(1)
+            count += bool(_TESTISH.search(item)) or not not_source(item)
     return count
 
 

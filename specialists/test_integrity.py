@@ -62,6 +62,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 
+import re2
 from pydantic import Field, JsonValue, field_validator
 
 from specialists import python_ast
@@ -197,6 +198,7 @@ class _Side:
     before: TestFacts | None
     after: TestFacts | None
     whole: bool  # whole files compared (else fragments)
+    text: str = ""  # a fragment's new text (the names of the tests it touches)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +230,55 @@ def _may_hold_rust_tests(text: str) -> bool:
     ``#[tokio::test]``, ``#[cfg(test)]``, ``#[rstest]``, ``#[test_case]``,
     ``#[wasm_bindgen_test]``, ``#[quickcheck]``) has one of these words."""
     return "#[" in text and ("test" in text or "quickcheck" in text)
+
+
+# The user's request asks for a test to be skipped (and does not forbid it).
+_ASKS_SKIP: Final = re2.compile(
+    r"(?i)\b(?:skip\w*|ignor\w*|disabl\w*|quarantin\w*|xfail\w*)|#\[ignore"
+)
+_FORBIDS_SKIP: Final = re2.compile(
+    r"(?i)\b(?:not|don'?t|do not|never|without|no|instead of)\W+(?:\w+\W+){0,2}?"
+    r"(?:skip|ignor|disabl|quarantin|xfail)"
+)
+_NAME_WORDS: Final = re2.compile(r"[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_TEST_HEADER: Final = re2.compile(
+    r"\b(?:fn|func|def|void)[ \t]+(\w+)"
+    r"|\b(?:it|test|describe)\b[\w.]*[ \t]*\([ \t]*[\"'`]([^\"'`]+)"
+)
+MAX_HEADER_CHARS: Final = 65_536
+_SKIP_DETAIL: Final = re2.compile(r"(?i)skip|ignored|disabled|todo")
+
+
+def _named(name: str, task: str) -> bool:
+    """Whether the request names the test: its name as written, or at least two of its
+    words (all of them when it has fewer), a word matching on its first five letters."""
+    lowered = task.lower()
+    if name and name.lower() in lowered:
+        return True
+    words = [
+        w.lower()
+        for w in _NAME_WORDS.findall(name)
+        if len(w) >= 3 and w.lower() not in ("test", "tests", "should", "when", "the", "and")
+    ]
+    hits = sum(1 for w in words if w[:5] in lowered)
+    return bool(words) and hits >= min(2, len(words))
+
+
+def _unasked(found: list[_Finding], sides: Sequence[_Side], task: str) -> list[_Finding]:
+    """The findings left when the user's request asks for the skip: a skip (not a deletion
+    or a weakening) of a test the request names is what was asked for."""
+    if not _ASKS_SKIP.search(task) or _FORBIDS_SKIP.search(task):
+        return found
+    names = {case.name for side in sides if side.after is not None for case in side.after.cases}
+    for side in sides:  # a fragment's tests may not parse as tests: their headers
+        for match in _TEST_HEADER.finditer(side.text[:MAX_HEADER_CHARS]):
+            names.add(match.group(1) or match.group(2) or "")
+    named = {name for name in names if name and _named(name, task)}
+    if not named:
+        return found
+    return [
+        f for f in found if not (_SKIP_DETAIL.search(f.detail) and (f.test in named or not f.test))
+    ]
 
 
 def _apply_hunks(text: str, hunks: Sequence[tuple[str, str]], *, every: bool = False) -> str | None:
@@ -353,7 +404,7 @@ class TestIntegritySpecialist:
         if language == "rust" and "test" not in content and not before.cases:
             return SpecialistResult.ok()
         after = self._read(language, path, content)
-        return self._judge([_Side(path, before, after, whole=True)])
+        return self._judge([_Side(path, before, after, whole=True)], context.task)
 
     def _edit(
         self, raw_path: object, old: str, new: str, context: Context, *, every: bool
@@ -374,14 +425,15 @@ class TestIntegritySpecialist:
             before = TestFacts.from_json(observed.get("before"))
             after = TestFacts.from_json(observed.get("after"))
             if before is not None and after is not None:
-                return self._judge([_Side(path, before, after, whole=True)])
+                return self._judge([_Side(path, before, after, whole=True)], context.task)
         side = _Side(
             path,
             self._read(language, path, old, whole=False),
             self._read(language, path, new, whole=False),
             whole=False,
+            text=new,
         )
-        return self._judge([side])
+        return self._judge([side], context.task)
 
     def _diff(self, diff: str, raw_path: str | None, context: Context) -> SpecialistResult:
         if len(diff) > self._config.max_input_chars:
@@ -425,11 +477,12 @@ class TestIntegritySpecialist:
                         self._read(language, path, old, whole=False),
                         self._read(language, path, new, whole=False),
                         whole=False,
+                        text=new,
                     )
                 )
         if not sides:
             return SpecialistResult.refuse()
-        return self._judge(sides)
+        return self._judge(sides, context.task)
 
     def _delete(self, raw_path: object, context: Context) -> SpecialistResult:
         if not isinstance(raw_path, str) or _REMOVED not in self._checks:
@@ -515,10 +568,12 @@ class TestIntegritySpecialist:
 
     # -- judging -----------------------------------------------------------------------------
 
-    def _judge(self, sides: Sequence[_Side]) -> SpecialistResult:
+    def _judge(self, sides: Sequence[_Side], task: str | None = None) -> SpecialistResult:
         removals: list[_Finding] = []
         gone = _removed(sides, removals)
         found = removals if _REMOVED in self._checks else []
+        if found and task:
+            found = _unasked(found, sides, task)
         if _WEAKENED in self._checks:
             found.extend(_weakened(sides, gone))
         if not found:

@@ -1693,7 +1693,13 @@ def _token_markers(language: str, root: Node) -> tuple[int, int, int]:
         elif language == "go":
             if token == "func" and _go_test_name(after):
                 headers += 1
-            elif token == "." and after in _GO_SKIP and i and tokens[i - 1] in _GO_RECEIVERS:
+            elif (
+                token == "."
+                and after in _GO_SKIP
+                and i
+                and tokens[i - 1] in _GO_RECEIVERS
+                and not _go_token_conditional(tokens, i)
+            ):
                 skips += 1
         elif language == "rust":
             if token != "#" or after != "[":
@@ -1713,6 +1719,42 @@ def _token_markers(language: str, root: Node) -> tuple[int, int, int]:
             elif after in _JAVA_DISABLED:
                 skips += 1
     return headers, skips, focused
+
+
+_GO_BRANCHES: Final = frozenset({"if", "else", "switch", "select", "case", "default"})
+MAX_TOKENS_BACK: Final = 4_000
+
+
+def _go_token_conditional(tokens: Sequence[str], i: int) -> bool:
+    """Whether the token at ``i`` sits in a block opened by a condition (``if
+    testing.Short() {``, ``else {``, a ``switch``/``select`` case) inside its function:
+    read from the tokens alone, for a fragment whose tree does not parse."""
+    depth = 0
+    floor = max(0, i - MAX_TOKENS_BACK)
+    j = i - 1
+    while j >= floor:
+        token = tokens[j]
+        if token == "}":
+            depth += 1
+        elif token == "{":
+            if depth:
+                depth -= 1
+            else:  # the block the token is in: what opens it?
+                k = j - 1
+                while k >= floor and tokens[k] not in ("{", "}", ";"):
+                    if tokens[k] in _GO_BRANCHES:
+                        return True
+                    if tokens[k] == "func":
+                        return False
+                    k -= 1
+        elif token == ":" and depth == 0:
+            k = j - 1  # a case clause: ``case x:`` / ``default:`` before the token
+            while k >= floor and tokens[k] not in ("{", "}", ";"):
+                if tokens[k] in ("case", "default"):
+                    return True
+                k -= 1
+        j -= 1
+    return False
 
 
 def case_spans(

@@ -3,7 +3,11 @@
 A ``file_edit`` (``old``/``new``, or a unified ``diff``), a ``file_write`` or a
 ``file_delete`` is read as (path, text before, text after) per file. An edit gives only the
 text it replaces and the text it puts in; a write or delete is compared with the file as it
-is, read through ``context.observe`` (so that a replay judges the same bytes).
+is, read through ``context.observe`` (so that a replay judges the same bytes). A ``shell``
+command that writes known text into a file (``echo X >> f``, a here-document, ``tee``,
+``sed -i 's/A/B/' f``, ``sed -i '1i X' f``: :mod:`.shellwrites`) is read the same way: the
+file as it is and as the command leaves it, or, when the file cannot be read, the fragments
+the command takes out and puts in.
 
 Used by the kinds that judge what a change takes out of (``removal``) or does to
 (``gates``) a file.
@@ -14,10 +18,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
+from specialists.shellparse import command_of, parse_for
 from specialists.understand.diffs import parse_unified_diff
 from specialists.understand.files import read_text
 from specialists.understand.globs import PathGlobs
+from specialists.understand.shellwrites import ShellWrite, shell_writes
 from supervisor.models import Action, Context
 
 __all__ = ["Change", "file_changes", "matching", "resolve"]
@@ -73,6 +80,8 @@ def file_changes(
     A write whose file cannot be read: with ``new_file_empty``, a new file is compared with an
     empty one and a file that is there but not read has ``before`` None (unknown); otherwise
     it is not judged (nothing it held is known)."""
+    if action.type == "shell":
+        return _shell_changes(action, context, judged, max_bytes, new_file_empty)
     args = action.args
     diff = args.get("diff")
     if action.type == "file_edit" and isinstance(diff, str):
@@ -111,3 +120,60 @@ def file_changes(
             return [Change(path, None if there is True else "", content, fragment=False)]
         return None  # a new file, or one not read: nothing it had is known
     return None
+
+
+MAX_SHELL_CHARS = 65_536
+
+
+def _shell_changes(
+    action: Action,
+    context: Context,
+    judged: Callable[[str], bool],
+    max_bytes: int,
+    new_file_empty: bool,
+) -> list[Change] | None:
+    """The changes a shell command makes to the files ``judged`` accepts, where the text
+    it writes is known (:mod:`.shellwrites`); writes of one file follow each other."""
+    command = command_of(action)
+    if command is None or not command.strip():
+        return None
+    parsed = parse_for(command, context, max_chars=MAX_SHELL_CHARS)
+    writes = [w for w in shell_writes(parsed) if judged(w.path)]
+    if not writes:
+        return None
+    texts: dict[str, str | None] = {}
+    firsts: dict[str, str | None] = {}
+    fragments: list[Change] = []
+    for write in writes:
+        path = write.path
+        if path not in texts:
+            now = context.observe("file", {"path": path}, partial(read_text, path, max_bytes))
+            texts[path] = now if isinstance(now, str) else None
+            if texts[path] is None and write.mode == "replace" and new_file_empty:
+                there = context.observe("file_exists", {"path": path}, partial(_exists, path))
+                texts[path] = None if there is True else ""
+            firsts[path] = texts[path]
+        before = texts[path]
+        after = write.apply(before) if before is not None else _unread(write)
+        if after is None:
+            if before is None:
+                piece = write.fragment()
+                if piece is not None:
+                    fragments.append(Change(path, piece[0], piece[1], fragment=True))
+            continue
+        texts[path] = after
+    changes = [
+        Change(path, firsts[path], text, fragment=False)
+        for path, text in texts.items()
+        if text is not None and text != firsts[path]
+    ]
+    return (changes + fragments) or None
+
+
+def _unread(write: ShellWrite) -> str | None:
+    """A write over a file that could not be read: only a replacement's text is known."""
+    return write.text if write.mode == "replace" else None
+
+
+def _exists(path: str) -> bool:
+    return os.path.lexists(path)
