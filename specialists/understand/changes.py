@@ -20,7 +20,7 @@ from specialists.understand.files import read_text
 from specialists.understand.globs import PathGlobs
 from supervisor.models import Action, Context
 
-__all__ = ["Change", "file_changes", "matching", "resolve"]
+__all__ = ["Change", "applied", "file_changes", "matching", "resolve"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,3 +111,21 @@ def file_changes(
             return [Change(path, None if there is True else "", content, fragment=False)]
         return None  # a new file, or one not read: nothing it had is known
     return None
+
+
+def applied(change: Change, action: Action, context: Context, max_bytes: int) -> Change:
+    """An ``old``/``new`` edit applied to the file on disk, when it can be read and holds
+    ``old``: the whole file before and after (a step's ``continue-on-error`` beside its
+    command, a CORS origin beside its credentials). Otherwise ``change`` as it is."""
+    if not change.fragment or action.args.get("diff") is not None:
+        return change
+    where = resolve(change.path, context)
+    old, new = change.before, change.after
+    if where is None or not old:
+        return change
+    now = context.observe("file", {"path": where}, lambda: read_text(where, max_bytes))
+    if not isinstance(now, str) or old not in now:
+        return change
+    every = action.args.get("replace_all") is True
+    after = now.replace(old, new) if every else now.replace(old, new, 1)
+    return Change(change.path, now, after, fragment=False)
