@@ -32,7 +32,13 @@ from pydantic import Field, field_validator
 from specialists.python_ast import PythonAstConfig, PythonAstSpecialist
 from specialists.secrets import Glob, PathMatcher, relative_path
 from specialists.understand.changes import Change, applied, file_changes
-from specialists.understand.safeguards import Safeguard, guards_in, language_of, taken_out
+from specialists.understand.safeguards import (
+    Safeguard,
+    guard_added,
+    guards_in,
+    language_of,
+    taken_out,
+)
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -132,13 +138,9 @@ class SafeguardsSpecialist:
             return SpecialistResult.refuse()
 
         def judged(path: str) -> bool:
-            return language_of(path) is not None and not self._exclude(
-                relative_path(path, context)
-            )
+            return language_of(path) is not None and not self._exclude(relative_path(path, context))
 
-        changes = file_changes(
-            action, context, judged, self._config.max_bytes, new_file_empty=True
-        )
+        changes = file_changes(action, context, judged, self._config.max_bytes, new_file_empty=True)
         placed = changes is not None
         if changes is None:
             changes = _unplaced(action, judged)
@@ -149,11 +151,25 @@ class SafeguardsSpecialist:
             if python.verdict not in (Verdict.OK, Verdict.REFUSE):
                 return python
         unknown: list[str] = []
-        for change in changes:
-            change = applied(change, action, context, self._config.max_bytes)
+        changes = [applied(c, action, context, self._config.max_bytes) for c in changes]
+        # a guard removed from one file of a diff may have moved to another of its files
+        gains = [
+            "access" in self._safeguards
+            and len(changes) > 1
+            and guard_added(c.path, c.before or "", c.after)
+            for c in changes
+        ]
+        moved = [sum(gains) - gained > 0 for gained in gains]
+        for change, elsewhere in zip(changes, moved, strict=True):
             if change.before is None:
                 unknown.append(change.path)
-            found = taken_out(change.path, change.before or "", change.after, self._safeguards)
+            found = taken_out(
+                change.path,
+                change.before or "",
+                change.after,
+                self._safeguards,
+                guard_added_elsewhere=elsewhere,
+            )
             if found:
                 what = "; ".join(dict.fromkeys(f.what for f in found))
                 note = (
@@ -166,7 +182,7 @@ class SafeguardsSpecialist:
                     reason=f"the change to {change.path} {what}{note}",
                     evidence={
                         "object": change.path,
-                        "safeguards": sorted({f.safeguard for f in found}),
+                        "safeguards": [str(s) for s in sorted({f.safeguard for f in found})],
                     },
                 )
             language = language_of(change.path)

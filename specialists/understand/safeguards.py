@@ -64,6 +64,7 @@ __all__ = [
     "Finding",
     "Language",
     "Safeguard",
+    "guard_added",
     "guards_in",
     "language_of",
     "taken_out",
@@ -110,9 +111,7 @@ _EXTENSIONS: Final[dict[str, Language]] = {
     ".env": "config",
 }
 
-_CODE: Final = frozenset(
-    {"python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php"}
-)
+_CODE: Final = frozenset({"python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php"})
 
 
 def language_of(path: str) -> Language | None:
@@ -126,24 +125,28 @@ def language_of(path: str) -> Language | None:
     return _EXTENSIONS.get(name[dot:])
 
 
-_HASH_COMMENT: Final = frozenset({"python", "ruby", "config"})
-_SLASH_COMMENT: Final = frozenset({"javascript", "go", "rust", "jvm", "csharp"})
+# A line that is a comment in the language, with its line break.
+_COMMENT_LINE: Final[dict[Language, re2._Regexp]] = {
+    language: re2.compile(r"(?m)^[ \t]*(?:" + markers + r")[^\n]*(?:\r?\n|$)")
+    for language, markers in (
+        ("python", "#"),
+        ("ruby", "#"),
+        ("config", r"#|;|//"),
+        ("javascript", r"//|/\*|\*"),
+        ("go", r"//|/\*|\*"),
+        ("rust", r"//|/\*|\*"),
+        ("jvm", r"//|/\*|\*"),
+        ("csharp", r"//|/\*|\*"),
+        ("php", r"#|//|/\*|\*"),
+    )
+}
 
 
+@lru_cache(maxsize=16)
 def _code(text: str, language: Language) -> str:
-    """The lines of ``text`` that are not comments in ``language``."""
-    if language in _HASH_COMMENT:
-        markers: tuple[str, ...] = ("#",)
-    elif language in _SLASH_COMMENT:
-        markers = ("//", "/*", "*")
-    elif language == "php":
-        markers = ("#", "//", "/*", "*")
-    else:
-        markers = ()
-    if language == "config":
-        markers = ("#", ";", "//")
-    kept = [line for line in text.splitlines() if not line.lstrip().startswith(markers)]
-    return "\n".join(kept)
+    """The lines of ``text`` that are not comments in ``language`` (remembered: each text is
+    read for several tables)."""
+    return str(_COMMENT_LINE[language].sub("", text))
 
 
 # -- the constructs --------------------------------------------------------------------------
@@ -250,7 +253,7 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
     _c("token", "python", r"\bjwt\.decode\s*\([^)\n]*\bverify\s*=\s*False",
        "decodes tokens without checking their signature (verify=False)"),
     _c("token", "python javascript",
-       r"(?i)\balgorithms['\"]?\s*[:=]\s*[\[(]\s*['\"]none['\"]",
+       r"(?i)\balgorithms['\"]?\s*[:=]\s*[\[(][^\])\n]*['\"]none['\"]",
        "accepts unsigned tokens (algorithm none)"),
     _c("token", "javascript", r"\bignoreExpiration['\"]?\s*:\s*true\b",
        "stops checking token expiry (ignoreExpiration: true)"),
@@ -533,11 +536,25 @@ class Finding:
     what: str
 
 
-@lru_cache(maxsize=64)
+# Per language, every construct in one pattern: most texts match none, and one pass says so.
+_ANY: Final[dict[Language, re2._Regexp]] = {
+    language: re2.compile(
+        "|".join(f"(?:{c.pattern.pattern})" for c in _CONSTRUCTS if language in c.languages)
+    )
+    for language in LANGUAGES
+    if any(language in c.languages for c in _CONSTRUCTS)
+}
+_NONE: Final = (0,) * len(_CONSTRUCTS)
+
+
+@lru_cache(maxsize=16)
 def _counts(text: str, language: Language) -> tuple[int, ...]:
     """How many times each construct of :data:`_CONSTRUCTS` occurs in ``text`` (0 for one
     of another language), remembered: the entries of a pack read the same write."""
     code = _code(text, language)
+    every = _ANY.get(language)
+    if every is None or every.search(code) is None:
+        return _NONE
     counts = []
     for construct in _CONSTRUCTS:
         if language not in construct.languages:
@@ -569,14 +586,31 @@ def guards_in(text: str, language: Language) -> int:
     )
 
 
+def guard_added(path: str, before: str, after: str) -> bool:
+    """Whether the change of ``path`` adds an access guard (for a change of many files: a
+    guard removed from one file may have moved to another)."""
+    language = language_of(path)
+    if language is None:
+        return False
+    was, now = _counts(before, language), _counts(after, language)
+    return any(
+        a > b
+        for construct, b, a in zip(_CONSTRUCTS, was, now, strict=True)
+        if construct.safeguard == "access" and construct.mode in ("guard", "wide")
+    )
+
+
 def taken_out(
     path: str,
     before: str,
     after: str,
     safeguards: Sequence[Safeguard],
+    *,
+    guard_added_elsewhere: bool = False,
 ) -> list[Finding]:
     """What the change of ``path`` from ``before`` to ``after`` takes out, per class asked
-    for ("" before: a new file, or one whose earlier text is unknown)."""
+    for ("" before: a new file, or one whose earlier text is unknown).
+    ``guard_added_elsewhere``: another file of the same change adds an access guard."""
     language = language_of(path)
     if language is None:
         return []
@@ -585,7 +619,7 @@ def taken_out(
     found: list[Finding] = []
     said: set[str] = set()
     guards_lost: list[str] = []
-    guard_gained = False
+    guard_gained = guard_added_elsewhere
     for construct, b, a in zip(_CONSTRUCTS, was, now, strict=True):
         if construct.safeguard not in wanted or (a == 0 and b == 0):
             continue
@@ -663,4 +697,3 @@ def _permissive(path: str, language: Language, before: str, after: str) -> list[
         if _count(debug, code_after) > _count(debug, code_before):
             found.append(Finding("permissive", "switches debugging on in production settings"))
     return found
-
