@@ -126,19 +126,20 @@ def language_of(path: str) -> Language | None:
 
 
 # A line that is a comment in the language, with its line break.
+_COMMENT_MARKERS: Final[tuple[tuple[Language, str], ...]] = (
+    ("python", "#"),
+    ("ruby", "#"),
+    ("config", r"#|;|//"),
+    ("javascript", r"//|/\*|\*"),
+    ("go", r"//|/\*|\*"),
+    ("rust", r"//|/\*|\*"),
+    ("jvm", r"//|/\*|\*"),
+    ("csharp", r"//|/\*|\*"),
+    ("php", r"#|//|/\*|\*"),
+)
 _COMMENT_LINE: Final[dict[Language, re2._Regexp]] = {
     language: re2.compile(r"(?m)^[ \t]*(?:" + markers + r")[^\n]*(?:\r?\n|$)")
-    for language, markers in (
-        ("python", "#"),
-        ("ruby", "#"),
-        ("config", r"#|;|//"),
-        ("javascript", r"//|/\*|\*"),
-        ("go", r"//|/\*|\*"),
-        ("rust", r"//|/\*|\*"),
-        ("jvm", r"//|/\*|\*"),
-        ("csharp", r"//|/\*|\*"),
-        ("php", r"#|//|/\*|\*"),
-    )
+    for language, markers in _COMMENT_MARKERS
 }
 
 
