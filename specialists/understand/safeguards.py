@@ -189,7 +189,11 @@ def _c(
     )
 
 
-_LOCAL_HOST: Final = r"(?i)localhost|127\.0\.0\.1|\[?::1\]?|0\.0\.0\.0|host\.docker\.internal"
+# This machine, or a one-word host (a compose service such as ``db``), on the line.
+_LOCAL_HOST: Final = (
+    r"(?i)localhost|127\.0\.0\.1|\[?::1\]?|0\.0\.0\.0|host\.docker\.internal"
+    r"|@[a-z0-9_-]+(?::\d+)?/|\bhost\s*=\s*['\"]?[a-z0-9_-]+(?:['\"\s,)]|$)"
+)
 _PW: Final = r"(?:passw|pwd|passwd|passphrase)"
 _NOT_PASSWORD_HASH: Final = r"(?i)reset|token|hmac|pbkdf|bcrypt|scrypt|argon|checksum|etag|cache"
 
@@ -293,12 +297,17 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
        r"\b(?:Depends|Security)\s*\(\s*[\w.]*(?i:auth|current_user|current_active_user|login"
        r"|permission|require|verify|allow_user|admin|token|oauth2)\w*",
        "an access dependency", mode="guard"),
+    # a middleware where middleware goes: an argument of a route or ``use`` call (a name
+    # defined, or a UI's ``isAuthenticated`` flag, is not one)
     _c("access", "javascript",
-       r"\b(?:requireAuth\w*|isAuthenticated|ensureAuthenticated|ensureLoggedIn|requireLogin"
-       r"|requireUser|requireAdmin|requireRole|authenticate(?:Token|JWT|Jwt|User|Request)?"
-       r"|authorize\w*|verifyToken|verifyJWT|verifyJwt|checkJwt|checkAuth|authMiddleware"
-       r"|authGuard|withAuth|requiresAuth|protectRoute|passport\.authenticate)\b",
+       r"[(,]\s*(?:[\w.]+\.)?(?:requireAuth\w*|isAuthenticated|ensureAuthenticated"
+       r"|ensureLoggedIn|requireLogin|requireUser|requireAdmin|requireRole\w*"
+       r"|authenticate(?:Token|JWT|Jwt|User|Request)?|authorize\w*|verifyToken|verifyJWT"
+       r"|verifyJwt|checkJwt|checkAuth|authMiddleware|authGuard|withAuth|requiresAuth"
+       r"|protectRoute|passport\.authenticate)\s*(?:\([^()\n]*\))?\s*[,)]",
        "an authentication middleware", mode="guard"),
+    _c("access", "javascript", r"\breq\.isAuthenticated\s*\(",
+       "an authentication check", mode="guard"),
     _c("access", "javascript", r"@(?:UseGuards|Roles|Authorized|Auth)\s*\(",
        "a guard decorator", mode="guard"),
     _c("access", "jvm",
@@ -320,8 +329,9 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
        r"(?:->|::)middleware\s*\(\s*\[?\s*['\"](?:auth|can|verified|role|permission)\b",
        "an auth middleware", mode="guard"),
     _c("access", "go",
-       r"\b(?:AuthMiddleware|RequireAuth|JWTAuth|JwtAuth|jwtMiddleware|authMiddleware"
-       r"|RequireLogin|requireAuth|BasicAuth|Authenticate|Authorize)\w*\b",
+       r"[(,]\s*(?:[\w.]+\.)?(?:AuthMiddleware|RequireAuth|JWTAuth|JwtAuth|jwtMiddleware"
+       r"|authMiddleware|RequireLogin|requireAuth|BasicAuth|Authenticate|Authorize)\w*"
+       r"\s*(?:\([^()\n]*\))?\s*[,)]",
        "an authentication middleware", mode="guard"),
     # -- access: guards over a router, a class or the whole app ------------------------------
     _c("access", "javascript",

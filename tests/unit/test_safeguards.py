@@ -389,3 +389,35 @@ def test_a_bad_config_says_what_is_wrong():
         kind.SafeguardsConfig.model_validate({"safeguards": ["firewall"]})
     with pytest.raises(ValidationError, match="once"):
         kind.SafeguardsConfig.model_validate({"safeguards": ["tls", "tls"]})
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after"),
+    [
+        # a function renamed, or a UI flag: not middleware removed from a route
+        ("auth.js", "async function authenticateUser(u) {}\n", "async function login(u) {}\n"),
+        ("Nav.tsx", "{isAuthenticated && <Logout />}\n", "{session && <Logout />}\n"),
+        (
+            "auth.go",
+            "func Authenticate(w http.ResponseWriter) {}\n",
+            "func Login(w http.ResponseWriter) {}\n",
+        ),
+        # a compose service's database, by its one-word name
+        ("db.go", "", 'dsn := "postgres://app:app@db:5432/app?sslmode=disable"'),
+        ("db.py", "", 'psycopg.connect("host=postgres dbname=app sslmode=disable")'),
+    ],
+)
+def test_names_outside_middleware_positions_and_local_databases_pass(
+    path: str, before: str, after: str
+):
+    assert found(path, before, after) == set()
+
+
+def test_middleware_in_route_positions_counts():
+    assert found(
+        "r.js", "app.post('/a', passport.authenticate('jwt'), h)", "app.post('/a', h)"
+    ) == {"access"}
+    assert found("r.js", "if (!req.isAuthenticated()) return res.sendStatus(401);\n", "") == {
+        "access"
+    }
+    assert found("m.go", 'r.GET("/a", middleware.RequireAuth(), h)', 'r.GET("/a", h)') == {"access"}
