@@ -192,7 +192,7 @@ def _c(
 # This machine, or a one-word host (a compose service such as ``db``), on the line.
 _LOCAL_HOST: Final = (
     r"(?i)localhost|127\.0\.0\.1|\[?::1\]?|0\.0\.0\.0|host\.docker\.internal"
-    r"|@[a-z0-9_-]+(?::\d+)?/|\bhost\s*=\s*['\"]?[a-z0-9_-]+(?:['\"\s,)]|$)"
+    r"|@[a-z0-9_-]+(?::\d+)?/|\bhost\s*=\s*(?:['\"][a-z0-9_-]+['\"]|[a-z0-9_-]+(?:\s|['\"]))"
 )
 _PW: Final = r"(?:passw|pwd|passwd|passphrase)"
 _NOT_PASSWORD_HASH: Final = r"(?i)reset|token|hmac|pbkdf|bcrypt|scrypt|argon|checksum|etag|cache"

@@ -421,3 +421,10 @@ def test_middleware_in_route_positions_counts():
         "access"
     }
     assert found("m.go", 'r.GET("/a", middleware.RequireAuth(), h)', 'r.GET("/a", h)') == {"access"}
+
+
+def test_a_host_from_a_variable_is_not_local():
+    """``host=DB_HOST`` names a variable, not a one-word host: the database may be remote."""
+    after = 'conn = psycopg.connect(host=DB_HOST, dbname="shop", sslmode="disable")'
+    assert found("db.py", "", after) == {"tls"}
+    assert found("db.py", "", after.replace("DB_HOST", '"db"')) == set()
