@@ -654,7 +654,7 @@ def taken_out(
         )
         if gone < lost:  # not the handlers themselves deleted with their guards
             words = ", ".join(dict.fromkeys(guards_lost))
-            found.append(Finding("access", f"removes {words} (an access check)"))
+            found.append(Finding("access", f"removes an access check: {words}"))
     if "token" in wanted:
         found.extend(_swapped(language, before, after))
     if "permissive" in wanted:
