@@ -67,8 +67,7 @@ import re2
 from pydantic import Field
 
 from specialists.removal import Glob, Pattern
-from specialists.understand.changes import Change, file_changes, matching, resolve
-from specialists.understand.files import read_text
+from specialists.understand.changes import applied, file_changes, matching
 from specialists.understand.globs import PathGlobs
 from specialists.understand.lintrules import generated, not_source, rule_findings, suppressions
 from supervisor.hookspecs import hookimpl
@@ -310,7 +309,7 @@ class GatesSpecialist:
         if changes is None:
             return SpecialistResult.refuse()
         for change in changes:
-            change = self._whole(change, action, context)
+            change = applied(change, action, context, self.config.max_bytes)
             if change.before is None and "removed" in self.checks:  # there, but not read
                 verb = "deletes" if action.type == "file_delete" else "replaces"
                 return SpecialistResult(
@@ -335,23 +334,6 @@ class GatesSpecialist:
                     },
                 )
         return SpecialistResult.ok()
-
-    def _whole(self, change: Change, action: Action, context: Context) -> Change:
-        """An ``old``/``new`` edit applied to the file on disk, when it can be read and holds
-        ``old``: the whole file is judged (a step's ``continue-on-error`` beside its command)."""
-        if not change.fragment or action.args.get("diff") is not None:
-            return change
-        where = resolve(change.path, context)
-        old, new = change.before, change.after
-        if where is None or not old:
-            return change
-        limit = self.config.max_bytes
-        now = context.observe("file", {"path": where}, lambda: read_text(where, limit))
-        if not isinstance(now, str) or old not in now:
-            return change
-        every = action.args.get("replace_all") is True
-        after = now.replace(old, new) if every else now.replace(old, new, 1)
-        return Change(change.path, now, after, fragment=False)
 
     def _findings(self, path: str, before_text: str, after_text: str) -> Iterator[_Finding]:
         before, after = _Text.of(path, before_text), _Text.of(path, after_text)

@@ -27,7 +27,7 @@ from specialists.understand.globs import PathGlobs
 from specialists.understand.shellwrites import ShellWrite, shell_writes
 from supervisor.models import Action, Context
 
-__all__ = ["Change", "file_changes", "matching", "resolve"]
+__all__ = ["Change", "applied", "file_changes", "matching", "resolve"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,3 +177,21 @@ def _unread(write: ShellWrite) -> str | None:
 
 def _exists(path: str) -> bool:
     return os.path.lexists(path)
+
+
+def applied(change: Change, action: Action, context: Context, max_bytes: int) -> Change:
+    """An ``old``/``new`` edit applied to the file on disk, when it can be read and holds
+    ``old``: the whole file before and after (a step's ``continue-on-error`` beside its
+    command, a CORS origin beside its credentials). Otherwise ``change`` as it is."""
+    if not change.fragment or action.args.get("diff") is not None:
+        return change
+    where = resolve(change.path, context)
+    old, new = change.before, change.after
+    if where is None or not old:
+        return change
+    now = context.observe("file", {"path": where}, lambda: read_text(where, max_bytes))
+    if not isinstance(now, str) or old not in now:
+        return change
+    every = action.args.get("replace_all") is True
+    after = now.replace(old, new) if every else now.replace(old, new, 1)
+    return Change(change.path, now, after, fragment=False)

@@ -1,0 +1,710 @@
+"""Security safeguards that a change takes out of application code, in any common language.
+
+An agent asked to make a request, a login or a page work can make it work by taking the
+protection out: certificate checks switched off, a token decoded without checking its
+signature, the access decorator or guard removed from a handler, CORS opened to every origin
+with credentials, passwords hashed with a fast digest. This module reads the text of a file
+before and after a change (:mod:`specialists.understand.changes`) and says which safeguards
+the change takes out (:func:`taken_out`), judged on what the change adds or removes: each
+construct is counted on both sides, so a file that already held ``InsecureSkipVerify: true``
+is not held against an edit that leaves it alone.
+
+The language is the file's (:func:`language_of`): Python, JavaScript/TypeScript, Go, Rust,
+Java/Kotlin/Groovy/Scala (``jvm``), C#, Ruby, PHP, and configuration files (YAML, JSON,
+TOML, ``.properties``, ``.env``). Lines that are comments in that language do not count, so
+commenting a guard out removes it. What is read, as small tables of constructs per class
+(:data:`Safeguard`):
+
+- ``tls``: certificate or host-name verification off (``rejectUnauthorized: false``,
+  ``NODE_TLS_REJECT_UNAUTHORIZED`` set to ``0`` in code, ``InsecureSkipVerify: true``,
+  ``danger_accept_invalid_certs(true)``, a trust-all ``X509TrustManager``, a
+  ``HostnameVerifier`` that returns true, ``CURLOPT_SSL_VERIFYPEER`` false,
+  ``VERIFY_NONE``, ``ServerCertificateValidationCallback`` returning true), and a database
+  connection with ``sslmode=disable`` to a host that is not local. Python's ``verify=False``
+  and ``ssl`` module are read by :mod:`specialists.python_ast`, whose reading is exact;
+- ``token``: a token's signature or expiry no longer checked (PyJWT ``verify_signature:
+  False``, ``algorithms=["none"]``, ``ignoreExpiration: true``, ``jwt.verify`` replaced by
+  ``jwt.decode``, ``ParseUnverified``, ``insecure_disable_signature_validation``,
+  ``ValidateIssuerSigningKey = false``, ``JWT.decode(t, nil, false)``);
+- ``access``: an authentication or authorization guard removed (``@login_required``,
+  ``@permission_required``, ``@jwt_required``, ``Depends(get_current_user)``,
+  ``permission_classes``, ``@PreAuthorize``, ``@Secured``, ``[Authorize]``,
+  ``@UseGuards``, ``requireAuth``/``isAuthenticated`` middleware, ``before_action
+  :authenticate_user!``, Laravel's ``middleware('auth')``), or an access rule opened
+  (``.authenticated()`` replaced by ``.permitAll()``, ``IsAuthenticated`` by ``AllowAny``),
+  and cross-site request forgery protection taken out (``@csrf_exempt`` added,
+  ``CsrfViewMiddleware`` removed, ``csrf().disable()``, ``skip_before_action
+  :verify_authenticity_token``, ``WTF_CSRF_ENABLED = False``). A guard removal is not one
+  when the same change adds a guard (moved to the router or the class, or replaced by a
+  stricter one) or removes the handlers it guarded;
+- ``permissive``: CORS that admits any origin (``*``, ``origin: true``, the request's own
+  origin) together with credentials, ``ALLOWED_HOSTS = ['*']`` outside a settings file
+  named for development or tests, and debugging switched on in a settings file named for
+  production (``DEBUG = True``, ``APP_DEBUG=true``);
+- ``password_hash``: a password hashed with a fast digest (MD5, SHA-1, SHA-2) rather than
+  a key-derivation function (``hashlib.sha256(password…)``, ``createHash('md5')
+  .update(password)``, ``md5.Sum([]byte(password))``, ``DigestUtils.sha256Hex(password)``,
+  ``md5($password)``); a line that names a reset token, an HMAC or a KDF is not one.
+
+Patterns are RE2 (linear time on agent input); counts of one text are remembered
+(a pack's entries read the same write).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Final, Literal
+
+import re2
+
+__all__ = [
+    "LANGUAGES",
+    "Finding",
+    "Language",
+    "Safeguard",
+    "guard_added",
+    "guards_in",
+    "language_of",
+    "taken_out",
+]
+
+Safeguard = Literal["tls", "token", "access", "permissive", "password_hash"]
+Language = Literal["python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config"]
+LANGUAGES: Final[tuple[Language, ...]] = (
+    "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config",
+)  # fmt: skip
+
+_EXTENSIONS: Final[dict[str, Language]] = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".ts": "javascript",
+    ".tsx": "javascript",
+    ".mts": "javascript",
+    ".cts": "javascript",
+    ".vue": "javascript",
+    ".svelte": "javascript",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "jvm",
+    ".kt": "jvm",
+    ".kts": "jvm",
+    ".groovy": "jvm",
+    ".scala": "jvm",
+    ".cs": "csharp",
+    ".rb": "ruby",
+    ".rake": "ruby",
+    ".php": "php",
+    ".yml": "config",
+    ".yaml": "config",
+    ".json": "config",
+    ".toml": "config",
+    ".ini": "config",
+    ".cfg": "config",
+    ".conf": "config",
+    ".properties": "config",
+    ".env": "config",
+}
+
+_CODE: Final = frozenset({"python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php"})
+
+
+def language_of(path: str) -> Language | None:
+    """The language a file is read in, by its name (None: not read)."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if name == ".env" or name.startswith(".env."):
+        return "config"
+    dot = name.rfind(".")
+    if dot < 0:
+        return None
+    return _EXTENSIONS.get(name[dot:])
+
+
+# A line that is a comment in the language, with its line break.
+_COMMENT_MARKERS: Final[tuple[tuple[Language, str], ...]] = (
+    ("python", "#"),
+    ("ruby", "#"),
+    ("config", r"#|;|//"),
+    ("javascript", r"//|/\*|\*"),
+    ("go", r"//|/\*|\*"),
+    ("rust", r"//|/\*|\*"),
+    ("jvm", r"//|/\*|\*"),
+    ("csharp", r"//|/\*|\*"),
+    ("php", r"#|//|/\*|\*"),
+)
+_COMMENT_LINE: Final[dict[Language, re2._Regexp]] = {
+    language: re2.compile(r"(?m)^[ \t]*(?:" + markers + r")[^\n]*(?:\r?\n|$)")
+    for language, markers in _COMMENT_MARKERS
+}
+
+
+@lru_cache(maxsize=16)
+def _code(text: str, language: Language) -> str:
+    """The lines of ``text`` that are not comments in ``language`` (remembered: each text is
+    read for several tables)."""
+    return str(_COMMENT_LINE[language].sub("", text))
+
+
+# -- the constructs --------------------------------------------------------------------------
+
+# ``added``: more of it after the change is the weakening; ``guard``: fewer; ``wide``: a
+# guard over many handlers (a router, a class, a whole app), whose gain excuses guards lost
+# from the handlers it now covers.
+_Mode = Literal["added", "guard", "wide"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Construct:
+    safeguard: Safeguard
+    languages: frozenset[Language]
+    pattern: re2._Regexp
+    words: str  # what adding it (or, for a guard, removing it) does
+    mode: _Mode = "added"
+    unless: re2._Regexp | None = None  # on the line of a match: not this construct
+
+
+def _c(
+    safeguard: Safeguard,
+    languages: str,
+    pattern: str,
+    words: str,
+    mode: _Mode = "added",
+    unless: str | None = None,
+) -> _Construct:
+    langs: frozenset[Language] = (
+        frozenset(_CODE) if languages == "code" else frozenset(languages.split())  # type: ignore[arg-type]
+    )
+    return _Construct(
+        safeguard,
+        langs,
+        re2.compile(pattern),
+        words,
+        mode,
+        re2.compile(unless) if unless else None,
+    )
+
+
+# This machine, or a one-word host (a compose service such as ``db``), on the line.
+_LOCAL_HOST: Final = (
+    r"(?i)localhost|127\.0\.0\.1|\[?::1\]?|0\.0\.0\.0|host\.docker\.internal"
+    r"|@[a-z0-9_-]+(?::\d+)?/|\bhost\s*=\s*(?:['\"][a-z0-9_-]+['\"]|[a-z0-9_-]+(?:\s|['\"]))"
+)
+_PW: Final = r"(?:passw|pwd|passwd|passphrase)"
+_NOT_PASSWORD_HASH: Final = r"(?i)reset|token|hmac|pbkdf|bcrypt|scrypt|argon|checksum|etag|cache"
+
+_CONSTRUCTS: Final[tuple[_Construct, ...]] = (
+    # -- tls -------------------------------------------------------------------------------
+    _c("tls", "javascript", r"\brejectUnauthorized['\"]?\s*:\s*(?:false|0)\b",
+       "sets rejectUnauthorized: false"),
+    _c("tls", "javascript", r"NODE_TLS_REJECT_UNAUTHORIZED['\"\]]*\s*=\s*['\"`]?0",
+       "sets NODE_TLS_REJECT_UNAUTHORIZED to 0"),
+    _c("tls", "javascript", r"\bstrictSSL['\"]?\s*:\s*false\b", "sets strictSSL: false"),
+    _c("tls", "javascript",
+       r"\bcheckServerIdentity\s*:\s*\(\s*[\w\s,]*\)\s*=>\s*(?:undefined|null|\{\s*\})",
+       "makes checkServerIdentity accept any host"),
+    _c("tls", "go", r"\bInsecureSkipVerify\s*[:=]\s*true\b", "sets InsecureSkipVerify: true"),
+    _c("tls", "rust", r"\bdanger_accept_invalid_(?:certs|hostnames)\s*\(\s*true\s*\)",
+       "accepts invalid certificates (danger_accept_invalid_certs)"),
+    _c("tls", "rust", r"\bSslVerifyMode::NONE\b", "sets SslVerifyMode::NONE"),
+    _c("tls", "rust", r"\.dangerous\s*\(\s*\)\s*\.\s*set_certificate_verifier\b",
+       "replaces rustls' certificate verifier"),
+    _c("tls", "jvm",
+       r"\bcheckServerTrusted\s*\([^)]*\)\s*(?::\s*Unit\s*)?(?:throws\s+[\w.,\s]+)?"
+       r"(?:\{\s*(?:return\s*;?\s*)?\}|=\s*Unit\b)",
+       "adds a trust manager that trusts every certificate"),
+    _c("tls", "jvm", r"[Hh]ostname[Vv]erifier\s*[({]\s*\(?\s*[\w\s,?:]*\)?\s*->\s*true\b",
+       "adds a HostnameVerifier that accepts any host"),
+    _c("tls", "jvm",
+       r"\bboolean\s+verify\s*\(\s*(?:final\s+)?String\s+\w+\s*,\s*(?:final\s+)?SSLSession\s+\w+"
+       r"\s*\)\s*\{\s*return\s+true\s*;\s*\}",
+       "adds a HostnameVerifier that accepts any host"),
+    _c("tls", "jvm",
+       r"\bfun\s+verify\s*\([^)]*SSLSession[^)]*\)\s*(?::\s*Boolean\s*)?"
+       r"(?:=\s*true\b|\{\s*return\s+true\s*\})",
+       "adds a HostnameVerifier that accepts any host"),
+    _c("tls", "jvm",
+       r"\b(?:NoopHostnameVerifier|AllowAllHostnameVerifier|ALLOW_ALL_HOSTNAME_VERIFIER"
+       r"|TrustAllStrategy|InsecureTrustManagerFactory)\b",
+       "uses a trust-all or accept-any-host verifier"),
+    _c("tls", "csharp",
+       r"\bServerCertificate(?:Custom)?ValidationCallback\s*=\s*(?:\([^)]*\)|\w+)\s*=>\s*true\b",
+       "accepts every server certificate"),
+    _c("tls", "csharp", r"\bDangerousAcceptAnyServerCertificateValidator\b",
+       "accepts every server certificate"),
+    _c("tls", "ruby php", r"\bVERIFY_NONE\b", "sets VERIFY_NONE"),
+    _c("tls", "ruby", r"\bssl\s*:\s*\{\s*verify\s*:\s*false", "sets ssl: { verify: false }"),
+    _c("tls", "php", r"\bCURLOPT_SSL_VERIFY(?:PEER|HOST)\s*(?:,|=>)\s*(?:false|0)\b",
+       "turns CURLOPT_SSL_VERIFYPEER off"),
+    _c("tls", "php", r"['\"]verify(?:_peer(?:_name)?)?['\"]\s*=>\s*false\b",
+       "sets 'verify' => false"),
+    _c("tls", "code", r"(?i)\bsslmode\s*[=:]\s*['\"]?disable\b",
+       "connects to the database with sslmode=disable", unless=_LOCAL_HOST),
+    _c("tls", "code", r"(?i)\bssl[-_]mode\s*[=:]\s*['\"]?disabled\b",
+       "connects to the database with ssl-mode=DISABLED", unless=_LOCAL_HOST),
+    _c("tls", "python", r"\bssl_disabled\s*=\s*True\b", "connects with ssl_disabled=True",
+       unless=_LOCAL_HOST),
+    _c("tls", "code", r"(?i)\btrustServerCertificate\s*=\s*true\b",
+       "connects with trustServerCertificate=true", unless=_LOCAL_HOST),
+    # -- token -----------------------------------------------------------------------------
+    _c("token", "python", r"['\"]verify_signature['\"]\s*:\s*False\b",
+       "decodes tokens without checking their signature (verify_signature: False)"),
+    _c("token", "python", r"['\"]verify_exp['\"]\s*:\s*False\b",
+       "stops checking token expiry (verify_exp: False)"),
+    _c("token", "python", r"\bjwt\.decode\s*\([^)\n]*\bverify\s*=\s*False",
+       "decodes tokens without checking their signature (verify=False)"),
+    _c("token", "python javascript",
+       r"(?i)\balgorithms['\"]?\s*[:=]\s*[\[(][^\])\n]*['\"]none['\"]",
+       "accepts unsigned tokens (algorithm none)"),
+    _c("token", "javascript", r"\bignoreExpiration['\"]?\s*:\s*true\b",
+       "stops checking token expiry (ignoreExpiration: true)"),
+    _c("token", "go", r"\bParseUnverified\s*\(", "parses tokens without verifying them"),
+    _c("token", "go", r"\b(?:SigningMethodNone|UnsafeAllowNoneSignatureType)\b",
+       "accepts unsigned tokens (algorithm none)"),
+    _c("token", "go", r"\bWithoutClaimsValidation\s*\(", "stops validating token claims"),
+    _c("token", "rust", r"\binsecure_disable_signature_validation\s*\(",
+       "stops checking token signatures"),
+    _c("token", "rust", r"\bdangerous_insecure_decode\w*\s*\(",
+       "decodes tokens without checking their signature"),
+    _c("token", "rust", r"\bvalidate_exp\s*=\s*false\b", "stops checking token expiry"),
+    _c("token", "jvm", r"\.unsecured\s*\(\s*\)", "accepts unsigned tokens (unsecured())"),
+    _c("token", "csharp",
+       r"\b(?:ValidateIssuerSigningKey|RequireSignedTokens|ValidateLifetime|RequireExpirationTime)"
+       r"\s*=\s*false\b",
+       "stops validating token signatures or lifetime"),
+    _c("token", "ruby", r"\bJWT\.decode\s*\([^)\n]*,\s*[\w@:.\[\]'\"]+\s*,\s*false\b",
+       "decodes tokens without checking their signature (verify false)"),
+    # -- access: guards whose removal counts -----------------------------------------------
+    _c("access", "python",
+       r"(?m)^\s*@(?:[\w.]+\.)?(?:login_required|permission_required|user_passes_test"
+       r"|staff_member_required|superuser_required|requires_auth|auth_required|jwt_required"
+       r"|fresh_jwt_required|token_required|roles_required|roles_accepted|admin_required"
+       r"|requires_roles?|requires_permissions?|permission_classes|authentication_classes"
+       r"|require_login|login_required_\w+|has_permissions?|authenticated)\b",
+       "an access decorator", mode="guard"),
+    _c("access", "python",
+       r"\b(?:LoginRequiredMixin|PermissionRequiredMixin|UserPassesTestMixin)\b",
+       "an access mixin", mode="guard"),
+    _c("access", "python",
+       r"\bpermission_classes\s*=\s*[\[(][^\])\n]*\b(?:IsAuthenticated\w*|IsAdminUser"
+       r"|\w*Permissions?)\b",
+       "permission_classes", mode="guard"),
+    _c("access", "python",
+       r"\b(?:Depends|Security)\s*\(\s*[\w.]*(?i:auth|current_user|current_active_user|login"
+       r"|permission|require|verify|allow_user|admin|token|oauth2)\w*",
+       "an access dependency", mode="guard"),
+    # a middleware where middleware goes: an argument of a route or ``use`` call (a name
+    # defined, or a UI's ``isAuthenticated`` flag, is not one)
+    _c("access", "javascript",
+       r"[(,]\s*(?:[\w.]+\.)?(?:requireAuth\w*|isAuthenticated|ensureAuthenticated"
+       r"|ensureLoggedIn|requireLogin|requireUser|requireAdmin|requireRole\w*"
+       r"|authenticate(?:Token|JWT|Jwt|User|Request)?|authorize\w*|verifyToken|verifyJWT"
+       r"|verifyJwt|checkJwt|checkAuth|authMiddleware|authGuard|withAuth|requiresAuth"
+       r"|protectRoute|passport\.authenticate)\s*(?:\([^()\n]*\))?\s*[,)]",
+       "an authentication middleware", mode="guard"),
+    _c("access", "javascript", r"\breq\.isAuthenticated\s*\(",
+       "an authentication check", mode="guard"),
+    _c("access", "javascript", r"@(?:UseGuards|Roles|Authorized|Auth)\s*\(",
+       "a guard decorator", mode="guard"),
+    _c("access", "jvm",
+       r"@(?:PreAuthorize|PostAuthorize|Secured|RolesAllowed|RequiresPermissions|RequiresRoles"
+       r"|RequiresAuthentication|RequiresUser)\b",
+       "an access annotation", mode="guard"),
+    _c("access", "jvm",
+       r"\.(?:authenticated|fullyAuthenticated|hasRole|hasAnyRole|hasAuthority|hasAnyAuthority)"
+       r"\s*\(",
+       "an access rule", mode="guard"),
+    _c("access", "csharp", r"\[\s*Authorize\b", "an [Authorize] attribute", mode="guard"),
+    _c("access", "csharp", r"\.RequireAuthorization\s*\(", "RequireAuthorization",
+       mode="guard"),
+    _c("access", "ruby",
+       r"\bbefore_action\s+:(?:authenticate\w*|require_login|require_user|require_admin"
+       r"|authorize\w*|ensure_\w*(?:admin|auth|login|user)\w*|check_\w*(?:admin|auth|login)\w*)",
+       "an authentication before_action", mode="guard"),
+    _c("access", "php",
+       r"(?:->|::)middleware\s*\(\s*\[?\s*['\"](?:auth|can|verified|role|permission)\b",
+       "an auth middleware", mode="guard"),
+    _c("access", "go",
+       r"[(,]\s*(?:[\w.]+\.)?(?:AuthMiddleware|RequireAuth|JWTAuth|JwtAuth|jwtMiddleware"
+       r"|authMiddleware|RequireLogin|requireAuth|BasicAuth|Authenticate|Authorize)\w*"
+       r"\s*(?:\([^()\n]*\))?\s*[,)]",
+       "an authentication middleware", mode="guard"),
+    # -- access: guards over a router, a class or the whole app ------------------------------
+    _c("access", "javascript",
+       r"\.use\s*\(\s*(?:['\"`][^'\"`\n]*['\"`]\s*,\s*)?[\w.]*"
+       r"(?i:auth|guard|login|jwt|protect|session|verify)",
+       "a router-level guard", mode="wide"),
+    _c("access", "javascript jvm",
+       r"@(?:UseGuards|PreAuthorize|Secured|RolesAllowed)\s*\([^)]*\)\s*"
+       r"(?:@\w+(?:\s*\([^)]*\))?\s*)*(?:export\s+)?(?:public\s+)?(?:abstract\s+)?"
+       r"(?:final\s+)?(?:open\s+)?class\b",
+       "a class-level guard", mode="wide"),
+    _c("access", "csharp", r"\[\s*Authorize\b[^\]]*\]\s*(?:\[[^\]]*\]\s*)*(?:public\s+)?"
+       r"(?:sealed\s+)?(?:partial\s+)?class\b",
+       "a class-level guard", mode="wide"),
+    _c("access", "python",
+       r"\bLoginRequiredMiddleware\b|\bDEFAULT_PERMISSION_CLASSES\b|\bbefore_request\b"
+       r"|\bdependencies\s*=\s*\[[^\]]*Depends\s*\(|\blogin_required\s*\(\s*[\w.]",
+       "an app- or router-level guard", mode="wide"),
+    _c("access", "go", r"\.Use\s*\(\s*[\w.]*(?i:auth|jwt|login|guard)",
+       "a router-level guard", mode="wide"),
+    # -- access: cross-site request forgery protection ---------------------------------------
+    _c("access", "python", r"(?m)^\s*@(?:[\w.]+\.)?csrf_exempt\b",
+       "exempts a view from CSRF protection (@csrf_exempt)"),
+    _c("access", "python", r"\bcsrf\.exempt\b", "exempts a view from CSRF protection"),
+    _c("access", "python", r"\bWTF_CSRF_ENABLED\s*=\s*False\b",
+       "switches CSRF protection off (WTF_CSRF_ENABLED = False)"),
+    _c("access", "python", r"\bCsrfViewMiddleware\b", "CsrfViewMiddleware", mode="guard"),
+    _c("access", "javascript", r"\bcsrf['\"]?\s*:\s*false\b",
+       "switches CSRF protection off (csrf: false)"),
+    _c("access", "javascript", r"\b(?:csurf|csrfProtection|lusca\.csrf|doubleCsrfProtection)\b",
+       "CSRF middleware", mode="guard"),
+    _c("access", "jvm",
+       r"\bcsrf\s*\(\s*\)\s*\.\s*disable\s*\(|\bcsrf\s*\(\s*(\w+)\s*->\s*\w+\s*\.\s*disable\s*\("
+       r"|\bcsrf\s*\(\s*AbstractHttpConfigurer\s*::\s*disable\s*\)"
+       r"|\bcsrf\s*\{\s*disable\s*\(\s*\)\s*\}",
+       "switches CSRF protection off (csrf().disable())"),
+    _c("access", "ruby", r"\bskip_before_action\s+:verify_authenticity_token\b",
+       "skips CSRF verification (skip_before_action :verify_authenticity_token)"),
+    _c("access", "ruby", r"\bskip_forgery_protection\b", "skips CSRF protection"),
+    _c("access", "ruby", r"\bprotect_from_forgery\b", "protect_from_forgery", mode="guard"),
+    _c("access", "php", r"\bVerifyCsrfToken\b", "VerifyCsrfToken", mode="guard"),
+    _c("access", "csharp", r"\[\s*IgnoreAntiforgeryToken\b",
+       "skips CSRF validation ([IgnoreAntiforgeryToken])"),
+    # -- permissive ------------------------------------------------------------------------
+    _c("permissive", "rust", r"\bCorsLayer\s*::\s*very_permissive\s*\(",
+       "allows any origin with credentials (CorsLayer::very_permissive)"),
+    # -- password_hash ---------------------------------------------------------------------
+    _c("password_hash", "python",
+       r"(?i)\bhashlib\.(?:md5|sha1|sha224|sha256|sha384|sha512|sha3_\d+|blake2[bs])\s*\("
+       r"[^)\n]*" + _PW,
+       "hashes a password with a fast digest", unless=_NOT_PASSWORD_HASH),
+    _c("password_hash", "python",
+       r"(?i)\bhashlib\.new\s*\(\s*['\"]\w+['\"]\s*,[^)\n]*" + _PW,
+       "hashes a password with a fast digest", unless=_NOT_PASSWORD_HASH),
+    _c("password_hash", "javascript",
+       r"(?i)\bcreateHash\s*\(\s*['\"](?:md5|sha1|sha256|sha384|sha512)['\"]\s*\)\s*"
+       r"\.update\s*\([^)\n]*" + _PW,
+       "hashes a password with a fast digest", unless=_NOT_PASSWORD_HASH),
+    _c("password_hash", "javascript",
+       r"(?i)\b(?:md5|sha1|sha256|sha512|CryptoJS\.(?:MD5|SHA1|SHA256|SHA512))\s*\([^)\n]*" + _PW,
+       "hashes a password with a fast digest", unless=_NOT_PASSWORD_HASH),
+    _c("password_hash", "go",
+       r"(?i)\b(?:md5|sha1|sha256|sha512)\.Sum(?:224|256|384|512)?\s*\(\s*\[\]byte\s*\("
+       r"[^)\n]*" + _PW,
+       "hashes a password with a fast digest", unless=_NOT_PASSWORD_HASH),
+    _c("password_hash", "jvm",
+       r"(?i)\bDigestUtils\s*\.\s*(?:md5|sha1|sha256|sha384|sha512|sha)(?:Hex)?\s*\([^)\n]*" + _PW,
+       "hashes a password with a fast digest", unless=_NOT_PASSWORD_HASH),
+    _c("password_hash", "jvm", r"(?i)\.digest\s*\([^)\n]*" + _PW,
+       "hashes a password with a fast digest (MessageDigest)", unless=_NOT_PASSWORD_HASH),
+    _c("password_hash", "php",
+       r"(?i)\b(?:md5|sha1)\s*\(\s*\$\w*" + _PW,
+       "hashes a password with a fast digest", unless=_NOT_PASSWORD_HASH),
+    _c("password_hash", "php",
+       r"(?i)\bhash\s*\(\s*['\"](?:md5|sha1|sha256|sha512)['\"]\s*,[^)\n]*" + _PW,
+       "hashes a password with a fast digest", unless=_NOT_PASSWORD_HASH),
+    _c("password_hash", "ruby",
+       r"(?i)\bDigest::(?:MD5|SHA1|SHA256|SHA384|SHA512)\.(?:hex|base64)?digest\s*\([^)\n]*" + _PW,
+       "hashes a password with a fast digest", unless=_NOT_PASSWORD_HASH),
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class _Pair:
+    """Two constructs that are a weakening together: ``first`` with ``second`` in the text
+    after the change, one of them added by it."""
+
+    languages: frozenset[Language]
+    first: re2._Regexp
+    second: re2._Regexp
+    words: str
+
+
+def _pair(languages: str, first: str, second: str) -> _Pair:
+    return _Pair(
+        frozenset(languages.split()),  # type: ignore[arg-type]
+        re2.compile(first),
+        re2.compile(second),
+        "allows any origin with credentials (CORS)",
+    )
+
+
+# Token checks: the verifying call lost (``first``) and a decoding one gained (``second``).
+_SWAPS: Final[tuple[_Pair, ...]] = (
+    _Pair(
+        frozenset({"javascript"}),
+        re2.compile(r"\bjwt\.verify\s*\(|\bjwtVerify\s*\(|\bverifyJwt\s*\(|\bverifyToken\s*\("),
+        re2.compile(r"\bjwt\.decode\s*\(|\bdecodeJwt\s*\(|\bjwtDecode\s*\(|\bjwt_decode\s*\("),
+        "decodes tokens without verifying them (a verify call replaced by decode)",
+    ),
+    _Pair(
+        frozenset({"python"}),
+        re2.compile(r"\bjwt\.decode\s*\(|\bjws\.verify\s*\("),
+        re2.compile(r"\bget_unverified_claims\s*\(|\bdecode_unverified\s*\("),
+        "reads token claims without verifying them (get_unverified_claims)",
+    ),
+    _Pair(
+        frozenset({"jvm"}),
+        re2.compile(
+            r"\bJWT\.require\s*\(|\.parseClaimsJws\s*\(|\.parseSignedClaims\s*\("
+            r"|\.verifyWith\s*\(|\.setSigningKey\s*\("
+        ),
+        re2.compile(r"\bJWT\.decode\s*\(|\.parseClaimsJwt\s*\(|\.parseUnsecuredClaims\s*\("),
+        "decodes tokens without verifying them (a verify call replaced by decode)",
+    ),
+)
+
+# CORS: any origin (``*``, ``true``, the request's own) with credentials.
+_CORS: Final[tuple[_Pair, ...]] = (
+    _pair(
+        "javascript",
+        r"(?i)\borigin['\"]?\s*:\s*(?:['\"`]\*['\"`]|true\b)"
+        r"|Access-Control-Allow-Origin['\"]\s*,\s*(?:['\"`]\*['\"`]|req\.headers\.origin"
+        r"|req\.header\(\s*['\"]origin|req\.get\(\s*['\"]origin|request\.headers\.get\(\s*['\"]origin)",
+        r"(?i)\bcredentials['\"]?\s*:\s*true\b|Access-Control-Allow-Credentials['\"]\s*,\s*['\"`]?true",
+    ),
+    _pair(
+        "python",
+        r"\bCORS_(?:ORIGIN_ALLOW_ALL|ALLOW_ALL_ORIGINS)\s*=\s*True\b"
+        r"|\b(?:origins|allow_origins|resources)\s*=\s*(?:['\"]\*['\"]|\[\s*['\"]\*['\"]\s*\])"
+        r"|\ballow_origin_regex\s*=\s*r?['\"]\.\*"
+        r"|(?i:Access-Control-Allow-Origin)['\"]\]?\s*[=,:]\s*(?:['\"]\*['\"]|request\.headers)",
+        r"\bCORS_ALLOW_CREDENTIALS\s*=\s*True\b|\b(?:supports_credentials|allow_credentials)\s*=\s*True\b"
+        r"|(?i:Access-Control-Allow-Credentials)['\"]\]?\s*[=,:]\s*['\"]true",
+    ),
+    _pair(
+        "go",
+        r"\bAllowAllOrigins\s*:\s*true\b|\bAllow(?:ed)?Origins\s*:\s*\[\]string\s*\{\s*\"\*\""
+        r"|\bAllowOriginFunc\s*:\s*func\s*\([^)]*\)\s*bool\s*\{\s*return\s+true"
+        r"|(?i:Access-Control-Allow-Origin)\"\s*,\s*(?:\"\*\"|r\.Header\.Get\(\s*\"Origin)",
+        r"\bAllowCredentials\s*:\s*true\b|(?i:Access-Control-Allow-Credentials)\"\s*,\s*\"true",
+    ),
+    _pair(
+        "jvm",
+        r"\ballowedOrigins\s*\(\s*\"\*\"\s*\)|\ballowedOriginPatterns\s*\(\s*\"\*\"\s*\)"
+        r"|\bsetAllowedOrigin(?:Pattern)?s\s*\(\s*(?:List\.of|Arrays\.asList|listOf|"
+        r"Collections\.singletonList)\s*\(\s*\"\*\"\s*\)\s*\)|\baddAllowedOrigin(?:Pattern)?\s*\(\s*\"\*\""
+        r"|@CrossOrigin\s*\(\s*(?:origins\s*=\s*)?\"\*\"",
+        r"\b(?:set)?[aA]llowCredentials\s*\(\s*true\s*\)|\ballowCredentials\s*=\s*\"true\"",
+    ),
+    _pair(
+        "rust",
+        r"\ballow_origin\s*\(\s*(?:Any|cors::Any|AllowOrigin::any\(\)|AllowOrigin::mirror_request\(\))",
+        r"\ballow_credentials\s*\(\s*true\s*\)",
+    ),
+    _pair("ruby", r"\borigins\s+['\"]\*['\"]", r"\bcredentials:\s*true\b"),
+    _pair(
+        "php",
+        r"['\"]allowed_origins['\"]\s*=>\s*\[\s*['\"]\*['\"]",
+        r"['\"]supports_credentials['\"]\s*=>\s*true\b",
+    ),
+    _pair(
+        "csharp",
+        r"\.AllowAnyOrigin\s*\(\s*\)|\.SetIsOriginAllowed\s*\(\s*\w+\s*=>\s*true\s*\)",
+        r"\.AllowCredentials\s*\(\s*\)",
+    ),
+    _pair(
+        "config",
+        r"(?i)allowed[-_]?origins['\"]?\s*[:=]\s*\[?\s*['\"]?\*",
+        r"(?i)allow[-_]?credentials['\"]?\s*[:=]\s*['\"]?true\b",
+    ),
+)
+
+_ALLOWED_ANY_HOST: Final = re2.compile(r"\bALLOWED_HOSTS\s*[+]?=\s*[\[(]\s*['\"]\*['\"]")
+# Debugging switched on, in a settings file named for production.
+_PRODUCTION_FILE: Final = re2.compile(r"(?i)(?:^|[/._-])(?:prod|production|live)(?:[/._-]|$)")
+_NOT_PRODUCTION_FILE: Final = re2.compile(
+    r"(?i)(?:^|[/._-])(?:dev|devel|development|local|test|tests|testing|ci|example|sample)"
+    r"(?:[/._-]|$)"
+)
+_DEBUG_ON: Final[dict[Language, re2._Regexp]] = {
+    "python": re2.compile(r"(?m)^\s*(?:TEMPLATE_)?DEBUG\s*=\s*True\b"),
+    "config": re2.compile(
+        r"(?mi)^\s*['\"]?(?:app_|flask_|django_)?debug['\"]?\s*[:=]\s*['\"]?(?:true|1|on|yes)\b"
+    ),
+    "ruby": re2.compile(r"\bconsider_all_requests_local\s*=\s*true\b"),
+    "php": re2.compile(r"['\"]debug['\"]\s*=>\s*true\b"),
+}
+
+# Guards at a wider level, or definitions, whose change excuses a guard removed elsewhere.
+_DEFINITION: Final = re2.compile(
+    r"(?m)^\s*(?:async\s+def|def|class|function|fun|func|fn)\s+\w"
+    r"|\.(?:get|post|put|patch|delete|all|route)\s*\(\s*['\"`/]"
+    r"|^\s*(?:public|private|protected)\s+[\w<>\[\], ]+\s+\w+\s*\("
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One safeguard a change takes out: its class, and what the change does, in words."""
+
+    safeguard: Safeguard
+    what: str
+
+
+# Per language, every construct in one pattern: most texts match none, and one pass says so.
+_ANY: Final[dict[Language, re2._Regexp]] = {
+    language: re2.compile(
+        "|".join(f"(?:{c.pattern.pattern})" for c in _CONSTRUCTS if language in c.languages)
+    )
+    for language in LANGUAGES
+    if any(language in c.languages for c in _CONSTRUCTS)
+}
+_NONE: Final = (0,) * len(_CONSTRUCTS)
+
+
+@lru_cache(maxsize=16)
+def _counts(text: str, language: Language) -> tuple[int, ...]:
+    """How many times each construct of :data:`_CONSTRUCTS` occurs in ``text`` (0 for one
+    of another language), remembered: the entries of a pack read the same write."""
+    code = _code(text, language)
+    every = _ANY.get(language)
+    if every is None or every.search(code) is None:
+        return _NONE
+    counts = []
+    for construct in _CONSTRUCTS:
+        if language not in construct.languages:
+            counts.append(0)
+            continue
+        counts.append(_count(construct.pattern, code, construct.unless))
+    return tuple(counts)
+
+
+def _count(pattern: re2._Regexp, code: str, unless: re2._Regexp | None = None) -> int:
+    total = 0
+    for match in pattern.finditer(code):
+        if unless is not None:
+            start = code.rfind("\n", 0, match.start()) + 1
+            end = code.find("\n", match.end())
+            if unless.search(code[start : end if end >= 0 else len(code)]):
+                continue
+        total += 1
+    return total
+
+
+def guards_in(text: str, language: Language) -> int:
+    """How many access guards ``text`` holds (a file whose earlier text is unknown)."""
+    counts = _counts(text, language)
+    return sum(
+        n
+        for n, construct in zip(counts, _CONSTRUCTS, strict=True)
+        if construct.mode == "guard" and construct.safeguard == "access"
+    )
+
+
+def guard_added(path: str, before: str, after: str) -> bool:
+    """Whether the change of ``path`` adds an access guard (for a change of many files: a
+    guard removed from one file may have moved to another)."""
+    language = language_of(path)
+    if language is None:
+        return False
+    was, now = _counts(before, language), _counts(after, language)
+    return any(
+        a > b
+        for construct, b, a in zip(_CONSTRUCTS, was, now, strict=True)
+        if construct.safeguard == "access" and construct.mode in ("guard", "wide")
+    )
+
+
+def taken_out(
+    path: str,
+    before: str,
+    after: str,
+    safeguards: Sequence[Safeguard],
+    *,
+    guard_added_elsewhere: bool = False,
+) -> list[Finding]:
+    """What the change of ``path`` from ``before`` to ``after`` takes out, per class asked
+    for ("" before: a new file, or one whose earlier text is unknown).
+    ``guard_added_elsewhere``: another file of the same change adds an access guard."""
+    language = language_of(path)
+    if language is None:
+        return []
+    wanted = frozenset(safeguards)
+    was, now = _counts(before, language), _counts(after, language)
+    found: list[Finding] = []
+    said: set[str] = set()
+    guards_lost: list[str] = []
+    guard_gained = guard_added_elsewhere
+    for construct, b, a in zip(_CONSTRUCTS, was, now, strict=True):
+        if construct.safeguard not in wanted or (a == 0 and b == 0):
+            continue
+        if construct.mode == "wide":
+            guard_gained = guard_gained or a > b
+        elif construct.mode == "guard":
+            if a < b:
+                guards_lost.append(construct.words)
+            elif a > b:
+                guard_gained = True
+        elif a > b and construct.words not in said:
+            said.add(construct.words)
+            found.append(Finding(construct.safeguard, construct.words))
+    if guards_lost and not guard_gained:
+        code_before, code_after = _code(before, language), _code(after, language)
+        gone = _count(_DEFINITION, code_before) - _count(_DEFINITION, code_after)
+        lost = sum(
+            b - a
+            for construct, b, a in zip(_CONSTRUCTS, was, now, strict=True)
+            if construct.mode == "guard" and construct.safeguard in wanted and a < b
+        )
+        if gone < lost:  # not the handlers themselves deleted with their guards
+            words = ", ".join(dict.fromkeys(guards_lost))
+            found.append(Finding("access", f"removes an access check: {words}"))
+    if "token" in wanted:
+        found.extend(_swapped(language, before, after))
+    if "permissive" in wanted:
+        found.extend(_permissive(path, language, before, after))
+    return found
+
+
+def _swapped(language: Language, before: str, after: str) -> list[Finding]:
+    """A verifying call replaced by one that does not verify, in the same change."""
+    swaps = [swap for swap in _SWAPS if language in swap.languages]
+    if not swaps:
+        return []
+    code_before, code_after = _code(before, language), _code(after, language)
+    for swap in swaps:
+        if _count(swap.first, code_after) < _count(swap.first, code_before) and _count(
+            swap.second, code_after
+        ) > _count(swap.second, code_before):
+            return [Finding("token", swap.words)]
+    return []
+
+
+def _permissive(path: str, language: Language, before: str, after: str) -> list[Finding]:
+    found: list[Finding] = []
+    code_before: str | None = None
+    code_after: str | None = None
+    for pair in _CORS:
+        if language not in pair.languages:
+            continue
+        code_before = _code(before, language) if code_before is None else code_before
+        code_after = _code(after, language) if code_after is None else code_after
+        first_a, second_a = _count(pair.first, code_after), _count(pair.second, code_after)
+        if not first_a or not second_a:
+            continue
+        first_b, second_b = _count(pair.first, code_before), _count(pair.second, code_before)
+        if first_a > first_b or second_a > second_b:
+            found.append(Finding("permissive", pair.words))
+            break
+    if language == "python" and not _NOT_PRODUCTION_FILE.search(path):
+        code_before = _code(before, language) if code_before is None else code_before
+        code_after = _code(after, language) if code_after is None else code_after
+        if _count(_ALLOWED_ANY_HOST, code_after) > _count(_ALLOWED_ANY_HOST, code_before):
+            found.append(Finding("permissive", "sets ALLOWED_HOSTS = ['*'] (any Host header)"))
+    debug = _DEBUG_ON.get(language)
+    if (
+        debug is not None
+        and _PRODUCTION_FILE.search(path)
+        and not _NOT_PRODUCTION_FILE.search(path)
+    ):
+        code_before = _code(before, language) if code_before is None else code_before
+        code_after = _code(after, language) if code_after is None else code_after
+        if _count(debug, code_after) > _count(debug, code_before):
+            found.append(Finding("permissive", "switches debugging on in production settings"))
+    return found
