@@ -20,6 +20,16 @@ Each entry runs the checks named in ``checks`` (usually one):
   ``clean -f`` (untracked; ``-x`` ignored too) when ``context.git_status`` shows work those
   would lose; ``stash drop``/``stash clear`` and ``worktree remove --force`` always (stashes
   and other worktrees are not in the status).
+- ``delete_work``: not git at all, but the same loss: a delete or an emptying of files in
+  the work tree (:mod:`specialists.understand.worktree`: ``rm -rf src/``, ``find . -name
+  '*.py' -delete``, ``xargs rm``, ``: > app.py``, ``Remove-Item -Recurse``, ``shutil.rmtree``,
+  a ``file_delete``, a ``file_write`` that leaves next to nothing) judged against
+  ``context.git_status``: paths it lists as changed or untracked are named and the act gets
+  ``delete_verdict``; a clean status passes (git gives the files back); with no status, a
+  recursive delete or a selection gets ``when_status_unknown`` and a single named file a flag,
+  both naming the missing fact. Names in ``disposable`` (``*.pyc``, ``*.log``...) are not
+  work; untracked files that a ``file_write`` of this session created are the agent's own
+  and get a flag.
 - ``history_rewrite``: ``filter-branch``, ``filter-repo``, ``push --delete``/``:ref``/
   ``--prune``, ``branch -D`` (or ``-d --force``), ``reflog expire``, ``gc --prune=now``,
   ``update-ref -d``, a branch moved elsewhere (``branch -f NAME [START]``; ``checkout -B`` /
@@ -36,6 +46,7 @@ Example entry config::
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -53,6 +64,7 @@ from specialists.shellparse import (
     resolve_path,
 )
 from specialists.understand.globs import WordGlobs, is_within, word_globs
+from specialists.understand.worktree import Loss, hit_paths, losses
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
@@ -65,6 +77,12 @@ __all__ = ["GitConfig", "GitSpecialist", "GitStatus", "parse_status", "superviso
 KIND_NAME: Final = "git"
 KIND_VERSION: Final = "1"
 DEFAULT_PROTECTED: Final = ("main", "master", "release/*", "production")
+# File names whose loss is no loss of work: compiled files, logs, editor and patch leftovers.
+DEFAULT_DISPOSABLE: Final = (
+    "*.pyc", "*.pyo", "*.o", "*.obj", "*.class", "*.so", "*.a", "*.log", "*.tmp", "*.temp",
+    "*~", "*.swp", "*.swo", ".DS_Store", "Thumbs.db", "*.orig", "*.rej", ".coverage",
+    ".coverage.*", "*.egg-info", "nohup.out", "core", "tmp", "temp", "log", "logs",
+)  # fmt: skip
 DEFAULT_HOOK_VARIABLES: Final = (
     "HUSKY=0",
     "HUSKY_SKIP_HOOKS=?*",
@@ -77,7 +95,7 @@ MAX_STATUS_LINES: Final = 5_000
 MAX_RECENT: Final = 10
 TEXT_CAP: Final = 200
 
-Check = Literal["force_push", "discard_work", "history_rewrite", "hook_bypass"]
+Check = Literal["force_push", "discard_work", "delete_work", "history_rewrite", "hook_bypass"]
 Strength = Literal["flag", "nudge", "block"]
 
 
@@ -100,6 +118,9 @@ class GitConfig(KindConfig):
             object when the status shows work to lose), ``object`` (the entry's verdict) or
             ``nudge`` (refuse this once and name the missing fact: unknown is not safe).
         hook_variables: ``NAME=value`` globs that switch hooks off when set on the line.
+        delete_verdict: ``delete_work``'s verdict when a delete or an emptying takes paths
+            the status lists as changed or untracked.
+        disposable: ``delete_work``: file-name globs whose loss is no loss of work.
         verdict: the verdict on an objection; the entry's ``default_verdict`` when unset.
         max_chars: a shell command is cut here before parsing.
     """
@@ -112,6 +133,10 @@ class GitConfig(KindConfig):
     when_status_unknown: Literal["ok", "object", "nudge"] = "ok"
     hook_variables: list[Annotated[str, AfterValidator(_check_glob)]] = Field(
         default_factory=lambda: list(DEFAULT_HOOK_VARIABLES)
+    )
+    delete_verdict: Strength = "nudge"
+    disposable: list[Annotated[str, AfterValidator(_check_glob)]] = Field(
+        default_factory=lambda: list(DEFAULT_DISPOSABLE), max_length=200
     )
     verdict: Strength | None = None
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=1_048_576)
@@ -134,7 +159,9 @@ class GitStatus:
 
     ``known`` is False when there is no status. ``tracked_paths`` and ``untracked_paths``
     list changed paths (relative to the repository root) when the status gives them; they
-    are None when it does not (the human format).
+    are None when it does not (the human format). ``complete`` is False when the host cut
+    the list short (``... N more entries not shown (truncated)``): a path not listed may
+    still hold work.
     """
 
     known: bool
@@ -143,6 +170,7 @@ class GitStatus:
     ignored: bool = False
     tracked_paths: tuple[str, ...] | None = None
     untracked_paths: tuple[str, ...] | None = None
+    complete: bool = True
 
     @property
     def dirty(self) -> bool:
@@ -161,17 +189,23 @@ def parse_status(text: str | None) -> GitStatus:
     body = text.strip("\n")
     if not body.strip():
         return _CLEAN
-    lines = body.split("\n")[:MAX_STATUS_LINES]
+    every = body.split("\n")
+    lines = every[:MAX_STATUS_LINES]
     tracked = untracked = ignored = False
     changed: list[str] = []
     new: list[str] = []
     porcelain = True
+    complete = len(every) <= MAX_STATUS_LINES
     for line in lines:
         if not line.strip() or line.startswith("##") or line.startswith("# "):
             continue
+        if line.startswith("... ") and line.rstrip().endswith("(truncated)"):
+            complete = False  # supervisor.facts cut a long status here
+            continue
         if line[:2] in ("1 ", "2 ", "u ") and line.count(" ") >= 8:  # porcelain v2
             tracked = True
-            changed.append(line.rsplit(" ", 1)[-1].split("\t")[0])
+            fields = {"1": 8, "2": 9, "u": 10}[line[0]]  # the path is the last, spaces and all
+            changed.append(line.split(" ", fields)[-1].split("\t")[0])
             continue
         if line[:2] in ("? ", "! ") and len(line) > 2 and line[0] in "?!":
             if line[0] == "?":
@@ -195,7 +229,7 @@ def parse_status(text: str | None) -> GitStatus:
         porcelain = False
         break
     if porcelain:
-        return GitStatus(True, tracked, untracked, ignored, tuple(changed), tuple(new))
+        return GitStatus(True, tracked, untracked, ignored, tuple(changed), tuple(new), complete)
     lowered = body.lower()
     tracked = (
         "changes not staged" in lowered
@@ -541,6 +575,8 @@ class GitSpecialist:
 
     __slots__ = (
         "_checks",
+        "_delete_verdict",
+        "_disposable",
         "_hook_vars",
         "_max_chars",
         "_protected",
@@ -549,6 +585,7 @@ class GitSpecialist:
         "_use_context",
         "_verdict",
         "execution",
+        "observes",
     )
 
     def __init__(self, config: GitConfig, verdict: Verdict) -> None:
@@ -561,19 +598,33 @@ class GitSpecialist:
         self._unknown_verdict = Verdict.NUDGE if config.when_status_unknown == "nudge" else None
         self._hook_vars = WordGlobs(config.hook_variables, lazy=True)
         self._max_chars = config.max_chars
+        self._delete_verdict = Verdict(config.delete_verdict)
+        self._disposable = WordGlobs(config.disposable, lazy=True)
+        # a write tool's text is compared with the file's (recorded for a replay)
+        self.observes = "delete_work" in self._checks
 
     # Entry -------------------------------------------------------------------------------
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal when the action runs no git, or the verdict on the first objection."""
         found = self._invocations(action, context)
+        status = parse_status(context.git_status)
+        judged = False
+        if "delete_work" in self._checks and (
+            found is not None or action.type in ("file_delete", "file_write")
+        ):
+            parsed_line = found[1] if found is not None else None
+            if found is None or parsed_line is not None:
+                judged = True
+                lost = self._lost_work(action, context, parsed_line, status)
+                if lost is not None:
+                    return lost
         if found is None:
-            return SpecialistResult.refuse()
+            return SpecialistResult.ok() if judged else SpecialistResult.refuse()
         gits, parsed = found
         if not gits:
             return SpecialistResult.ok()
         protected = self._protected_globs(context)
-        status = parse_status(context.git_status)
         for git in gits:
             for check in self._checks:
                 objection = self._check(check, git, gits, parsed, context, protected, status)
@@ -800,6 +851,140 @@ class GitSpecialist:
             git,
         )
 
+    # delete_work -------------------------------------------------------------------------
+
+    def _lost_work(
+        self, action: Action, context: Context, parsed: ParsedShell | None, status: GitStatus
+    ) -> SpecialistResult | None:
+        """The objection to deleting or emptying uncommitted work, or None."""
+        found = losses(action, context, parsed)
+        if not found:
+            return None
+        root = resolve_path(context.repo_root or context.cwd or "/", None, context.home)
+        listed = status.known and status.tracked_paths is not None
+        if listed:
+            hits = self._hits(found, status, root)
+            if hits:
+                return self._work_lost(hits, status, context, root)
+            if status.complete:
+                return None  # nothing uncommitted there: git gives the files back
+        elif status.known and not status.dirty:
+            return None
+        # without a list, names that hold no work (*.log, tmp/) are not asked about
+        found = [x for x in found if not self._disposable.match(x.path.rpartition("/")[2])]
+        return self._work_unknown(found, status, root) if found else None
+
+    def _hits(
+        self, found: Sequence[Loss], status: GitStatus, root: str
+    ) -> list[tuple[Loss, list[str]]]:
+        hits: list[tuple[Loss, list[str]]] = []
+        changed = (*(status.tracked_paths or ()), *(status.untracked_paths or ()))
+        for loss in found:
+            if loss.pattern and self._disposable.match(loss.path.rpartition("/")[2]):
+                continue  # find . -name '*.pyc' -delete: a selection of what holds no work
+            paths = [
+                p
+                for p in hit_paths(loss, changed, root)
+                if not self._disposable.match(p.rstrip("/").rpartition("/")[2])
+            ]
+            if paths:
+                hits.append((loss, paths))
+        return hits
+
+    def _work_lost(
+        self,
+        hits: Sequence[tuple[Loss, list[str]]],
+        status: GitStatus,
+        context: Context,
+        root: str,
+    ) -> SpecialistResult:
+        loss = hits[0][0]
+        paths = list(dict.fromkeys(p for _, ps in hits for p in ps))
+        untracked = set(status.untracked_paths or ())
+        shown = ", ".join(
+            f"{p} ({'untracked' if p in untracked else 'uncommitted changes'})" for p in paths[:3]
+        )
+        if len(paths) > 3:
+            shown += f" and {len(paths) - 3} more"
+        verb = "empties" if loss.how == "empty" else "deletes"
+        verdict = self._delete_verdict
+        own = _written_this_session(context, root)
+        mine = all(p in untracked and f"{root}/{p}".rstrip("/") in own for p in paths)
+        reason = f"{_cut(loss.source, 80)} {verb} {shown}, which git cannot give back"
+        if mine:
+            verdict = Verdict.FLAG
+            reason += " (files a write tool of this session created: the agent's own)"
+        target = _relative(loss.path, root)
+        stash = " -- " + " ".join(shlex.quote(p) for p in paths) if len(paths) <= 3 else ""
+        return SpecialistResult(
+            verdict=verdict,
+            reason=_cut(reason, 400),
+            correction=(
+                f"{', '.join(paths[:3])} hold{'s' if len(paths) == 1 else ''} work that is not "
+                f"committed. Commit it or stash it first (git stash push -u{stash}), or "
+                "ask the user whether it may go; it is fine once git status shows nothing "
+                "uncommitted there, or when the user asked for exactly this delete."
+            ),
+            evidence={
+                "object": f"worktree:{target}",
+                "check": "delete_work",
+                "command": _cut(loss.source, TEXT_CAP),
+                "lost": list[JsonValue](paths[:20]),
+            },
+        )
+
+    def _work_unknown(
+        self, found: Sequence[Loss], status: GitStatus, root: str
+    ) -> SpecialistResult | None:
+        """No list of changed paths (no status, a human one, or one cut short): a recursive
+        delete or a selection is asked about, a single named file recorded."""
+        wide = next((loss for loss in found if loss.whole or loss.selection), None)
+        loss = wide or found[0]
+        if wide is not None and self._unknown_verdict is not None:
+            verdict = self._unknown_verdict
+        elif wide is not None and self._unknown_objects:
+            verdict = self._verdict
+        elif self._unknown_objects:
+            verdict = Verdict.FLAG
+        else:
+            return None
+        why = (
+            "the host sent no git_status"
+            if not status.known
+            else "the git status does not list every changed path"
+        )
+        what = (
+            "everything below it"
+            if loss.whole
+            else "every file it selects"
+            if loss.selection
+            else "the file"
+        )
+        verb = "empties" if loss.how == "empty" else "deletes"
+        shown = _relative(loss.path, root)
+        return SpecialistResult(
+            verdict=verdict,
+            confidence=0.8,
+            reason=_cut(
+                f"{_cut(loss.source, 80)} {verb} {shown} ({what}) inside the work tree, and "
+                f"the work-tree status is not known ({why}): what is not committed there "
+                "would be lost",
+                400,
+            ),
+            correction=(
+                f"Run `git status --porcelain -- {shlex.quote(shown)}` first: if it lists "
+                "nothing, git can give the files back and you may run the command again; "
+                "otherwise commit "
+                "or stash that work first, or ask the user."
+            ),
+            evidence={
+                "object": f"worktree:{shown}",
+                "check": "delete_work",
+                "command": _cut(loss.source, TEXT_CAP),
+                "missing_fact": "git_status",
+            },
+        )
+
     # history_rewrite ---------------------------------------------------------------------
 
     def _rewrite(self, git: _Git, context: Context, protected: WordGlobs) -> _Objection | None:
@@ -970,6 +1155,23 @@ class GitSpecialist:
             correction=objection.correction,
             evidence=evidence,
         )
+
+
+def _relative(path: str, root: str) -> str:
+    """``path`` relative to ``root`` (itself when outside it)."""
+    if root != "/" and path.startswith(root + "/"):
+        return path[len(root) + 1 :]
+    return path
+
+
+def _written_this_session(context: Context, root: str) -> frozenset[str]:
+    """The absolute paths a ``file_write`` among the session's recent actions wrote."""
+    out: set[str] = set()
+    for action in context.recent_actions[-16:]:
+        path = action.args.get("path") or action.args.get("file_path")
+        if action.type == "file_write" and isinstance(path, str) and path:
+            out.add(resolve_path(path, context.cwd or root, context.home))
+    return frozenset(out)
 
 
 def _cut(text: str, limit: int) -> str:
