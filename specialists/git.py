@@ -683,7 +683,9 @@ class GitSpecialist:
             return self._discard(git, context, status)
         if check == "history_rewrite":
             return self._rewrite(git, context, protected)
-        return self._hooks(git, parsed, context)
+        if check == "hook_bypass":
+            return self._hooks(git, parsed, context)
+        return None  # delete_work is judged once per action, not per git command
 
     # force_push --------------------------------------------------------------------------
 
@@ -938,7 +940,10 @@ class GitSpecialist:
     ) -> SpecialistResult | None:
         """No list of changed paths (no status, a human one, or one cut short): a recursive
         delete or a selection is asked about, a single named file recorded."""
-        wide = next((loss for loss in found if loss.whole or loss.selection), None)
+        # rsync --delete mirrors a source chosen by name: recorded, as one named file is
+        wide = next(
+            (loss for loss in found if (loss.whole or loss.selection) and not loss.mirror), None
+        )
         loss = wide or found[0]
         if wide is not None and self._unknown_verdict is not None:
             verdict = self._unknown_verdict
@@ -954,7 +959,9 @@ class GitSpecialist:
             else "the git status does not list every changed path"
         )
         what = (
-            "everything below it"
+            "what its source lacks below it"
+            if loss.mirror
+            else "everything below it"
             if loss.whole
             else "every file it selects"
             if loss.selection
@@ -1240,6 +1247,8 @@ def _lost(
         "any": "untracked and ignored files",
     }[needs]
     paths = status.tracked_paths if needs == "tracked" else status.untracked_paths
+    if not status.complete:
+        paths = None  # a list cut short: a path not in it may still hold work
     if not pathspecs or paths is None or needs == "any":
         return kind
     hits = _paths_hit(paths, pathspecs, cwd, repo_root)

@@ -127,7 +127,12 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
         elif not _remote(dest):
             for written, pattern in copied_into(dest, sources, program, into):
                 add("write", written, pattern)
-        if program == "rsync" and any(f.startswith("delete") for f in command.flags):
+        if (
+            program == "rsync"
+            and any(f.startswith("delete") for f in command.flags)
+            and not _remote(dest)  # the far side's deletes are judged as its own command
+            and not command.has_flag("n", "dry-run")
+        ):
             add("delete", dest)
     elif program in _ATTR_WRITERS:
         skip = program in ("chown", "chgrp") and not command.has_flag("reference")

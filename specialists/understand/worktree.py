@@ -54,7 +54,9 @@ class Loss(NamedTuple):
     matches (``/repo/src/*.py``), at any depth below its directory when ``deep`` (``find
     -name``). ``whole``: a directory goes with everything below it (``rm -r``, ``rmtree``,
     ``Remove-Item -Recurse``, a delete tool given a directory). ``selection``: the path stands
-    for what a glob, ``find``, ``xargs`` or another command's output selects.
+    for what a glob, ``find``, ``xargs`` or another command's output selects. ``mirror``:
+    ``rsync --delete`` makes a destination a copy of its source, deleting what the source
+    lacks.
     """
 
     path: str
@@ -64,6 +66,7 @@ class Loss(NamedTuple):
     pattern: bool
     deep: bool
     source: str
+    mirror: bool = False
 
 
 def losses(
@@ -98,19 +101,38 @@ def _kept(path: str, where: Where) -> bool:
 def shell_losses(parsed: ParsedShell, where: Where) -> list[Loss]:
     """The losses of every command a shell line would run on this host."""
     out: list[Loss] = []
+    asks = False  # the last find runs its command with -ok: the user confirms each file
     for cmd in parsed.commands:
-        if cmd.remote or cmd.help:
+        if cmd.program == "find" and cmd.via[-1:] != ("find -exec",):
+            asks = any(w in ("-ok", "-okdir") for w in cmd.argv) and not any(
+                w in ("-exec", "-execdir") for w in cmd.argv
+            )
+        if cmd.remote or cmd.help or _confirmed(cmd, asks):
             continue
         out.extend(_command_losses(cmd, parsed.home, where))
     return out
+
+
+def _confirmed(cmd: SimpleCommand, find_asks: bool) -> bool:
+    """Whether the user confirms each delete: ``rm -i`` at a terminal (not fed by ``yes``),
+    a command ``find -ok`` runs."""
+    if cmd.via[-1:] == ("find -exec",) and find_asks:
+        return True
+    interactive = cmd.has_flag("i") or "interactive" in cmd.flags
+    fed = bool(cmd.pipe_from) or any(r.reads for r in cmd.redirects)
+    return cmd.program == "rm" and interactive and not fed
 
 
 def _command_losses(cmd: SimpleCommand, home: str | None, where: Where) -> list[Loss]:
     out: list[Loss] = []
     program = cmd.program
     source = cmd.source or " ".join(cmd.argv)
+    whole = not _RECURSIVE.isdisjoint(cmd.flags)
+    written = source.split(" ", 1)[0].lower()
+    if written in ("rmdir", "rd") and not whole:
+        return []  # rmdir and rd without /s remove empty directories only
+    mirror = program == "rsync"  # what the source lacks goes from the destination
     if program != "mv":  # a moved file is not lost
-        whole = not _RECURSIVE.isdisjoint(cmd.flags) or program == "rsync"
         picked = cmd.filtered or cmd.stdin_args or find_filtered(cmd)
         everything = {f"{where.workspace}/*", f"{where.workspace}/**"}
         for effect in path_effects(cmd, home):
@@ -133,11 +155,12 @@ def _command_losses(cmd: SimpleCommand, home: str | None, where: Where) -> list[
                 Loss(
                     path,
                     "delete",
-                    whole or unfiltered_find,
+                    whole or unfiltered_find or mirror,
                     bool(selection),
                     pattern or dynamic,
                     deep and pattern,
                     source,
+                    mirror,
                 )
             )
     for path in _emptied(cmd, home):

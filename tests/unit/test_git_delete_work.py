@@ -102,7 +102,8 @@ def test_deleting_uncommitted_work_is_refused(command: str, lost: str) -> None:
     assert result.verdict is Verdict.NUDGE, result
     assert lost in (result.reason or "")
     assert "git cannot give back" in (result.reason or "")
-    assert "stash" in (result.correction or "") and "user" in (result.correction or "")
+    assert "stash" in (result.correction or "")
+    assert "user" in (result.correction or "")
     assert result.evidence["check"] == "delete_work"
 
 
@@ -321,3 +322,42 @@ def _loss(path: str, *, whole: bool = False, pattern: bool = False, deep: bool =
 )
 def test_hit_paths(loss: Loss, changed: list[str], hits: list[str]) -> None:
     assert hit_paths(loss, changed, "/r") == hits
+
+
+def test_delete_work_is_no_other_check() -> None:
+    for command in ("git commit --no-verify -m x", "git push -f origin main", "git branch -D x"):
+        assert shell(command, DIRTY).verdict is Verdict.OK, command
+
+
+def test_discarding_with_a_status_cut_short_still_refuses() -> None:
+    cut = " M app.py\n... 800 more entries not shown (truncated)\n"
+    result = shell("git checkout -- src/", cut)
+    assert result.verdict is Verdict.BLOCK
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -i src/orders/service.py",  # the user answers for each file
+        "find . -name '*.py' -ok rm {} \\;",
+        "rmdir src/orders",  # empty directories only
+        "rmdir src/*",
+        "rsync -a --delete src/ backup-host:src/",  # the far side's files
+        "rsync -a --delete --dry-run /tmp/fresh/ src/",
+    ],
+)
+def test_deletes_that_ask_or_take_nothing(command: str) -> None:
+    assert shell(command, DIRTY).verdict is Verdict.OK, command
+
+
+@pytest.mark.parametrize(
+    "command", ["yes | rm -i src/orders/*.py", "rmdir /s /q src", "rd /s /q src\\orders"]
+)
+def test_confirmation_fed_or_recursive_rd_still_deletes(command: str) -> None:
+    assert shell(command, DIRTY).verdict is Verdict.NUDGE, command
+
+
+def test_an_rsync_mirror_without_status_is_recorded() -> None:
+    result = shell("rsync -a --delete /tmp/fresh/ src/", None)
+    assert result.verdict is Verdict.FLAG
+    assert "what its source lacks" in (result.reason or "")
