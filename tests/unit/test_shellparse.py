@@ -1443,6 +1443,15 @@ def test_word_globs():
             "rsync -a --delete src/ /backup",
             [("read", "/work/app/src"), ("write", "/backup"), ("delete", "/backup")],
         ),
+        # the far side's deletes are its own command's (run there); a dry run deletes nothing
+        (
+            "rsync -a --delete src/ host:/backup",
+            [("read", "/work/app/src"), ("write", "/backup"), ("delete", "/backup")],
+        ),
+        (
+            "rsync -an --delete src/ /backup",
+            [("read", "/work/app/src"), ("write", "/backup")],
+        ),
         ("ls > /dev/null", [("write", "/dev/null")]),
         ("git status", []),
         ("sqlite3 ~/db.sqlite 'select * from t'", [("read", "/home/u/db.sqlite")]),
