@@ -63,7 +63,7 @@ from specialists.shellparse import (
     preload,
     resolve_path,
 )
-from specialists.understand.globs import WordGlobs, is_within, word_globs
+from specialists.understand.globs import WordGlobs, is_within, path_globs, word_globs
 from specialists.understand.worktree import Loss, hit_paths, losses
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -99,6 +99,12 @@ Check = Literal["force_push", "discard_work", "delete_work", "history_rewrite", 
 Strength = Literal["flag", "nudge", "block"]
 
 
+def _check_path_glob(glob: str, info: ValidationInfo) -> str:
+    if not checked_before(info):
+        path_globs((glob,)).check()
+    return glob
+
+
 def _check_glob(glob: str, info: ValidationInfo) -> str:
     if not glob or glob.strip() != glob:
         raise ValueError(f"branch glob {glob!r} is empty or has surrounding spaces")
@@ -121,6 +127,8 @@ class GitConfig(KindConfig):
         delete_verdict: ``delete_work``'s verdict when a delete or an emptying takes paths
             the status lists as changed or untracked.
         disposable: ``delete_work``: file-name globs whose loss is no loss of work.
+        delete_paths_none: ``delete_work``: path globs another entry judges the deletion of
+            (backups, tests): one act draws one objection.
         verdict: the verdict on an objection; the entry's ``default_verdict`` when unset.
         max_chars: a shell command is cut here before parsing.
     """
@@ -137,6 +145,9 @@ class GitConfig(KindConfig):
     delete_verdict: Strength = "nudge"
     disposable: list[Annotated[str, AfterValidator(_check_glob)]] = Field(
         default_factory=lambda: list(DEFAULT_DISPOSABLE), max_length=200
+    )
+    delete_paths_none: list[Annotated[str, AfterValidator(_check_path_glob)]] = Field(
+        default_factory=list, max_length=200
     )
     verdict: Strength | None = None
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=1_048_576)
@@ -577,6 +588,7 @@ class GitSpecialist:
         "_checks",
         "_delete_verdict",
         "_disposable",
+        "_elsewhere",
         "_hook_vars",
         "_max_chars",
         "_protected",
@@ -600,6 +612,7 @@ class GitSpecialist:
         self._max_chars = config.max_chars
         self._delete_verdict = Verdict(config.delete_verdict)
         self._disposable = WordGlobs(config.disposable, lazy=True)
+        self._elsewhere = path_globs(tuple(config.delete_paths_none))
         # a write tool's text is compared with the file's (recorded for a replay)
         self.observes = "delete_work" in self._checks
 
@@ -859,7 +872,12 @@ class GitSpecialist:
         self, action: Action, context: Context, parsed: ParsedShell | None, status: GitStatus
     ) -> SpecialistResult | None:
         """The objection to deleting or emptying uncommitted work, or None."""
-        found = losses(action, context, parsed)
+        home = context.home or context.env.get("HOME")
+        found = [
+            loss
+            for loss in losses(action, context, parsed)
+            if not (self._elsewhere and self._elsewhere.match(loss.path, home))
+        ]
         if not found:
             return None
         root = resolve_path(context.repo_root or context.cwd or "/", None, context.home)

@@ -361,3 +361,13 @@ def test_an_rsync_mirror_without_status_is_recorded() -> None:
     result = shell("rsync -a --delete /tmp/fresh/ src/", None)
     assert result.verdict is Verdict.FLAG
     assert "what its source lacks" in (result.reason or "")
+
+
+def test_paths_another_entry_judges_are_left_to_it() -> None:
+    left = build({"checks": ["delete_work"], "delete_paths_none": ["**/*.bak", "**/backups/**"]})
+    status = "?? db.sql.bak\n?? backups/2025.sql\n?? app.py\n"
+    for command in ("rm -f db.sql.bak", "find . -name '*.bak' -delete", "rm -rf backups/x"):
+        action = Action(type="shell", args={"command": command})
+        assert left.evaluate(action, context(git_status=status)).verdict is Verdict.OK, command
+    action = Action(type="shell", args={"command": "rm -f app.py"})
+    assert left.evaluate(action, context(git_status=status)).verdict is Verdict.NUDGE
