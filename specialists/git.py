@@ -170,9 +170,8 @@ class GitStatus:
 
     ``known`` is False when there is no status. ``tracked_paths`` and ``untracked_paths``
     list changed paths (relative to the repository root) when the status gives them; they
-    are None when it does not (the human format). ``complete`` is False when the host cut
-    the list short (``... N more entries not shown (truncated)``): a path not listed may
-    still hold work.
+    are None when it does not (the human format, or a list the host cut short: ``... N more
+    entries not shown (truncated)``, when ``complete`` is False too).
     """
 
     known: bool
@@ -239,8 +238,10 @@ def parse_status(text: str | None) -> GitStatus:
             continue
         porcelain = False
         break
+    if porcelain and not complete:  # work of unknown paths: not a short list hiding one
+        return GitStatus(True, True, True, ignored, complete=False)
     if porcelain:
-        return GitStatus(True, tracked, untracked, ignored, tuple(changed), tuple(new), complete)
+        return GitStatus(True, tracked, untracked, ignored, tuple(changed), tuple(new))
     lowered = body.lower()
     tracked = (
         "changes not staged" in lowered

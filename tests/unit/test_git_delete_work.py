@@ -371,3 +371,12 @@ def test_paths_another_entry_judges_are_left_to_it() -> None:
         assert left.evaluate(action, context(git_status=status)).verdict is Verdict.OK, command
     action = Action(type="shell", args={"command": "rm -f app.py"})
     assert left.evaluate(action, context(git_status=status)).verdict is Verdict.NUDGE
+
+
+def test_a_status_cut_short_may_hold_any_kind_of_work() -> None:
+    cut = "?? a.txt\n... 800 more entries not shown (truncated)\n"
+    status = git.parse_status(cut)
+    assert status.tracked
+    assert status.untracked
+    assert status.untracked_paths is None
+    assert shell("git reset --hard", cut).verdict is Verdict.BLOCK
