@@ -1206,7 +1206,8 @@ class ArtifactLog:
                     chain = os.urandom(16).hex()  # a new chain, or one from before anchors
                 payload, line = build(tail.seq + 1, tail.prev, now, chain)
                 target = self._target(tail, now, len(line))
-                grown = tail.size + len(line) if target == tail.path and tail.size >= 0 else -1
+                same = target is tail.path or target == tail.path
+                grown = tail.size + len(line) if same and tail.size >= 0 else -1
                 self._write(target, line, tail.size if grown >= 0 else -1)
                 # The size the head checked plus what was written (we hold the lock); a new
                 # file is asked, in case something was already there.
@@ -1302,7 +1303,8 @@ class ArtifactLog:
         """Whether ``path`` has the size the head says, and is still the file this writer
         holds open if it holds it: a file replaced under the same name (restored, copied
         back) must get the next record, not the unlinked one behind the open descriptor."""
-        if self._file_path == path and stat.st_ino != self._file_ino:
+        held = self._file_path
+        if (held is path or held == path) and stat.st_ino != self._file_ino:
             self._close_file()
         return stat.st_size == size
 
@@ -1321,7 +1323,8 @@ class ArtifactLog:
         """
         # The file stays open between records (opening it cost a tenth of a record); it is
         # reopened when the target changes or the head could not be trusted.
-        if self._file_fd is None or self._file_path != target:
+        held = self._file_path
+        if self._file_fd is None or (held is not target and held != target):
             self._close_file()
             try:
                 self._file_fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
