@@ -349,31 +349,45 @@ class _IdFactory:
         self._nonce = os.urandom(4).hex()
         self._lock = threading.Lock()
         self._high = 0
-        # (first ns of the prefix's millisecond, first ns after it, prefix, low digits):
-        # one tuple, so that a thread reads a prefix and the iterator of its high digits
-        # together. Empty bounds: the first call takes the slow path.
-        self._state: tuple[int, int, str, Iterator[str]] = (0, 0, "", iter(_LOW_DIGITS))
+        # (first ns of the prefix's millisecond, first ns after it, prefix, low digits, the
+        # counter's high digits that go with them): one tuple, so that a thread reads a
+        # prefix and the iterator of its high digits together. Empty bounds: the first
+        # call takes the slow path.
+        self._state: tuple[int, int, str, Iterator[str], str] = (
+            0,
+            0,
+            "",
+            iter(_LOW_DIGITS),
+            _LOW_DIGITS[0],
+        )
 
     def next_id(self) -> str:
         ns = _time_ns()
-        first, after, prefix, lows = self._state
+        first, after, prefix, lows, _ = self._state
         if first <= ns < after:
             for low in lows:  # the next low digits, if any are left
                 return prefix + low
         return self._next_slow(ns)
 
     def _next_slow(self, ns: int) -> str:
-        with self._lock:
-            lows = self._state[3]
+        """A new millisecond (without a lock: the low digits come from the iterator of the
+        high digits they are paired with), or the next high digits (under the lock)."""
+        _, _, _, lows, high = self._state
+        low = next(lows, None)
+        while low is None:  # the low digits ran out: the counter's high digits move on
+            with self._lock:
+                state = self._state
+                if state[3] is lows:  # nobody has moved on yet
+                    self._high = (self._high + 1) & 0xFFF
+                    lows, high = iter(_LOW_DIGITS), _LOW_DIGITS[self._high]
+                    self._state = (0, 0, "", lows, high)
+                else:
+                    lows, high = state[3], state[4]
             low = next(lows, None)
-            if low is None:  # the low digits ran out: the counter's high digits move on
-                self._high = (self._high + 1) & 0xFFF
-                lows = iter(_LOW_DIGITS)
-                low = next(lows)
-            ms = ns // 1_000_000
-            prefix = f"{ms:011x}{self._nonce}{_LOW_DIGITS[self._high]}"
-            self._state = (ms * 1_000_000, (ms + 1) * 1_000_000, prefix, lows)
-            return prefix + low
+        ms = ns // 1_000_000
+        prefix = f"{ms:011x}{self._nonce}{high}"
+        self._state = (ms * 1_000_000, (ms + 1) * 1_000_000, prefix, lows, high)
+        return prefix + low
 
     __call__ = next_id
 

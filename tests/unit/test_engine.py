@@ -398,7 +398,7 @@ def test_decision_ids_count_through_the_formatted_low_digits_and_wrap():
     assert [int(i[19:], 16) for i in ids] == list(range(len(ids)))
     assert len({i[11:19] for i in ids}) == 1  # one nonce
     assert ids == sorted(ids)
-    factory._high, factory._state = 0xFFF, (0, 0, "", iter(()))  # the last block used up
+    factory._high, factory._state = 0xFFF, (0, 0, "", iter(()), "fff")  # the last block used up
     assert factory.next_id().endswith("000000")
     seen: list[list[str]] = []
 
