@@ -47,7 +47,7 @@ from supervisor.canonical import (
 )
 from supervisor.errors import ArtifactError, ConfigError, SignatureError, StateDirError
 from supervisor.models import Context, Decision
-from supervisor.redact import redact_json
+from supervisor.redact import json_unmasked, redact_json
 from supervisor.signing import (
     ACCEPT_TYPE,
     HANDOVER_TYPE,
@@ -97,11 +97,30 @@ DEFAULT_MAX_BYTES: Final = 64 * 1024 * 1024
 _LOCK_FILE: Final = ".lock"
 _HEAD_BYTES: Final = 512
 _escape: Final[Callable[[str], str]] = json.encoder.encode_basestring
+_RECORD_TYPE_JSON: Final = json.dumps(RECORD_TYPE).encode()
 _T = TypeVar("_T")
 
 
 def _digest(payload: bytes) -> str:
     return "sha256:" + hashlib.sha256(payload).hexdigest()
+
+
+def _escaped(text: str) -> bytes:
+    """``text`` as a JSON string (as the record's text has it), UTF-8."""
+    return _escape(text).encode("utf-8", "surrogatepass")
+
+
+def _default_context() -> dict[str, Any] | None:
+    """A context's fields when each holds its default, if such a context's record text is
+    ``{}`` (None otherwise: then every context is dumped)."""
+    fresh = Context()
+    if fresh.model_dump(mode="json", exclude_defaults=True) != {}:
+        return None
+    return dict(fresh.__dict__)
+
+
+# A context whose fields equal these is written "{}" without dumping it.
+_DEFAULT_CONTEXT: Final = _default_context()
 
 
 def _chain_of(body: Mapping[str, Any]) -> str | None:
@@ -916,7 +935,7 @@ class ArtifactLog:
     _file_fd: int | None = field(default=None, init=False)  # the file written to, kept open
     _file_path: Path | None = field(default=None, init=False)
     _file_ino: int = field(default=-1, init=False)
-    _taxonomy_parts: dict[tuple[str, ...], str] = field(default_factory=dict, init=False)
+    _taxonomy_parts: dict[tuple[str, ...], bytes] = field(default_factory=dict, init=False)
     _taxonomy_for: Mapping[str, Any] | None = field(default=None, init=False)
     _link_key: tuple[str, str] | None = field(default=None, init=False)  # origin, public key
     _key_said: str | None = field(default=None, init=False)  # a key mismatch logged once
@@ -972,8 +991,9 @@ class ArtifactLog:
             tail.torn = tail.torn or torn
         self._tail = tail
 
-    def _taxonomy_text(self, decision: Decision) -> str:
-        """The record's "taxonomy" part as canonical JSON; the same for most decisions."""
+    def _taxonomy_bytes(self, decision: Decision) -> bytes:
+        """The record's "taxonomy" part as canonical JSON (UTF-8); the same for most
+        decisions."""
         if self._taxonomy_for is not self.taxonomy:  # replaced since: start afresh
             self._taxonomy_parts, self._taxonomy_for = {}, self.taxonomy
         key = (decision.taxonomy_hash, *decision.results)
@@ -990,7 +1010,7 @@ class ArtifactLog:
                     for entry_id in decision.results
                 },
             }
-            text = sorted_json(value)
+            text = sorted_json(value).encode("utf-8", "surrogatepass")
             if len(self._taxonomy_parts) >= 256:  # bounded: a few sets of entries in practice
                 self._taxonomy_parts.clear()
             self._taxonomy_parts[key] = text
@@ -1010,11 +1030,19 @@ class ArtifactLog:
         The decision and context are written as sorted JSON text, masked, and joined with
         the other fields, whose keys all sort after "context" and "decision"; a scan says
         whether that text is already canonical (nearly always), else the full encoder runs.
+        The text stays UTF-8 bytes (``surrogatepass``) throughout unless something may be
+        masked: the same bytes as encoding the joined text.
         """
         # Defaults are left out: a record lists every specialist's result, most of them a
         # plain "ok", and the verifier and replayer fill the defaults back in.
         plain_decision = decision.model_dump(mode="json", exclude_defaults=True)
-        plain_context = context.model_dump(mode="json", exclude_defaults=True)
+        if context.__dict__ == _DEFAULT_CONTEXT:
+            # every field at its default: what the dump below gives for it, checked at import
+            context_bytes = b"{}"
+        else:
+            context_bytes = sorted_json_bytes(
+                context.model_dump(mode="json", exclude_defaults=True)
+            )
         for name in self.sensitive_fields:
             args = plain_decision["action"]["args"]
             if name in args:
@@ -1022,64 +1050,56 @@ class ArtifactLog:
         # The same bytes as sorted_json_bytes({"context": …, "decision": …}), the decision's
         # own text kept for the store.
         decision_bytes = sorted_json_bytes(plain_decision)
-        shown_text = b"".join(
-            (
-                b'{"context":',
-                sorted_json_bytes(plain_context),
-                b',"decision":',
-                decision_bytes,
-                b"}",
-            )
-        ).decode("utf-8", "surrogatepass")
-        masked_text = redact_json(shown_text)
+        shown = (b'"context":', context_bytes, b',"decision":', decision_bytes)
+        masked: Sequence[bytes] = shown
         sealed = None
-        if masked_text is not shown_text or (
-            self.sensitive_fields
-            and any(name in decision.action.args for name in self.sensitive_fields)
-        ):
-            sealed = self.keys.seal(
-                {
-                    "decision": decision.model_dump(mode="json"),
-                    "context": context.model_dump(mode="json", exclude_defaults=True),
-                },
-                decision.decision_id.encode(),
-            )
-            if masked_text is not shown_text:  # re-serialised by the masking: sort it again
-                masked_text = sorted_json_bytes(json.loads(masked_text)).decode(
-                    "utf-8", "surrogatepass"
+        hidden = self.sensitive_fields and any(
+            name in decision.action.args for name in self.sensitive_fields
+        )
+        if hidden or not json_unmasked(b"".join((b"{", *shown, b"}"))):
+            shown_text = b"".join((b"{", *shown, b"}")).decode("utf-8", "surrogatepass")
+            masked_text = redact_json(shown_text)
+            if masked_text is not shown_text or hidden:
+                sealed = self.keys.seal(
+                    {
+                        "decision": decision.model_dump(mode="json"),
+                        "context": context.model_dump(mode="json", exclude_defaults=True),
+                    },
+                    decision.decision_id.encode(),
                 )
+            if masked_text is not shown_text:  # re-serialised by the masking: sort it again
+                masked = (sorted_json_bytes(json.loads(masked_text))[1:-1],)
         if sealed is None and decision_bytes.isascii():
             # Nothing masked in the record, nothing sealed: every string of the decision was
             # asked, under its key, and the store's summary is this text (rows.decision_json;
             # the fields it leaves out hold defaults, which mask nothing).
             self._summary = (decision.decision_id, decision_bytes.decode("ascii"))
-        text = "".join(
+        payload = b"".join(
             (
                 # "chain" sorts before "context": {"chain":…, then "context":… and "decision":…
                 # without their braces
-                "{" if chain is None else '{"chain":' + _escape(chain) + ",",
-                masked_text[1:-1],
-                ',"key_id":',
-                _escape(self.keys.key_id),
-                ',"prev":',
-                _escape(prev),
-                ',"recorded_at":',
-                _escape(now.isoformat()),
-                ',"sealed":',
-                "null" if sealed is None else _escape(sealed),
-                ',"seq":',
-                str(seq),
-                ',"taxonomy":',
-                self._taxonomy_text(decision),
-                ',"type":',
-                _escape(RECORD_TYPE),
-                ',"version":1}',
+                b"{" if chain is None else b'{"chain":' + _escaped(chain) + b",",
+                *masked,
+                b',"key_id":',
+                _escaped(self.keys.key_id),
+                b',"prev":',
+                _escaped(prev),
+                b',"recorded_at":',
+                _escaped(now.isoformat()),
+                b',"sealed":',
+                b"null" if sealed is None else _escaped(sealed),
+                b',"seq":',
+                str(seq).encode(),
+                b',"taxonomy":',
+                self._taxonomy_bytes(decision),
+                b',"type":',
+                _RECORD_TYPE_JSON,
+                b',"version":1}',
             )
         )
-        payload = text.encode("utf-8", "surrogatepass")
         if is_canonical(payload):
             return payload
-        body = json.loads(text)
+        body = json.loads(payload)
         # Integers past 2**53 - 1 have no RFC 8785 form: held as their decimal strings, and
         # named, so that reading the record gives the integers back (see _body).
         big = integers_as_strings(body)
@@ -1186,7 +1206,8 @@ class ArtifactLog:
                     chain = os.urandom(16).hex()  # a new chain, or one from before anchors
                 payload, line = build(tail.seq + 1, tail.prev, now, chain)
                 target = self._target(tail, now, len(line))
-                grown = tail.size + len(line) if target == tail.path and tail.size >= 0 else -1
+                same = target is tail.path or target == tail.path
+                grown = tail.size + len(line) if same and tail.size >= 0 else -1
                 self._write(target, line, tail.size if grown >= 0 else -1)
                 # The size the head checked plus what was written (we hold the lock); a new
                 # file is asked, in case something was already there.
@@ -1282,7 +1303,8 @@ class ArtifactLog:
         """Whether ``path`` has the size the head says, and is still the file this writer
         holds open if it holds it: a file replaced under the same name (restored, copied
         back) must get the next record, not the unlinked one behind the open descriptor."""
-        if self._file_path == path and stat.st_ino != self._file_ino:
+        held = self._file_path
+        if (held is path or held == path) and stat.st_ino != self._file_ino:
             self._close_file()
         return stat.st_size == size
 
@@ -1301,7 +1323,8 @@ class ArtifactLog:
         """
         # The file stays open between records (opening it cost a tenth of a record); it is
         # reopened when the target changes or the head could not be trusted.
-        if self._file_fd is None or self._file_path != target:
+        held = self._file_path
+        if self._file_fd is None or (held is not target and held != target):
             self._close_file()
             try:
                 self._file_fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)

@@ -34,12 +34,11 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, Final
 
@@ -324,10 +323,22 @@ def _policy_verdict(policy: str) -> Verdict:
 _time_ns: Final = time.time_ns
 
 
+# The counter's low 12 bits as three hex digits, formatted once: the common id is a
+# prefix (time, nonce, the counter's high 12 bits) and one of these.
+_LOW_DIGITS: Final = tuple(f"{i:03x}" for i in range(1 << 12))
+
+
 class _IdFactory:
     """Decision ids that sort by time: milliseconds, a per-process nonce, a counter.
 
-    :meth:`next_id` is what the engine calls (a bound method: cheaper than ``__call__``)."""
+    An id is 11 hex digits of Unix milliseconds, the nonce's 8 and the counter's 6 (000000
+    to ffffff, again). :meth:`next_id` is what the engine calls (a bound method: cheaper
+    than ``__call__``); in the common case it reads the clock, sees that the millisecond
+    and the counter's high digits are those of its current prefix, and adds the next of the
+    low digits, taken from an iterator over the formatted ones (formatting the counter was
+    most of an id's cost). A new millisecond, or the low digits running out, takes the
+    slow path under a lock.
+    """
 
     def __init__(self) -> None:
         self._reset()
@@ -336,17 +347,47 @@ class _IdFactory:
 
     def _reset(self) -> None:
         self._nonce = os.urandom(4).hex()
-        # The counter's 24 bits as six hex digits, formatted in C: 000000 to ffffff, again.
-        self._suffixes = map("%06x".__mod__, chain.from_iterable(repeat(range(1 << 24))))
-        self._last_ms = -1
-        self._prefix = ""
+        self._lock = threading.Lock()
+        self._high = 0
+        # (first ns of the prefix's millisecond, first ns after it, prefix, low digits, the
+        # counter's high digits that go with them): one tuple, so that a thread reads a
+        # prefix and the iterator of its high digits together. Empty bounds: the first
+        # call takes the slow path.
+        self._state: tuple[int, int, str, Iterator[str], str] = (
+            0,
+            0,
+            "",
+            iter(_LOW_DIGITS),
+            _LOW_DIGITS[0],
+        )
 
     def next_id(self) -> str:
-        ms = _time_ns() // 1_000_000
-        if ms != self._last_ms:  # many decisions share a millisecond: format it once
-            self._last_ms, self._prefix = ms, f"{ms:011x}{self._nonce}"
-        suffix: str = next(self._suffixes)
-        return self._prefix + suffix
+        ns = _time_ns()
+        first, after, prefix, lows, _ = self._state
+        if first <= ns < after:
+            for low in lows:  # the next low digits, if any are left
+                return prefix + low
+        return self._next_slow(ns)
+
+    def _next_slow(self, ns: int) -> str:
+        """A new millisecond (without a lock: the low digits come from the iterator of the
+        high digits they are paired with), or the next high digits (under the lock)."""
+        _, _, _, lows, high = self._state
+        low = next(lows, None)
+        while low is None:  # the low digits ran out: the counter's high digits move on
+            with self._lock:
+                state = self._state
+                if state[3] is lows:  # nobody has moved on yet
+                    self._high = (self._high + 1) & 0xFFF
+                    lows, high = iter(_LOW_DIGITS), _LOW_DIGITS[self._high]
+                    self._state = (0, 0, "", lows, high)
+                else:
+                    lows, high = state[3], state[4]
+            low = next(lows, None)
+        ms = ns // 1_000_000
+        prefix = f"{ms:011x}{self._nonce}{high}"
+        self._state = (ms * 1_000_000, (ms + 1) * 1_000_000, prefix, lows, high)
+        return prefix + low
 
     __call__ = next_id
 
@@ -492,9 +533,36 @@ class Engine:
         :class:`Replay`); nothing is recorded and no I/O happens unless it says ``live``.
         """
         if type(action) is Action and replay is None:
-            route = self._route_cache.get((action.type, action.tool))
+            # The action's fields read from its dict: a model's attribute costs more.
+            fields = action.__dict__
+            route = self._route_cache.get((fields["type"], fields["tool"]))
             if route is not None and route[3] is not None:
-                return self._unjudged(action, context, route[3])
+                # No entry applies: the decision is an ok with nothing to run, built here
+                # (the hot path of actions nobody checks) from the values its route keeps,
+                # the coverage note in them.
+                ctx = EMPTY_CONTEXT if context is None else as_context(context)
+                start = _perf_ns()
+                values = route[3].copy()
+                values["decision_id"] = self._ids()
+                values["action"] = action
+                values["session"] = fields["session"]
+                values["agent"] = fields["agent"]
+                values["results"] = {}
+                values["created_at"] = _now(UTC)
+                values["degraded"] = self.memory.degraded
+                coverage = values["coverage"]
+                if coverage is not None and coverage not in self._said_uncovered:
+                    self._say_uncovered(coverage)
+                values["elapsed_ms"] = (_perf_ns() - start) / 1e6
+                # _decision(values), spelled out
+                decision: Decision = _new_model(Decision)
+                _set_dict(decision, values)
+                _set_fields_set(decision, _DECISION_NAMES)
+                _set_extra(decision, None)
+                _set_private(decision, None)
+                if self._on_decision is not None:
+                    self._on_decision(decision, ctx)
+                return decision
         run = self._start(action, context, replay)
         try:
             stall: _Stall | None = None
@@ -524,7 +592,7 @@ class Engine:
         if type(action) is Action:
             route = self._route_cache.get((action.type, action.tool))
             if route is not None and route[3] is not None:
-                return self._unjudged(action, context, route[3])
+                return self.check(action, context)  # nothing to run, so nothing to wait for
         run = self._start(action, context)
         try:
             stall: _Stall | None = None
@@ -957,33 +1025,6 @@ class Engine:
         decision = _decision(values)
         if self._on_decision is not None and run.replay is None:
             self._on_decision(decision, run.context)
-        return decision
-
-    def _unjudged(
-        self,
-        action: Action,
-        context: Context | Mapping[str, Any] | None,
-        template: dict[str, Any],
-    ) -> Decision:
-        """The decision on an action no entry applies to: ok, with nothing to run;
-        ``template`` is its route's (the coverage note is in it)."""
-        ctx = EMPTY_CONTEXT if context is None else as_context(context)
-        start = _perf_ns()
-        values = template.copy()
-        values["decision_id"] = self._ids()
-        values["action"] = action
-        values["session"] = action.session
-        values["agent"] = action.agent
-        values["results"] = {}
-        values["created_at"] = _now(UTC)
-        values["degraded"] = self.memory.degraded
-        coverage = values["coverage"]
-        if coverage is not None and coverage not in self._said_uncovered:
-            self._say_uncovered(coverage)
-        values["elapsed_ms"] = (_perf_ns() - start) / 1e6
-        decision = _decision(values)
-        if self._on_decision is not None:
-            self._on_decision(decision, ctx)
         return decision
 
 

@@ -32,6 +32,7 @@ from supervisor.redact_catalogue import keyword_patterns, mask_catalogue, may_ma
 __all__ = [
     "SECRET_KINDS",
     "contains_secret",
+    "json_unmasked",
     "redact_json",
     "redact_text",
     "redacted_url",
@@ -744,6 +745,17 @@ def redact_json(json_text: str) -> str:
     if not hits or _nothing_to_mask(data, hits):
         return json_text
     return _walk(json_text)
+
+
+def json_unmasked(data: bytes) -> bool:
+    """Whether :func:`redact_json` would give back a JSON document as it is, asked of the
+    document's UTF-8 (``surrogatepass``) bytes: the same pre-check, without decoding the
+    text first. False when it may mask something (then ask :func:`redact_json`)."""
+    json_set = _JSON_SET
+    if json_set is None:
+        json_set = _compiled().json_set
+    hits: list[int] = json_set.Match(data)
+    return not hits or _nothing_to_mask(data, hits)
 
 
 def _walk(json_text: str) -> str:

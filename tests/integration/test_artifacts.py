@@ -115,6 +115,29 @@ def test_records_are_canonical_and_written_the_fast_way(home, tmp_path):
     assert b'"n":[1e-7,100,0]' in payloads[6]
 
 
+def test_a_context_at_its_defaults_is_recorded_as_the_dump_says(tmp_path):
+    """A context whose fields all hold their defaults is written without being dumped: the
+    same "{}" as its dump, whichever object it is; any other context is dumped."""
+    from supervisor.models import EMPTY_CONTEXT, Context
+
+    home = tmp_path / "h"
+    contexts = [None, EMPTY_CONTEXT, Context(), Context(env={}), Context(cwd="/w"), {"cwd": "/x"}]
+    with Supervisor.from_taxonomy("coding", home=home) as sup:
+        for context in contexts:
+            sup.check({"type": "shell", "args": {"command": "ls"}}, context)
+    records = [
+        r for r in read_records(artifact_files([home / "artifacts"])) if isinstance(r, Record)
+    ]
+    assert [r.body["context"] for r in records] == [{}, {}, {}, {}, {"cwd": "/w"}, {"cwd": "/x"}]
+    for context, record in zip(contexts, records, strict=True):
+        dumped = Context.model_validate(context or {}).model_dump(
+            mode="json", exclude_defaults=True
+        )
+        assert record.body["context"] == dumped
+        assert record.envelope.payload == canonical(json.loads(record.envelope.payload))
+    assert problems(home) == []
+
+
 def test_numbers_json_cannot_hold_are_recorded_not_raised(tmp_path):
     """A NaN or an infinity in an agent's arguments once made check() raise from the record
     writer; the decision must stand and be recorded (as null, which is what JSON can say)."""

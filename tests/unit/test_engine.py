@@ -385,6 +385,35 @@ def test_decision_ids_are_unique_and_time_ordered(engine):
     assert ids == sorted(ids)
 
 
+def test_decision_ids_count_through_the_formatted_low_digits_and_wrap():
+    """An id is 11 hex digits of milliseconds, the nonce's 8 and a 24-bit counter's 6: the
+    counter runs on across the low digits' blocks and starts again at 000000."""
+    import threading
+
+    from supervisor.engine import _IdFactory
+
+    factory = _IdFactory()
+    ids = [factory.next_id() for _ in range((1 << 13) + 5)]  # past two blocks of 4,096
+    assert {len(i) for i in ids} == {25}
+    assert [int(i[19:], 16) for i in ids] == list(range(len(ids)))
+    assert len({i[11:19] for i in ids}) == 1  # one nonce
+    assert ids == sorted(ids)
+    factory._high, factory._state = 0xFFF, (0, 0, "", iter(()), "fff")  # the last block used up
+    assert factory.next_id().endswith("000000")
+    seen: list[list[str]] = []
+
+    def draw() -> None:
+        seen.append([factory.next_id() for _ in range(20_000)])
+
+    threads = [threading.Thread(target=draw) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    drawn = [i for part in seen for i in part]
+    assert len(set(drawn)) == len(drawn) == 80_000
+
+
 def test_decision_round_trips_through_json(engine):
     from supervisor.models import Decision
 
