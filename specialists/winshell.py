@@ -323,9 +323,17 @@ def _q(word: str) -> str:
 def _paths(parsed: _Parsed, home: str | None) -> list[str]:
     found = [parsed.params[k] for k in ("path", "literalpath") if parsed.params.get(k)]
     found += parsed.args
-    paths = [windows_path(p, home) for p in found if p]
+    # PowerShell's array of paths: .\bin, .\obj (or .\bin,.\obj) is two paths
+    items = [item.strip() for word in found for item in _split_array(word)]
+    paths = [windows_path(p, home) for p in items if p]
     # a variable the reader does not know stays a value only running would tell
     return ["<expr>" if p.startswith("$") else p for p in paths]
+
+
+def _split_array(word: str) -> list[str]:
+    """The items of a comma-separated PowerShell array (``a,b``, ``a,``). Quotes are gone by
+    now, so a quoted name holding a comma reads as two paths: the stricter reading."""
+    return word.split(",") if "," in word else [word]
 
 
 def _translate(

@@ -358,6 +358,9 @@ BUILD_DIRS: Final = frozenset(
         ".eggs",
         "bin",
         "obj",
+        ".nyc_output",  # nyc's coverage data
+        "TestResults",  # dotnet test's results
+        "tmp",  # a project's scratch directory (Rails, many others): not its sources
     }
 )
 SYSTEM_ROOTS: Final = (

@@ -284,3 +284,10 @@ STARTUP_FOLDER = "/c:/Users/dev/AppData/Roaming/Microsoft/Windows/Start Menu/Pro
 )  # fmt: skip
 def test_windows_start_up_and_credential_files_are_classed(path: str, cls: PathClass):
     assert classify(path, Where("/c:/dev/proj", HOME)) is cls
+
+
+def test_a_comma_separated_array_of_paths_is_each_path():
+    (op,) = windows_ops("Remove-Item -Recurse -Force .\\bin, .\\obj", "/h")
+    assert op.words == ("rm", "-r", "./bin", "./obj")
+    (two,) = windows_ops("Remove-Item .\\a.txt,.\\b.txt", "/h")
+    assert two.words == ("rm", "./a.txt", "./b.txt")
