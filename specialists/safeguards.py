@@ -164,7 +164,7 @@ class SafeguardsSpecialist:
             if change.before is None:
                 unknown.append(change.path)
             found = taken_out(
-                change.path,
+                relative_path(change.path, context),  # named for production inside the repo
                 change.before or "",
                 change.after,
                 self._safeguards,

@@ -194,7 +194,7 @@ _LOCAL_HOST: Final = (
     r"(?i)localhost|127\.0\.0\.1|\[?::1\]?|0\.0\.0\.0|host\.docker\.internal"
     r"|@[a-z0-9_-]+(?::\d+)?/|\bhost\s*=\s*(?:['\"][a-z0-9_-]+['\"]|[a-z0-9_-]+(?:\s|['\"]))"
 )
-_PW: Final = r"(?:passw|pwd|passwd|passphrase)"
+_PW: Final = r"(?:passw|pwd|passwd|passphrase|\bpw\b)"
 _NOT_PASSWORD_HASH: Final = r"(?i)reset|token|hmac|pbkdf|bcrypt|scrypt|argon|checksum|etag|cache"
 
 _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
@@ -359,6 +359,8 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
     _c("access", "python", r"\bWTF_CSRF_ENABLED\s*=\s*False\b",
        "switches CSRF protection off (WTF_CSRF_ENABLED = False)"),
     _c("access", "python", r"\bCsrfViewMiddleware\b", "CsrfViewMiddleware", mode="guard"),
+    _c("access", "python", r"\b(?:CSRFMiddleware|CSRFProtect|CsrfProtect)\b",
+       "CSRF middleware", mode="guard"),
     _c("access", "javascript", r"\bcsrf['\"]?\s*:\s*false\b",
        "switches CSRF protection off (csrf: false)"),
     _c("access", "javascript", r"\b(?:csurf|csrfProtection|lusca\.csrf|doubleCsrfProtection)\b",

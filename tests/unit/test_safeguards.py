@@ -428,3 +428,30 @@ def test_a_host_from_a_variable_is_not_local():
     after = 'conn = psycopg.connect(host=DB_HOST, dbname="shop", sslmode="disable")'
     assert found("db.py", "", after) == {"tls"}
     assert found("db.py", "", after.replace("DB_HOST", '"db"')) == set()
+
+
+def test_production_settings_are_named_inside_the_repository_not_by_its_parents():
+    # a home directory called dev, a repository below it: its production settings are not
+    # a development file because of where the repository lives
+    context = Context(cwd="/home/dev/proj/shop", repo_root="/home/dev/proj/shop", home="/home/dev")
+    action = edit(
+        "/home/dev/proj/shop/config/settings/production.py",
+        "DEBUG = False\nALLOWED_HOSTS = ['shop.example.com']\n",
+        "DEBUG = True\nALLOWED_HOSTS = ['*']\n",
+    )
+    assert build(["permissive"]).evaluate(action, context).verdict is Verdict.NUDGE
+    local = edit("/home/dev/proj/shop/config/settings/dev.py", "DEBUG = False\n", "DEBUG = True\n")
+    assert build(["permissive"]).evaluate(local, context).verdict is Verdict.OK
+
+
+def test_a_password_abbreviated_pw_and_a_csrf_middleware_are_read():
+    assert found(
+        "app/auth/passwords.py",
+        "    return bcrypt.hashpw(pw.encode(), bcrypt.gensalt())\n",
+        "    return hashlib.md5(pw.encode()).hexdigest()\n",
+    ) == {"password_hash"}
+    assert found(
+        "app/main.py",
+        "app.add_middleware(CSRFMiddleware, secret=settings.CSRF_SECRET)\napp.include_router(r)\n",
+        "app.include_router(r)\n",
+    ) == {"access"}
