@@ -839,6 +839,9 @@ class GitSpecialist:
                 )
         if what is None:
             return None
+        if any("$(" in spec or "`" in spec or "$" in spec for spec in pathspecs):
+            # paths only running tells (xargs's input, $(git ls-files -m), "$f"): any path
+            pathspecs = (".",)
         root = context.repo_root or git.cwd or context.cwd or "?"
         lost: str | None = "uncommitted work (the git status is not known)"
         if status.known:

@@ -517,3 +517,23 @@ def test_prefixes_apply_to_every_check():
     assert git._resolve_long("no-verif", "commit") == "no-verify"
     assert git._resolve_long("no-ver", "commit") == "no-ver"  # ambiguous: as written
     assert git._resolve_long("anything", "unknown-subcommand") == "anything"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git ls-files -m | xargs git checkout --",
+        "git diff --name-only | xargs git restore",
+        'for f in $(git diff --name-only); do git checkout -- "$f"; done',
+        "git diff --name-only -z | xargs -0 git checkout HEAD --",
+    ],
+)
+def test_paths_only_running_tells_may_be_any_modified_file(command: str):
+    modified = run(DISCARD, command, git_status=" M src/a.py\n")
+    assert modified.verdict is Verdict.BLOCK, modified.reason
+    assert run(DISCARD, command, git_status="").verdict is Verdict.OK  # a clean tree
+
+
+def test_staged_only_restore_from_input_discards_nothing():
+    quiet = run(DISCARD, "git diff --name-only | xargs git restore --staged", git_status=" M a\n")
+    assert quiet.verdict is Verdict.OK
