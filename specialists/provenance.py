@@ -501,19 +501,33 @@ def steered_lookups(
 
     A result with third-party text whose only steering value is an annotated lookup stays
     as it was (a channel the user sent the agent to is :func:`designated`, one they did
-    not is third-party text already): annotated lookups steer listings alone.
+    not is third-party text already): annotated lookups steer listings alone. A selecting
+    value that a listing gives as a whole item (:func:`_enumerated`), or that a result the
+    user sent the agent to names to its reader (:func:`_chosen_gives`: a search for what
+    the user named), does not steer.
     """
     steered: dict[int, str] = {}
+    chosen: list[int] = []  # results with third-party text the user sent the agent to
     for index, source in enumerate(sources):
         if source.kind != "result" or not (source.lookup or source.selected):
             continue
         listing = all(trust.trusted for trust, _, _ in source.pieces())
+        earlier = sources[:index]
+        if not listing:
+            everything = (*source.lookup, *source.selected)
+            if all(
+                trace("lookup", "lookup", value, earlier, records, steered).found == "trusted"
+                for value in everything
+            ):
+                chosen.append(index)
+                continue
         values = (*source.lookup, *source.selected) if listing else source.selected
         if not values or not any(trust.trusted for trust, _, _ in source.pieces()):
             continue  # nothing trusted to steer
-        earlier = sources[:index]
         for value in values:
-            if value in source.selected and _enumerated(value, earlier):
+            if value in source.selected and (
+                _enumerated(value, earlier) or _chosen_gives(value, sources, chosen)
+            ):
                 continue
             found = trace("lookup", "lookup", value, earlier, records, steered)
             if found.found == "untrusted":
@@ -523,6 +537,20 @@ def steered_lookups(
                 steered[index] = f"{_STEERED}{found.value!r}, which only {places} names"
                 break
     return steered
+
+
+def _chosen_gives(value: str, sources: Sequence[Source], chosen: Sequence[int]) -> bool:
+    """Whether a result the user sent the agent to (found by what the user gave: "do what
+    the email 'TODOs' asks") names ``value`` outside any passage that speaks to the
+    assistant (:func:`_undirected`): what such a text tells its reader to look up is the
+    user's errand, what it plants for "the AI" is not."""
+    groups = needles("lookup", value) or []
+    wanted = [group[0] for group in groups if group]
+    for index in chosen:
+        for trust, text, _ in sources[index].pieces():
+            if not trust.trusted and any(_holds(_CACHE.document(text), n) for n in wanted):
+                return True
+    return False
 
 
 def _enumerated(value: str, sources: Sequence[Source]) -> bool:

@@ -27,7 +27,8 @@ type, normalised:
   (``notes.txt``), case folded.
 
 Spans are read in that order and each one read is masked from the later readings, so the
-``13`` of a date is not a number, and the digits of an IBAN are not a phone number.
+``13`` of a date is not a number, and the digits of an IBAN are not a phone number. A list
+item's number (``tasks: 1. Book ... 2. Pay``) is no number.
 Every pattern is bounded on both sides and the text is capped by the caller, so a scan is
 linear in the text.
 """
@@ -120,6 +121,11 @@ _AMOUNT: Final = re.compile(
 _PATH: Final = re.compile(r"(?<![\w./~\-])(?:~|\.{1,2})?/[\w.\-]{1,255}(?:/[\w.\-]{1,255}){0,40}")
 _FILE: Final = re.compile(
     r"(?<![\w.\-])[\w\-]{1,200}(?:\.[\w\-]{1,200}){0,5}\.[A-Za-z][A-Za-z0-9]{0,5}(?![\w])"
+)
+# A list item's number: one or two digits and "." or ")" that open a line or follow a
+# sentence's end or a colon, before a capital ("tasks: 1. How many ... 2024? 2. Am I").
+_LIST_MARKER: Final = re.compile(
+    r"(?:^|(?<=[\n:;.?!])[ \t]{0,8})\d{1,2}[.)][ \t]{1,8}(?=[A-Z])", re.M
 )
 MAX_SPELLED_CHARS: Final = 100_000  # of a text read for numbers in words
 _NUMBER: Final = re.compile(rf"(?<![\w.,]){_NUMBER_TEXT}(?![\w])")
@@ -335,6 +341,8 @@ def tokens(text: str, *, queries: bool = True) -> set[Token]:
         name = match.group()
         if name.rsplit(".", 1)[-1].lower() in _FILE_SUFFIXES:
             found.add(Token("file", name.casefold()))
+    for _ in masked.take(_LIST_MARKER):
+        pass  # "1. Book the room 2. Pay": an item's number, not an id nor an amount
     for match in masked.take(_NUMBER):
         number = decimal_text(match.group())
         if number is not None:
