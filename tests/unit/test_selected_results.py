@@ -176,5 +176,5 @@ def test_a_two_word_address_or_a_place_name_written_by_a_third_party_is_theirs()
     assert provenance.trace("street", "detail", "Kirchgasse 7", moved).found == "trusted"
     # Common or sentence-case words, and a time alone, are anyone's wording.
     assert provenance.trace("title", "detail", "Update account", sources).found == "composed"
-    assert provenance.trace("title", "detail", "Lunch", sources).found == "composed"
+    assert provenance.trace("title", "detail", "account information", sources).found == "composed"
     assert provenance.trace("start", "detail", "10:00", sources).found == "composed"
