@@ -54,6 +54,7 @@ LRU cache), so the kind runs inline.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections import OrderedDict
@@ -216,7 +217,7 @@ def needles(kind: str, value: JsonValue) -> list[list[_Needle]] | None:
         # when it is long enough to say which text it was copied from.
         dates = sorted(t for t in tokens(text) if t.type == "date")
         groups = [[_typed(date)] for date in dates]
-        if len(text.split()) >= MIN_PHRASE_WORDS:
+        if len(text.split()) >= MIN_PHRASE_WORDS or _named_detail(text):
             groups.append([_Needle(None, frozenset(), fold(text))])
         return groups or [[]]
     if kind == "amount":
@@ -227,6 +228,35 @@ def needles(kind: str, value: JsonValue) -> list[list[_Needle]] | None:
         return [[_Needle(Token("number", number), _AMOUNT_TYPES)]] if number else None
     groups = _typed_groups(text, kind)
     return groups or [[_Needle(None, frozenset(), fold(text))]]
+
+
+def _named_detail(text: str) -> bool:
+    """Whether a detail shorter than :data:`MIN_PHRASE_WORDS` words still says which text
+    it was copied from: one or two words with a letter, one of them holding a digit
+    (``Kirchgasse 7``, ``Suite 4B``) or written as a proper name (capitalised, of
+    :data:`MIN_PROPER_CHARS` letters or more, alone or not first: ``Vaduz``, ``Hotel
+    Adlon``). Common words ("team sync", "Great stay") are anyone's wording, and a date
+    alone is traced as a date."""
+    words = text.split()
+    if not 1 <= len(words) < MIN_PHRASE_WORDS or not any(ch.isalpha() for ch in text):
+        return False  # a time or a number alone is no one's wording
+    if all(t.type == "date" for t in tokens(text)) and tokens(text):
+        return False
+    return any(
+        any(ch.isdigit() for ch in word)
+        or (
+            # A capitalised first word of several is sentence case ("Great stay").
+            (index > 0 or len(words) == 1)
+            and len(word) >= MIN_PROPER_CHARS
+            and word.isalpha()
+            and word[0].isupper()
+            and not word.isupper()
+        )
+        for index, word in enumerate(words)
+    )
+
+
+MIN_PROPER_CHARS: Final = 4  # a shorter capitalised word is named by chance
 
 
 _KIND_TYPES: Final[dict[str, tuple[str, ...]]] = {
@@ -453,27 +483,52 @@ _STEERED: Final = ", looked up for "
 def steered_lookups(
     sources: Sequence[Source], records: Sequence[Source | _Record] = ()
 ) -> dict[int, str]:
-    """The trusted listings (every part trusted) whose call looked up what only
-    third-party text named, by position in ``sources``, each with why (``looked up for
-    'Paris', which only the result of get_reviews (c3) names``): a catalogue lists what
-    exists; which part of it the agent looked at, and so what it picks from, was that
-    third party's choice. A result with third-party text in it (a channel's messages) is
-    not a listing: what it vouches for is its records' (see :func:`designated`).
+    """The results whose call looked up or selected by what only third-party text named,
+    by position in ``sources``, each with why (``looked up for 'Paris', which only the
+    result of get_reviews (c3) names``): a catalogue lists what exists, a search finds
+    what its query names; which part of it the agent looked at, and so the ids, accounts
+    and names it picks from there, was that third party's choice, however trusted the
+    tool's fields. The values a steered result's trusted parts give count as third-party
+    text (:func:`_trace_group`); its third-party parts are that already.
 
-    A lookup value is traced through the sources before its result (and the records), with
-    the steered ones among them already counted as third-party text; one named nowhere (the
-    agent's own query) or by a trusted source does not steer.
+    Each value of the call's ``lookup`` parameters, and of its other selecting arguments
+    (``Source.selected``: "delete the file named X" makes the agent search for X), is
+    traced through the sources before its result (and the records), with the steered ones
+    among them already counted as third-party text, so a chain (an id from a search whose
+    query a mail gave, then a lookup by that id) stays steered; a value named nowhere (the
+    agent's own query) or by a trusted source does not steer. A result whose call selected
+    nothing (list all files) is read as before.
+
+    A result with third-party text whose only steering value is an annotated lookup stays
+    as it was (a channel the user sent the agent to is :func:`designated`, one they did
+    not is third-party text already): annotated lookups steer listings alone. A selecting
+    value that a listing gives as a whole item (:func:`_enumerated`), or that a result the
+    user sent the agent to names to its reader (:func:`_chosen_gives`: a search for what
+    the user named), does not steer.
     """
     steered: dict[int, str] = {}
+    chosen: list[int] = []  # results with third-party text the user sent the agent to
     for index, source in enumerate(sources):
-        if source.kind != "result" or not source.lookup:
+        if source.kind != "result" or not (source.lookup or source.selected):
             continue
-        if not all(trust.trusted for trust, _, _ in source.pieces()):
-            # Only a listing is steered; a result with third-party text (a channel's
-            # messages, their senders recorded) is a source the agent read (designated).
-            continue
+        listing = all(trust.trusted for trust, _, _ in source.pieces())
         earlier = sources[:index]
-        for value in source.lookup:
+        if not listing:
+            everything = (*source.lookup, *source.selected)
+            if all(
+                trace("lookup", "lookup", value, earlier, records, steered).found == "trusted"
+                for value in everything
+            ):
+                chosen.append(index)
+                continue
+        values = (*source.lookup, *source.selected) if listing else source.selected
+        if not values or not any(trust.trusted for trust, _, _ in source.pieces()):
+            continue  # nothing trusted to steer
+        for value in values:
+            if value in source.selected and (
+                _enumerated(value, earlier) or _chosen_gives(value, sources, chosen)
+            ):
+                continue
             found = trace("lookup", "lookup", value, earlier, records, steered)
             if found.found == "untrusted":
                 # Each place as itself, not with why it was steered in turn: a chain of
@@ -482,6 +537,40 @@ def steered_lookups(
                 steered[index] = f"{_STEERED}{found.value!r}, which only {places} names"
                 break
     return steered
+
+
+def _chosen_gives(value: str, sources: Sequence[Source], chosen: Sequence[int]) -> bool:
+    """Whether a result the user sent the agent to (found by what the user gave: "do what
+    the email 'TODOs' asks") names ``value`` outside any passage that speaks to the
+    assistant (:func:`_undirected`): what such a text tells its reader to look up is the
+    user's errand, what it plants for "the AI" is not."""
+    groups = needles("lookup", value) or []
+    wanted = [group[0] for group in groups if group]
+    for index in chosen:
+        for trust, text, _ in sources[index].pieces():
+            if not trust.trusted and any(_holds(_CACHE.document(text), n) for n in wanted):
+                return True
+    return False
+
+
+def _enumerated(value: str, sources: Sequence[Source]) -> bool:
+    """Whether a result gives ``value`` as a whole item (a JSON string of its own: a
+    channel of a channel list, a file name of a listing), not inside someone's text: an
+    agent that goes through what a listing holds picks among what exists, as it does from
+    a listing read with no argument."""
+    whole = json.dumps(value, ensure_ascii=False)
+    for source in sources:
+        if source.kind != "result":
+            continue
+        for _, text, _ in source.pieces():
+            if f"\n{value}\n" in f"\n{text}\n":  # a field's values, one a line
+                return True
+            at = text.find(whole)
+            while at >= 0:
+                if at == 0 or text[at - 1] != "\\":
+                    return True
+                at = text.find(whole, at + 1)
+    return False
 
 
 def _trace_group(

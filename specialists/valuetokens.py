@@ -19,12 +19,16 @@ type, normalised:
 - ``date``: ``2024-06-13``, ``June 13``, ``13 June 2024``, ``13/06/2024`` (as month and
   day, plus year when given);
 - ``amount``: a number with a currency or unit (``$1,200.50``, ``98.70 EUR``), compared
-  as a decimal; ``number``: any other number, compared the same way;
+  as a decimal; ``number``: any other number, compared the same way, also one spelled in
+  words from twenty up or with a scale (``five thousand``, ``twelve hundred and fifty``,
+  ``2.5 million``): a planted amount is as much that text's when spelled out (smaller
+  words, "one of them", name no amount);
 - ``path``: ``/a/b.txt``, ``~/x``, ``./y``; ``file``: a file name with an extension
   (``notes.txt``), case folded.
 
 Spans are read in that order and each one read is masked from the later readings, so the
-``13`` of a date is not a number, and the digits of an IBAN are not a phone number.
+``13`` of a date is not a number, and the digits of an IBAN are not a phone number. A list
+item's number (``tasks: 1. Book ... 2. Pay``) is no number.
 Every pattern is bounded on both sides and the text is capped by the caller, so a scan is
 linear in the text.
 """
@@ -118,6 +122,12 @@ _PATH: Final = re.compile(r"(?<![\w./~\-])(?:~|\.{1,2})?/[\w.\-]{1,255}(?:/[\w.\
 _FILE: Final = re.compile(
     r"(?<![\w.\-])[\w\-]{1,200}(?:\.[\w\-]{1,200}){0,5}\.[A-Za-z][A-Za-z0-9]{0,5}(?![\w])"
 )
+# A list item's number: one or two digits and "." or ")" that open a line or follow a
+# sentence's end or a colon, before a capital ("tasks: 1. How many ... 2024? 2. Am I").
+_LIST_MARKER: Final = re.compile(
+    r"(?:^|(?<=[\n:;.?!])[ \t]{0,8})\d{1,2}[.)][ \t]{1,8}(?=[A-Z])", re.M
+)
+MAX_SPELLED_CHARS: Final = 100_000  # of a text read for numbers in words
 _NUMBER: Final = re.compile(rf"(?<![\w.,]){_NUMBER_TEXT}(?![\w])")
 _SPACES: Final = re.compile(r"\s+")
 _FILE_SUFFIXES: Final = frozenset(
@@ -331,10 +341,95 @@ def tokens(text: str, *, queries: bool = True) -> set[Token]:
         name = match.group()
         if name.rsplit(".", 1)[-1].lower() in _FILE_SUFFIXES:
             found.add(Token("file", name.casefold()))
+    for _ in masked.take(_LIST_MARKER):
+        pass  # "1. Book the room 2. Pay": an item's number, not an id nor an amount
     for match in masked.take(_NUMBER):
         number = decimal_text(match.group())
         if number is not None:
             found.add(Token("number", number))
+    found.update(Token("number", number) for number in spelled_numbers(text))
+    return found
+
+
+_UNITS: Final[dict[str, int]] = {
+    word: value
+    for value, word in enumerate(
+        (
+            "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+            "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+            "seventeen", "eighteen", "nineteen",
+        )
+    )
+}  # fmt: skip
+_TENS: Final[dict[str, int]] = {
+    word: 10 * (value + 2)
+    for value, word in enumerate(
+        ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+    )
+}
+_SCALES: Final[dict[str, int]] = {
+    "hundred": 100,
+    "thousand": 1_000,
+    "million": 1_000_000,
+    "billion": 1_000_000_000,
+}
+_WORD: Final = re.compile(r"[^\W_]+(?:[.,]\d+)?")  # a word, or a number with its decimals
+
+
+def spelled_numbers(text: str) -> set[str]:
+    """The numbers ``text`` spells in words (``five thousand``, ``twenty-two``, ``twelve
+    hundred and fifty``, ``2.5 million``), as :func:`decimal_text` gives them: those of 20
+    or more, or with a scale word; one pass over the words."""
+    found: set[str] = set()
+    total = part = Decimal(0)  # the scaled part so far, and the part below the next scale
+    words = 0  # number words read in this run
+    big = False  # a scale or a tens word was read
+    end = -1  # where the run's last word ended
+
+    def close() -> None:
+        nonlocal total, part, words, big
+        value = total + part
+        if words and big and value >= 20:
+            shown = decimal_text(str(value))
+            if shown is not None:
+                found.add(shown)
+        total, part, words, big = Decimal(0), Decimal(0), 0, False
+
+    folded = text[:MAX_SPELLED_CHARS].casefold()
+    for match in _WORD.finditer(folded):
+        word = match.group()
+        if words and folded[end : match.start()] not in (" ", "-", " - "):
+            close()  # a run is one phrase: words apart by a space or a hyphen
+        end = match.end()
+        if words and word == "and":
+            continue
+        if word in _UNITS:
+            if words and (part % 10 or (part % 100 and _UNITS[word] >= 10)):
+                close()  # "five six" is two numbers
+            part += _UNITS[word]
+        elif word in _TENS:
+            if words and part % 100:
+                close()
+            part += _TENS[word]
+            big = True
+        elif word in _SCALES and words:
+            if _SCALES[word] == 100:
+                part = (part or Decimal(1)) * 100
+            else:
+                total += (part or Decimal(1)) * _SCALES[word]
+                part = Decimal(0)
+            big = True
+        elif word[0].isdigit():
+            close()
+            number = decimal_text(word)
+            if number is not None:
+                part, words = Decimal(number), 1  # a number only with a scale word after it
+            continue
+        else:
+            close()
+            continue
+        words += 1
+    close()
     return found
 
 

@@ -53,6 +53,7 @@ __all__ = [
     "MAX_SOURCES",
     "MAX_SOURCE_CHARS",
     "MAX_TOTAL_CHARS",
+    "CallInputs",
     "FieldText",
     "Filed",
     "NamedRecord",
@@ -199,6 +200,10 @@ class Source(BaseModel):
     # What the call looked up (its parameters annotated ``lookup``: a city for a catalogue):
     # a trusted listing of what a third party chose to look up is that third party's choice.
     lookup: tuple[Annotated[str, Field(max_length=500)], ...] = Field(default=(), max_length=20)
+    # The call's other arguments (a search's query, an id): what picked this result out. A
+    # record of a result selected by what only a third party named is that party's pick,
+    # however trusted the tool that returned it (the ``provenance`` kind's steered results).
+    selected: tuple[Annotated[str, Field(max_length=500)], ...] = Field(default=(), max_length=20)
     # Records a value picks out (ResultTrust.named): trusted where the user's request names them.
     records: tuple[NamedRecord, ...] = Field(default=(), max_length=MAX_RECORDS)
     # Where each key's values are in ``text``, for a result keyed by names (Filed).
@@ -206,12 +211,13 @@ class Source(BaseModel):
 
     @property
     def size(self) -> int:
-        """Characters it holds, its fields', records', lookup's and filing keys' included."""
+        """Characters it holds, its fields', records', call's and filing keys' included."""
         return (
             len(self.text)
             + sum(len(f.text) for f in self.fields)
             + sum(r.size for r in self.records)
             + sum(map(len, self.lookup))
+            + sum(map(len, self.selected))
             + sum(len(f.key) for f in self.filed)
         )
 
@@ -232,6 +238,20 @@ class Source(BaseModel):
             yield field.trust, field.text, field.name
         if self.text:
             yield self.trust, self.text, None
+
+
+class CallInputs(BaseModel):
+    """What a tool call was given, as its result is kept: the values of its ``lookup``
+    (and ``url``) parameters, and the values of its other arguments that select (text that
+    could name a record: a search's query, a file name), each list item apart, bounded."""
+
+    model_config = _FROZEN
+
+    lookup: tuple[Annotated[str, Field(max_length=500)], ...] = Field(default=(), max_length=20)
+    selected: tuple[Annotated[str, Field(max_length=500)], ...] = Field(default=(), max_length=20)
+
+    def __bool__(self) -> bool:
+        return bool(self.lookup or self.selected)
 
 
 class Transcript(BaseModel):
@@ -315,14 +335,25 @@ def result(
     value: JsonValue | object,
     trust: Trust | ResultTrust,
     call_id: str | None = None,
-    lookup: tuple[str, ...] = (),
+    lookup: tuple[str, ...] | CallInputs = (),
 ) -> Source:
     """A tool's result, with the trust the deployment gives that tool (or its fields), and
-    what its call looked up (``lookup``: the values of its ``lookup`` parameters)."""
+    what its call was given (``lookup``: the values of its ``lookup`` parameters, or a
+    :class:`CallInputs` with those and the arguments that selected the result)."""
     found = _result(tool, value, trust, call_id)
-    if not lookup:
+    inputs = (
+        lookup
+        if isinstance(lookup, CallInputs)
+        else CallInputs(lookup=tuple(v[:500] for v in lookup[:20]))
+    )
+    if not inputs:
         return found
-    return found.model_copy(update={"lookup": tuple(v[:500] for v in lookup[:20])})
+    return found.model_copy(
+        update={
+            "lookup": tuple(v[:500] for v in inputs.lookup[:20]),
+            "selected": tuple(v[:500] for v in inputs.selected[:20]),
+        }
+    )
 
 
 def _result(

@@ -76,7 +76,7 @@ from agentdojo.types import (
 )
 
 from supervisor import Supervisor
-from supervisor.adapters.readings import ToolAnnotations, load_tool_annotations, lookup_values
+from supervisor.adapters.readings import ToolAnnotations, call_inputs, load_tool_annotations
 from supervisor.adapters.tools import check_answer, check_tool_call, read_tool_call, trust_of
 from supervisor.models import Context, Decision
 from supervisor.transcript import Source, bounded, request, result
@@ -213,7 +213,7 @@ class Gate:
         return False
 
     def saw(self, tool: str, args: dict[str, Any], output: str, call_id: str) -> None:
-        looked_up = lookup_values(tool, args, self.annotations)
+        looked_up = call_inputs(tool, args, self.annotations)
         trust = trust_of(self.annotations, tool)
         self.sources.append(result(tool, output, trust, call_id, looked_up))
 

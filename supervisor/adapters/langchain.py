@@ -62,7 +62,7 @@ except ImportError as exc:
         "pip install 'agent-supervise[langchain]'"
     ) from exc
 
-from supervisor.adapters.readings import lookup_values
+from supervisor.adapters.readings import call_inputs
 from supervisor.adapters.tools import (
     ToolAnnotations,
     ToolCallReading,
@@ -417,7 +417,7 @@ class SupervisorMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                     if call.get("id"):
                         arguments[str(call["id"])] = call.get("args") or {}
             elif isinstance(message, ToolMessage) and not _is_ours(message):
-                looked_up = lookup_values(
+                looked_up = call_inputs(
                     message.name or "", arguments.get(message.tool_call_id), self.annotations
                 )
                 sources.append(

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeGuard
 
 from pydantic import JsonValue
 
-from supervisor.adapters.readings import EMPTY_ANNOTATIONS, Role, lookup_values, schema_roles
+from supervisor.adapters.readings import EMPTY_ANNOTATIONS, Role, call_inputs, schema_roles
 from supervisor.adapters.tools import (
     ToolAnnotations,
     ToolCallReading,
@@ -63,7 +63,7 @@ from supervisor.errors import AgentJSONError
 from supervisor.facts import FactsCache, gather
 from supervisor.models import Context, Decision, Verdict
 from supervisor.recent import RecentLog, reading_actions, with_recent
-from supervisor.transcript import TranscriptLog, bounded, message_text
+from supervisor.transcript import CallInputs, TranscriptLog, bounded, message_text
 from supervisor.transcript import result as result_source
 
 if TYPE_CHECKING:
@@ -371,7 +371,7 @@ class McpProxy:
         self._recent = RecentLog()  # the calls relayed that ran
         self._reads_transcripts = reads_transcripts(supervisor)
         self._call_tools: dict[str, str] = {}  # forwarded tools/call -> tool name
-        self._call_lookups: dict[str, tuple[str, ...]] = {}  # -> what it looked up
+        self._call_lookups: dict[str, CallInputs] = {}  # -> what the call was given
         # Requests whose answers the proxy reads on their way back, by id key.
         self._calls: dict[str, str] = {}  # forwarded tools/call -> call_id
         self._lists: set[str] = set()  # tools/list
@@ -702,7 +702,7 @@ class McpProxy:
                 log.info(
                     "tools/call %s (id %s) flagged by %s", name, key, ", ".join(decision.flags)
                 )
-            looked_up = lookup_values(name, arguments, self._annotations)
+            looked_up = call_inputs(name, arguments, self._annotations)
             self._forward_call(key, has_id, call_id, raw, name, looked_up)
             return
         self.stats.refused += 1
@@ -783,7 +783,7 @@ class McpProxy:
         call_id: str | None,
         raw: bytes,
         name: str | None = None,
-        lookup: tuple[str, ...] = (),
+        lookup: CallInputs | None = None,
     ) -> None:
         self.stats.forwarded += 1
         if has_id and call_id is not None:
@@ -836,7 +836,7 @@ class McpProxy:
         key = _id_key(message["id"])
         call_id = self._calls.pop(key, None)
         tool = self._call_tools.pop(key, None)
-        looked_up = self._call_lookups.pop(key, ())
+        looked_up = self._call_lookups.pop(key, None) or ()
         if call_id is not None:
             if self._facts is not None:
                 self._facts.forget()  # the call may have changed the work tree
@@ -863,7 +863,7 @@ class McpProxy:
             self._server_name = name if isinstance(name, str) else None
 
     def _read_result(
-        self, tool: str | None, call_id: str, result: Any, lookup: tuple[str, ...] = ()
+        self, tool: str | None, call_id: str, result: Any, lookup: CallInputs | tuple[str, ...] = ()
     ) -> None:
         """Adds what the agent is about to read to the session's transcript, with what its
         call looked up."""

@@ -81,7 +81,7 @@ except ImportError as exc:
         "pip install 'agent-supervise[openai-agents]'"
     ) from exc
 
-from supervisor.adapters.readings import lookup_values
+from supervisor.adapters.readings import call_inputs
 from supervisor.adapters.tools import (
     ToolAnnotations,
     acheck_tool_call,
@@ -108,7 +108,7 @@ from supervisor.facade import Supervisor
 from supervisor.facts import FactsCache, agather
 from supervisor.models import Context, Decision, Verdict
 from supervisor.recent import RecentLog, reading_actions, with_recent
-from supervisor.transcript import Source, TranscriptLog, message_text
+from supervisor.transcript import CallInputs, Source, TranscriptLog, message_text
 from supervisor.transcript import request as request_source
 from supervisor.transcript import result as result_source
 
@@ -177,7 +177,7 @@ def _input_sources(
     """The user's messages and earlier tool outputs in the run's input, oldest first."""
     sources: list[Source] = []
     names: dict[str, str] = {}
-    looked_up: dict[str, tuple[str, ...]] = {}
+    looked_up: dict[str, CallInputs] = {}
     for item in getattr(tool_context, "turn_input", None) or ():
         if not isinstance(item, Mapping):
             continue
@@ -190,7 +190,7 @@ def _input_sources(
             call_id = item.get("call_id")
             tool = names.get(call_id) if isinstance(call_id, str) else None
             trust = trust_of(annotations, tool)
-            lookup = looked_up.get(call_id, ()) if isinstance(call_id, str) else ()
+            lookup = looked_up.get(call_id, CallInputs()) if isinstance(call_id, str) else ()
             sources.append(
                 result_source(tool, message_text(item.get("output")), trust, str(call_id), lookup)
             )
@@ -199,17 +199,16 @@ def _input_sources(
     return sources
 
 
-def _looked_up(
-    tool: str, arguments: object, annotations: ToolAnnotations | None
-) -> tuple[str, ...]:
-    """What a call looked up (its ``lookup`` parameters), from its JSON arguments."""
-    if annotations is None or not isinstance(arguments, str):
-        return ()
+def _looked_up(tool: str, arguments: object, annotations: ToolAnnotations | None) -> CallInputs:
+    """What a call was given (:func:`~supervisor.adapters.readings.call_inputs`), from its
+    JSON arguments."""
+    if not isinstance(arguments, str):
+        return CallInputs()
     try:
         parsed = loads(arguments, what="a tool call's arguments")
     except AgentJSONError:
-        return ()
-    return lookup_values(tool, parsed, annotations) if isinstance(parsed, dict) else ()
+        return CallInputs()
+    return call_inputs(tool, parsed, annotations) if isinstance(parsed, dict) else CallInputs()
 
 
 def supervised_tool_guardrail(

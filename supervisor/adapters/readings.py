@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, Valida
 
 from supervisor._yaml import LocatedDict, YamlError, load_yaml, position_of
 from supervisor.errors import SourceError, TaxonomyError
-from supervisor.transcript import ResultTrust, Trust
+from supervisor.transcript import CallInputs, ResultTrust, Trust
 
 __all__ = [
     "ROLES",
@@ -43,6 +43,7 @@ __all__ = [
     "Reading",
     "Role",
     "ToolAnnotations",
+    "call_inputs",
     "load_tool_annotations",
     "lookup_values",
     "read_arguments",
@@ -563,6 +564,7 @@ MAX_LOOKUP_CHARS: Final = 500  # of each
 
 
 _LOOKUP_ROLES: Final = frozenset({"lookup", "url"})
+MAX_SELECTING_CHARS: Final = 200  # a longer or multi-line argument is text, not a selector
 
 
 def lookup_values(
@@ -583,6 +585,43 @@ def lookup_values(
             if isinstance(item, str | int | float) and not isinstance(item, bool):
                 found.append(str(item)[:MAX_LOOKUP_CHARS])
     return tuple(found[:MAX_LOOKUP_VALUES])
+
+
+def call_inputs(
+    tool: str, arguments: Mapping[str, Any] | None, annotations: ToolAnnotations | None
+) -> CallInputs:
+    """What a call was given, kept with its result: its ``lookup`` values
+    (:func:`lookup_values`), and the text of its other arguments that selects (a search's
+    query, a file name: a one-line string with a letter in it, of at most
+    :data:`MAX_SELECTING_CHARS`; none for a tool with a sink parameter, a write), each
+    list item apart; the first
+    :data:`MAX_LOOKUP_VALUES` of each, cut at :data:`MAX_LOOKUP_CHARS`.
+
+    Any call's arguments are read, annotated or not: a record that a lookup by a value
+    only a third party named returned is that party's pick (the ``provenance`` kind).
+    Numbers and flags are left out: a count or an id selects nothing by words, and is
+    traced where it is sent (a sink)."""
+    lookup = lookup_values(tool, arguments, annotations)
+    if not arguments:
+        return CallInputs(lookup=lookup)
+    annotated = annotations.for_tool(tool) if annotations is not None else {}
+    if any(role in SINK_ROLES for role in annotated.values()):
+        # A write's arguments are what it writes (a file's content): its result is the
+        # record it made, not one a value picked out.
+        return CallInputs(lookup=lookup)
+    selected: list[str] = []
+    for name, value in arguments.items():
+        if annotated.get(name) in _LOOKUP_ROLES:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            if (
+                isinstance(item, str)
+                and len(item) <= MAX_SELECTING_CHARS
+                and "\n" not in item
+                and any(ch.isalpha() for ch in item)
+            ):
+                selected.append(item.strip())
+    return CallInputs(lookup=lookup, selected=tuple(s for s in selected if s)[:MAX_LOOKUP_VALUES])
 
 
 def _roles(

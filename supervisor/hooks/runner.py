@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import JsonValue, ValidationError
 
-from supervisor.adapters.readings import ToolAnnotations, load_tool_annotations, lookup_values
+from supervisor.adapters.readings import ToolAnnotations, call_inputs, load_tool_annotations
 from supervisor.adapters.tools import (
     check_tool_call,
     read_action,
@@ -265,7 +265,7 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
         seen = cache.transcripts.read(
             call.transcript_path,
             trust_of,
-            (lambda tool, given: lookup_values(tool, given, annotations)) if annotations else None,
+            lambda tool, given: call_inputs(tool, given, annotations),
             _actions_of(host, call, annotations),
         )
         if context.transcript is None and reads_transcripts(sup):

@@ -39,6 +39,7 @@ from supervisor.errors import SupervisorError
 from supervisor.models import Action
 from supervisor.recent import MAX_RECENT_ACTIONS, bounded_action
 from supervisor.transcript import (
+    CallInputs,
     ResultTrust,
     Source,
     Trust,
@@ -93,13 +94,13 @@ class _File:
     sources: list[Source] = field(default_factory=list)
     dropped: int = 0
     tools: dict[str, str] = field(default_factory=dict)  # tool_use id -> tool name
-    lookups: dict[str, tuple[str, ...]] = field(default_factory=dict)  # -> what it looked up
+    lookups: dict[str, CallInputs] = field(default_factory=dict)  # -> what each call was given
     # tool_use id -> the call, until its result comes back; then the newest that ran
     pending: OrderedDict[str, ToolCall] = field(default_factory=OrderedDict)
     ran: deque[ToolCall] = field(default_factory=lambda: deque(maxlen=MAX_RECENT_ACTIONS))
 
 
-LookupOf = Callable[[str, Mapping[str, Any]], tuple[str, ...]]
+LookupOf = Callable[[str, Mapping[str, Any]], CallInputs]
 # (tool name, its input, the tool_use id) -> the actions the host builds for that call
 ActionsOf = Callable[[str, Mapping[str, Any], str], tuple[Action, ...]]
 
@@ -149,7 +150,7 @@ def sources_of_line(
     tools: dict[str, str],
     trust_of: Callable[[str | None], Trust | ResultTrust],
     lookup_of: LookupOf | None = None,
-    lookups: dict[str, tuple[str, ...]] | None = None,
+    lookups: dict[str, CallInputs] | None = None,
 ) -> list[Source]:
     """The sources one transcript line adds (``tools`` learns the names of tool calls, and
     ``lookups`` what each looked up, read by ``lookup_of`` from its input)."""
@@ -191,7 +192,7 @@ def sources_of_line(
             tool = tools.get(use_id) if isinstance(use_id, str) else None
             text = message_text(block.get("content"))
             known = use_id if tool else None
-            lookup = lookups.get(known, ()) if lookups is not None and known else ()
+            lookup = lookups.get(known, CallInputs()) if lookups is not None and known else ()
             found.append(result(tool, text, trust_of(tool), known, lookup))
     if texts and not found:
         found.append(request("\n".join(texts)))
