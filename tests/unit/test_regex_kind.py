@@ -255,7 +255,7 @@ def test_catastrophic_backtracking_pattern_is_linear():
     began = time.perf_counter()
     near_misses = [specialist.evaluate(shell(c * 50_000 + "!"), CTX) for c in "ax"]
     elapsed = time.perf_counter() - began
-    assert elapsed < 2.0  # a backtracking engine would not finish in our lifetime
+    assert elapsed < 10.0  # a backtracking engine would not finish in our lifetime
     assert all(result is SpecialistResult.ok() for result in near_misses)
     assert specialist.evaluate(shell("a" * 50_000), CTX).verdict is Verdict.NUDGE
 
