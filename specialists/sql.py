@@ -673,7 +673,21 @@ _MYSQLADMIN: Final = _Client(
     first_positional="none",
     stdin=False,
 )
+# SQL Server's sqlcmd: -Q runs and exits, -q runs and stays, -i reads files; -S the server
+# (``tcp:host,port`` or ``host\\instance``), -d the database.
+_SQLCMD: Final = _Client(
+    dialect="tsql",
+    values=_set("Q q i o S d U P H l t h s w a A c f k y Y v x"),
+    sql=_set("Q q"),
+    files=_set("i"),
+    database=_set("d"),
+    host=_set("S"),
+    first_positional="none",
+    env_host=("SQLCMDSERVER",),
+    env_database=("SQLCMDDBNAME",),
+)
 _CLIENTS: Final[Mapping[str, _Client]] = {
+    "sqlcmd": _SQLCMD,
     "psql": _PSQL,
     "pgcli": _PSQL,
     "mysql": _MYSQL,

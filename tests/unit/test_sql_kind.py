@@ -775,6 +775,13 @@ def test_words_and_scratch_directories_are_configurable():
         ("ssh -p 2222 ops@db1 psql -c \"'SELECT 1'\"", "psql", "SELECT 1", (None, None, None)),
         ("pgcli -h localhost shop", "pgcli", None, None),
         ("psql --version", "psql", None, None),
+        (
+            "sqlcmd -S prod-sql.example.net -d Shop -Q 'DROP TABLE dbo.Orders'",
+            "sqlcmd",
+            "DROP TABLE dbo.Orders",
+            ("prod-sql.example.net", None, "Shop"),
+        ),
+        ("sqlcmd -S localhost -E -q 'SELECT 1'", "sqlcmd", "SELECT 1", ("localhost", None, None)),
     ],
 )
 def test_clients_are_read(
