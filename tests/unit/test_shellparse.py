@@ -2221,3 +2221,19 @@ def test_the_lines_run_inside_a_command_are_kept_once():
     parsed = parse("sh -c 'ls; sh -c \"ls\"' && eval \"$(printf 'l%s' s)\"")
     assert parsed.texts == ('ls; sh -c "ls"', "ls", "printf 'l%s' s")
     assert parse("ls -la").texts == ()
+
+
+def test_an_unquoted_here_document_runs_its_substitutions():
+    parsed = parse("cat <<EOF > notes.md\nRun `rm -rf build` then $(whoami)\nEOF", cwd="/w")
+    ran = [(c.program, c.via) for c in parsed.commands]
+    assert ("rm", ("$(…)",)) in ran
+    assert ("whoami", ("$(…)",)) in ran
+    for quoted in ("'EOF'", '"EOF"', "\\EOF", "E'OF'"):
+        delimiter = quoted.replace("'", "").replace('"', "").replace("\\", "")
+        text = f"cat <<{quoted} > notes.md\nRun `rm -rf build`\n{delimiter}"
+        assert [c.program for c in parse(text, cwd="/w").commands] == ["cat"], quoted
+
+
+def test_a_here_document_without_substitutions_is_kept_as_written():
+    (cmd,) = parse('python3 <<EOF\nprint("$HOME")\nEOF', cwd="/w", home="/h").commands
+    assert cmd.stdin_text == 'print("$HOME")\n'
