@@ -736,6 +736,8 @@ class _Rule:
         if self.args_none.globs and self.args_none.first(words) is not None:
             return None
         if self.args_any.globs:
+            if cmd.inline_code is not None and cmd.inline_code not in words:
+                words = (*words, cmd.inline_code)  # what -EncodedCommand decodes to is a word
             arg = self.args_any.first(words)
             if arg is None:
                 return None

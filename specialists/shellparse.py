@@ -51,6 +51,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar
 
+import re2
+
 from specialists import bashtree
 from specialists.bashtree import REDIRECT_OPS, RawCommand, RawRedirect
 from specialists.inline import CodeOp, decode_text, python_ops, scan_ops
@@ -396,7 +398,10 @@ def command_of(action: Action) -> str | None:
     """
     command = action.args.get("command")
     if isinstance(command, str):
-        if (action.tool or "").lower() in _POWERSHELL_TOOLS and not _names_powershell(command):
+        powershell = (action.tool or "").lower() in _POWERSHELL_TOOLS or _reads_as_powershell(
+            command
+        )
+        if powershell and not _names_powershell(command):
             # a PowerShell tool's script is what ``pwsh -Command SCRIPT`` runs: read it so
             return "pwsh -Command " + _quote(command)
         return command
@@ -414,6 +419,19 @@ def command_of(action: Action) -> str | None:
 
 # Hosts' tools that run their command with PowerShell (Claude Code's and others' on Windows).
 _POWERSHELL_TOOLS: Final = frozenset({"powershell", "pwsh", "powershell.exe", "pwsh.exe"})
+
+
+# A line no POSIX shell would run as written and PowerShell would: it starts by assigning a
+# variable with its sigil (``$c = New-Object …``, ``$env:X = 1``) or by a .NET type's static
+# member (``[Net.ServicePointManager]::…``). A POSIX shell would expand ``$c`` and run the
+# result as a program; sent as a shell command, such a line is PowerShell's.
+_POWERSHELL_START: Final = re2.compile(
+    r"^\s*(?:\$(?:env:)?[A-Za-z_][A-Za-z0-9_]*\s*=[^=~]|\[[A-Za-z_][A-Za-z0-9_.]*\]::)"
+)
+
+
+def _reads_as_powershell(command: str) -> bool:
+    return _POWERSHELL_START.search(command[:200]) is not None
 
 
 def _names_powershell(command: str) -> bool:
@@ -2031,7 +2049,8 @@ def _interpreter_args(program: str, args: Sequence[str]) -> _Interp:
             if key in ("file", "f"):
                 return _Interp(None, args[i + 1] if i + 1 < n else None, False, False)
             valued = any(len(key) >= 2 and name.startswith(key) for name in _PWSH_VALUED)
-            i += 2 if valued or key in ("ep", "ex", "wd") else 1
+            # -w is -WindowStyle's own alias (malware's -w hidden), -ep/-ex -ExecutionPolicy's
+            i += 2 if valued or key in ("ep", "ex", "wd", "w") else 1
             continue
         if word.startswith("--"):
             key, has_value, value = word[2:].partition("=")

