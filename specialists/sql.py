@@ -1161,6 +1161,10 @@ _MONGO_CALL: Final = re2.compile(
 _MONGO_DROP_DATABASE: Final = re2.compile(r"\.\s*dropDatabase\s*\(")
 
 
+# A MongoDB shell statement: it starts with the database handle (db.orders…, db.getSiblingDB).
+_MONGO_STATEMENT: Final = re2.compile(r"^\s*db\s*\.\s*[A-Za-z_$]")
+
+
 def _mongo_findings(code: str, database: str | None) -> Iterator[_Finding]:
     code = code[:DEFAULT_MAX_INPUT_CHARS]
     if _MONGO_DROP_DATABASE.search(code):
@@ -2059,7 +2063,11 @@ class SqlSpecialist:
             query = args.get(name)
             if isinstance(query, str):
                 dialect = self._dialect_of(action)
-                sources.append(_Source(query, dialect, _arg_target(args, dialect), f"args.{name}"))
+                # a MongoDB shell statement sent as a query (db.users.deleteMany({})) is read
+                # as mongosh --eval reads it, not as SQL
+                ops = tuple(_mongo_findings(query, None)) if _MONGO_STATEMENT.match(query) else ()
+                origin = f"args.{name}"
+                sources.append(_Source(query, dialect, _arg_target(args, dialect), origin, ops=ops))
         for name in self._command_fields:
             command = _command(args.get(name))
             if command is None:

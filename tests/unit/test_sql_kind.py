@@ -1000,3 +1000,22 @@ def test_a_sql_file_in_the_workspace_is_read_when_a_client_runs_it(tmp_path):
     for name in (str(outside), "m/missing.sql", "m/link.sql"):
         unread = specialist.evaluate(shell(f"psql -h db.internal -d shop -f {name}"), context)
         assert "DROP TABLE" not in (unread.reason or ""), name
+
+
+@pytest.mark.parametrize(
+    ("text", "check"),
+    [
+        ("db.users.deleteMany({})", "unbounded_write"),
+        ("db.orders.drop()", "ddl_destructive"),
+        ("  db.getSiblingDB('shop').dropDatabase()", "ddl_destructive"),
+    ],
+)
+def test_a_mongodb_statement_sent_as_a_query_is_read_as_mongosh_reads_it(text: str, check: str):
+    result = build().evaluate(query(text), CTX)
+    assert result.verdict is Verdict.BLOCK, result.reason
+    assert result.evidence["check"] == check
+
+
+def test_a_bounded_mongodb_statement_passes():
+    result = build().evaluate(query("db.users.deleteMany({_id: 3})"), CTX)
+    assert not result.verdict.refuses_action
