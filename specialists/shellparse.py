@@ -2191,8 +2191,9 @@ def _printf(fmt: str, args: Sequence[str]) -> str | None:
             index += 1
             used += 1
             spec = text[i:j]
-            if any(len(n) > 3 for n in spec[1:].lstrip("-+ #0").split(".")):
-                return None  # a width or precision of 1,000 or more: not read
+            sizes = spec[1:].lstrip("-+ #0").split(".")
+            if len(sizes) > 2 or any(len(n) > 3 for n in sizes):
+                return None  # a width or precision of 1,000 or more, or malformed: not read
             if conversion in "sb":
                 shown = _ansi_c(value) if conversion == "b" and "\\" in value else value
                 out.append((spec + "s") % shown)

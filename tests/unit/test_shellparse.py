@@ -2209,7 +2209,9 @@ def test_printf_prints_what_bash_prints(command: str, printed: str):
     assert known_output(cmd) == printed
 
 
-@pytest.mark.parametrize("command", ["printf '%999999s' x", "printf '%f' 1", "printf -v v x"])
+@pytest.mark.parametrize(
+    "command", ["printf '%999999s' x", "printf '%f' 1", "printf -v v x", "printf '%1.2.3s' x"]
+)
 def test_printf_output_not_computed_is_unknown(command: str):
     from specialists.shellparse import known_output
 
