@@ -18,7 +18,9 @@ How the timeout guarantee is kept without paying a task and a timer per speciali
   caller sees it as waking up late; the specialists it starved then get back up to their
   own timeout, once, so that a healthy one that had no chance to run is not counted out.
 * A specialist that keeps timing out is put behind a circuit breaker: skipped (status
-  ``skipped``, its ``on_timeout`` policy applies) until a cool-down has passed. One whose
+  ``skipped``, its ``on_timeout`` policy applies) until a cool-down has passed. A pooled
+  call that answers only after spending more CPU than its timeout (a C call holding the
+  GIL: the stall above) counts as a timeout there, though its verdict stands. One whose
   earlier calls are still running past their deadline (:data:`MAX_HUNG_PER_ENTRY` of them)
   is skipped until they end, so a specialist that never returns holds a few threads, never
   the pool; a timeout that was only a wait for a free worker does not count against a
@@ -106,6 +108,10 @@ STALL_NS: Final = 20_000_000
 # after this many calls in a row that took under a tenth of its timeout (doubled after
 # each further move, so one that is slow now and then settles on the thread).
 PROMOTE_AFTER: Final = 100
+
+# What a pooled call gives back: its result, its wall time and the CPU time of its thread
+# (nanoseconds).
+_Outcome = tuple[SpecialistResult, int, int]
 
 
 class CircuitBreaker:
@@ -402,7 +408,7 @@ class _Run:
     start_ns: int
     budget_deadline_ns: int
     results: dict[str, SpecialistResult]
-    pending: list[tuple[_Slot, Future[tuple[SpecialistResult, int]], int, Recorder]]
+    pending: list[tuple[_Slot, Future[_Outcome], int, Recorder]]
     # False while every result so far is a plain "ok": then there is nothing to aggregate.
     objected: bool = False
     replay: Replay | None = None
@@ -761,7 +767,12 @@ class Engine:
                 timeout_ns = slot.timeout_ns if replay is None else REPLAY_DEADLINE_NS
                 run.pending.append((slot, future, run.start_ns + timeout_ns, recorder))
                 continue
-            _skip(run, slot, f"circuit open after {slot.breaker.threshold} timeouts in a row")
+            _skip(
+                run,
+                slot,
+                f"circuit open after {slot.breaker.threshold} timeouts in a row (calls "
+                "that answered only after spending more CPU than their timeout count)",
+            )
         if len(run.pending) > 1:
             run.pending.sort(key=lambda item: item[2])
 
@@ -837,13 +848,11 @@ class Engine:
         with self._cache_lock:
             self._route_cache.clear()
 
-    def _submit(
-        self, slot: _Slot, action: Action, context: Context
-    ) -> Future[tuple[SpecialistResult, int]]:
+    def _submit(self, slot: _Slot, action: Action, context: Context) -> Future[_Outcome]:
         specialist = slot.specialist
         if slot.execution is Execution.ASYNC:
 
-            async def timed_async() -> tuple[SpecialistResult, int]:
+            async def timed_async() -> _Outcome:
                 began = time.perf_counter_ns()
                 try:
                     result = specialist.evaluate(action, context)
@@ -852,7 +861,9 @@ class Engine:
                 except (KeyboardInterrupt, SystemExit) as exc:
                     # Raised out of a task they would stop the engine's event loop.
                     raise _Escaped(exc) from exc
-                return _valid(_check_result(result)), time.perf_counter_ns() - began
+                # The loop's thread runs other coroutines between awaits: its CPU time
+                # is not this specialist's alone, so none is counted against it.
+                return _valid(_check_result(result)), time.perf_counter_ns() - began, 0
 
             loop = slot.loop
             if loop is None:
@@ -862,14 +873,15 @@ class Engine:
                     loop = slot.loop
             return loop.submit(timed_async())
 
-        def timed() -> tuple[SpecialistResult, int]:
-            began = time.perf_counter_ns()
+        def timed() -> _Outcome:
+            began, cpu = time.perf_counter_ns(), time.thread_time_ns()
             try:
                 result = specialist.evaluate(action, context)
             except (KeyboardInterrupt, SystemExit) as exc:
                 # No signal reaches a worker thread: the specialist raised it itself.
                 raise _Escaped(exc) from exc
-            return _valid(_check_result(result)), time.perf_counter_ns() - began
+            cpu = time.thread_time_ns() - cpu
+            return _valid(_check_result(result)), time.perf_counter_ns() - began, cpu
 
         return self._pool.submit(timed)
 
@@ -899,11 +911,24 @@ class Engine:
         self,
         run: _Run,
         slot: _Slot,
-        outcome: tuple[SpecialistResult, int],
+        outcome: _Outcome,
         recorder: Recorder | None = None,
     ) -> None:
-        result, elapsed = outcome
-        slot.breaker.record(False, time.perf_counter_ns() / 1e9)
+        result, elapsed, cpu = outcome
+        # Its verdict stands (it came in before the decision was final), but a call that
+        # spent more CPU than its whole timeout overran on its own, not because another
+        # held the process still: a C call that holds the GIL is only ever cut short by
+        # the breaker, so such calls count against it as timeouts do.
+        spun = cpu > slot.timeout_ns and run.replay is None
+        slot.breaker.record(spun, time.perf_counter_ns() / 1e9)
+        if spun:
+            log.warning(
+                "specialist for %s spent %.1f ms of CPU in one call (timeout %d ms); its "
+                "verdict stands, and it counts against its circuit breaker as a timeout",
+                slot.entry.id,
+                cpu / 1e6,
+                slot.entry.timeout_ms,
+            )
         if slot.fast_runs >= 0 and run.replay is None:
             self._maybe_promote(slot, elapsed)
         if result is not _OK_RESULT:
@@ -1152,11 +1177,9 @@ def _position(slot: _Slot) -> int:
     return slot.position
 
 
-def _run_now(
-    specialist: Specialist, action: Action, context: Context
-) -> Future[tuple[SpecialistResult, int]]:
+def _run_now(specialist: Specialist, action: Action, context: Context) -> Future[_Outcome]:
     """A worker thread's job, done in the caller's thread: a completed future, as if."""
-    future: Future[tuple[SpecialistResult, int]] = Future()
+    future: Future[_Outcome] = Future()
     began = time.perf_counter_ns()
     try:
         result = _valid(_check_result(specialist.evaluate(action, context)))
@@ -1165,7 +1188,7 @@ def _run_now(
     except Exception as exc:  # noqa: BLE001 - settled as the worker's failure would be
         future.set_exception(exc)
     else:
-        future.set_result((result, time.perf_counter_ns() - began))
+        future.set_result((result, time.perf_counter_ns() - began, 0))
     return future
 
 

@@ -334,3 +334,23 @@ def test_each_async_entry_has_its_own_loop_and_close_ends_them(tmp_path):
         time.sleep(0.01)
     assert not any(t.name == "supervise-async-guard_async" for t in threading.enumerate())
     assert sup.check(RM).verdict is Verdict.BLOCK  # used again after close: a new loop
+
+
+def test_an_entry_that_keeps_spinning_in_c_is_switched_off_by_its_breaker(tmp_path, caplog):
+    """Each C-level spin holds the whole process past every deadline, so its verdict comes
+    in before the decision is final and stands; but a call that spent more CPU than its
+    timeout counts against the breaker, so after three the entry is skipped (and the
+    process stops stalling). The healthy entries, stalled as long, are never switched off:
+    their threads spent almost no CPU."""
+    hog = {**hostile_entry("hog", "c_spin", spin_chars=23), "timeout_ms": 50}
+    with supervisor(tmp_path, regex_guard(300), thread_guard(300), hog) as sup:
+        first = [sup.check(RM) for _ in range(3)]
+        later = sup.check(RM)
+    for decision in first:
+        assert_healthy_kept(decision)
+        assert decision.results["hog"].status is Status.DONE  # its verdict stood
+    assert_healthy_kept(later)
+    assert later.results["hog"].status is Status.SKIPPED
+    assert "circuit open after 3 timeouts in a row" in (later.results["hog"].reason or "")
+    assert later.results["guard_thread"].status is Status.DONE
+    assert "counts against its circuit breaker" in caplog.text
