@@ -304,6 +304,8 @@ _KEY_CONTEXT: Final = re.compile(
     r"[\"'\]]*[ \t]*(?:[:=]=?|=>|[ \t])[ \t]*[\"']?$"
 )
 _KEY_CONTEXT_CHARS: Final = 64
+# A sensitive name inside a shell parameter expansion, right before its operator.
+_EXPANSION_BEFORE: Final = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?$")
 _DUMMY_WORDS: Final = frozenset(
     [
         "password",
@@ -754,6 +756,10 @@ def _plausible(group: str, text: str, start: int, end: int, quoted_only: bool) -
         return False
     if group == "places" and any(c.isspace() for c in value) and "=" not in value:
         return False  # prose after "Authorization:", not a header value
+    if value[:1] in ("?", "}") and _EXPANSION_BEFORE.search(
+        text, max(0, start - _KEY_CONTEXT_CHARS), start
+    ):
+        return False  # ${PWD:?}, ${PASSWORD:?unset}: a shell expansion's check, no value
     quoted = start > 0 and text[start - 1] in "\"'`"
     if not quoted and _CODE_VALUE.fullmatch(value):
         return False  # self.token, Optional[str], build_auth(...)

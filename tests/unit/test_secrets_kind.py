@@ -275,6 +275,8 @@ def test_several_secrets_are_counted_once_each():
         write("x.py", "src/components/HeaderNavigationBar2.tsx\n"),
         http("https://api.example.com/v1/users?page=2&sort=created_at"),
         shell("echo 'The password is stored in the vault.'"),
+        write("clean.sh", 'rm -rf "${PWD:?}/dist" "${PWD:?}/.cache"\n'),
+        shell('psql -U "${PGPASSWORD:?set PGPASSWORD first}" -c "select 1"'),
     ],
 )
 def test_benign_look_alikes_pass(action):
