@@ -55,9 +55,11 @@ of every command it would run (read by :mod:`specialists.understand.network`, th
 
 With ``shell_scope: sending`` only the destinations that receive data are judged (uploads,
 POSTs, ``git push``, ``scp``/``rsync`` uploads, raw sockets, ssh sessions, DNS names built
-from command output). A destination that cannot be known without running something (a
-variable that is not set) is not judged; a URL that cannot be parsed objects. The implicit
-default registry of a package manager (``pip install requests``) is not a destination.
+from command output); with ``shell_scope: data``, the same but a tunnel that a command
+opens to this machine (what it carries is access, not data). A destination that cannot be
+known without running something (a variable that is not set) is not judged; a URL that
+cannot be parsed objects. The implicit default registry of a package manager (``pip install
+requests``) is not a destination.
 """
 
 from __future__ import annotations
@@ -231,7 +233,9 @@ class DomainConfig(KindConfig):
         deny_ip_literals: object to IP addresses that are not allowed, unless loopback or
             private (RFC 1918, unique-local); link-local addresses (cloud metadata) object.
         shell: also judge the network destinations of ``args.command`` shell commands.
-        shell_scope: ``all`` destinations, or only those ``sending`` data.
+        shell_scope: ``all`` destinations, only those ``sending`` data, or only those
+            sending ``data`` of this machine (``sending`` without the tunnels a command
+            opens to this machine: what they carry is access, not data).
         carrying: ``credential``: a destination objects only when what goes there carries
             a credential (a key or token in a known format, a URL password, an
             Authorization value: in the URL, headers or body of the action, or on the shell
@@ -262,7 +266,7 @@ class DomainConfig(KindConfig):
     deny_tunnels: bool = False
     deny_ip_literals: bool = False
     shell: bool = False
-    shell_scope: Literal["all", "sending"] = "all"
+    shell_scope: Literal["all", "sending", "data"] = "all"
     carrying: Literal["anything", "credential"] = "anything"
     credential_homes: dict[
         Annotated[str, AfterValidator(_check_variable_glob)],
@@ -338,6 +342,7 @@ class DomainSpecialist:
     __slots__ = (
         "_allowed",
         "_credential_only",
+        "_data_only",
         "_denied",
         "_deny_ips",
         "_deny_tunnels",
@@ -363,7 +368,8 @@ class DomainSpecialist:
         self._deny_tunnels = config.deny_tunnels
         self._deny_ips = config.deny_ip_literals
         self._shell = config.shell
-        self._sending_only = config.shell_scope == "sending"
+        self._sending_only = config.shell_scope in ("sending", "data")
+        self._data_only = config.shell_scope == "data"
         self._credential_only = config.carrying == "credential"
         self._homes = tuple(
             (word_globs((glob,)), frozenset(domains))
@@ -555,7 +561,9 @@ class DomainSpecialist:
                 return False  # nothing that is a credential goes there
         if sends is None and ("$(" in dest.target or "`" in dest.target):
             sends = "another command's output, in the URL"
-        if self._sending_only and sends is None:
+        if self._sending_only and (
+            sends is None or (self._data_only and dest.direction == "listen")
+        ):
             return False
         cmd = dest.command
         if "$(" in host_text or "`" in host_text:
