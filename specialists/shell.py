@@ -83,8 +83,8 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
 - ``host``: ``this`` or ``another``: only commands run on this host, or only those run on
   another (``ssh h CMD``, the far side of an ``scp``/``rsync`` to ``h:path``).
 - ``excused_by`` (per rule or for the whole config): facts that make a match fine (a test
-  environment, a container, a local emulator's endpoint): the objection becomes a flag that
-  says why.
+  environment, a container, a local emulator's endpoint, every URL on the line being one
+  of a list: a vendor's own installer): the objection becomes a flag that says why.
 
 File tools are judged too: ``file_write``/``file_edit`` (``path``, or the files a ``diff``
 names) as a write, ``file_delete`` as a delete, ``file_read`` as a read, so effect rules
@@ -262,8 +262,10 @@ class Excuse(KindConfig):
     Every condition given must hold. ``environments``: ``context.environment`` is one of
     these (case-insensitive: ``test``, ``development``, ``ci``); ``args_any``: a word of the
     command matches (``--endpoint-url=http://localhost*``, ``kind-*``); ``assignments_any``: a
-    variable set on the line (``AWS_ENDPOINT_URL=http://localhost*``); ``reason``: the words
-    for the reason (``a local emulator``).
+    variable set on the line (``AWS_ENDPOINT_URL=http://localhost*``); ``urls_all``: the line
+    names at least one URL, and every URL written anywhere in it (any command, at any depth)
+    matches one of these (``https://sh.rustup.rs``: the vendor's own installer); ``reason``:
+    the words for the reason (``a local emulator``).
     """
 
     environments: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(
@@ -272,14 +274,21 @@ class Excuse(KindConfig):
     container: bool | None = None
     args_any: list[WordGlob] = Field(default_factory=list)
     assignments_any: list[WordGlob] = Field(default_factory=list)
+    urls_all: list[WordGlob] = Field(default_factory=list, max_length=200)
     reason: str = Field(min_length=1, max_length=200)
 
     @model_validator(mode="after")
     def _says_something(self) -> Excuse:
         if not (
-            self.environments or self.args_any or self.assignments_any or self.container is not None
+            self.environments
+            or self.args_any
+            or self.assignments_any
+            or self.urls_all
+            or self.container is not None
         ):
-            raise ValueError("an excuse needs environments, container, args_any or assignments_any")
+            raise ValueError(
+                "an excuse needs environments, container, args_any, assignments_any or urls_all"
+            )
         return self
 
 
@@ -686,6 +695,7 @@ class _Rule:
                 excuse.container,
                 word_globs(tuple(excuse.args_any)),
                 word_globs(tuple(excuse.assignments_any)),
+                word_globs(tuple(excuse.urls_all)),
                 excuse.reason,
             )
             for excuse in (*rule.excused_by, *shared)
@@ -907,7 +917,7 @@ class _Rule:
         the facts the context leaves unknown had the excusing value: (those facts, reason)."""
         environment = (context.environment or "").lower()
         would: tuple[tuple[str, ...], str] | None = None
-        for environments, container, args, assignments, reason in self.excuses:
+        for environments, container, args, assignments, urls, reason in self.excuses:
             missing: list[str] = []
             if environments:
                 if context.environment is None:
@@ -924,6 +934,8 @@ class _Rule:
             if assignments and not any(
                 assignments.match(f"{n}={v}") for n, v in (*cmd.assignments, *parsed.assigned)
             ):
+                continue
+            if urls and not _all_urls_match(parsed, urls):
                 continue
             if not missing:
                 return (), reason
@@ -1039,6 +1051,28 @@ class _Rule:
         if not self.code_from:
             return sources[0] if sources else "stdin"
         return next((s for s in sources if self.code_from.match(s)), None)
+
+
+def _all_urls_match(parsed: ParsedShell, urls: WordGlobs) -> bool:
+    """Whether the line names a URL, and every URL in any word of any of its commands (or
+    in a value assigned on it) matches ``urls``."""
+    seen = False
+    words = [w for c in parsed.commands for w in c.argv]
+    words.extend(value for _, value in parsed.assigned)
+    for word in words:
+        at = word.find("://")
+        while at >= 0:
+            start = at
+            while start > 0 and (word[start - 1].isalnum() or word[start - 1] in "+.-"):
+                start -= 1
+            end = at + 3
+            while end < len(word) and not word[end].isspace() and word[end] not in "'\")`;|":
+                end += 1
+            if not urls.match(word[start:end]):
+                return False
+            seen = True
+            at = word.find("://", end)
+    return seen
 
 
 class _SubWord:

@@ -2276,10 +2276,21 @@ class SqlSpecialist:
     # -- what the target is ------------------------------------------------------------------
 
     def _environment(self, source: _Source, context: Context) -> tuple[str | None, str]:
-        """The environment's name and where it came from (``""``: the context)."""
-        if context.environment and context.environment.strip():
-            return context.environment.strip(), ""
+        """The environment's name and where it came from (``""``: the context).
+
+        A variable set on the command's own line (``RAILS_ENV=test rails db:drop``) says
+        which of the project's databases the command connects to, so it wins over the
+        session's environment, except a production session's: there the line's word is not
+        taken on trust."""
+        given = context.environment.strip() if context.environment else ""
         assigned = dict(source.assignments)
+        if given.lower() not in self._production_names:
+            for name in ENVIRONMENT_VARIABLES:
+                value = assigned.get(name)
+                if value and value.strip():
+                    return value.strip(), f" (set on the line: {name})"
+        if given:
+            return given, ""
         for name in ENVIRONMENT_VARIABLES:
             value = assigned.get(name) or context.env.get(name)
             if value and value.strip() and value != "<unset>":
