@@ -19,8 +19,10 @@ filesystem:
   launchd, ``authorized_keys``, ``/etc/ld.so.preload``).
 - ``device``: a device node (``/dev/sda``): writing one destroys a file system.
 - ``scratch``: below ``/tmp``, ``/var/tmp``, ``/dev/shm`` or a configured scratch directory,
-  and the user's caches (``~/.cache``, ``~/Library/Caches``, npm's ``~/.npm/_cacache``): by
-  the XDG specification what is there can be deleted without losing data.
+  and the user's caches (``~/.cache``, ``~/Library/Caches``, npm's ``~/.npm/_cacache``, Xcode's
+  DerivedData, Gradle's, Cargo's, Go's and NuGet's package caches, Windows' temp directory):
+  by the XDG specification (and the tools' own) what is there can be deleted without losing
+  data.
 - ``build_output``: inside the workspace, below a directory that a build re-creates
   (``node_modules``, ``dist``, ``target``, ``.venv``...).
 - ``workspace``: inside the workspace (the repository the agent works in).
@@ -144,7 +146,25 @@ _SINK_PREFIXES: Final = (
 DEFAULT_SCRATCH: Final = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm")
 # Below the home directory, rebuilt by the tools that fill them (credentials kept there are
 # still credentials: their globs come first).
-_HOME_CACHES: Final = ("/.cache", "/Library/Caches", "/.npm/_cacache")
+_HOME_CACHES: Final = (
+    "/.cache",
+    "/Library/Caches",
+    "/.npm/_cacache",
+    # build and package caches that their tools re-create or download again
+    "/Library/Developer/Xcode/DerivedData",
+    "/.gradle/caches",
+    "/.cargo/registry",
+    "/.cargo/git",
+    "/go/pkg/mod",
+    "/.nuget/packages",
+    "/.pnpm-store",
+    "/Library/pnpm/store",
+    "/.yarn/berry/cache",
+    "/.bun/install/cache",
+    "/.ccache",
+    "/AppData/Local/Temp",
+    "/AppData/Local/npm-cache",
+)
 
 # Secrets and the account database, wherever the home is. "~/" globs are below the home
 # given at match time; "/home/*/" and "/root/" forms catch the same files of other users.
