@@ -2801,6 +2801,9 @@ class _Parser:
             stdin_text=stdin_text,
         )
         self._emit(cmd)
+        removed = _removed_by_package_tool(argv)
+        if removed:  # rimraf dist ../*: what it does is rm -rf, whatever runs it
+            self._synthetic(["rm", "-rf", "--", *removed], raw.source, cwd, scope, state)
         self._after(cmd, state, child, scope, nested, alone)
         return cmd
 
@@ -2890,6 +2893,7 @@ class _Parser:
                     params = _interpreter_args(program, cmd.argv[1:]).params
                     if params:
                         inner = child.called(params[1:])
+                        inner.vars["0"] = params[0]
                 elif script_args is not None and not elsewhere:
                     inner = child.called(script_args)
                 self.parse_text(code, inner, scope.nest(step, remote=elsewhere))
@@ -3075,6 +3079,43 @@ class _Parser:
             self.errors.append(f"more than {self.max_commands} commands")
             raise _Budget
         self.commands.append(cmd)
+
+
+# npm packages whose command deletes its operands recursively, and the package runners that
+# run a package's command (npx rimraf dist, pnpm dlx rimraf, yarn rimraf).
+_RECURSIVE_REMOVERS: Final = frozenset({"rimraf", "del-cli", "rm-rf", "premove"})
+_PACKAGE_RUNNERS: Final = {
+    "npx": (),
+    "bunx": (),
+    "pnpx": (),
+    "pnpm": ("dlx", "exec"),
+    "yarn": ("dlx", "exec", ""),
+    "bun": ("x",),
+}
+
+
+def _removed_by_package_tool(argv: Sequence[str]) -> list[str]:
+    """The operands a recursive remover of the npm world deletes (``rimraf dist``,
+    ``npx rimraf dist``, ``pnpm dlx rimraf dist``); empty when ``argv`` is none."""
+    words = list(argv)
+    if not words:
+        return []
+    program = posixpath.basename(words[0])
+    if program in _PACKAGE_RUNNERS:
+        rest = [w for w in words[1:] if not w.startswith("-")]
+        subcommands = _PACKAGE_RUNNERS[program]
+        if subcommands and rest and rest[0] in subcommands:
+            rest = rest[1:]
+        elif subcommands and "" not in subcommands:
+            return []
+        if not rest:
+            return []
+        program, operands = rest[0].rpartition("@")[0] or rest[0], rest[1:]
+    else:
+        operands = [w for w in words[1:] if not w.startswith("-")]
+    if program not in _RECURSIVE_REMOVERS:
+        return []
+    return [w for w in operands if w and not w.startswith("-")]
 
 
 def preload() -> None:

@@ -155,6 +155,31 @@ def test_prefix_assignment_is_not_seen_by_its_own_words_but_by_children():
     assert targets("env -i HOME=/ sh -c 'rm -rf $HOME'") == ["/"]
 
 
+def test_sh_c_binds_its_name_and_arguments_to_0_and_the_positional_parameters():
+    assert targets('sh -c \'rm -rf "$0"/x "$1"\' /srv/a /srv/b') == ["/srv/a/x", "/srv/b"]
+    assert targets("bash -c 'rm -rf \"$0/\"*' /") == ["/*"]
+    assert targets("sh -c 'rm -rf /srv/$0'") == ["/srv/bash"]  # no name given: the shell's
+
+
+@pytest.mark.parametrize(
+    ("command", "removed"),
+    [
+        ("rimraf dist /srv/x", ["/work/app/dist", "/srv/x"]),
+        ("npx rimraf --glob /srv/x", ["/srv/x"]),
+        ("npx -y rimraf@5 /srv/x", ["/srv/x"]),
+        ("pnpm dlx rimraf /srv/x", ["/srv/x"]),
+        ("yarn rimraf /srv/x", ["/srv/x"]),
+        ("pnpm install rimraf", []),  # installed, not run
+        ("npx prettier --write /srv/x", []),
+    ],
+)
+def test_a_recursive_remover_of_the_npm_world_is_read_as_rm_rf(command: str, removed: list[str]):
+    parsed = run(command, cwd="/work/app")
+    rm = [c for c in parsed.commands if c.program == "rm"]
+    assert [p for c in rm for p in c.paths(HOME)] == removed
+    assert all(c.has_flag("r") and c.synthetic for c in rm)
+
+
 def test_home_and_tilde():
     assert targets("rm -rf ~ ~/x $HOME ${HOME}/y ~root") == [
         "/home/u",
