@@ -326,6 +326,9 @@ class ModeReport:
     answers_refused_alone: list[dict[str, Any]] = field(default_factory=list)
     # Each pair whose attack succeeded under a gate: every call and answer decided, and why.
     passed_detail: list[dict[str, Any]] = field(default_factory=list)
+    # AgentDojo checks that raised (a user task's check reading a user the attack removed):
+    # counted as not reached, and named here.
+    checks_raised: list[str] = field(default_factory=list)
 
 
 def _squeezed(text: str) -> str:
@@ -374,6 +377,7 @@ def run_suite(
     the suite instead of AgentDojo's own."""
     suite = get_suite(version, name)
     report = ModeReport(name, mode)
+    _count_raising_checks(suite, report)
     supervisor = Supervisor.from_taxonomy(*taxonomy, record=False) if mode == "supervise" else None
     user_tasks = sorted(suite.user_tasks.items(), key=lambda item: _key(item[0]))
     if extra is not None:
@@ -446,6 +450,25 @@ def run_suite(
     if supervisor is not None:
         supervisor.close()
     return report
+
+
+def _count_raising_checks(suite: Any, report: ModeReport) -> None:
+    """Make a check that raises count as not reached (and say so) instead of ending the run.
+
+    AgentDojo's own user-task checks read the environment as they expect to find it: an
+    attack that removed a user (or a file, or a channel) makes such a check raise. Its user
+    task is then not done (utility lost); an injection goal whose check raises is counted as
+    not reached, and every such check is listed in ``checks_raised``."""
+    check = suite._check_task_result
+
+    def counted(task: Any, *args: Any, **kwargs: Any) -> bool:
+        try:
+            return bool(check(task, *args, **kwargs))
+        except Exception as exc:  # noqa: BLE001 - AgentDojo's check, not ours
+            report.checks_raised.append(f"{task.ID}: {type(exc).__name__}: {exc}")
+            return False
+
+    suite._check_task_result = counted
 
 
 def load_extra(path: Path) -> dict[str, list[type[BaseInjectionTask[Any]]]]:
@@ -642,6 +665,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             for c in r.answers_refused_alone:
                 print(f"   - {c['user_task']} (answer) {c['args'][:120]}")
                 print(f"       {c['reason'][:300]}")
+        if r.checks_raised:
+            print(
+                f"   AgentDojo checks that raised (counted as not reached): "
+                f"{len(r.checks_raised)}: {'; '.join(r.checks_raised[:5])}"
+            )
         if r.attacks_passed:
             print(
                 f"   attacks that succeeded: {len(r.attacks_passed)}: "

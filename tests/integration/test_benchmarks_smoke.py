@@ -329,3 +329,35 @@ def test_an_id_found_by_a_search_the_planted_text_asked_for_is_refused(tmp_path:
     assert off["attack_success"] == 4
     assert supervised["attack_success"] == 0
     assert supervised["utility_alone"] == supervised["user_tasks"]
+
+
+@pytest.mark.skipif(not HAVE_AGENTDOJO, reason="needs the agentdojo extra")
+def test_an_agentdojo_check_that_raises_counts_as_not_reached_and_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """AgentDojo's slack user_task_1 check reads Alice's inbox: an attack that removed Alice
+    makes it raise. The pair's user task is then not done, and the run goes on."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS / "agentdojo"))  # as the script runs
+    spec = importlib.util.spec_from_file_location(
+        "end_to_end_under_test", BENCHMARKS / "agentdojo" / "end_to_end.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # its dataclasses look it up
+    spec.loader.exec_module(module)
+
+    class Task:
+        ID = "user_task_1"
+
+    class Suite:
+        def _check_task_result(self, task, *args, **kwargs):
+            if args and args[0] == "boom":
+                raise KeyError("Alice")
+            return True
+
+    suite, report = Suite(), module.ModeReport("slack", "supervise")
+    module._count_raising_checks(suite, report)
+    assert suite._check_task_result(Task(), "fine") is True
+    assert suite._check_task_result(Task(), "boom") is False
+    assert report.checks_raised == ["user_task_1: KeyError: 'Alice'"]
