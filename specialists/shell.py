@@ -100,7 +100,7 @@ import posixpath
 import shlex
 import textwrap
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Final, Generic, Literal, TypeVar, final
@@ -1215,9 +1215,14 @@ def task_commands(path: str, text: str) -> str | None:
     and with make's ``$(VAR)`` as the shell's ``${VAR}`` and ``$$`` as ``$``; a justfile's
     indented recipe lines; ``package.json``'s scripts (``postinstall`` runs on every
     ``npm install``), or, in a part of one that does not parse, its string values that
-    are neither package metadata nor version ranges."""
+    are neither package metadata nor version ranges; an editor's or a dev container's
+    commands that run on their own (``.vscode/tasks.json``'s tasks, which can run when the
+    folder is opened; ``devcontainer.json``'s ``postCreateCommand`` and the other lifecycle
+    commands)."""
     base = posixpath.basename(path.replace("\\", "/"))
     lower = base.lower()
+    if lower in _AUTO_RUN_FILES and (lower != "tasks.json" or _in_vscode(path)):
+        return "\n".join(_auto_run_commands(text, _AUTO_RUN_FILES[lower]))
     if lower in _MAKEFILES or lower.endswith(".mk") or lower in _JUSTFILES:
         tab_only = lower not in _JUSTFILES
         lines = []
@@ -1251,6 +1256,80 @@ def task_commands(path: str, text: str) -> str | None:
         except ValueError:
             continue
     return "\n".join(values)
+
+
+# Files whose commands an editor or a dev container runs without anyone typing them, and
+# the keys that hold them (VS Code tasks run on folder open with runOptions.runOn).
+_CONTAINER_LIFECYCLE: Final = frozenset(
+    {
+        "initializeCommand",
+        "onCreateCommand",
+        "updateContentCommand",
+        "postCreateCommand",
+        "postStartCommand",
+        "postAttachCommand",
+    }
+)
+_AUTO_RUN_FILES: Final[Mapping[str, frozenset[str]]] = {
+    "tasks.json": frozenset({"command"}),
+    "devcontainer.json": _CONTAINER_LIFECYCLE,
+    ".devcontainer.json": _CONTAINER_LIFECYCLE,
+}
+
+
+def _in_vscode(path: str) -> bool:
+    parts = path.replace("\\", "/").split("/")
+    return len(parts) >= 2 and parts[-2] == ".vscode"
+
+
+def _auto_run_commands(text: str, keys: frozenset[str]) -> list[str]:
+    """The command lines held under ``keys`` anywhere in a JSON (or JSON-with-comments)
+    document: a string, a list of words (joined), or an object of named commands; a task's
+    ``args`` go with its ``command``."""
+    try:
+        document: object = json.loads(text)
+    except ValueError:  # JSONC (comments, trailing commas): the string values of the keys
+        return [
+            json.loads(f'"{m.group(2)}"')
+            for m in _JSON_PAIR.finditer(text)
+            if m.group(1) in keys and _json_string(m.group(2))
+        ]
+    found: list[str] = []
+
+    def walk(node: object, depth: int) -> None:
+        if depth > 20 or len(found) >= 200:
+            return
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in keys:
+                    line = _command_line(value, node.get("args") if key == "command" else None)
+                    found.extend(line)
+                walk(value, depth + 1)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item, depth + 1)
+
+    walk(document, 0)
+    return found
+
+
+def _json_string(value: str) -> bool:
+    try:
+        json.loads(f'"{value}"')
+    except ValueError:
+        return False
+    return True
+
+
+def _command_line(value: object, args: object) -> list[str]:
+    words = [a for a in args if isinstance(a, str)] if isinstance(args, list) else []
+    if isinstance(value, str):
+        return [" ".join([value, *map(shlex.quote, words)]) if words else value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return [shlex.join([*value, *words])]
+    if isinstance(value, dict):  # devcontainer: {"name": "command", ...}
+        return [line for v in value.values() for line in _command_line(v, None)]
+    return []
 
 
 def _written_path(action: Action) -> str | None:
