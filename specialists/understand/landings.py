@@ -269,6 +269,7 @@ class _State:
     az_subscription: str | None = None
     pulumi_stack: str | None = None
     eb_environment: str | None = None
+    firebase_project: str | None = None
 
 
 def _switch(cmd: SimpleCommand, state: _State) -> bool:
@@ -306,6 +307,9 @@ def _switch(cmd: SimpleCommand, state: _State) -> bool:
         stack = head[2] if len(head) > 2 else _args(words, "s", ("stack",)).value("s", "stack")
         if stack:
             state.pulumi_stack = stack
+        return True
+    if program == "firebase" and head[:1] == ["use"] and len(head) > 1:
+        state.firebase_project = head[1]
         return True
     if program == "eb" and head[:1] == ["use"] and len(head) > 1:
         state.eb_environment = head[1]
@@ -812,6 +816,178 @@ def _stripe(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing
     return Landing("stripe", " ".join(ops), change, tuple(places))
 
 
+def _heroku(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing | None:
+    args = _args(cmd.argv[1:], "ar", ("app", "remote", "type", "size"))
+    if not args.positionals:
+        return None
+    verb = args.positionals[0]
+    change = verb.rsplit(":", 1)[-1] in _HEROKU_CHANGES or verb in ("run", "restart")
+    places = [("app", a) for a in args.all("app", "a")] or [
+        ("remote", r) for r in args.all("remote", "r")
+    ]
+    return Landing("heroku", verb, change, tuple(places))
+
+
+_HEROKU_CHANGES: Final = frozenset(
+    {
+        "set", "unset", "scale", "restart", "rollback", "promote", "reset", "destroy", "push",
+        "release", "create", "add", "remove", "update", "kill", "stop", "on", "off", "deploy",
+        "resize", "upgrade",
+    }
+)  # fmt: skip
+
+
+def _wrangler(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing | None:
+    args = _args(cmd.argv[1:], "ec", ("env", "config", "name"))
+    if not args.positionals:
+        return None
+    verb = (
+        " ".join(args.positionals[:2])
+        if args.positionals[0] in ("secret", "versions")
+        else (args.positionals[0])
+    )
+    change = verb in (
+        "deploy",
+        "publish",
+        "rollback",
+        "secret put",
+        "secret delete",
+        "versions deploy",
+    )
+    places = [("environment", e) for e in args.all("env", "e")]
+    return Landing("wrangler", verb, change, tuple(places))
+
+
+def _firebase(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing | None:
+    args = _args(cmd.argv[1:], "Pm", ("project", "only", "message", "expires"))
+    if not args.positionals:
+        return None
+    verb = args.positionals[0]
+    parts = verb.split(":")
+    change = parts[0] == "deploy" or parts[-1] in (
+        "deploy", "delete", "set", "remove", "update", "push", "import", "rollback", "clone",
+    )  # fmt: skip
+    project = args.value("project", "P") or state.firebase_project
+    places = [("project", project)] if project else []
+    if verb == "hosting:channel:deploy" and len(args.positionals) > 1:
+        # a preview channel is not the live site, whichever project holds it
+        return Landing("firebase", verb, change, (("channel", f"preview {args.positionals[1]}"),))
+    return Landing("firebase", verb, change, tuple(places))
+
+
+def _git(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing | None:
+    positionals = [w for w in cmd.argv[1:] if not w.startswith("-")]
+    if positionals[:1] != ["push"] or len(positionals) < 2:
+        return None
+    remote = positionals[1]
+    if says_production(remote, words) is None:
+        return None  # a push is the git kind's; only a remote named for production deploys
+    return Landing("git", "push", "--dry-run" not in cmd.argv, (("remote", remote),))
+
+
+# -- migrations --------------------------------------------------------------------------------
+
+_RAILS_CHANGES: Final = ("db:migrate", "db:rollback", "db:seed", "db:schema:load", "db:drop",
+                         "db:reset", "db:setup", "db:prepare", "db:truncate_all")  # fmt: skip
+
+
+def _rails(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing | None:
+    args = _args(cmd.argv[1:], "e", ("environment",))
+    tasks = [p for p in args.positionals if p.startswith("db:")]
+    if not tasks:
+        return None
+    env = args.value("environment", "e") or dict(cmd.assignments).get("RAILS_ENV")
+    for word in args.positionals:
+        if word.startswith("RAILS_ENV="):
+            env = word.partition("=")[2]
+    env = env or state.env.get("RAILS_ENV") or state.env.get("RACK_ENV")
+    change = any(t.startswith(_RAILS_CHANGES) for t in tasks)
+    places = [("environment", env)] if env else []
+    return Landing(cmd.program, tasks[0], change, (*places, *_connection_vars(cmd)))
+
+
+def _prisma(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing | None:
+    head = [w for w in cmd.argv[1:] if not w.startswith("-")][:2]
+    op = " ".join(head)
+    change = op in ("migrate deploy", "migrate reset", "db push", "db execute", "db seed")
+    url = dict(cmd.assignments).get("DATABASE_URL") or state.env.get("DATABASE_URL")
+    places = [("database", url)] if url and url != "<unset>" else []
+    return Landing("prisma", op, change, (*places, *_connection_vars(cmd)))
+
+
+def _node_migrations(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing | None:
+    args = _args(cmd.argv[1:], "", ("env", "knexfile", "url"))
+    if not args.positionals:
+        return None
+    op = args.positionals[0]
+    change = op.startswith(("migrate:latest", "migrate:up", "migrate:rollback", "migrate:down",
+                            "seed:run", "db:migrate", "db:seed", "db:drop"))  # fmt: skip
+    env = args.value("env") or dict(cmd.assignments).get("NODE_ENV") or state.env.get("NODE_ENV")
+    places = [("environment", env)] if env else []
+    places += [("database", u) for u in args.all("url")]
+    return Landing(cmd.program, op, change, (*places, *_connection_vars(cmd)))
+
+
+def _django(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing | None:
+    argv = list(cmd.argv[1:])
+    if cmd.program != "django-admin":
+        if not argv or not argv[0].endswith("manage.py"):
+            return None
+        argv = argv[1:]
+    args = _args(argv, "", ("settings", "database"))
+    if not args.positionals:
+        return None
+    op = args.positionals[0]
+    change = op in ("migrate", "flush", "loaddata", "sqlflush", "createcachetable", "reset_db")
+    settings = args.value("settings") or dict(cmd.assignments).get("DJANGO_SETTINGS_MODULE")
+    settings = settings or state.env.get("DJANGO_SETTINGS_MODULE")
+    places = [("settings", settings)] if settings else []
+    places += [("database", d) for d in args.all("database")]
+    return Landing("manage.py", op, change, (*places, *_connection_vars(cmd)))
+
+
+def _alembic(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing | None:
+    args = _args(cmd.argv[1:], "cnx", ("config", "name", "x"))
+    if not args.positionals:
+        return None
+    op = args.positionals[0]
+    places = [("section", n) for n in args.all("name", "n")]
+    places += [("argument", x) for x in args.all("x")]
+    change = op in ("upgrade", "downgrade", "stamp") and "sql" not in args.flags
+    return Landing("alembic", op, change, (*places, *_connection_vars(cmd)))
+
+
+def _flyway(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing | None:
+    positionals = [w for w in cmd.argv[1:] if not w.startswith("-")]
+    if not positionals:
+        return None
+    op = positionals[-1]
+    change = op in ("migrate", "clean", "repair", "undo", "baseline", "update", "rollback",
+                    "drop-all", "rollback-count", "update-count", "rollbackCount")  # fmt: skip
+    places: list[tuple[str, str]] = []
+    for word in cmd.argv[1:]:
+        name, eq, value = word.lstrip("-").partition("=")
+        if eq and name.lower() in ("url", "environment", "contexts", "defaultsfile"):
+            places.append((name.lower(), value))
+    return Landing(cmd.program, op, change, (*places, *_connection_vars(cmd)))
+
+
+_VARIABLE: Final = re2.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+_CONNECTION_WORDS: Final = frozenset(
+    {"database", "db", "url", "dsn", "conn", "connection", "pg", "mysql", "mongo", "redis", "sql"}
+)
+
+
+def _connection_vars(cmd: SimpleCommand) -> tuple[tuple[str, str], ...]:
+    """Variables of the command's text that name a connection: ``$PROD_DATABASE_URL``."""
+    names = dict.fromkeys((*cmd.variables, *_VARIABLE.findall(cmd.source[:4096])))
+    return tuple(
+        ("connection variable", f"${name}")
+        for name in names
+        if _CONNECTION_WORDS & set(name_words(name))
+    )
+
+
 # Clients of the shell's own family whose program runs another tool (npx vercel, bundle exec cap).
 _RUNNERS: Final = {
     "npx": 0, "pnpx": 0, "bunx": 0, "bundle": 1, "pnpm": 1, "yarn": 1, "poetry": 1, "uv": 1,
@@ -872,6 +1048,22 @@ _READERS: Final = {
     "dep": _dep,
     "docker": _docker,
     "stripe": _stripe,
+    "heroku": _heroku,
+    "wrangler": _wrangler,
+    "firebase": _firebase,
+    "git": _git,
+    "rails": _rails,
+    "rake": _rails,
+    "prisma": _prisma,
+    "knex": _node_migrations,
+    "sequelize": _node_migrations,
+    "sequelize-cli": _node_migrations,
+    "python": _django,
+    "python3": _django,
+    "django-admin": _django,
+    "alembic": _alembic,
+    "flyway": _flyway,
+    "liquibase": _flyway,
 }
 
 
