@@ -322,7 +322,7 @@ def _switch(cmd: SimpleCommand, state: _State) -> bool:
 _KUBE_CHANGES: Final = frozenset(
     {
         "apply", "create", "replace", "patch", "delete", "scale", "edit", "label", "annotate",
-        "autoscale", "expose", "run", "drain", "cordon", "uncordon", "taint", "set", "cp",
+        "autoscale", "expose", "run", "drain", "cordon", "uncordon", "taint", "set",
     }
 )  # fmt: skip
 _ROLLOUT_CHANGES: Final = frozenset({"restart", "undo", "pause", "resume"})
@@ -484,7 +484,7 @@ def _fly(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing | 
 
 
 _EB_CHANGES: Final = frozenset(
-    {"deploy", "terminate", "scale", "setenv", "swap", "restore", "upgrade", "abort", "restart"}
+    {"deploy", "terminate", "scale", "setenv", "swap", "restore", "upgrade", "abort", "create"}
 )
 
 
@@ -805,7 +805,7 @@ def _stripe(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing
     key = args.value("api-key") or state.env.get("STRIPE_API_KEY") or ""
     places: list[tuple[str, str]] = []
     if key.startswith(("sk_live_", "rk_live_")):
-        places.append(("key", "live mode (sk_live_…)"))
+        places.append(("key", _LIVE))
     elif key.startswith(("sk_test_", "rk_test_")):
         places.append(("key", "test mode (sk_test_…)"))
     if "live" in args.flags:
@@ -988,6 +988,35 @@ def _connection_vars(cmd: SimpleCommand) -> tuple[tuple[str, str], ...]:
     )
 
 
+# -- requests with live payment keys ----------------------------------------------------------
+
+_LIVE_KEY: Final = re2.compile(r"\b[sr]k_live_[A-Za-z0-9]")
+_SENDS_DATA: Final = frozenset(
+    {"d", "data", "data-raw", "data-binary", "data-urlencode", "json", "F", "form", "T"}
+)
+_WRITE_METHODS: Final = ("POST", "PUT", "PATCH", "DELETE")
+
+
+def _curl(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing | None:
+    text = " ".join(cmd.argv[1:])[:16_384]
+    if _LIVE_KEY.search(text) is None:
+        return None
+    method = next((m for m in _WRITE_METHODS if m in cmd.argv or f"-X{m}" in cmd.argv), None)
+    change = method is not None or bool(cmd.flags & _SENDS_DATA)
+    return Landing(cmd.program, method or "request", change, (("key", _LIVE),))
+
+
+def _http(action: Action) -> list[Landing]:
+    method = str(action.args.get("method") or "GET").upper()
+    parts = [str(action.args.get(k) or "") for k in ("url", "headers", "body", "auth")]
+    if _LIVE_KEY.search(" ".join(parts)[:16_384]) is None:
+        return []
+    return [Landing("http", method, method in _WRITE_METHODS, (("key", _LIVE),))]
+
+
+_LIVE: Final = "live mode (sk_live_…)"
+
+
 # Clients of the shell's own family whose program runs another tool (npx vercel, bundle exec cap).
 _RUNNERS: Final = {
     "npx": 0, "pnpx": 0, "bunx": 0, "bundle": 1, "pnpm": 1, "yarn": 1, "poetry": 1, "uv": 1,
@@ -1048,6 +1077,7 @@ _READERS: Final = {
     "dep": _dep,
     "docker": _docker,
     "stripe": _stripe,
+    "curl": _curl,
     "heroku": _heroku,
     "wrangler": _wrangler,
     "firebase": _firebase,
@@ -1165,11 +1195,37 @@ _TOOL_PLACE_KEYS: Final = frozenset(
 )  # fmt: skip
 
 
+# A tool whose verb is one of these, or whose server or name has a word of _SERVICE_WORDS,
+# lands on a service; an issue tracker's update_issue with a project named "Prod launch" does
+# not.
+_DEPLOY_VERBS: Final = frozenset(
+    {
+        "deploy", "redeploy", "rollout", "promote", "scale", "apply", "refund", "charge",
+        "upgrade", "install", "uninstall", "rollback", "drain", "cordon", "capture",
+    }
+)  # fmt: skip
+_SERVICE_WORDS: Final = frozenset(
+    {
+        "kubernetes", "k8s", "kubectl", "helm", "vercel", "netlify", "fly", "heroku", "aws",
+        "gcp", "gcloud", "azure", "az", "terraform", "pulumi", "cloudflare", "render",
+        "railway", "supabase", "neon", "planetscale", "stripe", "ansible", "docker", "ecs",
+        "eks", "gke", "aks", "lambda", "cloudrun", "deployment", "deployments", "release",
+        "releases", "stack", "cluster", "route53", "dns", "database", "db", "postgres",
+        "mysql", "sql", "payment", "payments", "billing", "server", "servers", "service",
+        "services", "app", "apps", "function", "functions", "worker", "workers", "infra",
+        "instance", "instances", "pod", "pods", "namespace", "node", "nodes", "firebase",
+        "digitalocean", "linode", "hetzner", "argocd", "argo", "flux", "nomad", "consul",
+    }
+)  # fmt: skip
+
+
 def _tool_call(action: Action) -> list[Landing]:
     tool = action.tool or ""
     name = tool.split("__")[-1] if tool.startswith("mcp__") else tool
     verbs = [w for w in name_words(name) if w in _TOOL_LOOKS or w in _TOOL_CHANGES]
     if not verbs:
+        return []
+    if verbs[0] not in _DEPLOY_VERBS and not _SERVICE_WORDS & set(name_words(tool)):
         return []
     change = verbs[0] in _TOOL_CHANGES
     places: list[tuple[str, str]] = []
@@ -1179,7 +1235,7 @@ def _tool_call(action: Action) -> list[Landing]:
         norm = "".join(c for c in key.lower() if c.isalnum())
         if norm in _TOOL_PLACE_KEYS:
             if value.startswith(("sk_live_", "rk_live_")):
-                value = "live mode (sk_live_…)"
+                value = _LIVE
             places.append((key, value))
     if action.args.get("destroy") is True and verbs[0] == "apply":
         verbs[0] = "apply (destroy)"
@@ -1208,6 +1264,8 @@ def landings(
     """Every operation ``action`` runs that lands on a service, with its target judged."""
     if action.type == "tool_call" and "command" not in action.args:
         found = _tool_call(action)
+    elif action.type == "http":
+        found = _http(action)
     else:
         command = command_of(action)
         if command is None:

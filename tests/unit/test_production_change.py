@@ -138,9 +138,19 @@ def test_a_change_aimed_at_production_is_stopped(command: str):
         tool("mcp__terraform__apply", workspace="prod", destroy=True),
         tool("mcp__stripe__create_refund", charge="ch_1", api_key="sk_live_abc"),
         tool("mcp__gcp__deployService", projectId="acme-prod", service="api"),
+        Action(
+            type="http",
+            args={
+                "method": "POST",
+                "url": "https://api.stripe.com/v1/refunds",
+                "headers": {"Authorization": "Bearer sk_live_51Hq9aZ"},
+                "body": "charge=ch_1",
+            },
+        ),
+        shell("curl https://api.stripe.com/v1/refunds -u sk_live_51Hq9aZ: -d charge=ch_1"),
     ],
 )
-def test_a_tool_call_aimed_at_production_is_stopped(action: Action):
+def test_a_tool_call_or_request_aimed_at_production_is_stopped(action: Action):
     assert judge(action) is Verdict.NUDGE
 
 
@@ -221,9 +231,12 @@ def test_reads_and_other_targets_pass(command: str):
         tool("mcp__vercel__list_deployments", target="production"),
         tool("mcp__terraform__plan", workspace="prod"),
         tool("mcp__github__create_issue", title="Deploy to production"),
+        tool("mcp__linear__update_issue", project="Prod launch", title="Ship the cart"),
+        shell("curl https://api.stripe.com/v1/charges -u sk_live_51Hq9aZ:"),
+        Action(type="http", args={"method": "GET", "url": "https://api.stripe.com/v1/charges"}),
     ],
 )
-def test_tool_calls_that_only_look_or_aim_elsewhere_pass(action: Action):
+def test_tool_calls_and_requests_that_only_look_or_aim_elsewhere_pass(action: Action):
     assert judge(action) in (Verdict.OK, Verdict.REFUSE)
 
 
