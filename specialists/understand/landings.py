@@ -1308,8 +1308,10 @@ def _shell(command: str, context: Context, words: frozenset[str]) -> list[Landin
             break
     if any(c.program in _DB_CLIENTS for c in parsed.commands) or "exec" in parsed.programs:
         found.extend(_databases(command, context))
-    if "-" in command and ("invoke-command" in command.lower() or "-computer" in command.lower()):
-        found.extend(_powershell(command))
+    for text in dict.fromkeys((command, *parsed.texts)):
+        lowered = text.lower()
+        if "invoke-command" in lowered or "-computer" in lowered:
+            found.extend(_powershell(text))
     return found
 
 

@@ -108,6 +108,8 @@ def test_name_words_split_camel_case_and_punctuation():
         "stripe customers delete cus_1 --live",
         "Invoke-Command -ComputerName $ProdServers -ScriptBlock { Restart-Service W3SVC }",
         "Restart-Computer -ComputerName prod-web01 -Force",
+        "echo SW52b2tlLUNvbW1hbmQgLUNvbXB1dGVyTmFtZSBwcm9kLXdlYjAxIC1TY3JpcHRCbG9jayB7IFN0b3At"
+        "U2VydmljZSBXM1NWQyB9 | base64 -d | sh",
         "DATABASE_URL=$PROD_DATABASE_URL npx prisma migrate deploy",
         "RAILS_ENV=production bin/rails db:migrate",
         "bundle exec rake db:migrate RAILS_ENV=production",
