@@ -333,6 +333,7 @@ _KUBE_LONG: Final = (
 
 
 def _kube_places(args: _Args, state: _State) -> list[tuple[str, str]]:
+    """The cluster a kubectl or helm command reaches: context, cluster, kubeconfig, namespace."""
     places: list[tuple[str, str]] = []
     context = args.value("context", "kube-context") or state.kube_context
     if context:
@@ -378,16 +379,7 @@ def _helm(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing |
         return None
     verb = args.positionals[0]
     change = verb in _HELM_CHANGES and not args.has("dry-run")
-    places: list[tuple[str, str]] = []
-    context = args.value("kube-context") or state.kube_context
-    if context:
-        places.append(("context", context))
-    kubeconfig = args.value("kubeconfig") or state.env.get("KUBECONFIG")
-    if kubeconfig:
-        places.append(("kubeconfig", kubeconfig))
-    namespace = args.value("namespace", "n") or state.kube_namespace
-    if namespace:
-        places.append(("namespace", namespace))
+    places = _kube_places(args, state)
     if verb in _HELM_CHANGES and len(args.positionals) > 1:
         places.append(("release", args.positionals[1]))
     hints = [("values file", f) for f in args.all("values", "f")]
