@@ -235,6 +235,27 @@ def _before_options(words: Sequence[str]) -> list[str]:
     return out
 
 
+# Global options of the cloud CLIs that take no value (any other takes the next word).
+_GLOBAL_FLAGS: Final = frozenset(
+    {
+        "--debug", "--no-verify-ssl", "--no-paginate", "--no-sign-request", "--no-cli-pager",
+        "--verbose", "--quiet", "--only-show-errors", "-q", "--no-user-output-enabled",
+    }
+)  # fmt: skip
+
+
+def _command_path(argv: Sequence[str]) -> list[str]:
+    """A cloud CLI's command path, global options before it skipped: ``aws --profile prod ecs
+    update-service`` → ecs, update-service."""
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        word = argv[i]
+        i += 1
+        if "=" not in word and word not in _GLOBAL_FLAGS and i < len(argv):
+            i += 1
+    return _before_options(argv[i:])
+
+
 def _dashed_values(words: Sequence[str]) -> dict[str, list[str]]:
     """``--name value`` and ``--name=value`` pairs of a CLI whose options all take a value
     unless the next word is another option (aws, az, gcloud)."""
@@ -550,7 +571,7 @@ _DNS_LIVE: Final = "a public DNS zone's records answer every client: they are li
 
 def _az(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing | None:
     argv = cmd.argv[1:]
-    head = _before_options(argv)
+    head = _command_path(argv)
     if len(head) < 2 or head[0] in ("login", "logout", "account", "config", "extension"):
         return None
     verb = head[-1]
@@ -582,7 +603,7 @@ def _live(live: str | None, places: Sequence[tuple[str, str]]) -> str | None:
 
 def _gcloud(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing | None:
     argv = cmd.argv[1:]
-    head = _before_options(argv)
+    head = _command_path(argv)
     if len(head) < 2 or head[0] in ("config", "auth", "components", "init", "info"):
         return None
     values = _dashed_values(argv)
@@ -612,7 +633,7 @@ _AWS_PLACE_OPTIONS: Final = (
 
 def _aws(cmd: SimpleCommand, state: _State, words: frozenset[str]) -> Landing | None:
     argv = cmd.argv[1:]
-    head = _before_options(argv)
+    head = _command_path(argv)
     if len(head) < 2 or head[0] in ("configure", "sso", "sts", "help"):
         return None
     service, verb = head[0], head[1]
