@@ -45,6 +45,9 @@ entry-point group, exactly as a third-party package would:
   package.json scripts, tox, coverage, test-runner and type-checker settings): check commands
   removed or commented out, jobs switched off, failures masked, coverage floors lowered,
   tests deselected by configuration, type checking loosened.
+- ``production_change`` (:mod:`specialists.production_change`): a deploy, apply, scale, DNS
+  change or charge whose target reads as production, from a session that is not production
+  (where it lands: :mod:`specialists.understand.landings`).
 - ``secrets`` (:mod:`specialists.secrets`): known key formats and high-entropy tokens in
   commands, file contents, URLs, HTTP bodies and headers; never echoes the secret.
 """
