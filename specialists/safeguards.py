@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 
+import re2
 from pydantic import Field, field_validator
 
 from specialists.python_ast import PythonAstConfig, PythonAstSpecialist
@@ -134,14 +135,19 @@ class SafeguardsSpecialist:
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal (no file this entry reads), or the verdict."""
-        if action.type not in ("file_write", "file_edit"):
+        if action.type not in ("file_write", "file_edit", "tool_call"):
             return SpecialistResult.refuse()
 
         def judged(path: str) -> bool:
             return language_of(path) is not None and not self._exclude(relative_path(path, context))
 
-        changes = file_changes(action, context, judged, self._config.max_bytes, new_file_empty=True)
-        placed = changes is not None
+        if action.type == "tool_call":
+            changes = _tool_changes(action, judged) if "infra" in self._safeguards else None
+        else:
+            changes = file_changes(
+                action, context, judged, self._config.max_bytes, new_file_empty=True
+            )
+        placed = changes is not None and action.type != "tool_call"
         if changes is None:
             changes = _unplaced(action, judged)
             if changes is None:
@@ -222,6 +228,29 @@ def _unplaced(action: Action, judged: Callable[[str], bool]) -> list[Change] | N
     if action.type != "file_write" or not isinstance(path, str) or not isinstance(content, str):
         return None
     return [Change(path, None, content, fragment=False)] if path and judged(path) else None
+
+
+# A Kubernetes manifest handed to a tool as a parameter (an MCP ``kubectl_apply``).
+_MANIFEST: Final = re2.compile(
+    r"(?m)^\s*apiVersion:\s*\S+[\s\S]*^\s*kind:\s*\w|^\s*kind:\s*\w[\s\S]*"
+    r"^\s*apiVersion:\s*\S"
+)
+
+
+def _tool_changes(action: Action, judged: Callable[[str], bool]) -> list[Change] | None:
+    """What a tool call writes where a file would be: a file's ``path`` and ``content``
+    (an MCP ``create_or_update_file``, whose earlier text is not known here), or a manifest
+    handed over as a parameter (an MCP ``kubectl_apply``), read as a new manifest file."""
+    args = action.args
+    path, content = args.get("path") or args.get("file_path"), args.get("content")
+    if isinstance(path, str) and path and isinstance(content, str):
+        return [Change(path, None, content, fragment=False)] if judged(path) else None
+    changes = [
+        Change(f"{action.tool or 'tool'}.{key}.yaml", "", value, fragment=False)
+        for key, value in args.items()
+        if isinstance(value, str) and len(value) <= DEFAULT_MAX_BYTES and _MANIFEST.search(value)
+    ]
+    return changes or None
 
 
 def _build(entry: Entry, config: KindConfig) -> SafeguardsSpecialist:
