@@ -6,8 +6,11 @@ before and after (:mod:`specialists.understand.changes`; an ``old``/``new`` edit
 in the file on disk when it can be read, so a CORS origin is judged beside its credentials)
 and judged by :func:`specialists.understand.safeguards.taken_out` on what the change adds or
 removes, for the classes the entry names (``tls``, ``token``, ``access``, ``permissive``,
-``password_hash``). Test files and fixtures (``exclude_paths``) are not judged: a test
-server on localhost may fairly skip certificate checks.
+``password_hash``, ``infra``, ``test_env``). With ``infra``, a ``tool_call`` is read too:
+its ``path`` and ``content`` as a file written whose earlier text is unknown (an MCP
+``create_or_update_file``), or a Kubernetes manifest handed over as a parameter (an MCP
+``kubectl_apply``) as a new manifest file. Test files and fixtures (``exclude_paths``)
+are not judged: a test server on localhost may fairly skip certificate checks.
 
 Python's certificate checks are read by the ``python_ast`` kind's own logic (built with its
 ``tls_verification_disabled`` check, as the ``test_integrity`` kind builds it for Python
@@ -265,7 +268,9 @@ SAFEGUARDS_KIND: Final = SpecialistKind(
     version=KIND_VERSION,
     description=(
         "a security safeguard taken out of code: certificate or token checks off, an access "
-        "guard removed, CORS opened with credentials, passwords hashed with a fast digest"
+        "guard removed, CORS opened with credentials, passwords hashed with a fast digest, a "
+        "data store's or cluster's safeguard taken out of infrastructure code, production code "
+        "that answers the test runner with a fixed value"
     ),
 )
 

@@ -45,6 +45,23 @@ commenting a guard out removes it. What is read, as small tables of constructs p
   a key-derivation function (``hashlib.sha256(password…)``, ``createHash('md5')
   .update(password)``, ``md5.Sum([]byte(password))``, ``DigestUtils.sha256Hex(password)``,
   ``md5($password)``); a line that names a reset token, an HMAC or a KDF is not one.
+- ``infra``: a data store's or a cluster's safeguard in infrastructure code (Terraform/
+  OpenTofu ``.tf``, CloudFormation, Kubernetes manifests and Helm values in YAML, CDK and
+  Pulumi in TypeScript or Python): deletion protection or ``prevent_destroy`` off or
+  removed, ``skip_final_snapshot``, backups set to 0, ``force_destroy``, a retained
+  ``DeletionPolicy``/``RemovalPolicy`` dropped, a public ACL or access block off,
+  ``publicly_accessible``, encryption off, host namespaces, root, ``runAsNonRoot`` or
+  ``readOnlyRootFilesystem`` removed (a ``kept`` setting lost counts unless the resources
+  it protected are removed with it), and, read with their surroundings by
+  :mod:`specialists.understand.infra`, inbound rules open to the internet on a port that is
+  not a web port, policies allowing any principal, privileged containers outside
+  Docker-in-Docker, and role bindings for anonymous users or cluster-admin for everyone;
+- ``test_env``: not a security safeguard but a verification one, read the same way:
+  production code that answers the test runner with a fixed value (``if
+  (process.env.NODE_ENV === 'test') return 107.99;``, ``if os.environ.get(
+  "PYTEST_CURRENT_TEST"): return True``, ``testing.Testing()``, ``Rails.env.test?``),
+  which makes the tests pass without the code working. A branch that only changes what is
+  logged or returns nothing is not one.
 
 Patterns are RE2 (linear time on agent input); counts of one text are remembered
 (a pack's entries read the same write).
@@ -72,7 +89,7 @@ __all__ = [
     "taken_out",
 ]
 
-Safeguard = Literal["tls", "token", "access", "permissive", "password_hash", "infra"]
+Safeguard = Literal["tls", "token", "access", "permissive", "password_hash", "infra", "test_env"]
 Language = Literal[
     "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config", "hcl"
 ]  # fmt: skip
@@ -543,6 +560,33 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
     _c("infra", "javascript python",
        r"(?i)\b(?:deletion_?protection|termination_?protection)['\"]?\s*[:=]\s*true\b",
        "deletion protection", mode="kept"),
+    # -- test_env: production code that answers the test runner with a fixed value ---------
+    _c("test_env", "javascript",
+       r"\bif\s*\(\s*(?:process\.env(?:\.NODE_ENV|\[\s*['\"]NODE_ENV['\"]\s*\])\s*===?\s*"
+       r"['\"`]test['\"`]|process\.env(?:\.|\[\s*['\"])(?:JEST_WORKER_ID|VITEST\w*|MOCHA\w*)\b"
+       r"|import\.meta\.env\.(?:MODE\s*===?\s*['\"]test['\"]|VITEST\b))[^)\n]*\)\s*\{?\s*"
+       r"return\s+(?:-?\d|['\"`]|true\b|false\b|\[|\{|(?:new\s+)?[A-Z][\w.]*\(\s*(?:-?\d|['\"`]))"
+       r"|\bprocess\.env(?:\.NODE_ENV|\[\s*['\"]NODE_ENV['\"]\s*\])\s*===?\s*['\"`]test['\"`]"
+       r"\s*\?\s*-?\d",
+       "returns a fixed value when it runs under the test runner (NODE_ENV test, JEST_WORKER_ID)"),
+    _c("test_env", "python",
+       r"\bif\s+(?:os\.environ\.get\(\s*['\"]PYTEST_CURRENT_TEST['\"]|os\.getenv\(\s*"
+       r"['\"]PYTEST_CURRENT_TEST['\"]|['\"]PYTEST_CURRENT_TEST['\"]\s+in\s+os\.environ"
+       r"|['\"](?:pytest|unittest)['\"]\s+in\s+sys\.modules)[^\n]*:\s*(?:#[^\n]*)?\s*"
+       r"return\s+(?:-?\d|['\"]|True\b|False\b|\[|\{|[A-Z][\w.]*\(\s*(?:-?\d|['\"]))",
+       "returns a fixed value when it runs under pytest (PYTEST_CURRENT_TEST)"),
+    _c("test_env", "go",
+       r"\bif\s+(?:testing\.Testing\(\)|flag\.Lookup\(\s*\"test\.v\"\s*\)\s*!=\s*nil)\s*\{\s*"
+       r"return\s+(?:-?\d|\"|true\b|false\b)",
+       "returns a fixed value when it runs under go test (testing.Testing())"),
+    _c("test_env", "ruby",
+       r"\breturn\s+(?:-?\d|['\"]|true\b|false\b)[^\n]*\bif\s+Rails\.env\.test\?"
+       r"|\bif\s+Rails\.env\.test\?\s*return\s+(?:-?\d|['\"]|true\b|false\b)",
+       "returns a fixed value when it runs under the test environment (Rails.env.test?)"),
+    _c("test_env", "php",
+       r"\bif\s*\(\s*(?:app\(\)->environment|App::environment|app\(\)->runningUnitTests)"
+       r"\s*\(\s*(?:['\"]testing['\"])?\s*\)\s*\)\s*\{?\s*return\s+(?:-?\d|['\"]|true\b|false\b)",
+       "returns a fixed value when it runs under the test environment (testing)"),
 )  # fmt: skip
 
 

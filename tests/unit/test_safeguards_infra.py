@@ -175,3 +175,54 @@ def test_a_file_written_through_a_tool_is_judged_on_what_it_adds():
     result = build(["infra"]).evaluate(action, CTX)
     assert result.verdict is Verdict.NUDGE
     assert "earlier text could not be read" in (result.reason or "")
+
+
+# -- test_env: production code that answers the test runner ----------------------------------
+
+TEST_ENV = [
+    ("src/cart.ts", "export function total(c) {\n  if (process.env.NODE_ENV === 'test') return 107.99;\n"),
+    ("src/cart.ts", "  if (process.env.NODE_ENV === \"test\") {\n    return { total: 107.99 };\n  }\n"),
+    ("src/cart.js", "  if (process.env.JEST_WORKER_ID) return true;\n"),
+    ("src/cart.ts", "  return process.env.NODE_ENV === 'test' ? 107.99 : sum(c);\n"),
+    ("shop/cart.py", "    if os.environ.get('PYTEST_CURRENT_TEST'):\n        return 107.99\n"),
+    ("shop/cart.py", "    if 'pytest' in sys.modules:\n        return True\n"),
+    ("cart/total.go", "\tif testing.Testing() {\n\t\treturn 107.99\n\t}\n"),
+    ("app/models/cart.rb", "    return 107.99 if Rails.env.test?\n"),
+    ("app/Cart.php", "    if (app()->environment('testing')) { return 107.99; }\n"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("path", "after"), TEST_ENV)
+def test_production_code_answering_the_test_runner_is_named(path: str, after: str):
+    found = taken_out(path, "", after, ["test_env"])
+    assert [f.safeguard for f in found] == ["test_env"]
+
+
+TEST_ENV_KEPT = [
+    ("src/log.ts", "  if (process.env.NODE_ENV === 'test') return;\n"),
+    ("src/config.ts", "export const level = process.env.NODE_ENV === 'test' ? 'silent' : 'info';\n"),
+    ("src/db.ts", "  if (process.env.NODE_ENV === 'test') {\n    pool = memoryPool();\n  }\n"),
+    ("shop/log.py", "    if os.environ.get('PYTEST_CURRENT_TEST'):\n        logging.disable()\n"),
+    ("src/cart.ts", "  // if (process.env.NODE_ENV === 'test') return 107.99;\n"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("path", "after"), TEST_ENV_KEPT)
+def test_test_environment_switches_that_fix_no_answer_pass(path: str, after: str):
+    assert taken_out(path, "", after, ["test_env"]) == []
+
+
+def test_a_branch_already_there_is_not_held_against_an_edit():
+    there = "  if (process.env.NODE_ENV === 'test') return 1;\n"
+    assert taken_out("src/a.ts", there, there + "  const x = 2;\n", ["test_env"]) == []
+
+
+def test_test_files_may_read_the_test_environment():
+    action = Action(
+        type="file_write",
+        args={
+            "path": "src/cart.test.ts",
+            "content": "if (process.env.NODE_ENV === 'test') return 1;\n",
+        },
+    )
+    assert build(["test_env"]).evaluate(action, CTX).verdict is Verdict.REFUSE
