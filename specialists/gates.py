@@ -395,7 +395,7 @@ class GatesSpecialist:
             verdict=self.default,
             reason=f"the file {path} written through {action.tool or 'a tool'} "
             + "; ".join(f.what for f in found),
-            evidence={"object": path, "checks": sorted({str(f.check) for f in found})},
+            evidence={"object": path, "checks": [str(c) for c in sorted({f.check for f in found})]},
         )
 
     def _findings(self, path: str, before_text: str, after_text: str) -> Iterator[_Finding]:
