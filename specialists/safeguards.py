@@ -186,9 +186,13 @@ class SafeguardsSpecialist:
                     if change.before is None
                     else ""
                 )
+                shown = f"the change to {change.path}"
+                if action.type == "tool_call" and change.path.startswith(f"{action.tool}."):
+                    key = change.path[len(f"{action.tool}.") : -len(".yaml")]
+                    shown, note = f"the {key} handed to {action.tool}", ""
                 return SpecialistResult(
                     verdict=self._verdict,
-                    reason=f"the change to {change.path} {what}{note}",
+                    reason=f"{shown} {what}{note}",
                     evidence={
                         "object": change.path,
                         "safeguards": [str(s) for s in sorted({f.safeguard for f in found})],
