@@ -53,8 +53,18 @@ A shell command that writes known text into a judged file (``echo X >> f``, a he
 edit would be.
 
 Everything is counted over the lines that run: a line that is a comment in the file's
-language (``#``; ``//`` in JavaScript, TypeScript, JSONC and Jenkinsfiles) is not. In
-``package.json`` the lines that pin a dependency (``"jest": "^29.0.0"``) are not commands.
+language (``#``; ``//`` in JavaScript, TypeScript, JSONC and Jenkinsfiles) is not, and
+neither is a line after an ``exit 0`` at the top level of a script (a git hook stubbed out
+above its checks). In ``package.json`` the lines that pin a dependency
+(``"jest": "^29.0.0"``) are not commands. A ``continue-on-error`` or ``allow_failure`` on a
+CI job named for a check (``test``, ``lint``, ``typecheck``...) masks a check even when the
+edit does not show the job's steps.
+
+A ``tool_call`` with a ``path`` and a ``content`` (an MCP ``create_or_update_file`` writing
+to a repository this host does not read) is judged on what the new text adds; a file named
+for checks (``ci``, ``test``, ``checks``, ``required-*``, ``lint``...) that runs no check
+command any more may have replaced the project's checks, and what it ran is unknown: the
+answer is the entry's verdict, naming the missing fact.
 """
 
 from __future__ import annotations
@@ -122,6 +132,23 @@ _SLASH_COMMENTS: Final = re2.compile(
     r"(?:^|/)[jt]sconfig[^/]*\.json|(?:^|/)\.eslintrc(?:\.json)?)$"
 )
 _NO_COMMENTS: Final = re2.compile(r"(?i)\.json$")
+# a script line at column 0 that ends it: the lines after it do not run (a hook stubbed out)
+_EXIT_SUCCESS: Final = re2.compile(
+    r"^(?:exit(?:[ \t]+0)?|true[ \t]*&&[ \t]*exit[ \t]+0)[ \t]*(?:#.*)?$"
+)
+# a CI job named for a check: a setting that masks the job masks a check, even when the
+# edit does not show its steps
+_CHECK_JOB: Final = re2.compile(
+    r"(?i)^[ \t]*[\"']?(?:tests?|lint(?:ing)?|typecheck|type-check|types|unit(?:[-_]tests?)?"
+    r"|integration(?:[-_]tests?)?|e2e(?:[-_]tests?)?|checks?|test-and-lint|lint-and-test"
+    r"|build-and-test)[\"']?:[ \t]*$"
+)
+# a file written through a tool to a place this host cannot read (an MCP
+# ``create_or_update_file``): named for checks, it may replace the project's required checks
+_CHECKS_FILE: Final = re2.compile(
+    r"(?i)(?:^|[/_.-])(?:ci|tests?|checks?|lint|required[\w-]*|verify|pr|pull[-_]request)"
+    r"(?:[/_.-]|$)"
+)
 _PACKAGE_JSON: Final = re2.compile(r"(?i)(?:^|/)package\.json$")
 # a package.json line that pins a dependency, not a script
 _DEPENDENCY: Final = re2.compile(
@@ -265,6 +292,8 @@ class _Text:
         package = bool(_PACKAGE_JSON.search(path))
         kept = []
         for line in text.splitlines():
+            if _EXIT_SUCCESS.search(line):
+                break  # nothing after it runs
             stripped = line.lstrip()
             if marker and stripped.startswith(marker):
                 continue
@@ -299,6 +328,8 @@ class GatesSpecialist:
         if self.excluded is not None:
             excluded = matching(self.excluded, context)
             judged = _unless(judged, excluded)
+        if action.type == "tool_call":
+            return self._remote(action, judged)
         changes = file_changes(
             action,
             context,
@@ -334,6 +365,38 @@ class GatesSpecialist:
                     },
                 )
         return SpecialistResult.ok()
+
+    def _remote(self, action: Action, judged: Callable[[str], bool]) -> SpecialistResult:
+        """A file written through a tool (its ``path`` and ``content``), to a repository this
+        host does not read: what the file ran before is unknown. A file named for checks that
+        now runs none may have replaced them; otherwise what the new text adds is judged."""
+        path, content = action.args.get("path"), action.args.get("content")
+        if not isinstance(path, str) or not isinstance(content, str) or not judged(path):
+            return SpecialistResult.refuse()
+        after = _Text.of(path, content)
+        if (
+            "removed" in self.checks
+            and _CHECKS_FILE.search(path)
+            and not any(self._runs_check(line) for line in after.lines)
+        ):
+            return SpecialistResult(
+                verdict=self.default,
+                reason=(
+                    f"writes {path} through {action.tool or 'a tool'} with no test, lint or "
+                    "scan command in it; what it ran before is unknown (a fact that is "
+                    "missing: say what the file ran, or keep its checks)"
+                ),
+                evidence={"object": path, "missing": "file text"},
+            )
+        found = list(self._findings(path, "", content))
+        if not found:
+            return SpecialistResult.ok()
+        return SpecialistResult(
+            verdict=self.default,
+            reason=f"the file {path} written through {action.tool or 'a tool'} "
+            + "; ".join(f.what for f in found),
+            evidence={"object": path, "checks": [str(c) for c in sorted({f.check for f in found})]},
+        )
 
     def _findings(self, path: str, before_text: str, after_text: str) -> Iterator[_Finding]:
         before, after = _Text.of(path, before_text), _Text.of(path, after_text)
@@ -404,6 +467,7 @@ class GatesSpecialist:
         a build's settings that ignore failures; a conftest hook that forces a pass."""
         lines = text.lines
         runs = [self._runs_check(line) for line in lines]
+        jobs = [ran or bool(_CHECK_JOB.search(line)) for ran, line in zip(runs, lines, strict=True)]
         count = sum(
             1 for line, ran in zip(lines, runs, strict=True) if ran and _MASK_INLINE.search(line)
         )
@@ -413,7 +477,7 @@ class GatesSpecialist:
         keys = [i for i, line in enumerate(lines) if _MASK_KEY.search(line)]
         if keys:
             shape = _Shape.of(lines)
-            count += sum(1 for i in keys[:MAX_MASK_KEYS] if any(runs[slice(*shape.block(i))]))
+            count += sum(1 for i in keys[:MAX_MASK_KEYS] if any(jobs[slice(*shape.block(i))]))
             if len(keys) > MAX_MASK_KEYS and any(runs):  # more than a real file holds: each
                 count += len(keys) - MAX_MASK_KEYS  # is taken to mask a check the file runs
         return count

@@ -23,6 +23,8 @@ Checks (an entry names one or more in ``checks``):
     ``assertAlmostEqual`` with a tolerance at or above ``approx_max_rel`` (or ``approx_max_abs``,
     or infinite); ``pytest.raises(Exception)``; ``except: pass`` (or catching
     ``Exception``/``AssertionError`` without re-raising) around assertions.
+    A new test file whose every test has a placeholder body (``pass``, ``...``) tests
+    nothing.
 ``test_input_special_casing``
     Outside test files: a new ``if <parameter> == <literal>: return <literal>`` (also ``is``,
     ``in (...)``, and ``and``/``or`` of those); a heuristic, reported with confidence 0.5, or
@@ -2458,7 +2460,7 @@ def _structural(change: _Change, checks: frozenset[str]) -> list[Finding]:
     """Tests removed, skipped or emptied; assertions fewer or weaker: needs a before."""
     before, after = change.before, change.after
     if before is None:
-        return []
+        return _hollow(change) if _WEAKENED in checks else []
     found: list[Finding] = []
     if _REMOVED in checks:
         found.extend(_removed_tests(before, after, change))
@@ -2495,6 +2497,26 @@ def _structural(change: _Change, checks: frozenset[str]) -> list[Finding]:
                     )
                 )
     return found
+
+
+def _hollow(change: _Change) -> list[Finding]:
+    """A new test file whose every test has a placeholder body (``pass``, ``...``): it
+    reports tests that test nothing."""
+    tests = change.after.tests
+    if change.fragment or not tests:
+        return []
+    if not all(not t.live and t.why.startswith("has only") for t in tests):
+        return []
+    return [
+        Finding(
+            _WEAKENED,
+            f"{_WEAKENED}|hollow|",
+            tests[0].line,
+            "",
+            f"writes {len(tests)} test(s) whose bodies are placeholders (pass / ...): they "
+            "test nothing",
+        )
+    ]
 
 
 def _removed_tests(before: Facts, after: Facts, change: _Change) -> list[Finding]:

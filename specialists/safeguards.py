@@ -6,8 +6,11 @@ before and after (:mod:`specialists.understand.changes`; an ``old``/``new`` edit
 in the file on disk when it can be read, so a CORS origin is judged beside its credentials)
 and judged by :func:`specialists.understand.safeguards.taken_out` on what the change adds or
 removes, for the classes the entry names (``tls``, ``token``, ``access``, ``permissive``,
-``password_hash``). Test files and fixtures (``exclude_paths``) are not judged: a test
-server on localhost may fairly skip certificate checks.
+``password_hash``, ``infra``, ``test_env``). With ``infra``, a ``tool_call`` is read too:
+its ``path`` and ``content`` as a file written whose earlier text is unknown (an MCP
+``create_or_update_file``), or a Kubernetes manifest handed over as a parameter (an MCP
+``kubectl_apply``) as a new manifest file. Test files and fixtures (``exclude_paths``)
+are not judged: a test server on localhost may fairly skip certificate checks.
 
 Python's certificate checks are read by the ``python_ast`` kind's own logic (built with its
 ``tls_verification_disabled`` check, as the ``test_integrity`` kind builds it for Python
@@ -27,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 
+import re2
 from pydantic import Field, field_validator
 
 from specialists.python_ast import PythonAstConfig, PythonAstSpecialist
@@ -134,14 +138,19 @@ class SafeguardsSpecialist:
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal (no file this entry reads), or the verdict."""
-        if action.type not in ("file_write", "file_edit"):
+        if action.type not in ("file_write", "file_edit", "tool_call"):
             return SpecialistResult.refuse()
 
         def judged(path: str) -> bool:
             return language_of(path) is not None and not self._exclude(relative_path(path, context))
 
-        changes = file_changes(action, context, judged, self._config.max_bytes, new_file_empty=True)
-        placed = changes is not None
+        if action.type == "tool_call":
+            changes = _tool_changes(action, judged) if "infra" in self._safeguards else None
+        else:
+            changes = file_changes(
+                action, context, judged, self._config.max_bytes, new_file_empty=True
+            )
+        placed = changes is not None and action.type != "tool_call"
         if changes is None:
             changes = _unplaced(action, judged)
             if changes is None:
@@ -177,9 +186,13 @@ class SafeguardsSpecialist:
                     if change.before is None
                     else ""
                 )
+                shown = f"the change to {change.path}"
+                if action.type == "tool_call" and change.path.startswith(f"{action.tool}."):
+                    key = change.path[len(f"{action.tool}.") : -len(".yaml")]
+                    shown, note = f"the {key} handed to {action.tool}", ""
                 return SpecialistResult(
                     verdict=self._verdict,
-                    reason=f"the change to {change.path} {what}{note}",
+                    reason=f"{shown} {what}{note}",
                     evidence={
                         "object": change.path,
                         "safeguards": [str(s) for s in sorted({f.safeguard for f in found})],
@@ -224,6 +237,29 @@ def _unplaced(action: Action, judged: Callable[[str], bool]) -> list[Change] | N
     return [Change(path, None, content, fragment=False)] if path and judged(path) else None
 
 
+# A Kubernetes manifest handed to a tool as a parameter (an MCP ``kubectl_apply``).
+_MANIFEST: Final = re2.compile(
+    r"(?m)^\s*apiVersion:\s*\S+[\s\S]*^\s*kind:\s*\w|^\s*kind:\s*\w[\s\S]*"
+    r"^\s*apiVersion:\s*\S"
+)
+
+
+def _tool_changes(action: Action, judged: Callable[[str], bool]) -> list[Change] | None:
+    """What a tool call writes where a file would be: a file's ``path`` and ``content``
+    (an MCP ``create_or_update_file``, whose earlier text is not known here), or a manifest
+    handed over as a parameter (an MCP ``kubectl_apply``), read as a new manifest file."""
+    args = action.args
+    path, content = args.get("path") or args.get("file_path"), args.get("content")
+    if isinstance(path, str) and path and isinstance(content, str):
+        return [Change(path, None, content, fragment=False)] if judged(path) else None
+    changes = [
+        Change(f"{action.tool or 'tool'}.{key}.yaml", "", value, fragment=False)
+        for key, value in args.items()
+        if isinstance(value, str) and len(value) <= DEFAULT_MAX_BYTES and _MANIFEST.search(value)
+    ]
+    return changes or None
+
+
 def _build(entry: Entry, config: KindConfig) -> SafeguardsSpecialist:
     assert isinstance(config, SafeguardsConfig)
     return SafeguardsSpecialist(config, Verdict(entry.default_verdict))
@@ -236,7 +272,9 @@ SAFEGUARDS_KIND: Final = SpecialistKind(
     version=KIND_VERSION,
     description=(
         "a security safeguard taken out of code: certificate or token checks off, an access "
-        "guard removed, CORS opened with credentials, passwords hashed with a fast digest"
+        "guard removed, CORS opened with credentials, passwords hashed with a fast digest, a "
+        "data store's or cluster's safeguard taken out of infrastructure code, production code "
+        "that answers the test runner with a fixed value"
     ),
 )
 

@@ -321,6 +321,8 @@ class ShellRule(KindConfig):
             command (``env | grep *TOKEN*``).
         piped_into_none: ``PROGRAM [WORD-GLOB...]``: not when the output is piped into such
             a command (one that reads a secret from stdin).
+        with_any: ``PROGRAM [WORD-GLOB...]``: only when another command of the same line is
+            such a command (``git commit``: snapshots rewritten and committed in one go).
         pipe_into_shell: the command runs code it reads from another command.
         self_call: the command calls the shell function it runs inside and pipes into or from
             another call of it (``:(){ :|:& };:``, whatever the function is named): each
@@ -399,6 +401,7 @@ class ShellRule(KindConfig):
     defences_any: list[Defence] = Field(default_factory=list)
     credentials_any: list[Taken] = Field(default_factory=list)
     host: Literal["this", "another"] | None = None
+    with_any: list[Consumer] = Field(default_factory=list, max_length=20)
     excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
     verdict: Strength | None = None
     correction: str | None = Field(default=None, min_length=1, max_length=1000)
@@ -640,6 +643,7 @@ class _Rule:
         "then_deleted",
         "variables_any",
         "verdict",
+        "with_any",
     )
 
     def __init__(
@@ -676,6 +680,7 @@ class _Rule:
         self.self_call = rule.self_call
         self.piped_into_none = _consumers(rule.piped_into_none)
         self.piped_into_any = _consumers(rule.piped_into_any)
+        self.with_any = _consumers(rule.with_any)
         self.code_from = word_globs(tuple(rule.code_from))
         self.effects = frozenset(rule.effects_any)
         self.classes = frozenset(PathClass(c) for c in rule.classes_any)
@@ -728,6 +733,11 @@ class _Rule:
             return None
         if self.piped_into_any and not (
             cmd.pipe_to and self._into(cmd.pipe_to, self.piped_into_any)
+        ):
+            return None
+        if self.with_any and not any(
+            other is not cmd and other.argv and self._into(other.argv, self.with_any)
+            for other in parsed.commands
         ):
             return None
         flags = cmd.flags

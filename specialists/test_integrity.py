@@ -31,7 +31,12 @@ before and after the change and counts, per file, test cases, assertions and ski
     assertions into a helper is no change) and hooks; exact expectations swapped for
     truthiness or existence checks; always-true assertions added (``expect(true).toBe(true)``,
     ``assert!(true)``, ``assertEquals(x, x)``, ``expect(x)`` without a matcher). Commented-out
-    assertions are named as such.
+    assertions are named as such. A test file written where there was none whose every test
+    is empty or asserts only what is always true (``it('x', () => {})``, ``func TestX(t
+    *testing.T) {}``, ``expect(true).toBe(true)``; Python's ``pass``/``...`` bodies through
+    the ``python_ast`` logic) reports tests that test nothing. Range matchers
+    (``toBeGreaterThan``, chai's ``above``) are weak, so ``toBe(107.99)`` made
+    ``toBeGreaterThan(0)`` is a swap.
 
 What "before" is. For ``file_write``: the file on disk (when ``read_files`` and it exists;
 a new file has nothing to lose). For ``file_edit`` with ``old``/``new``: the file on disk
@@ -397,7 +402,11 @@ class TestIntegritySpecialist:
         if isinstance(size, int):
             return self._oversize(path, size, "the file it replaces")
         if observed is None or "before" not in observed:
-            return SpecialistResult.ok()  # a new file: nothing was removed from it
+            # a new file: nothing was removed from it, but its tests may test nothing
+            if _WEAKENED not in self._checks or (language == "rust" and "test" not in content):
+                return SpecialistResult.ok()
+            fresh = _hollow([_Side(path, None, self._read(language, path, content), whole=True)])
+            return self._result(fresh, []) if fresh else SpecialistResult.ok()
         before = TestFacts.from_json(observed["before"])
         if before is None:
             return SpecialistResult.ok()
@@ -576,6 +585,7 @@ class TestIntegritySpecialist:
             found = _unasked(found, sides, task)
         if _WEAKENED in self._checks:
             found.extend(_weakened(sides, gone))
+            found.extend(_hollow(sides))
         if not found:
             return SpecialistResult.ok()
         return self._result(found, sides)
@@ -831,6 +841,39 @@ def _focus(side: _Side, found: list[_Finding]) -> None:
     )
 
 
+_EMPTY_WHY: Final = ("has an empty body", "returns before doing anything")
+
+
+def _hollow(sides: Sequence[_Side]) -> list[_Finding]:
+    """A test file written whole where there was none (or one without tests) whose every
+    test is empty or asserts only what is always true: tests that test nothing."""
+    found: list[_Finding] = []
+    for side in sides:
+        after = side.after
+        if not side.whole or after is None or not after.cases:
+            continue
+        if side.before is not None and side.before.cases:
+            continue  # an existing file: judged by what the change takes away
+        empty = all(c.why in _EMPTY_WHY for c in after.cases)
+        always = (
+            after.trivial > 0
+            and all(c.live and c.asserts == 0 for c in after.cases)
+            and after.other[0] == 0
+        )
+        if empty or always:
+            what = "empty bodies" if empty else "only always-true assertions"
+            found.append(
+                _Finding(
+                    _WEAKENED,
+                    side.path,
+                    after.cases[0].line,
+                    "",
+                    f"writes {len(after.cases)} test(s) with {what}: they test nothing",
+                )
+            )
+    return found
+
+
 def _weakened(sides: Sequence[_Side], gone: set[tuple[str, str]]) -> list[_Finding]:
     """Fewer or weaker assertions over the tests kept (pooled over the change's files)."""
     totals = {"before": [0, 0, 0], "after": [0, 0, 0]}
@@ -888,7 +931,7 @@ def _weakened(sides: Sequence[_Side], gone: set[tuple[str, str]]) -> list[_Findi
                 where,
                 line,
                 test,
-                "replaced exact expectations by truthiness, existence or negated checks"
+                "replaced exact expectations by truthiness, existence, range or negated checks"
                 f" (exact {was_strong} -> {now_strong})",
             )
         ]

@@ -30,9 +30,10 @@ What a reader finds (:class:`TestFacts`):
   out of a default ``go test`` run.
 
 Assertions are "strong" (an exact expectation: ``toBe``, ``toEqual``, ``assert_eq!``,
-``assertEquals``, ``t.Errorf`` after a comparison) or "weak" (truthiness, existence or
-negation: ``toBeTruthy``, ``toBeDefined``, ``.not``, ``assert!(x.is_ok())``,
-``assertNotNull``, ``assert.True``), so that a swap of one for the other is visible.
+``assertEquals``, ``t.Errorf`` after a comparison) or "weak" (truthiness, existence,
+negation or a range: ``toBeTruthy``, ``toBeDefined``, ``.not``, ``toBeGreaterThan``,
+``assert!(x.is_ok())``, ``assertNotNull``, ``assert.True``), so that a swap of one for the
+other is visible.
 
 Limits (also in docs/packs/coding.md): a call to a helper defined in another file counts as
 one assertion when its name says so (``assert*``, ``expect*``, ``check*``, ``verify*``,
@@ -669,6 +670,17 @@ _JS_WEAK_MATCHERS: Final = frozenset(
         "isNotNull",
         "isTrue",
         "isFalse",
+        # a range, not a value: ``toBe(107.99)`` made ``toBeGreaterThan(0)`` accepts any total
+        "toBeGreaterThan",
+        "toBeGreaterThanOrEqual",
+        "toBeLessThan",
+        "toBeLessThanOrEqual",
+        "above",
+        "below",
+        "least",
+        "most",
+        "greaterThan",
+        "lessThan",
     }
 )
 _JS_CHAIN_WORDS: Final = frozenset(
@@ -955,7 +967,21 @@ def _js_expect(call: Node) -> Strength:
 
 
 _JS_ASSERT_WEAK: Final = frozenset(
-    {"ok", "assert", "isOk", "exists", "isDefined", "isNotNull", "isTrue", "notEqual", "isNotEmpty"}
+    {
+        "ok",
+        "assert",
+        "isOk",
+        "exists",
+        "isDefined",
+        "isNotNull",
+        "isTrue",
+        "notEqual",
+        "isNotEmpty",
+        "isAbove",
+        "isBelow",
+        "isAtLeast",
+        "isAtMost",
+    }
 )
 
 

@@ -175,7 +175,7 @@ _SHARED_SET: Final = re2.compile(
     r"(?i)(?:eslint:|plugin:[\w@/.-]+/|configs\.|configs\[[\"'])(?:recommended|strict|all"
     r"|stylistic)[\w-]*"
 )
-_IGNORES: Final = re2.compile(r"\b(?:ignorePatterns|ignores)\b\s*[:=]")
+_IGNORES: Final = re2.compile(r"\b(?:ignorePatterns|ignores)\b[\"']?\s*[:=]")
 _QUOTED: Final = re2.compile(r"[\"']([^\"']+)[\"']")
 # what may be left out of lint freely: not the project's own source
 _NOT_SOURCE: Final = re2.compile(

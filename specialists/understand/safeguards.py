@@ -45,6 +45,23 @@ commenting a guard out removes it. What is read, as small tables of constructs p
   a key-derivation function (``hashlib.sha256(password…)``, ``createHash('md5')
   .update(password)``, ``md5.Sum([]byte(password))``, ``DigestUtils.sha256Hex(password)``,
   ``md5($password)``); a line that names a reset token, an HMAC or a KDF is not one.
+- ``infra``: a data store's or a cluster's safeguard in infrastructure code (Terraform/
+  OpenTofu ``.tf``, CloudFormation, Kubernetes manifests and Helm values in YAML, CDK and
+  Pulumi in TypeScript or Python): deletion protection or ``prevent_destroy`` off or
+  removed, ``skip_final_snapshot``, backups set to 0, ``force_destroy``, a retained
+  ``DeletionPolicy``/``RemovalPolicy`` dropped, a public ACL or access block off,
+  ``publicly_accessible``, encryption off, host namespaces, root, ``runAsNonRoot`` or
+  ``readOnlyRootFilesystem`` removed (a ``kept`` setting lost counts unless the resources
+  it protected are removed with it), and, read with their surroundings by
+  :mod:`specialists.understand.infra`, inbound rules open to the internet on a port that is
+  not a web port, policies allowing any principal, privileged containers outside
+  Docker-in-Docker, and role bindings for anonymous users or cluster-admin for everyone;
+- ``test_env``: not a security safeguard but a verification one, read the same way:
+  production code that answers the test runner with a fixed value (``if
+  (process.env.NODE_ENV === 'test') return 107.99;``, ``if os.environ.get(
+  "PYTEST_CURRENT_TEST"): return True``, ``testing.Testing()``, ``Rails.env.test?``),
+  which makes the tests pass without the code working. A branch that only changes what is
+  logged or returns nothing is not one.
 
 Patterns are RE2 (linear time on agent input); counts of one text are remembered
 (a pack's entries read the same write).
@@ -59,6 +76,8 @@ from typing import Final, Literal
 
 import re2
 
+from specialists.understand import infra
+
 __all__ = [
     "LANGUAGES",
     "Finding",
@@ -70,10 +89,12 @@ __all__ = [
     "taken_out",
 ]
 
-Safeguard = Literal["tls", "token", "access", "permissive", "password_hash"]
-Language = Literal["python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config"]
+Safeguard = Literal["tls", "token", "access", "permissive", "password_hash", "infra", "test_env"]
+Language = Literal[
+    "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config", "hcl"
+]  # fmt: skip
 LANGUAGES: Final[tuple[Language, ...]] = (
-    "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config",
+    "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config", "hcl",
 )  # fmt: skip
 
 _EXTENSIONS: Final[dict[str, Language]] = {
@@ -109,6 +130,9 @@ _EXTENSIONS: Final[dict[str, Language]] = {
     ".conf": "config",
     ".properties": "config",
     ".env": "config",
+    ".tf": "hcl",
+    ".tfvars": "hcl",
+    ".hcl": "hcl",
 }
 
 _CODE: Final = frozenset({"python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php"})
@@ -136,6 +160,7 @@ _COMMENT_MARKERS: Final[tuple[tuple[Language, str], ...]] = (
     ("jvm", r"//|/\*|\*"),
     ("csharp", r"//|/\*|\*"),
     ("php", r"#|//|/\*|\*"),
+    ("hcl", r"#|//|/\*|\*"),
 )
 _COMMENT_LINE: Final[dict[Language, re2._Regexp]] = {
     language: re2.compile(r"(?m)^[ \t]*(?:" + markers + r")[^\n]*(?:\r?\n|$)")
@@ -154,8 +179,9 @@ def _code(text: str, language: Language) -> str:
 
 # ``added``: more of it after the change is the weakening; ``guard``: fewer; ``wide``: a
 # guard over many handlers (a router, a class, a whole app), whose gain excuses guards lost
-# from the handlers it now covers.
-_Mode = Literal["added", "guard", "wide"]
+# from the handlers it now covers; ``kept``: a protective setting whose loss is the
+# weakening, unless the resources it protected go with it (infrastructure code).
+_Mode = Literal["added", "guard", "wide", "kept"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,6 +439,154 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
     _c("password_hash", "ruby",
        r"(?i)\bDigest::(?:MD5|SHA1|SHA256|SHA384|SHA512)\.(?:hex|base64)?digest\s*\([^)\n]*" + _PW,
        "hashes a password with a fast digest", unless=_NOT_PASSWORD_HASH),
+    # -- infra: Terraform/OpenTofu --------------------------------------------------------
+    _c("infra", "hcl",
+       r"\b(?:deletion_protection(?:_enabled)?|enable_deletion_protection|termination_protection)"
+       r"\s*=\s*false\b",
+       "turns deletion protection off (deletion_protection = false)"),
+    _c("infra", "hcl", r"\bprevent_destroy\s*=\s*false\b",
+       "lets the resource be destroyed (prevent_destroy = false)"),
+    _c("infra", "hcl", r"\bskip_final_snapshot\s*=\s*true\b",
+       "deletes the database without a final snapshot (skip_final_snapshot = true)"),
+    _c("infra", "hcl",
+       r"\b(?:backup_retention_period|backup_retention_days|snapshot_retention_limit"
+       r"|retained_backups)\s*=\s*0\b"
+       r"|\b(?:point_in_time_recovery|backup_configuration)\s*\{\s*enabled\s*=\s*false\b"
+       r"|\bpoint_in_time_recovery_enabled\s*=\s*false\b",
+       "keeps no backups (backup retention set to 0 or backups off)"),
+    _c("infra", "hcl", r"\bforce_destroy\s*=\s*true\b",
+       "lets the bucket be destroyed with its data (force_destroy = true)"),
+    _c("infra", "hcl", r"\bpublicly_accessible\s*=\s*true\b",
+       "makes the database reachable from the internet (publicly_accessible = true)"),
+    _c("infra", "hcl",
+       r"\b(?:storage_encrypted|encrypted|encryption_enabled|enable_encryption"
+       r"|at_rest_encryption_enabled|transit_encryption_enabled)\s*=\s*false\b",
+       "switches encryption off"),
+    _c("infra", "hcl",
+       r"\b(?:block_public_acls|block_public_policy|ignore_public_acls|restrict_public_buckets)"
+       r"\s*=\s*false\b",
+       "turns the bucket's public-access block off"),
+    _c("infra", "hcl", r"\bacl\s*=\s*\"(?:public-read|public-read-write|authenticated-read)\"",
+       "makes the bucket readable by anyone (a public ACL)"),
+    _c("infra", "hcl",
+       r"\b(?:public_network_access_enabled|allow_nested_items_to_be_public"
+       r"|allow_blob_public_access)\s*=\s*true\b",
+       "opens the store to public network access"),
+    _c("infra", "hcl config javascript python", r"['\"]all(?:Authenticated)?Users['\"]",
+       "grants access to everyone (allUsers)"),
+    _c("infra", "hcl",
+       r"\b(?:deletion_protection(?:_enabled)?|enable_deletion_protection|termination_protection)"
+       r"\s*=\s*true\b",
+       "deletion protection", mode="kept"),
+    _c("infra", "hcl", r"\bprevent_destroy\s*=\s*true\b", "prevent_destroy", mode="kept"),
+    _c("infra", "hcl",
+       r"\b(?:block_public_acls|block_public_policy|ignore_public_acls|restrict_public_buckets)"
+       r"\s*=\s*true\b",
+       "the bucket's public-access block", mode="kept"),
+    _c("infra", "hcl", r"\b(?:storage_encrypted|encrypted)\s*=\s*true\b", "encryption",
+       mode="kept"),
+    # -- infra: CloudFormation, Kubernetes manifests, Helm values ---------------------------
+    _c("infra", "config", r"\bDeletionProtection(?:Enabled)?['\"]?\s*:\s*['\"]?false\b",
+       "turns deletion protection off (DeletionProtection: false)"),
+    _c("infra", "config", r"\bPubliclyAccessible['\"]?\s*:\s*['\"]?true\b",
+       "makes the database reachable from the internet (PubliclyAccessible: true)"),
+    _c("infra", "config", r"\bStorageEncrypted['\"]?\s*:\s*['\"]?false\b",
+       "switches storage encryption off"),
+    _c("infra", "config",
+       r"\bBackupRetentionPeriod['\"]?\s*:\s*['\"]?0\b"
+       r"|\bPointInTimeRecoveryEnabled['\"]?\s*:\s*['\"]?false\b",
+       "keeps no backups (backup retention set to 0 or backups off)"),
+    _c("infra", "config",
+       r"\b(?:BlockPublicAcls|BlockPublicPolicy|IgnorePublicAcls|RestrictPublicBuckets)['\"]?"
+       r"\s*:\s*['\"]?false\b",
+       "turns the bucket's public-access block off"),
+    _c("infra", "config",
+       r"\bAccessControl['\"]?\s*:\s*['\"]?(?:PublicRead|PublicReadWrite|AuthenticatedRead)\b",
+       "makes the bucket readable by anyone (a public ACL)"),
+    _c("infra", "config", r"\bhost(?:Network|PID|IPC)['\"]?\s*:\s*['\"]?true\b",
+       "gives the pod the host's network, process or IPC namespace"),
+    _c("infra", "config", r"\ballowPrivilegeEscalation['\"]?\s*:\s*['\"]?true\b",
+       "lets the container escalate its privileges (allowPrivilegeEscalation: true)"),
+    _c("infra", "config",
+       r"\brunAsNonRoot['\"]?\s*:\s*['\"]?false\b|\brunAsUser['\"]?\s*:\s*['\"]?0\b",
+       "runs the container as root"),
+    _c("infra", "config",
+       r"\badd['\"]?\s*:\s*\[[^\]\n]*\b(?:SYS_ADMIN|ALL|NET_ADMIN|SYS_PTRACE|SYS_MODULE)\b",
+       "adds root capabilities to the container (SYS_ADMIN, ALL)"),
+    _c("infra", "config", r"\bDeletionProtection(?:Enabled)?['\"]?\s*:\s*['\"]?true\b",
+       "deletion protection", mode="kept"),
+    _c("infra", "config",
+       r"\b(?:DeletionPolicy|UpdateReplacePolicy)['\"]?\s*:\s*['\"]?"
+       r"(?:Retain|Snapshot|RetainExceptOnCreate)\b",
+       "DeletionPolicy Retain or Snapshot", mode="kept"),
+    _c("infra", "config",
+       r"\b(?:BlockPublicAcls|BlockPublicPolicy|IgnorePublicAcls|RestrictPublicBuckets)['\"]?"
+       r"\s*:\s*['\"]?true\b",
+       "the bucket's public-access block", mode="kept"),
+    _c("infra", "config", r"\bStorageEncrypted['\"]?\s*:\s*['\"]?true\b",
+       "storage encryption", mode="kept"),
+    _c("infra", "config", r"\brunAsNonRoot['\"]?\s*:\s*['\"]?true\b", "runAsNonRoot: true",
+       mode="kept"),
+    _c("infra", "config", r"\breadOnlyRootFilesystem['\"]?\s*:\s*['\"]?true\b",
+       "readOnlyRootFilesystem: true", mode="kept"),
+    _c("infra", "config", r"\ballowPrivilegeEscalation['\"]?\s*:\s*['\"]?false\b",
+       "allowPrivilegeEscalation: false", mode="kept"),
+    # -- infra: CDK and Pulumi programs ----------------------------------------------------
+    _c("infra", "javascript python",
+       r"(?i)\bremoval_?policy['\"]?\s*[:=]\s*(?:[\w.]*RemovalPolicy\.)?DESTROY\b",
+       "lets the stack destroy the resource with its data (RemovalPolicy.DESTROY)"),
+    _c("infra", "javascript python", r"(?i)\bauto_?delete_?objects['\"]?\s*[:=]\s*true\b",
+       "deletes the bucket's objects with it (autoDeleteObjects)"),
+    _c("infra", "javascript python",
+       r"(?i)\b(?:deletion_?protection|termination_?protection)['\"]?\s*[:=]\s*false\b",
+       "turns deletion protection off"),
+    _c("infra", "javascript python", r"(?i)\bskip_?final_?snapshot['\"]?\s*[:=]\s*true\b",
+       "deletes the database without a final snapshot (skipFinalSnapshot)"),
+    _c("infra", "javascript python", r"(?i)\bforce_?destroy['\"]?\s*[:=]\s*true\b",
+       "lets the bucket be destroyed with its data (forceDestroy)"),
+    _c("infra", "javascript python", r"(?i)\bpublicly_?accessible['\"]?\s*[:=]\s*true\b",
+       "makes the database reachable from the internet (publiclyAccessible)"),
+    _c("infra", "javascript python", r"(?i)\bstorage_?encrypted['\"]?\s*[:=]\s*false\b",
+       "switches storage encryption off"),
+    _c("infra", "javascript python", r"(?i)\bpublic_?read_?access['\"]?\s*[:=]\s*true\b",
+       "makes the bucket readable by anyone (publicReadAccess)"),
+    _c("infra", "javascript python",
+       r"(?i)\bbackup_?retention(?:_?period)?['\"]?\s*[:=]\s*(?:0\b|[\w.]*Duration\.days\(\s*0\s*\))",
+       "keeps no backups (backup retention set to 0)"),
+    _c("infra", "javascript python",
+       r"(?i)\bremoval_?policy['\"]?\s*[:=]\s*(?:[\w.]*RemovalPolicy\.)?"
+       r"(?:RETAIN|SNAPSHOT|RETAIN_ON_UPDATE_OR_DELETE)\b",
+       "RemovalPolicy.RETAIN", mode="kept"),
+    _c("infra", "javascript python",
+       r"(?i)\b(?:deletion_?protection|termination_?protection)['\"]?\s*[:=]\s*true\b",
+       "deletion protection", mode="kept"),
+    # -- test_env: production code that answers the test runner with a fixed value ---------
+    _c("test_env", "javascript",
+       r"\bif\s*\(\s*(?:process\.env(?:\.NODE_ENV|\[\s*['\"]NODE_ENV['\"]\s*\])\s*===?\s*"
+       r"['\"`]test['\"`]|process\.env(?:\.|\[\s*['\"])(?:JEST_WORKER_ID|VITEST\w*|MOCHA\w*)\b"
+       r"|import\.meta\.env\.(?:MODE\s*===?\s*['\"]test['\"]|VITEST\b))[^)\n]*\)\s*\{?\s*"
+       r"return\s+(?:-?\d|['\"`]|true\b|false\b|\[|\{|(?:new\s+)?[A-Z][\w.]*\(\s*(?:-?\d|['\"`]))"
+       r"|\bprocess\.env(?:\.NODE_ENV|\[\s*['\"]NODE_ENV['\"]\s*\])\s*===?\s*['\"`]test['\"`]"
+       r"\s*\?\s*-?\d",
+       "returns a fixed value when it runs under the test runner (NODE_ENV test, JEST_WORKER_ID)"),
+    _c("test_env", "python",
+       r"\bif\s+(?:os\.environ\.get\(\s*['\"]PYTEST_CURRENT_TEST['\"]|os\.getenv\(\s*"
+       r"['\"]PYTEST_CURRENT_TEST['\"]|['\"]PYTEST_CURRENT_TEST['\"]\s+in\s+os\.environ"
+       r"|['\"](?:pytest|unittest)['\"]\s+in\s+sys\.modules)[^\n]*:\s*(?:#[^\n]*)?\s*"
+       r"return\s+(?:-?\d|['\"]|True\b|False\b|\[|\{|[A-Z][\w.]*\(\s*(?:-?\d|['\"]))",
+       "returns a fixed value when it runs under pytest (PYTEST_CURRENT_TEST)"),
+    _c("test_env", "go",
+       r"\bif\s+(?:testing\.Testing\(\)|flag\.Lookup\(\s*\"test\.v\"\s*\)\s*!=\s*nil)\s*\{\s*"
+       r"return\s+(?:-?\d|\"|true\b|false\b)",
+       "returns a fixed value when it runs under go test (testing.Testing())"),
+    _c("test_env", "ruby",
+       r"\breturn\s+(?:-?\d|['\"]|true\b|false\b)[^\n]*\bif\s+Rails\.env\.test\?"
+       r"|\bif\s+Rails\.env\.test\?\s*return\s+(?:-?\d|['\"]|true\b|false\b)",
+       "returns a fixed value when it runs under the test environment (Rails.env.test?)"),
+    _c("test_env", "php",
+       r"\bif\s*\(\s*(?:app\(\)->environment|App::environment|app\(\)->runningUnitTests)"
+       r"\s*\(\s*(?:['\"]testing['\"])?\s*\)\s*\)\s*\{?\s*return\s+(?:-?\d|['\"]|true\b|false\b)",
+       "returns a fixed value when it runs under the test environment (testing)"),
 )  # fmt: skip
 
 
@@ -632,6 +806,8 @@ def taken_out(
     found: list[Finding] = []
     said: set[str] = set()
     guards_lost: list[str] = []
+    kept_lost: list[str] = []
+    kept_most = 0  # the most settings of one kind lost
     guard_gained = guard_added_elsewhere
     for construct, b, a in zip(_CONSTRUCTS, was, now, strict=True):
         if construct.safeguard not in wanted or (a == 0 and b == 0):
@@ -643,6 +819,10 @@ def taken_out(
                 guards_lost.append(construct.words)
             elif a > b:
                 guard_gained = True
+        elif construct.mode == "kept":
+            if a < b:
+                kept_lost.append(construct.words)
+                kept_most = max(kept_most, b - a)
         elif a > b and construct.words not in said:
             said.add(construct.words)
             found.append(Finding(construct.safeguard, construct.words))
@@ -657,10 +837,51 @@ def taken_out(
         if gone < lost:  # not the handlers themselves deleted with their guards
             words = ", ".join(dict.fromkeys(guards_lost))
             found.append(Finding("access", f"removes an access check: {words}"))
+    if kept_lost:
+        gone = infra.resources(_code(before, language)) - infra.resources(_code(after, language))
+        # not the resources removed with their settings (each holds a setting once)
+        if gone < kept_most:
+            found.append(Finding("infra", "removes " + ", ".join(dict.fromkeys(kept_lost))))
+    if "infra" in wanted:
+        found.extend(_infra(path, language, before, after))
     if "token" in wanted:
         found.extend(_swapped(language, before, after))
     if "permissive" in wanted:
         found.extend(_permissive(path, language, before, after))
+    return found
+
+
+_INFRA_LANGUAGES: Final = frozenset({"hcl", "config", "javascript", "python"})
+
+
+def _infra(path: str, language: Language, before: str, after: str) -> list[Finding]:
+    """Infrastructure safeguards read with their surroundings (:mod:`.infra`)."""
+    if language not in _INFRA_LANGUAGES:
+        return []
+    was, now = _code(before, language), _code(after, language)
+    yaml = language == "config" and path.lower().endswith((".yml", ".yaml"))
+    found: list[Finding] = []
+    if infra.world_ingress(now, yaml) > infra.world_ingress(was, yaml):
+        found.append(
+            Finding(
+                "infra",
+                "admits the whole internet (0.0.0.0/0 or ::/0) inbound to a port that is not "
+                "a web port (80, 443), or to ports it does not give",
+            )
+        )
+    if infra.public_principals(now, yaml) > infra.public_principals(was, yaml):
+        found.append(Finding("infra", 'allows any principal ("*") in a resource policy'))
+    if yaml:
+        if infra.privileged_containers(now) > infra.privileged_containers(was):
+            found.append(Finding("infra", "runs a container privileged (privileged: true)"))
+        if infra.open_bindings(now) > infra.open_bindings(was):
+            found.append(
+                Finding(
+                    "infra",
+                    "binds a role to anonymous users, or cluster-admin to every "
+                    "authenticated user or service account",
+                )
+            )
     return found
 
 

@@ -312,3 +312,72 @@ def test_a_write_over_a_file_that_cannot_be_read_names_the_missing_fact(tmp_path
     assert build(["masked"], max_bytes=64).evaluate(masked, ctx).verdict is Verdict.NUDGE
     plain = Action(type="file_write", args={"path": "Makefile", "content": "t:\n\tpytest\n"})
     assert build(["masked"], max_bytes=64).evaluate(plain, ctx).verdict is Verdict.OK
+
+
+# -- a job named for a check, a hook stubbed out, a file written through a tool ---------------
+
+
+def test_a_job_named_for_a_check_that_may_fail_is_masked_without_its_steps():
+    masked = edit(
+        ".github/workflows/ci.yml",
+        "  test:\n    runs-on: ubuntu-latest\n",
+        "  test:\n    runs-on: ubuntu-latest\n    continue-on-error: true\n",
+    )
+    assert build(["masked"]).evaluate(masked, CTX).verdict is Verdict.NUDGE
+    other = edit(
+        ".github/workflows/ci.yml",
+        "  publish:\n    runs-on: ubuntu-latest\n",
+        "  publish:\n    runs-on: ubuntu-latest\n    continue-on-error: true\n",
+    )
+    assert build(["masked"]).evaluate(other, CTX).verdict is Verdict.OK
+
+
+def test_a_hook_stubbed_out_above_its_checks_runs_none_of_them():
+    hook = build(["removed"], paths=[".husky/*"])
+    stubbed = edit(
+        ".husky/pre-commit", "npx eslint .\nnpm test\n", "exit 0\nnpx eslint .\nnpm test\n"
+    )
+    result = hook.evaluate(stubbed, CTX)
+    assert result.verdict is Verdict.NUDGE
+    assert "runs fewer" in (result.reason or "")
+    ended = edit(".husky/pre-commit", "npm test\n", "npm test\nexit 0\n")
+    assert hook.evaluate(ended, CTX).verdict is Verdict.OK
+    indented = edit(
+        ".husky/pre-commit", "npm test\n", 'if [ -n "$CI" ]; then\n  exit 0\nfi\nnpm test\n'
+    )
+    assert hook.evaluate(indented, CTX).verdict is Verdict.OK
+
+
+def remote(path: str, content: str) -> Action:
+    return Action(
+        type="tool_call",
+        tool="mcp__github__create_or_update_file",
+        args={"owner": "acme", "repo": "shop", "path": path, "content": content, "message": "m"},
+    )
+
+
+def test_a_checks_file_written_through_a_tool_without_checks_names_the_missing_fact():
+    result = build(["removed"]).evaluate(
+        remote(
+            ".github/workflows/required-checks.yml",
+            "jobs:\n  t:\n    steps:\n      - run: echo ok\n",
+        ),
+        CTX,
+    )
+    assert result.verdict is Verdict.NUDGE
+    assert result.evidence["missing"] == "file text"
+    kept = remote(".github/workflows/ci.yml", "jobs:\n  t:\n    steps:\n      - run: pytest -q\n")
+    assert build(["removed"]).evaluate(kept, CTX).verdict is Verdict.OK
+    release = remote(
+        ".github/workflows/release.yml", "jobs:\n  p:\n    steps:\n      - run: make dist\n"
+    )
+    assert build(["removed"]).evaluate(release, CTX).verdict is Verdict.OK
+
+
+def test_a_file_written_through_a_tool_is_judged_on_what_it_adds():
+    masked = remote(
+        ".github/workflows/ci.yml", "jobs:\n  t:\n    steps:\n      - run: pytest -q || true\n"
+    )
+    assert build(["masked"]).evaluate(masked, CTX).verdict is Verdict.NUDGE
+    other = Action(type="tool_call", tool="mcp__github__get_file", args={"path": "README.md"})
+    assert build(["masked"]).evaluate(other, CTX).verdict is Verdict.REFUSE

@@ -1021,6 +1021,33 @@ def test_piped_into_any_and_none(command: str, stopped: bool):
     assert (result.verdict is Verdict.NUDGE) is stopped, (command, result.reason)
 
 
+SNAPSHOTS_COMMITTED: dict[str, Any] = {
+    "rules": [
+        {
+            "program": ["npx", "npm"],
+            "subcommand": ["jest", "test"],
+            "args_any": ["-u", "--updateSnapshot"],
+            "with_any": ["git commit"],
+        }
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "stopped"),
+    [
+        ("npx jest -u && git commit -am snapshots", True),
+        ("npm test -- --updateSnapshot; git -C . commit -m x", True),
+        ("npx jest -u", False),
+        ("npx jest -u && git status", False),
+        ("npx jest && git commit -am x", False),
+    ],
+)
+def test_with_any_needs_another_command_of_the_line(command: str, stopped: bool):
+    result = judge(SNAPSHOTS_COMMITTED, command, default="nudge")
+    assert (result.verdict is Verdict.NUDGE) is stopped, (command, result.reason)
+
+
 def test_a_remote_copy_reads_its_sources_not_its_identity_file():
     upload = HOST_UPLOAD
     assert judge(upload, "scp -i ~/.ssh/deploy_key build/app.tgz deploy@h:/srv/").verdict is (

@@ -728,6 +728,8 @@ def test_a_64_kb_test_file_rewrite_is_fast(tmp_path):
         ("typescript", "expect(total).toBe(3)", "strong"),
         ("typescript", "expect(total).toBeTruthy()", "weak"),
         ("typescript", "expect(total).not.toBe(3)", "weak"),
+        ("typescript", "expect(total).toBeGreaterThan(0)", "weak"),  # a range, not a value
+        ("javascript", "expect(total).to.be.above(0)", "weak"),
         ("typescript", "expect(total).toBe(total)", "trivial"),
         ("typescript", "expect(true).toBe(true)", "trivial"),
         ("typescript", "expect(total)", "trivial"),
@@ -759,3 +761,49 @@ def test_assertions_are_read_as_strong_weak_or_always_true(language, body, stren
     got = "trivial" if facts.trivial else "strong" if strong else "weak" if weak else "none"
     assert got == strength
     assert asserts + facts.trivial == 1
+
+
+# -- a new test file whose tests test nothing ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "content"),
+    [
+        (
+            "web/src/cart.test.ts",
+            "describe('cart', () => {\n  it('totals', () => {});\n"
+            "  it('discounts', () => {});\n});\n",
+        ),
+        ("web/src/cart.test.ts", "it('totals', () => {\n  expect(true).toBe(true);\n});\n"),
+        (
+            "cart/cart_test.go",
+            'package cart\n\nimport "testing"\n\nfunc TestTotal(t *testing.T) {}\n',
+        ),
+        ("tests/test_cart.py", "def test_total():\n    pass\n\n\ndef test_discount():\n    ...\n"),
+    ],
+)
+def test_a_new_test_file_whose_tests_test_nothing_is_a_weakening(tmp_path, path, content):
+    action = Action(type="file_write", args={"path": path, "content": content})
+    result = WEAKENED.evaluate(action, Context(cwd=str(tmp_path)))
+    assert result.verdict is Verdict.NUDGE, result.reason
+    assert "nothing" in (result.reason or "")
+
+
+@pytest.mark.parametrize(
+    ("path", "content"),
+    [
+        (
+            "web/src/cart.test.ts",
+            "it('totals', () => {\n  expect(total([1, 2])).toBe(3);\n});\nit.todo('coupons');\n",
+        ),
+        ("web/src/smoke.test.ts", "it('loads the module', () => {\n  load();\n});\n"),
+        ("tests/test_imports.py", "def test_imports():\n    import shop.cart  # noqa: F401\n"),
+        (
+            "tests/test_cart.py",
+            "def test_total():\n    assert total([1, 2]) == 3\n\n\ndef test_todo():\n    pass\n",
+        ),
+    ],
+)
+def test_a_new_test_file_that_tests_something_passes(tmp_path, path, content):
+    action = Action(type="file_write", args={"path": path, "content": content})
+    assert WEAKENED.evaluate(action, Context(cwd=str(tmp_path))).verdict is Verdict.OK
