@@ -1128,9 +1128,13 @@ _FILE_PROGRAMS: Final = {
 }
 
 
-def file_command_of(action: Action) -> str | None:
+def file_command_of(action: Action, context: Context | None = None) -> str | None:
     """``file_write {path: /etc/hosts}`` as ``tee /etc/hosts``, ``http {method: DELETE, url:
-    U}`` as ``curl -X DELETE U`` (None for other actions)."""
+    U}`` as ``curl -X DELETE U`` (None for other actions).
+
+    A ``file_delete`` of a path that can only be a directory (the workspace, the home
+    directory, one of their parents, a path ending in ``/``) is ``rm -r``: a tool asked to
+    delete a directory deletes what is in it, or the call is pointless."""
     if action.type == "http":
         return _http_command_of(action)
     words = _FILE_PROGRAMS.get(action.type)
@@ -1138,12 +1142,27 @@ def file_command_of(action: Action) -> str | None:
         return None
     path = action.args.get("path") or action.args.get("file_path")
     paths = [path] if isinstance(path, str) and path else []
+    if action.type == "file_delete" and paths and _a_directory(paths[0], context):
+        words = ("rm", "-r")
     diff = action.args.get("diff")
     if isinstance(diff, str) and diff:  # an edit sent as a diff writes the files it names
         paths.extend(p for p in diff_paths(diff) if p not in paths)
     if not paths:
         return None
     return " ".join([*map(shlex.quote, (*words, "--")), *map(_path_word, paths)])
+
+
+def _a_directory(path: str, context: Context | None) -> bool:
+    """Whether ``path`` can only name a directory: it ends with a separator, or it is the
+    workspace, the home directory or one of their parents."""
+    if path.endswith(("/", "\\")) or path in (".", ".."):
+        return True
+    if context is None:
+        return False
+    home = context.home or context.env.get("HOME")
+    where = resolve_path(path, context.cwd, home)
+    places = [p for p in (context.repo_root, context.cwd, home) if p]
+    return any(is_within(p, where) for p in places)
 
 
 # A program written by a file tool, by its name: what runs it (a ``#!`` line names its own).
@@ -1713,7 +1732,7 @@ class ShellSpecialist:
     def _evaluate(self, action: Action, context: Context) -> SpecialistResult:
         command = command_of(action)
         if command is None:
-            command = file_command_of(action)
+            command = file_command_of(action, context)
         if command is None:
             return SpecialistResult.refuse()
         return self._judge(command, context)

@@ -1688,3 +1688,19 @@ def test_a_rule_can_ask_whether_the_output_leaves_the_machine(command: str, sent
         Action(type="shell", args={"command": command}), Context(cwd="/w/app", home="/w")
     )
     assert (result.verdict is not Verdict.OK) is sent, result.reason
+
+
+@pytest.mark.parametrize(
+    ("path", "command"),
+    [
+        ("/work/app", "rm -r -- /work/app"),  # the workspace itself
+        ("/work", "rm -r -- /work"),  # a parent of it
+        ("/home/u", "rm -r -- /home/u"),  # the home directory
+        ("build/", "rm -r -- build/"),  # a separator at the end
+        ("/work/app/src/old.py", "rm -- /work/app/src/old.py"),
+        ("/home/u/notes.txt", "rm -- /home/u/notes.txt"),
+    ],
+)
+def test_a_delete_tool_given_a_directory_deletes_what_is_in_it(path: str, command: str):
+    ctx = Context(cwd="/work/app", repo_root="/work/app", home="/home/u")
+    assert shell.file_command_of(Action(type="file_delete", args={"path": path}), ctx) == command
