@@ -176,7 +176,7 @@ def test_typosquat_reason_names_the_rank_and_snapshot():
         "(the 6th most downloaded): a typo, a hallucinated name or a typosquat"
     )
     assert result.evidence["popular_rank"] == 6
-    assert result.evidence["list_snapshot"] == "2026-11-21"
+    assert result.evidence["list_snapshot"] == "2026-12-01"
     assert result.confidence == 0.8
 
 
@@ -549,10 +549,16 @@ def test_the_signature_is_the_characters_and_the_doubled_ones(name):
 
 def test_the_shipped_lists():
     indexes, snapshot = package_install.load_popular()
-    assert snapshot == "2026-11-21"
-    assert set(indexes) == {"pypi", "npm"}
+    assert snapshot == "2026-12-01"
+    assert set(indexes) == {"pypi", "npm", "nuget", "go", "cargo", "gem", "psgallery", "choco"}
     assert len(indexes["pypi"]) == 5000
-    assert len(indexes["npm"]) == 5000
+    assert len(indexes["npm"]) == 10000
+    assert indexes["npm"].popular("electron")  # 5,373rd by downloads: npm keeps 10,000
+    assert indexes["nuget"].popular("newtonsoft.json")
+    assert indexes["cargo"].popular("rust_decimal")  # crates: "-" is read as "_"
+    assert indexes["psgallery"].popular("azureadpreview")
+    assert indexes["go"].popular("github.com/golangci/golangci-lint")  # the /v2 module's repo
+    assert indexes["pypi"].ranked and not indexes["nuget"].ranked
     assert indexes["pypi"].known("requests")
     assert indexes["pypi"].known("scons")  # a known name beyond the popular ones
     assert not indexes["pypi"].known("reqeusts")
