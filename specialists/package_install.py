@@ -6,8 +6,16 @@ optional ``version``, ``source``, ``index_url``, ``extra_index_url``, ``registry
 with :mod:`specialists.shellparse` however it is wrapped (``sudo``, ``sh -c``, ``&&`` chains):
 ``pip``/``pip3``/``python -m pip``/``uv pip``/``uv add``/``uvx``/``poetry add``/``pdm add``/
 ``pipx``, ``npm``/``pnpm``/``yarn``/``bun`` installs and ``npx``/``pnpm dlx``/``yarn dlx``/
-``bunx``, ``cargo install``/``add``, ``gem install``, ``go install``/``get``,
-``apt``/``apt-get``/``aptitude install`` and ``brew install``.
+``bunx``, ``cargo install``/``add``, ``gem install``/``gem sources -a``, ``go
+install``/``get``/``env -w``, ``apt``/``apt-get``/``aptitude install``, ``brew install``/``tap``
+(a tap outside ``homebrew/`` is another source), ``dotnet add package``/``tool
+install``/``nuget add source``, ``nuget install``/``sources add``, PowerShell's
+``Install-Module``/``Install-PSResource``/``Install-Package`` and
+``Register-PSRepository``/``Register-PSResourceRepository``/``Set-PSRepository
+-InstallationPolicy Trusted``, ``choco install``/``source add`` and ``winget
+install``/``source add``. A source named rather than given by URL (``-Repository corp``,
+``--source corp``) is trusted when the registry's own (:data:`OFFICIAL_SOURCE_NAMES`) or listed
+in ``trusted_sources``: that is how a deployment names its internal feeds.
 
 Checks (``checks`` in the config):
 
@@ -24,9 +32,14 @@ Checks (``checks`` in the config):
 - ``typosquat``: a registry name that is not a popular or known package but is within a small
   optimal-string-alignment (restricted Damerau-Levenshtein) distance of a popular one
   (``reqeusts`` → ``requests``, ``crossenv`` → ``cross-env``). The lists ship with the package
-  (``specialists/data/popular_packages.json``, PyPI and npm, made by ``make_popular.py`` from a
-  dated registry snapshot); nothing is fetched at run time. Names are compared normalised:
-  PyPI per PEP 503 (case, and runs of ``-_.``, folded), npm lowercased; an npm name is only
+  (``specialists/data/popular_packages.json``: PyPI and npm ranked by downloads from a dated
+  registry snapshot, NuGet and Go from the workplace's lists of widely used packages,
+  crates.io, RubyGems, the PowerShell Gallery and Chocolatey from the short hand-read lists of
+  ``popular_curated.txt``, all made by ``make_popular.py``, which names each source); nothing
+  is fetched at run time. Names are compared normalised: PyPI per PEP 503 (case, and runs of
+  ``-_.``, folded), crates with ``-`` read as ``_``, others lowercased; a Go package path is
+  compared by its host/owner/repository, never with modules of its own owner (only the owner
+  publishes there: a look-alike owner is the typosquat); an npm name is only
   compared with names of the same form (scoped or not), and never with names in its own
   scope, whose owner alone can publish there; a popular unscoped npm name with ``.js``/``-js``
   appended or ``node-`` prepended (``nodemailer-js``, ``jquery.js``) is reported too, and so
