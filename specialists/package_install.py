@@ -1175,21 +1175,34 @@ def _powershell(cmd: SimpleCommand) -> list[Install]:
 
 
 _DOTNET_LONG: Final = _words(
-    "version source framework package-directory project add-source configfile tool-path "
-    "name username password store-password-in-clear-text valid-authentication-types "
-    "configfile verbosity arch runtime"
+    "v version f framework package-directory project configfile tool-path n name u username "
+    "p password valid-authentication-types verbosity a arch r runtime c configuration o output"
 )
+_DOTNET_SOURCE: Final = frozenset({"-s", "--source", "--add-source"})
 
 
 def _dotnet(cmd: SimpleCommand) -> list[Install]:
     """``dotnet add [PROJECT] package NAME [-s URL]``, ``dotnet tool install NAME
     [--add-source URL]``, ``dotnet restore -s URL`` and ``dotnet nuget add source URL``."""
-    opts = split_options(cmd.argv[1:], "vsfnpua", _DOTNET_LONG)
-    positional = [o.value for o in opts if not o.name]
     collected = _Collected()
-    for opt in opts:
-        if opt.name in ("s", "source", "add-source") and opt.value:
-            collected.indexes.append((opt.written, opt.value))
+    positional: list[str] = []
+    args = cmd.argv[1:]
+    i = 0
+    while i < len(args):  # dotnet's options are words, not getopt clusters (-sc, -bl)
+        word = args[i]
+        i += 1
+        name, eq, value = word.partition("=")
+        if name in _DOTNET_SOURCE:
+            if not eq and i < len(args):
+                value = args[i]
+                i += 1
+            if value:
+                collected.indexes.append((name, value))
+        elif word.startswith("-"):
+            if word.lstrip("-") in _DOTNET_LONG and not eq and i < len(args):
+                i += 1  # the option's value
+        else:
+            positional.append(word)
     if positional[:3] == ["nuget", "add", "source"] and len(positional) > 3:
         collected.indexes.append(("add source", positional[3]))
         return [collected.install("nuget", "dotnet nuget", cmd)]
