@@ -2048,6 +2048,8 @@ class PackageInstallSpecialist:
                 return
             if value.strip().lower() in OFFICIAL_SOURCE_NAMES:
                 return  # the registry's own source by its name (winget, PSGallery)
+            if _local_folder(value):
+                return  # a folder of packages on this machine (choco -s .\pkgs, -Source C:\x)
             named = normalise_host(value.strip())
             if named is not None and covering(named, frozenset(self._trusted)) is not None:
                 return  # a named registry (cargo --registry corp) that is trusted
@@ -2346,6 +2348,17 @@ class PackageInstallSpecialist:
         if cleartext is not None and "transport" in finding.evidence:
             return max(self._verdict, cleartext, key=_STRENGTH.__getitem__)
         return self._verdict
+
+
+def _local_folder(value: str) -> bool:
+    """A source given as a folder of this machine: ``.``, ``./x``, ``/x``, ``~/x``, ``C:\\x``
+    (a share, ``\\\\host\\share``, is another machine: not local)."""
+    text = value.strip().strip("'\"")
+    if text.startswith(("\\\\", "//")):
+        return False
+    return text.startswith((".", "/", "~", "\\")) or (
+        len(text) > 2 and text[0].isalpha() and text[1] == ":" and text[2] in "\\/"
+    )
 
 
 def _loopback(address: str) -> bool:

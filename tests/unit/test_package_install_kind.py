@@ -868,6 +868,8 @@ def test_sources_added_or_trusted_by_command(command: str, option: str, value: s
         "Install-Module Az -Repository PSGallery",
         "dotnet publish -sc true -r linux-x64 src/Api/Api.csproj",  # -sc: self-contained
         "dotnet build -c Release",
+        "choco install shop-agent -s '.\\artifacts'",  # a folder of packages on this machine
+        "Install-Package Shop.Core -Source 'C:\\packages'",
     ],
 )
 def test_the_registries_own_sources_pass(command: str) -> None:
@@ -888,6 +890,8 @@ def test_a_deployment_names_its_feeds_in_trusted_sources() -> None:
     ):
         assert run(command, feeds).verdict is Verdict.OK, command
     assert run("Install-Module Shop.Tools -Repository OtherFeed", feeds).verdict is Verdict.NUDGE
+    share = run("choco install x -s '\\\\fileserver\\pkgs'", feeds)  # another machine
+    assert share.verdict is Verdict.NUDGE
 
 
 def test_insecure_go_settings_by_go_env() -> None:
