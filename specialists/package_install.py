@@ -989,7 +989,7 @@ def _go(cmd: SimpleCommand, assigned: Iterable[tuple[str, str]]) -> list[Install
         return [] if install.empty else [install]
     if not positional or positional[0] not in ("install", "get"):
         return []
-    if any(o.name == "insecure" for o in opts):
+    if any(w in ("-insecure", "--insecure") for w in cmd.argv[1:]):  # one word, not -i -n…
         collected.insecure.append("-insecure")
     _go_settings(collected, settings)
     collected.packages.extend(
@@ -1386,6 +1386,13 @@ def installs_in(parsed: ParsedShell) -> list[Install]:
     found: list[Install] = []
     for cmd in parsed.commands:
         found.extend(installs_of(cmd, parsed.assigned))
+    if parsed.assigned and not any(i.ecosystem == "go" for i in found):
+        # export GOPROXY=URL, GONOSUMDB=*: what every later go command fetches through
+        collected = _Collected()
+        _go_settings(collected, parsed.assigned)
+        install = collected.install("go", "the environment", None)
+        if not install.empty:
+            found.append(install)
     return found
 
 

@@ -898,3 +898,22 @@ def test_insecure_go_settings_by_go_env() -> None:
     result = run("go env -w GOINSECURE=*.corp.example GONOSUMDB=*")
     assert result.verdict is Verdict.NUDGE
     assert "GOINSECURE=*.corp.example" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("export GOPROXY=https://goproxy.x.example", "goproxy.x.example"),
+        ("export GOFLAGS=-insecure GONOSUMDB=*", "GOFLAGS=-insecure"),
+        ("GOPROXY=https://goproxy.x.example go build ./...", "goproxy.x.example"),
+        ("go install -insecure x.example/y@latest", "-insecure"),
+    ],
+)
+def test_go_settings_in_the_environment(command: str, said: str) -> None:
+    result = run(command)
+    assert result.verdict is Verdict.NUDGE
+    assert said in (result.reason or "")
+
+
+def test_the_go_proxy_itself_passes() -> None:
+    assert run("export GOPROXY=https://proxy.golang.org,direct").verdict is Verdict.OK
