@@ -1136,7 +1136,23 @@ def _powershell(cmd: SimpleCommand) -> list[Install]:
     program = cmd.program.lower()
     collected = _Collected()
     if program in _PS_INSTALL and program != "find-module":
-        valued = ("name", "repository", "requiredversion", "version", "source", "scope")
+        valued = (
+            "name",
+            "repository",
+            "requiredversion",
+            "version",
+            "source",
+            "scope",
+            "minimumversion",
+            "maximumversion",
+            "credential",
+            "proxy",
+            "proxycredential",
+            "path",
+            "literalpath",
+            "destinationpath",
+            "providername",
+        )
         params = _ps_params(cmd.argv[1:], valued, ("name",))
         ecosystem = "nuget" if program == "install-package" else "psgallery"
         for option in ("repository", "source"):
