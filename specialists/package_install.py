@@ -1139,7 +1139,7 @@ def _powershell(cmd: SimpleCommand) -> list[Install]:
     program = cmd.program.lower()
     collected = _Collected()
     if program in _PS_INSTALL and program != "find-module":
-        valued = (
+        valued: tuple[str, ...] = (
             "name",
             "repository",
             "requiredversion",
