@@ -4,8 +4,9 @@ The same act has many surfaces: ``npm config set registry URL`` and ``registry=U
 into ``.npmrc``; ``pip install --extra-index-url URL`` and the same line in
 ``requirements.txt``; a lockfile whose ``resolved`` URL now points at another host. This
 kind judges the act: a change to dependency resolution that makes the project fetch from a
-host that is neither the ecosystem's public registry (npm, Yarn, PyPI, crates.io, the Go
-proxy: :data:`specialists.package_install.DEFAULT_REGISTRIES`) nor one the deployment allows
+host that is neither the ecosystem's public registry (npm, Yarn, PyPI, crates.io, RubyGems,
+the Go proxy, NuGet, the PowerShell Gallery, Chocolatey, winget, Homebrew's own taps:
+:data:`specialists.package_install.DEFAULT_REGISTRIES`) nor one the deployment allows
 (``trusted_sources`` in the config, and ``context.allowed_domains`` with ``use_context``).
 
 Surfaces (files read by :mod:`specialists.understand.depfiles`, before and after each change
@@ -24,7 +25,17 @@ by :func:`specialists.understand.changes.file_changes`):
   ``git://`` to a host other than this machine;
 - with ``shell``, the same settings made by a command: ``npm``/``pnpm``/``yarn config set
   registry``, ``pip config set global.index-url``, ``poetry source add``, ``pip install
-  --index-url``/``--extra-index-url`` (read by :func:`specialists.package_install.installs_in`).
+  --index-url``/``--extra-index-url``, ``dotnet nuget add source``, ``nuget sources add``,
+  ``Register-PSRepository -SourceLocation``, ``choco source add``, ``winget source add``,
+  ``gem sources -a``, ``go env -w GOPROXY=`` (read by
+  :func:`specialists.package_install.installs_in`); a source given by name (``-Repository
+  corp``) is left to ``package_install``, which knows the deployment's trusted names;
+- code run by name from a public hub (:mod:`specialists.upstreams`): a base image new to a
+  Dockerfile or compose file, or pulled by ``docker``/``podman`` ``pull``/``run``/``create``,
+  that is a Docker Hub user's image dressed as an official one (``nodejs-official/node``),
+  and an action new to a workflow that is a near miss or another owner's copy of a popular
+  one (``actoins/checkout``, ``someone/checkout@main``). A namespace or owner listed in
+  ``trusted_sources`` (``docker.io/acme``, ``github.com/acme``) is the deployment's own.
 
 The reason names the host and what would make the change fine (the deployment allowing it).
 Cost: a line pass with RE2 over each changed text (files over ``max_bytes`` are not read).
@@ -51,6 +62,15 @@ from specialists.shellparse import DEFAULT_MAX_CHARS, command_of, parse_for, pre
 from specialists.understand.changes import file_changes
 from specialists.understand.depfiles import Source, dependency_file, sources_of, swapped_hashes
 from specialists.understand.hosts import covering, normalise_host
+from specialists.understand.options import split_options, words
+from specialists.upstreams import (
+    action_refs,
+    hub_name,
+    image_refs,
+    lookalike_action,
+    lookalike_image,
+    upstream_file,
+)
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -118,7 +138,7 @@ class DependencySourceSpecialist:
             changes = file_changes(
                 action,
                 context,
-                lambda path: dependency_file(path) is not None,
+                lambda path: dependency_file(path) is not None or upstream_file(path) is not None,
                 self.config.max_bytes,
                 new_file_empty=True,
             )
@@ -152,6 +172,10 @@ class DependencySourceSpecialist:
     def _judge_file(
         self, path: str, before: str | None, after: str, context: Context
     ) -> Iterator[_Finding]:
+        upstream = upstream_file(path)
+        if upstream is not None:
+            yield from self._judge_upstreams(path, upstream, before or "", after)
+            return
         kind_eco = dependency_file(path)
         if kind_eco is None:
             return
@@ -246,10 +270,64 @@ class DependencySourceSpecialist:
             return covering(location.host, entries) is not None
         return False
 
+    def _judge_upstreams(self, path: str, kind: str, before: str, after: str) -> Iterator[_Finding]:
+        """Base images and actions a Dockerfile, compose file or workflow now names."""
+        if kind == "workflow":
+            old = {r.ref for r in action_refs(before)}
+            for ref in action_refs(after):
+                if ref.ref in old:
+                    continue
+                image = ref.ref.removeprefix("docker://")
+                why = (
+                    self._lookalike_image(image)
+                    if image != ref.ref
+                    else self._lookalike_action(ref.ref)
+                )
+                if why is not None:
+                    yield _Finding(
+                        f"uses:{ref.ref[:120]}",
+                        f"the change to {path} runs {ref.ref[:120]}: {why}",
+                        _ACTION_FIX,
+                    )
+        old_images = {r.ref for r in image_refs(kind, before)}
+        for ref in image_refs(kind, after):
+            if ref.ref in old_images:
+                continue
+            why = self._lookalike_image(ref.ref)
+            if why is not None:
+                yield _Finding(
+                    f"image:{ref.ref[:120]}",
+                    f"the change to {path} builds on {ref.ref[:120]}: {why}",
+                    _IMAGE_FIX,
+                )
+
+    def _lookalike_image(self, ref: str) -> str | None:
+        name = hub_name(ref)
+        if name is None or self._trusted_path("docker.io", *name):
+            return None
+        return lookalike_image(ref)
+
+    def _lookalike_action(self, uses: str) -> str | None:
+        parts = uses.partition("@")[0].split("/")
+        if len(parts) >= 2 and self._trusted_path("github.com", parts[0], parts[1]):
+            return None
+        return lookalike_action(uses)
+
+    def _trusted_path(self, host: str, owner: str, name: str) -> bool:
+        location = location_of(f"https://{host}/{owner}/{name}")
+        return location is not None and trusted_location(location, self._trusted)
+
     # -- shell ----------------------------------------------------------------------------
 
     def _judge_shell(self, command: str, context: Context) -> Iterator[_Finding]:
         parsed = parse_for(command, context, max_chars=self.config.max_chars)
+        for cmd in parsed.commands:
+            image = _image_run(cmd.program, cmd.argv[1:])
+            why = self._lookalike_image(image) if image else None
+            if image and why is not None:
+                yield _Finding(
+                    f"image:{image[:120]}", f"{cmd.program} pulls {image[:120]}: {why}", _IMAGE_FIX
+                )
         for install in installs_in(parsed):
             for option, value in install.indexes:
                 location = location_of(value) if "://" in value else None
@@ -271,6 +349,43 @@ class DependencySourceSpecialist:
                     f"Keep the public registry; if {host} is really needed, ask the user to "
                     "allow it (the deployment's allowed domains or trusted_sources), over https.",
                 )
+
+
+_IMAGE_FIX: Final = (
+    "Use the official image by its bare name (node:20-alpine, python:3.12-slim), or an "
+    "image of a publisher you know; if this namespace is your organisation's, ask the user "
+    "to add docker.io/<namespace> to the entry's trusted_sources."
+)
+_ACTION_FIX: Final = (
+    "Use the action from its real owner (actions/checkout@v4), pinned to a release tag or a "
+    "full commit hash; if this owner is your organisation, ask the user to add "
+    "github.com/<owner> to the entry's trusted_sources."
+)
+# docker/podman run and create: the options that take a value (the image is the first
+# word after the options).
+_RUN_VALUED: Final = words(
+    "a attach c cpu-shares e env env-file h hostname l label m memory mount name network "
+    "p publish pull u user v volume w workdir entrypoint platform restart add-host device "
+    "cap-add cap-drop gpus shm-size ulimit log-driver log-opt tmpfs security-opt expose link "
+    "dns runtime ipc pid cidfile stop-signal health-cmd cpus memory-swap group-add label-file "
+    "network-alias ip volumes-from userns uts isolation init-path storage-opt sysctl"
+)
+
+
+def _image_run(program: str, args: list[str] | tuple[str, ...]) -> str | None:
+    """The image ``docker``/``podman`` ``pull``/``run``/``create`` fetches, or None."""
+    if program not in ("docker", "podman", "nerdctl") or not args:
+        return None
+    rest = list(args)
+    if rest[:1] == ["container"] or rest[:1] == ["image"]:
+        rest = rest[1:]
+    if not rest or rest[0] not in ("pull", "run", "create"):
+        return None
+    short = "aceEhlmpuvw"
+    for opt in split_options(rest[1:], short, _RUN_VALUED, stop_after=1):
+        if not opt.name:
+            return opt.value
+    return None
 
 
 def _local(host: str) -> bool:

@@ -2,13 +2,15 @@
 
 A dependency file decides which hosts the package manager fetches code from: a lockfile's
 download URLs and hashes (``package-lock.json``, ``npm-shrinkwrap.json``, ``yarn.lock``,
-``pnpm-lock.yaml``, ``poetry.lock``, ``uv.lock``, ``Pipfile.lock``, ``Cargo.lock``, ``go.sum``),
-a manager's registry or index settings (``.npmrc``, ``.yarnrc``, ``.yarnrc.yml``,
-``pip.conf``, ``pip.ini``, ``uv.toml``, ``.cargo/config.toml``, and the ``[tool.uv]``,
-``[[tool.poetry.source]]``, ``[[tool.pdm.source]]`` tables of ``pyproject.toml``, the
-``[[source]]`` of a ``Pipfile``), and dependency specs written as a URL, a VCS ref or a
-tarball (``requirements*.txt``, ``package.json``, ``pyproject.toml``, ``Pipfile``,
-``Cargo.toml``). ``.pypirc`` says where packages are uploaded, not fetched from: not read.
+``pnpm-lock.yaml``, ``poetry.lock``, ``uv.lock``, ``Pipfile.lock``, ``Cargo.lock``,
+``go.sum``, ``Gemfile.lock``), a manager's registry or index settings (``.npmrc``,
+``.yarnrc``, ``.yarnrc.yml``, ``pip.conf``, ``pip.ini``, ``uv.toml``, ``.cargo/config.toml``,
+``nuget.config`` (its ``packageSources``), a ``Gemfile``'s ``source``, and the
+``[tool.uv]``, ``[[tool.poetry.source]]``, ``[[tool.pdm.source]]`` tables of
+``pyproject.toml``, the ``[[source]]`` of a ``Pipfile``), and dependency specs written as a
+URL, a VCS ref or a tarball (``requirements*.txt``, ``package.json``, ``pyproject.toml``,
+``Pipfile``, ``Cargo.toml``, a ``Gemfile``'s ``git:``). ``.pypirc`` says where packages are
+uploaded, not fetched from: not read.
 
 Files are read line by line, never parsed whole: a file tool's edit gives fragments (the
 text it replaces and the text it puts in), and a file that does not parse still says where
@@ -44,7 +46,7 @@ MAX_LINE: Final = 4_096
 MAX_SOURCES: Final = 2_000
 
 Role = Literal["lock", "index", "package", "tls_off"]
-Ecosystem = Literal["npm", "pypi", "cargo", "go"]
+Ecosystem = Literal["npm", "pypi", "cargo", "go", "nuget", "gem"]
 
 LOCKFILES: Final = {
     "package-lock.json": "npm",
@@ -58,6 +60,7 @@ LOCKFILES: Final = {
     "pdm.lock": "pypi",
     "cargo.lock": "cargo",
     "go.sum": "go",
+    "gemfile.lock": "gem",
 }
 _CONFIGS: Final = {
     ".npmrc": "npm",
@@ -70,6 +73,8 @@ _CONFIGS: Final = {
     "pipfile": "pypi",
     "package.json": "npm",
     "cargo.toml": "cargo",
+    "nuget.config": "nuget",
+    "gemfile": "gem",
 }
 
 
@@ -377,6 +382,10 @@ def _tls_off(line: str, kind: str) -> Source | None:
 def _role(kind: str, section: str, key: str, line: str) -> Role | None:
     if kind == "lock":
         return "lock"
+    if kind == "nuget.config":  # <add key="feed" value="URL" />; a proxy is not a source
+        return None if "proxy" in line.lower() else "index"
+    if kind == "gemfile":  # source "URL"; gem "x", git: "URL" / source: "URL"
+        return "index" if key == "source" or "source:" in line else "package"
     if any(section == s or section.startswith(s + ".") for s in _METADATA_SECTIONS):
         return None
     if key in _INDEX_KEYS or key.endswith(":registry") or key.endswith("/:registry"):

@@ -163,3 +163,82 @@ def test_readers() -> None:
         "integrity sha512-AAAAAAAAAAAAAAAAAAAAAAAAAAAA",
         "integrity sha512-BBBBBBBBBBBBBBBBBBBBBBBBBBBB",
     )
+
+
+# -- NuGet, RubyGems, images and actions ------------------------------------------------------
+
+WORKFLOW = ".github/workflows/ci.yml"
+
+
+def shell(command: str) -> dict[str, Any]:
+    return {"type": "shell", "args": {"command": command}}
+
+
+NUGET_CLEARED = (
+    "<configuration>\n  <packageSources>\n    <clear />\n"
+    '    <add key="feed" value="https://nuget.pkg-mirror.example/v3/index.json" />\n'
+    "  </packageSources>\n</configuration>\n"
+)
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        write("nuget.config", NUGET_CLEARED),
+        edit("NuGet.Config", "</packageSources>",
+             '<add key="c" value="http://nuget.acme.dev/v3/index.json" />\n</packageSources>'),
+        edit("Gemfile", "source 'https://rubygems.org'", "source 'https://gems.pkg-mirror.example'"),
+        write("Gemfile.lock", "GEM\n  remote: https://gems.pkg-mirror.example/\n  specs:\n"),
+        write("Dockerfile", "FROM nodejs-official/node:20-alpine\nRUN npm ci\n"),
+        write("deploy/api.Dockerfile", "FROM --platform=linux/amd64 python-slim/python:3.12\n"),
+        write("docker-compose.yml", "services:\n  db:\n    image: postgres-official/postgres:16\n"),
+        edit(WORKFLOW, "- uses: actions/checkout@v4", "- uses: actoins/checkout@v4"),
+        edit(WORKFLOW, "- uses: actions/cache@v4", "- uses: someone/cache@main"),
+        shell("docker pull docker-library/ubuntu:24.04"),
+        shell("podman run --rm -e A=1 python-slim/python:3.12 pytest"),
+        shell("dotnet nuget add source https://nuget.x.example/v3/index.json"),
+        shell("gem sources -a https://gems.x.example/"),
+    ],
+)  # fmt: skip
+def test_other_ecosystems_and_hubs_are_nudged(action: dict[str, Any]) -> None:
+    assert judge(action) is Verdict.NUDGE
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        write("nuget.config", NUGET_CLEARED.replace("nuget.pkg-mirror.example", "api.nuget.org")),
+        write("nuget.config", NUGET_CLEARED.replace("nuget.pkg-mirror.example", "nuget.acme.dev")),
+        write("Gemfile", "source 'https://rubygems.org'\ngem 'rails'\n"),
+        write("Dockerfile", "FROM node:20-alpine AS build\nFROM gcr.io/distroless/nodejs20\n"),
+        write("Dockerfile", "FROM jenkins/jenkins:lts\nFROM circleci/node:18\nFROM ${BASE}\n"),
+        edit(WORKFLOW, "- uses: actions/checkout@v3", "- uses: actions/checkout@v4"),
+        edit(WORKFLOW, "- run: make", "- uses: ./.github/actions/build"),
+        edit(WORKFLOW, "- run: make", "- uses: acme/deploy-action@v2"),
+        shell("docker run --rm -v $PWD:/app -w /app node:20 npm test"),
+        shell("dotnet nuget add source https://nuget.acme.dev/v3/index.json"),
+    ],
+)  # fmt: skip
+def test_official_and_allowed_sources_pass(action: dict[str, Any]) -> None:
+    feeds = CTX.model_copy(update={"allowed_domains": ("github.com", "nuget.acme.dev")})
+    assert judge(action, feeds) is Verdict.OK
+
+
+def test_a_deployment_trusts_its_own_namespace_and_owner() -> None:
+    image = write("Dockerfile", "FROM acme-node/node:20\n")
+    action = edit(WORKFLOW, "- run: make", "- uses: acme/checkout@v4")
+    assert judge(image) is Verdict.NUDGE  # "acme-node" names the image: looks official
+    assert judge(image, trusted_sources=["docker.io/acme-node"]) is Verdict.OK
+    assert judge(action) is Verdict.NUDGE  # a copy of actions/checkout
+    assert judge(action, trusted_sources=["github.com/acme"]) is Verdict.OK
+
+
+def test_the_reason_names_the_image_and_the_fix() -> None:
+    specialist = DependencySourceSpecialist(DependencySourceConfig(), Verdict.NUDGE)
+    result = specialist.evaluate(
+        Action.model_validate(write("Dockerfile", "FROM nodejs-official/node:20\n")), CTX
+    )
+    assert "nodejs-official/node:20" in result.reason
+    assert "official node image" in result.reason
+    assert result.correction is not None
+    assert "node:20-alpine" in result.correction

@@ -176,7 +176,7 @@ def test_typosquat_reason_names_the_rank_and_snapshot():
         "(the 6th most downloaded): a typo, a hallucinated name or a typosquat"
     )
     assert result.evidence["popular_rank"] == 6
-    assert result.evidence["list_snapshot"] == "2026-11-21"
+    assert result.evidence["list_snapshot"] == "2026-12-01"
     assert result.confidence == 0.8
 
 
@@ -549,10 +549,17 @@ def test_the_signature_is_the_characters_and_the_doubled_ones(name):
 
 def test_the_shipped_lists():
     indexes, snapshot = package_install.load_popular()
-    assert snapshot == "2026-11-21"
-    assert set(indexes) == {"pypi", "npm"}
+    assert snapshot == "2026-12-01"
+    assert set(indexes) == {"pypi", "npm", "nuget", "go", "cargo", "gem", "psgallery", "choco"}
     assert len(indexes["pypi"]) == 5000
-    assert len(indexes["npm"]) == 5000
+    assert len(indexes["npm"]) == 10000
+    assert indexes["npm"].popular("electron")  # 5,373rd by downloads: npm keeps 10,000
+    assert indexes["nuget"].popular("newtonsoft.json")
+    assert indexes["cargo"].popular("rust_decimal")  # crates: "-" is read as "_"
+    assert indexes["psgallery"].popular("azureadpreview")
+    assert indexes["go"].popular("github.com/golangci/golangci-lint")  # the /v2 module's repo
+    assert indexes["pypi"].ranked
+    assert not indexes["nuget"].ranked
     assert indexes["pypi"].known("requests")
     assert indexes["pypi"].known("scons")  # a known name beyond the popular ones
     assert not indexes["pypi"].known("reqeusts")
@@ -749,3 +756,164 @@ def test_a_new_requirements_file_is_compared_with_nothing(tmp_path: Path):
         type="file_write", args={"path": "requirements-dev.txt", "content": text + "black\n"}
     )
     assert EVERYTHING.evaluate(same, context).verdict is Verdict.OK  # it was there already
+
+
+# -- managers beyond pip and npm --------------------------------------------------------------
+
+TYPO = build({"checks": ["typosquat"]})
+
+
+@pytest.mark.parametrize(
+    ("command", "near"),
+    [
+        ("dotnet add src/Api/Api.csproj package Newtonsfot.Json -v 13.0.3", "newtonsoft.json"),
+        ("nuget install Serilgo -OutputDirectory packages", "serilog"),
+        ('pwsh -Command "Install-Module -Name AzureADPrevew -Force"', "azureadpreview"),
+        ("Install-PSResource -Name Pestre", "pester"),
+        ("cargo add rustdecimal", "rust_decimal"),
+        ("gem install rials", "rails"),
+        ("choco install notepadplusplsu -y", "notepadplusplus"),
+        ("go install github.com/golangcl/golangci-lint/cmd/golangci-lint@latest",
+         "github.com/golangci/golangci-lint"),
+        ("npm i -g electorn", "electron"),
+    ],
+)  # fmt: skip
+def test_near_misses_in_other_registries(command: str, near: str) -> None:
+    result = run(command, TYPO)
+    assert result.verdict is Verdict.NUDGE, result.reason
+    assert result.evidence["similar_to"] == near
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "dotnet add package Newtonsoft.Json",
+        "dotnet tool install -g dotnet-ef",
+        "Install-Module Az -Scope CurrentUser",
+        "Install-Module -Name AzureADPreview -AllowClobber",
+        "cargo install ripgrep",
+        "cargo add rust-decimal",  # crates.io reads - and _ alike
+        "gem install rails",
+        "choco install git -y",
+        "go install golang.org/x/tools/gopls@latest",
+        "go install github.com/golangci/golangci-lint/cmd/golangci-lint@v1.64.8",
+        "go get github.com/acme/toolz",  # same owner as nothing listed; not compared
+        "npm i -D electron",
+        "brew install jq",
+        "winget install --id Microsoft.VisualStudioCode -e",
+    ],
+)
+def test_real_names_in_other_registries_pass(command: str) -> None:
+    assert run(command, TYPO).verdict is Verdict.OK
+
+
+def test_go_paths_are_not_compared_with_their_own_owner() -> None:
+    index = PopularIndex(["github.com/acme/tools"], ranked=False)
+    skip = package_install._go_skip("github.com/acme/toolz")
+    assert index.nearest("github.com/acme/toolz", 2, skip) is None
+    assert index.nearest(
+        "github.com/acne/tools", 2, package_install._go_skip("github.com/acne/tools")
+    )
+
+
+def test_unranked_lists_do_not_claim_a_rank() -> None:
+    result = run("gem install rials", TYPO)
+    assert "on the bundled list of popular RubyGems packages" in result.reason
+    assert "most downloaded" not in result.reason
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "value"),
+    [
+        ("dotnet nuget add source https://pkgs.x.example/v3/index.json -n x", "add source",
+         "https://pkgs.x.example/v3/index.json"),
+        ("dotnet add package Foo -s https://pkgs.x.example/v3/index.json", "-s",
+         "https://pkgs.x.example/v3/index.json"),
+        ("dotnet restore --source http://10.0.0.5/nuget", "--source", "http://10.0.0.5/nuget"),
+        ("nuget sources add -Name x -Source https://pkgs.x.example/nuget", "add -Source",
+         "https://pkgs.x.example/nuget"),
+        ("Register-PSRepository -Name x -SourceLocation https://ps.x.example/api/v2",
+         "-Name x at", "https://ps.x.example/api/v2"),
+        ("Register-PSResourceRepository -Name x -Uri https://ps.x.example/v3 -Trusted",
+         "(trusted) -Name x at", "https://ps.x.example/v3"),
+        ("Set-PSRepository -Name Shady -InstallationPolicy Trusted",
+         "-InstallationPolicy Trusted", "Shady"),
+        ("Install-Module Pester -Repository Shady", "-Repository", "Shady"),
+        ("choco install git --source=https://choco.x.example/api/v2", "--source",
+         "https://choco.x.example/api/v2"),
+        ('choco source add -n=x -s="https://choco.x.example/"', "add --source",
+         "https://choco.x.example/"),
+        ("winget source add -n x https://winget.x.example/", "add", "https://winget.x.example/"),
+        ("winget install --id Foo.Bar --source shady", "--source", "shady"),
+        ("brew tap someone/tools", "someone/tools from", "https://github.com/someone/homebrew-tools"),
+        ("gem sources -a https://gems.x.example/", "-a", "https://gems.x.example/"),
+        ("go env -w GOPROXY=https://goproxy.x.example,direct", "GOPROXY",
+         "https://goproxy.x.example"),
+    ],
+)  # fmt: skip
+def test_sources_added_or_trusted_by_command(command: str, option: str, value: str) -> None:
+    (install,) = installs_in(parse(command))
+    assert (option, value) in install.indexes
+    assert run(command).verdict is not Verdict.OK
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "Set-PSRepository -Name PSGallery -InstallationPolicy Trusted",
+        "winget install --id Git.Git --source winget",
+        "choco install git --source chocolatey",
+        "brew tap homebrew/cask-fonts",
+        "dotnet add package Serilog --source https://api.nuget.org/v3/index.json",
+        "Install-Module Az -Repository PSGallery",
+        "dotnet publish -sc true -r linux-x64 src/Api/Api.csproj",  # -sc: self-contained
+        "dotnet build -c Release",
+        "choco install shop-agent -s '.\\artifacts'",  # a folder of packages on this machine
+        "Install-Package Shop.Core -Source 'C:\\packages'",
+    ],
+)
+def test_the_registries_own_sources_pass(command: str) -> None:
+    result = build({"checks": ["untrusted_source", "unpinned_url"]}).evaluate(
+        Action(type="shell", args={"command": command}), CTX
+    )
+    assert result.verdict in (Verdict.OK, Verdict.REFUSE), result.reason  # refuse: no install
+
+
+def test_a_deployment_names_its_feeds_in_trusted_sources() -> None:
+    feeds = build(
+        {"checks": ["untrusted_source"], "trusted_sources": ["corpfeed", "nuget.corp.example"]}
+    )
+    for command in (
+        "Install-Module Shop.Tools -Repository CorpFeed",
+        "dotnet nuget add source https://nuget.corp.example/v3/index.json -n corp",
+        "choco install shop-agent --source corpfeed",
+    ):
+        assert run(command, feeds).verdict is Verdict.OK, command
+    assert run("Install-Module Shop.Tools -Repository OtherFeed", feeds).verdict is Verdict.NUDGE
+    share = run("choco install x -s '\\\\fileserver\\pkgs'", feeds)  # another machine
+    assert share.verdict is Verdict.NUDGE
+
+
+def test_insecure_go_settings_by_go_env() -> None:
+    result = run("go env -w GOINSECURE=*.corp.example GONOSUMDB=*")
+    assert result.verdict is Verdict.NUDGE
+    assert "GOINSECURE=*.corp.example" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("export GOPROXY=https://goproxy.x.example", "goproxy.x.example"),
+        ("export GOFLAGS=-insecure GONOSUMDB=*", "GOFLAGS=-insecure"),
+        ("GOPROXY=https://goproxy.x.example go build ./...", "goproxy.x.example"),
+        ("go install -insecure x.example/y@latest", "-insecure"),
+    ],
+)
+def test_go_settings_in_the_environment(command: str, said: str) -> None:
+    result = run(command)
+    assert result.verdict is Verdict.NUDGE
+    assert said in (result.reason or "")
+
+
+def test_the_go_proxy_itself_passes() -> None:
+    assert run("export GOPROXY=https://proxy.golang.org,direct").verdict is Verdict.OK
