@@ -29,7 +29,9 @@ by :func:`specialists.understand.changes.file_changes`):
   ``Register-PSRepository -SourceLocation``, ``choco source add``, ``winget source add``,
   ``gem sources -a``, ``go env -w GOPROXY=`` (read by
   :func:`specialists.package_install.installs_in`); a source given by name (``-Repository
-  corp``) is left to ``package_install``, which knows the deployment's trusted names;
+  corp``) is left to ``package_install``, which knows the deployment's trusted names, and
+  so is a Homebrew tap over https (the machine's, not the project's; vendors publish their
+  own, ``hashicorp/tap``);
 - code run by name from a public hub (:mod:`specialists.upstreams`): a base image new to a
   Dockerfile or compose file, or pulled by ``docker``/``podman`` ``pull``/``run``/``create``,
   that is a Docker Hub user's image dressed as an official one (``nodejs-official/node``),
@@ -336,6 +338,10 @@ class DependencySourceSpecialist:
                 host = location.host.name
                 cleartext = location.scheme in ("http", "git") and not _local(host)
                 if self._allowed(location, context) and not cleartext:
+                    continue
+                if install.ecosystem == "brew" and not cleartext:
+                    # a tap is the machine's, not the project's, and vendors publish their
+                    # own (hashicorp/tap): package_install flags one that is not trusted
                     continue
                 why = (
                     f"{host} is not the public registry nor a host the deployment allows"

@@ -242,3 +242,16 @@ def test_the_reason_names_the_image_and_the_fix() -> None:
     assert "official node image" in result.reason
     assert result.correction is not None
     assert "node:20-alpine" in result.correction
+
+
+def test_a_homebrew_tap_over_https_is_left_to_package_install():
+    """A tap is the machine's source of formulae, and vendors publish their own
+    (hashicorp/tap): package_install flags one that is not trusted; this kind does not."""
+    specialist = DependencySourceSpecialist(DependencySourceConfig(shell=True), Verdict.NUDGE)
+    context = Context(cwd="/w", repo_root="/w", home="/h")
+    for command in ("brew tap hashicorp/tap", "brew install hashicorp/tap/terraform"):
+        result = specialist.evaluate(Action(type="shell", args={"command": command}), context)
+        assert result.verdict is not Verdict.NUDGE, result.reason
+    plain = "brew tap someone/tools http://git.example.net/tools.git"
+    result = specialist.evaluate(Action(type="shell", args={"command": plain}), context)
+    assert result.verdict is Verdict.NUDGE  # over plain http: still this kind's
