@@ -214,6 +214,7 @@ def test_the_pack_ships_and_validates():
         POLICY,
         "value_from_untrusted_content",
         "answer_relays_planted_instruction",
+        "tool_text_relays_planted_instruction",
     ]
     duplicate = taxonomy[DUPLICATE]
     assert duplicate.default_verdict == "block"
