@@ -66,7 +66,13 @@ from specialists.understand.options import (
     split_options,
     words,
 )
-from specialists.winshell import WINDOWS_PROGRAMS, is_drive_path, windows_ops, windows_path
+from specialists.winshell import (
+    is_drive_path,
+    is_windows_program,
+    names_windows_variables,
+    windows_ops,
+    windows_path,
+)
 
 if TYPE_CHECKING:
     from supervisor.models import Action, Context
@@ -2293,16 +2299,10 @@ class _Parser:
         if scope.depth and len(self.texts) < MAX_TEXTS:
             self.texts.append(text)
         pipelines = self._parse_text(text, state, scope)
-        windows = next(
-            (
-                c
-                for c in self.commands[before:]
-                if c.depth == scope.depth
-                and not c.synthetic
-                and c.program.lower() in WINDOWS_PROGRAMS
-            ),
-            None,
-        )
+        mine = [c for c in self.commands[before:] if c.depth == scope.depth and not c.synthetic]
+        windows = next((c for c in mine if is_windows_program(c.program)), None)
+        if windows is None and mine and names_windows_variables(text):
+            windows = mine[0]  # %USERPROFILE%\x: a cmd line, whatever shell it was sent to
         if windows is not None:
             self._inline("windows", text, windows, state, scope.nest("powershell"))
         return pipelines
