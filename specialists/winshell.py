@@ -39,6 +39,7 @@ from typing import Final, NamedTuple
 __all__ = [
     "WINDOWS_PROGRAMS",
     "WindowsOp",
+    "is_cmdlet_name",
     "is_drive_path",
     "is_windows_program",
     "names_windows_variables",
@@ -77,6 +78,10 @@ _LIST_PROCESSES: Final = frozenset({"get-process", "gps", "ps"})
 _ARCHIVE: Final = frozenset({"compress-archive"})
 _FORMAT: Final = frozenset({"format", "format-volume", "clear-disk", "initialize-disk"})
 _SEARCH: Final = frozenset({"select-string", "sls"})
+# Pipeline steps that pass on (a property of) what they are given.
+_PASS_THROUGH: Final = frozenset(
+    {"%", "foreach-object", "foreach", "select-object", "select", "out-string", "oss"}
+)
 _POWERSHELLS: Final = frozenset({"powershell", "powershell.exe", "pwsh", "pwsh.exe"})
 _CMDS: Final = frozenset({"cmd", "cmd.exe"})
 # Programs that fetch a file from an address (certutil -urlcache, bitsadmin /transfer) and
@@ -382,6 +387,8 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
             if inner:  # powershell -c "…", cmd /c "…": a line of its own
                 ops.extend(_read(inner, _Line(home, files=line.files), depth + 1))
         previous = parsed
+        if sep == "|" and parsed.verb in _PASS_THROUGH and fetched is None:
+            fetched = fetched_before  # iwr URL | % Content | iex: still what was downloaded
         fetched_before = fetched
     return ops
 
@@ -448,8 +455,10 @@ def _remember_files(parsed: _Parsed, words: Sequence[str], statement: str, line:
     elif name in ("certutil", "bitsadmin", "curl", "wget") or ".downloadfile(" in statement.lower():
         url_at = next((i for i, w in enumerate(words) if "://" in w), None)
         if url_at is not None:
-            url = words[url_at].strip("'\"(),")
-            out = next((w.strip("'\"(),") for w in words[url_at + 1 :] if w.strip("'\"(),")), None)
+            # .DownloadFile('URL',"FILE"): both in one word once the quotes are gone
+            url, _, joined = words[url_at].strip("'\"()").partition(",")
+            after = [joined, *words[url_at + 1 :]]
+            out = next((w.strip("'\"(),") for w in after if w.strip("'\"(),")), None)
             for flag in ("-o", "--output", "-O", "--output-document"):
                 if flag in words[1:-1]:
                     out = words[words.index(flag, 1) + 1]
@@ -610,9 +619,47 @@ def _named(words: list[str], statement: str, strings: dict[str, str], *, called:
         return [words[0].replace("`", ""), *words[1:]] if "`" in words[0] else words
     expr, rest = _leading_expression(text)
     value = _string_value(expr, strings) if expr else None
+    value = value or _looked_up(expr, strings)
     if value and value.strip() and " " not in value.strip():
         return [value.strip(), *_words(rest)]
     return words
+
+
+# Cmdlets a name looked up by pattern (``& (gcm *ke-Exp*)``) is read as, when it matches.
+_LOOKED_UP: Final = (
+    "invoke-expression", "invoke-webrequest", "invoke-restmethod", "set-mppreference",
+    "add-mppreference", "start-process", "invoke-command", "remove-item",
+)  # fmt: skip
+
+
+def _looked_up(expr: str, strings: dict[str, str]) -> str | None:
+    """The cmdlet ``(Get-Command PATTERN)`` or ``(gcm PATTERN)`` finds, among those above."""
+    words = _words(_unwrap(expr.strip()))
+    if len(words) < 2 or words[0].lower() not in ("gcm", "get-command"):
+        return None
+    pattern = words[1].lower()
+    if pattern.startswith("$"):
+        pattern = strings.get(pattern[1:], "").lower()
+    return next((name for name in _LOOKED_UP if _wildcard(pattern, name)), None)
+
+
+def _wildcard(pattern: str, name: str) -> bool:
+    """PowerShell's ``*`` and ``?`` wildcards (greedy, one backtrack point; the names
+    matched are a few short ones, so the cost is bounded)."""
+    p = n = 0
+    star, mark = -1, 0
+    while n < len(name):
+        if p < len(pattern) and pattern[p] in ("?", name[n]):
+            p, n = p + 1, n + 1
+        elif p < len(pattern) and pattern[p] == "*":
+            star, mark = p, n
+            p += 1
+        elif star >= 0:
+            p, mark = star + 1, mark + 1
+            n = mark
+        else:
+            return False
+    return all(c == "*" for c in pattern[p:]) and bool(pattern)
 
 
 def _leading_expression(text: str) -> tuple[str, str]:
@@ -669,6 +716,15 @@ def _spans(statement: str) -> list[tuple[int, int]]:
 def _inner_line(statement: str, verb: str) -> str | None:
     """The command line ``powershell -Command …`` (``-EncodedCommand`` decoded) or ``cmd /c
     …`` runs, as written, or None."""
+    if verb in ("start-process", "saps", "start"):
+        # Start-Process powershell -ArgumentList "-c …": the program with those arguments
+        words = _words(statement)
+        lowered = [w.lower() for w in words]
+        program = next((w for w in lowered[1:] if not w.startswith("-")), "")
+        at = next((i for i, w in enumerate(lowered) if w in ("-argumentlist", "-args")), None)
+        if program in _POWERSHELLS | _CMDS and at is not None and at + 1 < len(words):
+            return _inner_line(f"{program} {words[at + 1]}", program)
+        return None
     if verb not in _POWERSHELLS and verb not in _CMDS:
         return None
     spans = _spans(statement)
@@ -923,6 +979,32 @@ _GCLOUD_CMDLETS: Final[dict[str, tuple[str, ...]]] = {
     "gcsqlinstance": ("sql", "instances"), "gkecluster": ("container", "clusters"),
     "gcproject": ("projects",),
 }  # fmt: skip
+
+
+# PowerShell's approved verbs most used (Get-Verb): a PascalCase Verb-Noun name is a cmdlet.
+_VERBS: Final = frozenset(
+    {
+        "Add", "Clear", "Close", "Copy", "Enter", "Exit", "Find", "Format", "Get", "Hide", "Join",
+        "Lock", "Move", "New", "Open", "Optimize", "Pop", "Push", "Redo", "Remove", "Rename",
+        "Reset", "Resize", "Search", "Select", "Set", "Show", "Skip", "Split", "Step", "Switch",
+        "Undo", "Unlock", "Watch", "Connect", "Disconnect", "Read", "Receive", "Send", "Write",
+        "Backup", "Checkpoint", "Compare", "Compress", "Convert", "ConvertFrom", "ConvertTo",
+        "Dismount", "Edit", "Expand", "Export", "Group", "Import", "Initialize", "Limit", "Merge",
+        "Mount", "Out", "Publish", "Restore", "Save", "Sync", "Unpublish", "Update", "Approve",
+        "Assert", "Build", "Complete", "Confirm", "Deny", "Deploy", "Disable", "Enable", "Install",
+        "Invoke", "Register", "Request", "Restart", "Resume", "Start", "Stop", "Submit", "Suspend",
+        "Uninstall", "Unregister", "Wait", "Debug", "Measure", "Ping", "Repair", "Resolve", "Test",
+        "Trace", "Block", "Grant", "Protect", "Revoke", "Unblock", "Unprotect", "Use", "ForEach",
+        "Where", "Sort", "Tee",
+    }
+)  # fmt: skip
+
+
+def is_cmdlet_name(name: str) -> bool:
+    """``New-Object``, ``Get-Content``: a PascalCase approved verb, a dash and a noun
+    (``update-alternatives`` and ``git-lfs`` are not)."""
+    verb, dash, noun = name.partition("-")
+    return bool(dash) and verb in _VERBS and noun[:1].isupper() and noun.replace("-", "").isalnum()
 
 
 def is_windows_program(name: str) -> bool:

@@ -180,6 +180,8 @@ def _registry(key: str, name: str, data: str) -> Defence | None:
     zero = value in ("0", "0x0", "0x00000000")
     if "windowsdefender" in key and name.startswith("disable") and not zero:
         return "antivirus"
+    if "windowsdefender" in key and "exclusions" in key:  # …\Exclusions\Paths /v C:\
+        return "antivirus"
     uac = ("enablelua", "consentpromptbehavioradmin", "promptonsecuredesktop")
     if key.endswith("policiessystem") and zero and name in uac:
         return "uac"

@@ -40,6 +40,10 @@ def _taken(command: str) -> set[str]:
         ("Set-NetFirewallProfile -All -Enabled False", "firewall"),
         ("Set-MpPreference -ExclusionPath C:\\", "antivirus"),
         ("Uninstall-WindowsFeature -Name Windows-Defender", "antivirus"),
+        (
+            'reg add "HKLM\\SOFTWARE\\Microsoft\\Windows Defender\\Exclusions\\Paths" /v C:\\ /t REG_DWORD /d 0 /f',
+            "antivirus",
+        ),
         ("auditpol /clear /y", "host_audit"),
         ("auditpol /set /category:* /success:disable /failure:disable", "host_audit"),
         ("Disable-BitLocker -MountPoint C:", "encryption"),
