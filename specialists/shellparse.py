@@ -66,7 +66,14 @@ from specialists.understand.options import (
     split_options,
     words,
 )
-from specialists.winshell import WINDOWS_PROGRAMS, is_drive_path, windows_ops, windows_path
+from specialists.winshell import (
+    is_cmdlet_name,
+    is_drive_path,
+    is_windows_program,
+    names_windows_variables,
+    windows_ops,
+    windows_path,
+)
 
 if TYPE_CHECKING:
     from supervisor.models import Action, Context
@@ -2293,18 +2300,17 @@ class _Parser:
         if scope.depth and len(self.texts) < MAX_TEXTS:
             self.texts.append(text)
         pipelines = self._parse_text(text, state, scope)
-        windows = next(
-            (
-                c
-                for c in self.commands[before:]
-                if c.depth == scope.depth
-                and not c.synthetic
-                and c.program.lower() in WINDOWS_PROGRAMS
-            ),
-            None,
-        )
-        if windows is not None:
-            self._inline("windows", text, windows, state, scope.nest("powershell"))
+        mine = [c for c in self.commands[before:] if c.depth == scope.depth and not c.synthetic]
+        windows = next((c for c in mine if is_windows_program(c.program)), None)
+        if windows is not None or (
+            # %USERPROFILE%\x, $c = irm …, [Type]::…, New-Object …: a cmd or PowerShell
+            # line, whatever shell (sh -c, eval, a script) it was handed to
+            names_windows_variables(text)
+            or _reads_as_powershell(text)
+            or any(is_cmdlet_name(c.program) for c in mine)
+        ):
+            where = windows or (mine[0] if mine else None)
+            self._inline("windows", text, where, state, scope.nest("powershell"))
         return pipelines
 
     def _parse_text(
@@ -2904,7 +2910,7 @@ class _Parser:
         self,
         family: str,
         code: str,
-        cmd: SimpleCommand,
+        cmd: SimpleCommand | None,
         state: _State,
         scope: _Scope,
         args: Sequence[str] = (),
@@ -2915,8 +2921,9 @@ class _Parser:
         self.budget -= len(code)
         if self.budget < 0:
             raise _Budget
+        cwd = cmd.cwd if cmd is not None else state.cwd
         if family == "python":
-            ops = python_ops(code, state.home, cmd.cwd, args)
+            ops = python_ops(code, state.home, cwd, args)
             if ops is None:
                 ops = scan_ops(code)
         elif family in ("pwsh", "windows"):
@@ -2934,7 +2941,7 @@ class _Parser:
                     continue
                 self.parse_text(op.words[0], state.copy(), scope)
             else:
-                self._synthetic(list(op.words), op.source, cmd.cwd, scope, state)
+                self._synthetic(list(op.words), op.source, cwd, scope, state)
 
     def _synthetic(
         self,

@@ -12,17 +12,45 @@ lines outside quotes; words split on spaces outside quotes, with PowerShell's ``
 ``"..."`` and cmd's ``"..."`` kept whole and backslashes kept as written (they are path
 separators here, not escapes). Linear in the length of the text; no regular expression runs
 on it.
+
+What a line fetches and then runs is followed across its statements (:class:`_Line`): a
+variable assigned from a download (``$s = irm URL``, ``.DownloadString(URL)``) and later
+run (``iex $s``, ``[scriptblock]::Create($s)``), a file downloaded (``iwr -OutFile``,
+``certutil -urlcache``, ``bitsadmin /transfer``, ``Start-BitsTransfer``) or decoded
+(``certutil -decode``) and later started, and the programs that run a script straight from
+an address (``mshta URL``, ``regsvr32 /i:URL scrobj.dll``, ``rundll32 javascript:…``,
+``msiexec /i URL``): each is ``curl URL | sh`` (or ``base64 -d F | sh``), as a POSIX shell
+would spell the same act. A command named by a string (``& $c``, ``& ('i'+'ex')``, a
+backtick inside a name) is the command the string names; ``powershell -Command`` and
+``cmd /c`` inside a line are read as lines of their own; cmd's ``%USERPROFILE%`` and
+PowerShell's ``$env:USERPROFILE`` inside a word are the home. The cloud modules' deletions
+(``Remove-AzResourceGroup``, ``Remove-S3Bucket``, ``Remove-GcsBucket``…) are the cloud
+clients' own (``az group delete``, ``aws s3 rb``, ``gcloud storage buckets delete``).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
-__all__ = ["WINDOWS_PROGRAMS", "WindowsOp", "is_drive_path", "windows_ops", "windows_path"]
+__all__ = [
+    "WINDOWS_PROGRAMS",
+    "WindowsOp",
+    "is_cmdlet_name",
+    "is_drive_path",
+    "is_windows_program",
+    "names_windows_variables",
+    "windows_ops",
+    "windows_path",
+]
 
 MAX_STATEMENTS: Final = 64
 MAX_WORDS: Final = 256
+MAX_DEPTH: Final = 4  # powershell -c inside cmd /c inside powershell -c …
+MAX_NAMES: Final = 64  # variables and files followed per line
 
 
 class WindowsOp(NamedTuple):
@@ -49,6 +77,27 @@ _KILL: Final = frozenset({"stop-process", "spps", "kill"})
 _LIST_PROCESSES: Final = frozenset({"get-process", "gps", "ps"})
 _ARCHIVE: Final = frozenset({"compress-archive"})
 _FORMAT: Final = frozenset({"format", "format-volume", "clear-disk", "initialize-disk"})
+_SEARCH: Final = frozenset({"select-string", "sls"})
+# Pipeline steps that pass on (a property of) what they are given.
+_PASS_THROUGH: Final = frozenset(
+    {"%", "foreach-object", "foreach", "select-object", "select", "out-string", "oss"}
+)
+_POWERSHELLS: Final = frozenset({"powershell", "powershell.exe", "pwsh", "pwsh.exe"})
+_CMDS: Final = frozenset({"cmd", "cmd.exe"})
+# Programs that fetch a file from an address (certutil -urlcache, bitsadmin /transfer) and
+# that run a script given by its address (mshta URL, regsvr32 /i:URL, rundll32
+# javascript:…, msiexec /i URL): Windows' own programs, used as downloaders and runners.
+_LOLBINS: Final = frozenset({"certutil", "bitsadmin", "mshta", "regsvr32", "rundll32", "msiexec"})
+# Programs that start the file they are given (its path is one of their words).
+_STARTERS: Final = (
+    frozenset({"start-process", "saps", "start", "invoke-item", "ii", "&", ".", "call"})
+    | frozenset({"wscript", "cscript", "installutil", "regasm", "regsvcs", "cmstp"})
+    | _POWERSHELLS
+    | _CMDS
+    | _LOLBINS
+)
+# POSIX tools Windows ships as .exe (curl.exe, tar.exe, ssh.exe): the same program.
+_NATIVE_TOOLS: Final = frozenset({"curl", "wget", "tar", "scp", "ssh", "sftp", "nc", "ncat"})
 # Words that make a cmd program or a cmdlet print its usage and do nothing else.
 _USAGE: Final = frozenset({"/?", "-?", "--help", "-help"})
 _ACL: Final = frozenset({"icacls", "takeown", "set-acl", "cacls"})
@@ -57,15 +106,20 @@ _LIST_ITEMS: Final = frozenset({"get-childitem", "gci", "dir", "ls", "get-item",
 _ENV_DRIVE: Final = frozenset({"env:", "env:\\", "env:/", "env:*", "env:\\*", "env:/*"})
 # Programs this reader translates (lower case): the shell parser hands them over.
 WINDOWS_PROGRAMS: Final = (
-    _REMOVE | _COPY | _MOVE | _WRITE | _READ | _FETCH | _EVAL | _KILL | _FORMAT | _ACL | _ARCHIVE
-) - {"rm", "cp", "mv", "cat", "curl", "wget", "kill", "type"} | {"get-childitem", "gci"}
+    (_REMOVE | _COPY | _MOVE | _WRITE | _READ | _FETCH | _EVAL | _KILL | _FORMAT | _ACL | _ARCHIVE)
+    - {"rm", "cp", "mv", "cat", "curl", "wget", "kill", "type"}
+    | {"get-childitem", "gci", "curl.exe", "wget.exe"}
+    | _LOLBINS
+    | {name + ".exe" for name in _LOLBINS}
+)
 # Parameters that take a value, per verb (lower case, without the dash).
 _VALUE_PARAMS: Final = frozenset(
     {
         "path", "literalpath", "destination", "filter", "include", "exclude", "value",
         "encoding", "itemtype", "name", "id", "uri", "outfile", "infile", "method", "body",
         "headers", "contenttype", "credential", "newname", "filepath", "source", "delay",
-        "usebasicparsing", "timeoutsec", "useragent", "destinationpath",
+        "usebasicparsing", "timeoutsec", "useragent", "destinationpath", "pattern",
+        "resourcegroupname", "bucketname", "instanceid", "dbinstanceidentifier",
     }
 )  # fmt: skip
 _FLAG_PARAMS: Final = frozenset({"usebasicparsing", "force", "recurse", "confirm", "whatif"})
@@ -88,7 +142,16 @@ _HOME_FOLDERS: Final = (
     ("%appdata%", "/AppData/Roaming"),
     ("$env:localappdata", "/AppData/Local"),
     ("%localappdata%", "/AppData/Local"),
+    ("$env:temp", "/AppData/Local/Temp"),
+    ("%temp%", "/AppData/Local/Temp"),
+    ("$env:tmp", "/AppData/Local/Temp"),
+    ("%tmp%", "/AppData/Local/Temp"),
 )
+# Variables that stand for the home or a folder below it, as cmd and PowerShell spell them.
+_HOME_VARIABLES: Final = (
+    "$env:userprofile", "%userprofile%", "%homedrive%%homepath%", "$home", "${home}",
+    *(prefix for prefix, _ in _HOME_FOLDERS),
+)  # fmt: skip
 
 
 def windows_path(word: str, home: str | None) -> str:
@@ -101,7 +164,14 @@ def windows_path(word: str, home: str | None) -> str:
     """
     text = word.strip("'\"")
     lowered = text.lower()
-    for prefix in ("$env:userprofile", "%userprofile%", "$home", "${home}", "~"):
+    for prefix in (
+        "$env:userprofile",
+        "%userprofile%",
+        "%homedrive%%homepath%",
+        "$home",
+        "${home}",
+        "~",
+    ):
         if lowered == prefix or lowered.startswith((prefix + "\\", prefix + "/")):
             rest = text[len(prefix) :].replace("\\", "/")
             return (home or "~") + rest if home else "~" + rest
@@ -154,7 +224,11 @@ def _statements(text: str) -> Iterator[tuple[str, str]]:
                 count += 1
                 if count >= MAX_STATEMENTS:
                     return
-            sep = "|" if c == "|" and width == 1 else ";"
+            # "|" a pipeline step, "&" after a lone & (cmd's separator, PowerShell's call
+            # operator), ";" otherwise
+            # (| & keeps the pipe: ``irm URL | & ([scriptblock]::Create)``)
+            if not (part == "" and sep == "|" and c == "&"):
+                sep = c if c in "|&" and width == 1 else ";"
             i += width
             start = i
             continue
@@ -228,23 +302,50 @@ def _parse(words: Sequence[str]) -> _Parsed:
 
 def windows_ops(text: str, home: str | None) -> list[WindowsOp]:
     """The POSIX commands a PowerShell or cmd command line amounts to (see the module)."""
+    return _read(text, _Line(home), 0)
+
+
+@dataclass
+class _Line:
+    """What a line has set up so far that a later statement may use."""
+
+    home: str | None
+    strings: dict[str, str] = field(default_factory=dict)  # $name -> its string value
+    fetched: dict[str, str] = field(default_factory=dict)  # $name -> the URL it holds
+    # a file written on the line -> the POSIX command that stands for running it
+    files: dict[str, str] = field(default_factory=dict)
+    read_into: dict[str, tuple[str, ...]] = field(default_factory=dict)  # $k -> files read
+
+    def remember(self, table: dict[str, str], key: str, value: str) -> None:
+        if key in table or len(table) < MAX_NAMES:
+            table[key] = value
+
+
+def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
     ops: list[WindowsOp] = []
     previous: _Parsed | None = None
+    fetched_before: str | None = None  # what the previous statement downloaded, if it did
     statements = list(_statements(text))
-    read_into: dict[str, tuple[str, ...]] = {}  # $k = Get-Content F: k -> the files read
-    for index, (sep, statement) in enumerate(statements):
-        words = _words(statement)
-        if len(words) > 2 and words[1] == "=" and words[0].startswith("$"):
-            name = words[0][1:].lower()
-            words = words[2:]  # what is assigned runs as a command (and its value is kept)
-            read = _parse(words)
-            if read.verb in _READ:
-                read_into[name] = tuple(_paths(read, home))
+    home = line.home
+    for index, (sep, raw) in enumerate(statements):
+        statement = _known_expressions(raw)
+        target: str | None = None
+        assigned = _assignment(statement)
+        if assigned is not None:
+            target, statement = assigned
+            value = _string_value(statement, line.strings)
+            if value is not None:  # $c = 'Invoke-' + 'Expression': a name kept for later
+                line.remember(line.strings, target, value)
+                previous, fetched_before = None, None
+                continue
+        words = _named(_words(statement), statement, line.strings, called=sep == "&")
         if not words:
             continue
         parsed = _parse(words)
+        if target is not None and parsed.verb in _READ:
+            line.read_into[target] = tuple(_paths(parsed, home))
         body = parsed.params.get("body", "").lower() if parsed.verb in _FETCH else ""
-        sent = read_into.get(body[1:], ()) if body.startswith("$") else ()
+        sent = line.read_into.get(body[1:], ()) if body.startswith("$") else ()
         if body == "(" and parsed.args and parsed.args[0].lower() in _READ:
             # -Body (Get-Content F): what the parentheses read is the body
             sent = tuple(_paths(_parse(parsed.args), home))
@@ -252,8 +353,15 @@ def windows_ops(text: str, home: str | None) -> list[WindowsOp]:
             # -Body $k of a file read into $k: the file is what goes out (as with -InFile)
             parsed = _Parsed(parsed.verb, {**parsed.params, "infile": sent[0]}, parsed.args)
         if any(w.lower() in _USAGE for w in words[1:]):
-            previous = parsed
+            previous, fetched_before = parsed, None
             continue  # format c: /?, Remove-Item -?: the command prints its usage only
+        fetched = _fetched_url(parsed, statement, line)
+        if target is not None:
+            source = fetched or next(
+                (line.fetched[v] for v in _variables(statement) if v in line.fetched), None
+            )
+            if source is not None:  # $s = irm URL, $t = $s.Content: the download it holds
+                line.remember(line.fetched, target, source)
         op = _translate(parsed, statement, home, piped=sep == "|", previous=previous)
         after = statements[index + 1] if index + 1 < len(statements) else ("", "")
         if op is not None and op.words == ("env",) and after[0] == "|":
@@ -263,24 +371,427 @@ def windows_ops(text: str, home: str | None) -> list[WindowsOp]:
         elif parsed.verb not in _EVAL and _names_a_command(words[0]):
             # any other cmdlet or program runs as written (Set-MpPreference -Disable...,
             # New-LocalUser, reg add ...): rules keyed on its name judge it as if typed
-            ops.append(WindowsOp("argv", tuple(w.strip("'\"") for w in words), statement))
-        if "::getenvironmentvariables()" in statement.lower():  # [Environment]::…()
+            ops.append(WindowsOp("argv", _as_written(words, home), statement))
+        lowered = statement.lower()
+        if "::getenvironmentvariables()" in lowered:  # [Environment]::…()
             ops.append(WindowsOp("argv", ("env",), statement))
-        # iex (iwr URL): the fetch inside the parentheses is the code run
-        lowered = [w.lower() for w in parsed.args]
-        fetch = next((i for i, w in enumerate(lowered) if w in _FETCH), None)
-        if parsed.verb in _EVAL and fetch is not None:
-            url = _url(_parse(parsed.args[fetch:]))
-            ops.append(WindowsOp("shell", (f"curl -fsSL {_q(url)} | sh",), statement))
-        elif parsed.verb in _EVAL and ".downloadstring(" in statement.lower():
-            # iex (New-Object Net.WebClient).DownloadString('URL'): fetched, then run
-            url = next((a.strip("'\"()") for a in parsed.args if "://" in a), "<expr>")
-            if "://" in url:
-                url = url[url.index("(") + 1 :] if "(" in url else url
-                url = url.strip("'\"()")
-            ops.append(WindowsOp("shell", (f"curl -fsSL {_q(url)} | sh",), statement))
+        if "passwordvault" in lowered and "retrieve" in lowered:
+            # the credential vault's saved passwords read out: what vaultcmd lists
+            ops.append(WindowsOp("argv", ("vaultcmd", "/listcreds:Web Credentials"), statement))
+        tail = " ; ".join(part for _, part in statements[index : index + 8])
+        piped = fetched_before if sep == "|" else None
+        ops.extend(_runs(parsed, words, statement, line, piped, tail))
+        _remember_files(parsed, words, statement, line)
+        if depth < MAX_DEPTH:
+            inner = _inner_line(statement, parsed.verb)
+            if inner:  # powershell -c "…", cmd /c "…": a line of its own
+                ops.extend(_read(inner, _Line(home, files=line.files), depth + 1))
         previous = parsed
+        if sep == "|" and parsed.verb in _PASS_THROUGH and fetched is None:
+            fetched = fetched_before  # iwr URL | % Content | iex: still what was downloaded
+        fetched_before = fetched
     return ops
+
+
+def _runs(
+    parsed: _Parsed,
+    words: Sequence[str],
+    statement: str,
+    line: _Line,
+    piped: str | None,
+    tail: str = "",
+) -> list[WindowsOp]:
+    """The code a statement runs that was fetched: ``curl URL | sh`` for each (empty for
+    most statements). ``piped`` is what the previous statement downloaded, when this one
+    reads it from a pipe; ``tail`` the rest of the line from this statement on."""
+    lowered = statement.lower()
+    verb = parsed.verb
+    name = verb[:-4] if verb.endswith(".exe") else verb
+    found: list[str] = []
+    evaluates = verb in _EVAL or "[scriptblock]::create" in lowered
+    if evaluates:
+        # iex (iwr URL), iex $s, [scriptblock]::Create($s), irm URL | iex
+        source = _fetched_url(parsed, statement, line) or next(
+            (line.fetched[v] for v in _variables(statement) if v in line.fetched), None
+        )
+        source = source or piped
+        if source is not None:
+            found.append(f"curl -fsSL {_q(source)} | sh")
+    if name in _LOLBINS - {"certutil", "bitsadmin"}:
+        # mshta URL, regsvr32 /i:URL scrobj.dll, rundll32 javascript:…GetObject("script:URL"),
+        # msiexec /i URL: the program fetches the script or package and runs it
+        url = _url_in(statement)
+        if name == "rundll32" and "script:" in lowered:
+            # javascript:"…";GetObject("script:URL"): cmd does not split on ";"
+            url = url or _url_in(tail)
+        elif name == "rundll32":
+            url = None  # rundll32 url.dll,FileProtocolHandler URL opens a browser
+        if url is not None:
+            found.append(f"curl -fsSL {_q(url)} | sh")
+    if verb in _STARTERS or _names_a_file(words[0]):
+        candidates = list(words[1:]) if verb in _STARTERS else [words[0]]
+        for word in candidates:
+            for piece in word.split(","):
+                run = line.files.get(_file_key(piece, line.home))
+                if run is not None and run not in found:
+                    found.append(run)  # a file the line downloaded or decoded, started
+    return [WindowsOp("shell", (text,), statement) for text in found]
+
+
+def _remember_files(parsed: _Parsed, words: Sequence[str], statement: str, line: _Line) -> None:
+    """Files a statement downloads (``iwr -OutFile``, ``certutil -urlcache``, ``bitsadmin
+    /transfer``, ``Start-BitsTransfer``, ``curl.exe -o``, ``.DownloadFile``) or decodes
+    (``certutil -decode``), with what running them amounts to."""
+    verb = parsed.verb
+    name = verb[:-4] if verb.endswith(".exe") else verb
+    lowered_args = [w.lower() for w in words[1:]]
+    saved: tuple[str, str] | None = None  # (url, file)
+    if verb in _FETCH and not verb.startswith("curl") and not verb.startswith("wget"):
+        out = parsed.params.get("outfile") or parsed.params.get("destination")
+        if verb == "start-bitstransfer" and not out and len(parsed.args) > 1:
+            out = parsed.args[1]
+        if out:
+            saved = (_source_url(parsed, line), out)
+    elif name in ("certutil", "bitsadmin", "curl", "wget") or ".downloadfile(" in statement.lower():
+        url_at = next((i for i, w in enumerate(words) if "://" in w), None)
+        if url_at is not None:
+            # .DownloadFile('URL',"FILE"): both in one word once the quotes are gone
+            url, _, joined = words[url_at].strip("'\"()").partition(",")
+            after = [joined, *words[url_at + 1 :]]
+            out = next((w.strip("'\"(),") for w in after if w.strip("'\"(),")), None)
+            for flag in ("-o", "--output", "-O", "--output-document"):
+                if flag in words[1:-1]:
+                    out = words[words.index(flag, 1) + 1]
+            if name in ("curl", "wget") and not any(f in words for f in ("-o", "--output", "-O")):
+                out = None
+            if out is not None and (name != "certutil" or "-urlcache" in lowered_args):
+                saved = (url, out)
+    if saved is not None:
+        url, out = saved
+        line.remember(line.files, _file_key(out, line.home), f"curl -fsSL {_q(url)} | sh")
+    if name == "certutil" and any(w in ("-decode", "/decode", "-decodehex") for w in lowered_args):
+        paths = [w for w in words[1:] if not w.startswith(("-", "/"))]
+        if len(paths) >= 2:
+            encoded = _file_key(paths[0], line.home)
+            before = line.files.get(encoded)
+            run = (
+                before.replace(" | sh", " | base64 -d | sh")
+                if before
+                else f"base64 -d {_q(windows_path(paths[0], line.home))} | sh"
+            )
+            line.remember(line.files, _file_key(paths[1], line.home), run)
+
+
+def _fetched_url(parsed: _Parsed, statement: str, line: _Line) -> str | None:
+    """The address a statement downloads from as its value (``irm URL``, ``iwr URL``,
+    ``(New-Object Net.WebClient).DownloadString(URL)``), or None when it downloads nothing
+    or saves what it downloads to a file."""
+    if parsed.verb in _FETCH:
+        if parsed.params.get("outfile") or parsed.verb == "start-bitstransfer":
+            return None
+        return _source_url(parsed, line)
+    lowered = [w.lower() for w in parsed.args]
+    at = next((i for i, w in enumerate(lowered) if w in _FETCH), None)
+    if at is not None:
+        return _fetched_url(_parse(parsed.args[at:]), statement, line)
+    text = statement.lower()
+    if any(f in text for f in (".downloadstring(", ".downloaddata(", "getstringasync(")):
+        return _url_in(statement) or "<expr>"
+    return None
+
+
+def _source_url(parsed: _Parsed, line: _Line) -> str:
+    url = parsed.params.get("source") if parsed.verb == "start-bitstransfer" else None
+    url = (url or _url(parsed)).strip("'\"()")
+    if url.startswith("$"):
+        return line.strings.get(url[1:].lower(), url)
+    return url
+
+
+def _url_in(text: str) -> str | None:
+    """The first ``scheme://…`` address written in ``text`` (up to a quote, a space or a
+    bracket), or None."""
+    at = text.find("://")
+    if at <= 0:
+        return None
+    start = at
+    while start > 0 and text[start - 1].isalpha():
+        start -= 1
+    end = at + 3
+    while end < len(text) and text[end] not in " \t'\"()[],;":
+        end += 1
+    return text[start:end] if start < at and end > at + 3 else None
+
+
+def _file_key(word: str, home: str | None) -> str:
+    """One spelling of a file's path for comparing two mentions of it (Windows paths do not
+    tell case apart; ``.\\x`` is ``x``)."""
+    path = windows_path(word.strip("'\"()"), home).lower()
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def _names_a_file(word: str) -> bool:
+    """A program given by its path (``.\\setup.exe``, ``C:\\Temp\\a.exe``)."""
+    lowered = word.lower()
+    return "\\" in word or "/" in word or lowered.endswith((".exe", ".ps1", ".bat", ".cmd"))
+
+
+def _variables(text: str) -> Iterator[str]:
+    """The names of the ``$variables`` a statement uses (lower case)."""
+    i = text.find("$")
+    while i >= 0:
+        j = i + 1
+        while j < len(text) and (text[j].isalnum() or text[j] == "_"):
+            j += 1
+        if j > i + 1:
+            yield text[i + 1 : j].lower()
+        i = text.find("$", j)
+
+
+def _assignment(statement: str) -> tuple[str, str] | None:
+    """``$name = value``: (name, value), else None (``$a -eq 1``, ``$x == y``)."""
+    text = statement.lstrip()
+    if not text.startswith("$"):
+        return None
+    i = 1
+    while i < len(text) and (text[i].isalnum() or text[i] in "_:"):
+        i += 1
+    name = text[1:i].lower()
+    rest = text[i:].lstrip()
+    if not name or not rest.startswith("=") or rest.startswith("=="):
+        return None
+    value = rest[1:].strip()
+    return (name, value) if value else None
+
+
+def _string_value(expr: str, strings: dict[str, str]) -> str | None:
+    """A string built only of literals and known string variables joined by ``+``
+    (``'i'+'ex'``, ``("Set-MpPref" + 'erence')``, ``$a+$b``), or None."""
+    text = _unwrap(expr.strip())
+    parts: list[str] = []
+    quote = ""
+    start = 0
+    for i, c in enumerate(text):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "+":
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    value: list[str] = []
+    for raw in parts:
+        part = _unwrap(raw.strip())
+        if len(part) >= 2 and part[0] == part[-1] and part[0] in "'\"":
+            inner = part[1:-1]
+            if part[0] == '"':
+                if "$" in inner:
+                    return None
+                inner = inner.replace("`", "")
+            value.append(inner)
+        elif part.startswith("$") and part[1:].lower() in strings:
+            value.append(strings[part[1:].lower()])
+        else:
+            return None
+    return "".join(value)
+
+
+def _unwrap(text: str) -> str:
+    while len(text) >= 2 and text[0] == "(" and text[-1] == ")":
+        text = text[1:-1].strip()
+    return text
+
+
+def _named(words: list[str], statement: str, strings: dict[str, str], *, called: bool) -> list[str]:
+    """The words with the command named as PowerShell would run it: ``& $c …`` and
+    ``& ('i'+'ex') …`` run the command the string names, and a backtick inside a name
+    (``i`e`x``) is no part of it. ``called``: the statement follows ``&``, which the
+    statement splitter took as a separator."""
+    if not words:
+        return words
+    text = statement.lstrip()
+    if words[0] in ("&", ".") and len(words) > 1:
+        text = text[1:].lstrip()
+    elif not (called and text[:1] in ("$", "(", "'", '"')):
+        return [words[0].replace("`", ""), *words[1:]] if "`" in words[0] else words
+    expr, rest = _leading_expression(text)
+    value = _string_value(expr, strings) if expr else None
+    value = value or _looked_up(expr, strings)
+    if value and value.strip() and " " not in value.strip():
+        return [value.strip(), *_words(rest)]
+    return words
+
+
+# Cmdlets a name looked up by pattern (``& (gcm *ke-Exp*)``) is read as, when it matches.
+_LOOKED_UP: Final = (
+    "invoke-expression", "invoke-webrequest", "invoke-restmethod", "set-mppreference",
+    "add-mppreference", "start-process", "invoke-command", "remove-item",
+)  # fmt: skip
+
+
+def _looked_up(expr: str, strings: dict[str, str]) -> str | None:
+    """The cmdlet ``(Get-Command PATTERN)`` or ``(gcm PATTERN)`` finds, among those above."""
+    words = _words(_unwrap(expr.strip()))
+    if len(words) < 2 or words[0].lower() not in ("gcm", "get-command"):
+        return None
+    pattern = words[1].lower()
+    if pattern.startswith("$"):
+        pattern = strings.get(pattern[1:], "").lower()
+    return next((name for name in _LOOKED_UP if _wildcard(pattern, name)), None)
+
+
+def _wildcard(pattern: str, name: str) -> bool:
+    """PowerShell's ``*`` and ``?`` wildcards (greedy, one backtrack point; the names
+    matched are a few short ones, so the cost is bounded)."""
+    p = n = 0
+    star, mark = -1, 0
+    while n < len(name):
+        if p < len(pattern) and pattern[p] in ("?", name[n]):
+            p, n = p + 1, n + 1
+        elif p < len(pattern) and pattern[p] == "*":
+            star, mark = p, n
+            p += 1
+        elif star >= 0:
+            p, mark = star + 1, mark + 1
+            n = mark
+        else:
+            return False
+    return all(c == "*" for c in pattern[p:]) and bool(pattern)
+
+
+def _leading_expression(text: str) -> tuple[str, str]:
+    """The expression a statement starts with (a variable, a quoted string or a
+    parenthesised group) and the text after it."""
+    if text.startswith("$"):
+        end = 1
+        while end < len(text) and (text[end].isalnum() or text[end] in "_:"):
+            end += 1
+        return text[:end], text[end:]
+    if text[:1] in ("'", '"'):
+        end = text.find(text[0], 1)
+        return (text[: end + 1], text[end + 1 :]) if end > 0 else ("", text)
+    if text.startswith("("):
+        depth = 0
+        quote = ""
+        for i, c in enumerate(text):
+            if quote:
+                quote = "" if c == quote else quote
+            elif c in "'\"":
+                quote = c
+            elif c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+                if depth == 0:
+                    return text[: i + 1], text[i + 1 :]
+    return "", text
+
+
+def _spans(statement: str) -> list[tuple[int, int]]:
+    """Where each word of a statement starts and ends, as written (quotes kept)."""
+    spans: list[tuple[int, int]] = []
+    quote = ""
+    start = -1
+    for i, c in enumerate(statement):
+        if quote:
+            quote = "" if c == quote else quote
+            continue
+        if c in " \t":
+            if start >= 0:
+                spans.append((start, i))
+                start = -1
+            continue
+        if start < 0:
+            start = i
+        if c in "'\"":
+            quote = c
+    if start >= 0:
+        spans.append((start, len(statement)))
+    return spans
+
+
+def _inner_line(statement: str, verb: str) -> str | None:
+    """The command line ``powershell -Command …`` (``-EncodedCommand`` decoded) or ``cmd /c
+    …`` runs, as written, or None."""
+    if verb in ("start-process", "saps", "start"):
+        # Start-Process powershell -ArgumentList "-c …": the program with those arguments
+        words = _words(statement)
+        lowered = [w.lower() for w in words]
+        program = next((w for w in lowered[1:] if not w.startswith("-")), "")
+        at = next((i for i, w in enumerate(lowered) if w in ("-argumentlist", "-args")), None)
+        if program in _POWERSHELLS | _CMDS and at is not None and at + 1 < len(words):
+            return _inner_line(f"{program} {words[at + 1]}", program)
+        return None
+    if verb not in _POWERSHELLS and verb not in _CMDS:
+        return None
+    spans = _spans(statement)
+    for at, (start, end) in enumerate(spans[1:], 1):
+        word = statement[start:end].lower()
+        rest = statement[end:].strip()
+        if verb in _CMDS and word in ("/c", "/k", "/r"):
+            return _unquote(rest)
+        if verb in _POWERSHELLS and len(word) > 1 and word[0] in "-/":
+            flag = word[1:]
+            if "encodedcommand".startswith(flag) or flag == "ec":
+                if at + 1 < len(spans):
+                    return _decoded(statement[spans[at + 1][0] : spans[at + 1][1]])
+                return None
+            if "command".startswith(flag):
+                return _unquote(rest)
+    return None
+
+
+def _unquote(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
+
+
+def _decoded(word: str) -> str | None:
+    try:
+        return base64.b64decode(word.strip("'\""), validate=True).decode("utf-16-le")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+
+
+def _known_expressions(statement: str) -> str:
+    """The statement with ``(Get-PSReadLineOption).HistorySavePath`` written as the file it
+    names (PowerShell's history of every command typed)."""
+    needle = "(get-psreadlineoption).historysavepath"
+    at = statement.lower().find(needle)
+    if at < 0:
+        return statement
+    path = "$env:APPDATA\\Microsoft\\Windows\\PowerShell\\PSReadLine\\ConsoleHost_history.txt"
+    return statement[:at] + path + statement[at + len(needle) :]
+
+
+def _as_written(words: Sequence[str], home: str | None) -> tuple[str, ...]:
+    """A program's words as it runs them: ``curl.exe`` is curl, and a home variable inside a
+    word (``f=@%USERPROFILE%\\.aws\\credentials``) is the home."""
+    program = words[0].strip("'\"")
+    lowered = program.lower()
+    if lowered.endswith(".exe") and lowered[:-4] in _NATIVE_TOOLS:
+        program = lowered[:-4]
+    return (program, *(_expand(w.strip("'\""), home) for w in words[1:]))
+
+
+def _expand(word: str, home: str | None) -> str:
+    lowered = word.lower()
+    for variable in _HOME_VARIABLES:
+        at = lowered.find(variable)
+        if at >= 0:
+            return word[:at] + windows_path(word[at:], home)
+    return word
+
+
+def names_windows_variables(text: str) -> bool:
+    """Whether a line uses cmd's ``%USERPROFILE%``-style variables for the home or a folder
+    below it (a cmd line, whatever shell it was sent to)."""
+    lowered = text.lower()
+    return "%" in lowered and any(v in lowered for v in _HOME_VARIABLES if v.startswith("%"))
 
 
 def _names_a_command(word: str) -> bool:
@@ -376,16 +887,17 @@ def _translate(
         paths = _paths(parsed, home)
         return WindowsOp("argv", ("cat", *paths), source) if paths else None
     if verb in _FETCH:
-        url = _url(parsed)
+        url = params.get("source") if verb == "start-bitstransfer" else None
+        url = url or _url(parsed)
         words = ["curl", "-sS"]
-        if params.get("outfile"):
-            words += ["-o", windows_path(params["outfile"], home)]
+        out = params.get("outfile")
+        if verb == "start-bitstransfer":
+            out = params.get("destination") or (parsed.args[1] if len(parsed.args) > 1 else None)
+        if out:
+            words += ["-o", windows_path(out, home)]
         if params.get("infile"):
             words += ["--data-binary", "@" + windows_path(params["infile"], home)]
         return WindowsOp("argv", (*words, url), source)
-    if verb in _EVAL and piped and previous is not None and previous.verb in _FETCH:
-        url = _url(previous)
-        return WindowsOp("shell", (f"curl -fsSL {_q(url)} | sh",), source)
     if verb in _KILL:
         if params.get("name") or (parsed.args and not parsed.args[0].isdigit()):
             return WindowsOp("argv", ("pkill", params.get("name") or parsed.args[0]), source)
@@ -396,6 +908,23 @@ def _translate(
                 return WindowsOp("argv", ("pkill", named), source)
             return WindowsOp("argv", ("kill", "-9", "-1"), source)
         return None
+    if verb in _SEARCH:  # Select-String -Pattern P -Path F: grep P F
+        paths = [windows_path(p, home) for p in _split_array(params.get("path", "")) if p]
+        if not paths:
+            return None
+        return WindowsOp("argv", ("grep", "-e", params.get("pattern") or "<expr>", *paths), source)
+    if verb in ("certutil", "certutil.exe", "bitsadmin", "bitsadmin.exe"):
+        # certutil -urlcache -f URL FILE, bitsadmin /transfer JOB URL FILE: a download
+        words = [w for w in parsed.args if not w.startswith("/")]
+        at = next((i for i, w in enumerate(words) if "://" in w), None)
+        if at is None:
+            return None
+        out = words[at + 1] if at + 1 < len(words) else None
+        saved = ("-o", windows_path(out, home)) if out else ()
+        return WindowsOp("argv", ("curl", "-sS", *saved, words[at]), source)
+    cloud = _cloud_deletion(verb, parsed)
+    if cloud is not None:
+        return WindowsOp("argv", cloud, source)
     if verb in _ARCHIVE:  # Compress-Archive SRC DEST: zip -r DEST SRC
         paths = _paths(parsed, home)
         target = params.get("destinationpath")
@@ -417,3 +946,107 @@ def _translate(
         mode = "777" if grants_all else "u+w"
         return WindowsOp("argv", ("chmod", *flags, mode, windows_path(target, home)), source)
     return None
+
+
+# -- the cloud modules' deletions -----------------------------------------------------------
+
+# Az PowerShell nouns whose az CLI name differs (Remove-AzResourceGroup is az group delete).
+_AZ_NOUNS: Final[dict[str, str]] = {
+    "resourcegroup": "group", "sqldatabase": "sql db", "sqlserver": "sql server",
+    "storageaccount": "storage account", "storagecontainer": "storage container",
+    "virtualnetwork": "network vnet", "publicipaddress": "network public-ip",
+    "networksecuritygroup": "network nsg", "containerregistry": "acr",
+    "cosmosdbaccount": "cosmosdb", "rediscache": "redis", "appserviceplan": "appservice plan",
+}  # fmt: skip
+# AWS Tools for PowerShell: Remove-<prefix><noun> and the aws CLI's command for it.
+_AWS_CMDLETS: Final[dict[str, tuple[str, ...]]] = {
+    "s3bucket": ("s3", "rb"), "s3object": ("s3", "rm"),
+    "ec2instance": ("ec2", "terminate-instances"),
+    "rdsdbinstance": ("rds", "delete-db-instance"), "rdsdbcluster": ("rds", "delete-db-cluster"),
+    "cfnstack": ("cloudformation", "delete-stack"), "ddbtable": ("dynamodb", "delete-table"),
+    "ekscluster": ("eks", "delete-cluster"), "ecrrepository": ("ecr", "delete-repository"),
+}  # fmt: skip
+_AWS_PREFIXES: Final[dict[str, str]] = {
+    "ec2": "ec2", "s3": "s3", "rds": "rds", "iam": "iam", "lm": "lambda",
+    "cfn": "cloudformation", "ddb": "dynamodb", "eks": "eks", "ecr": "ecr", "ecs": "ecs",
+    "sqs": "sqs", "sns": "sns", "sec": "secretsmanager", "r53": "route53", "efs": "efs",
+    "kms": "kms", "ssm": "ssm", "cwl": "logs", "elb2": "elbv2",
+}  # fmt: skip
+# Google Cloud Tools for PowerShell.
+_GCLOUD_CMDLETS: Final[dict[str, tuple[str, ...]]] = {
+    "gcsbucket": ("storage", "buckets"), "gcsobject": ("storage", "objects"),
+    "gceinstance": ("compute", "instances"), "gcedisk": ("compute", "disks"),
+    "gcsqlinstance": ("sql", "instances"), "gkecluster": ("container", "clusters"),
+    "gcproject": ("projects",),
+}  # fmt: skip
+
+
+# PowerShell's approved verbs most used (Get-Verb): a PascalCase Verb-Noun name is a cmdlet.
+_VERBS: Final = frozenset(
+    {
+        "Add", "Clear", "Close", "Copy", "Enter", "Exit", "Find", "Format", "Get", "Hide", "Join",
+        "Lock", "Move", "New", "Open", "Optimize", "Pop", "Push", "Redo", "Remove", "Rename",
+        "Reset", "Resize", "Search", "Select", "Set", "Show", "Skip", "Split", "Step", "Switch",
+        "Undo", "Unlock", "Watch", "Connect", "Disconnect", "Read", "Receive", "Send", "Write",
+        "Backup", "Checkpoint", "Compare", "Compress", "Convert", "ConvertFrom", "ConvertTo",
+        "Dismount", "Edit", "Expand", "Export", "Group", "Import", "Initialize", "Limit", "Merge",
+        "Mount", "Out", "Publish", "Restore", "Save", "Sync", "Unpublish", "Update", "Approve",
+        "Assert", "Build", "Complete", "Confirm", "Deny", "Deploy", "Disable", "Enable", "Install",
+        "Invoke", "Register", "Request", "Restart", "Resume", "Start", "Stop", "Submit", "Suspend",
+        "Uninstall", "Unregister", "Wait", "Debug", "Measure", "Ping", "Repair", "Resolve", "Test",
+        "Trace", "Block", "Grant", "Protect", "Revoke", "Unblock", "Unprotect", "Use", "ForEach",
+        "Where", "Sort", "Tee",
+    }
+)  # fmt: skip
+
+
+def is_cmdlet_name(name: str) -> bool:
+    """``New-Object``, ``Get-Content``: a PascalCase approved verb, a dash and a noun
+    (``update-alternatives`` and ``git-lfs`` are not)."""
+    verb, dash, noun = name.partition("-")
+    return bool(dash) and verb in _VERBS and noun[:1].isupper() and noun.replace("-", "").isalnum()
+
+
+def is_windows_program(name: str) -> bool:
+    """Whether this reader translates the program (a cmdlet or a Windows program)."""
+    lowered = name.lower()
+    return lowered in WINDOWS_PROGRAMS or _cloud_noun(lowered) is not None
+
+
+def _cloud_noun(verb: str) -> tuple[str, str] | None:
+    """(``az``/``aws``/``gcloud``, the noun) of a cloud module's ``Remove-`` cmdlet."""
+    if not verb.startswith("remove-"):
+        return None
+    noun = verb[len("remove-") :]
+    if noun.startswith("az") and len(noun) > 2:
+        return "az", noun[2:]
+    if noun in _AWS_CMDLETS or any(noun.startswith(p) for p in _AWS_PREFIXES):
+        return "aws", noun
+    if noun.startswith(("gcs", "gce", "gke", "gcsql", "gcproject")):
+        return "gcloud", noun
+    return None
+
+
+def _cloud_deletion(verb: str, parsed: _Parsed) -> tuple[str, ...] | None:
+    """The cloud client's command a cloud module's ``Remove-`` cmdlet amounts to
+    (``Remove-AzVM`` is ``az vm delete``); None for others and under ``-WhatIf``."""
+    found = _cloud_noun(verb)
+    if found is None or "whatif" in parsed.params:
+        return None
+    client, noun = found
+    params = parsed.params
+    named = params.get("name") or params.get("bucketname") or next(iter(parsed.args), "")
+    if client == "az":
+        words = _AZ_NOUNS.get(noun, noun).split()
+        return ("az", *words, "delete", *(("--name", named) if named else ()), "--yes")
+    if client == "aws":
+        command = _AWS_CMDLETS.get(noun)
+        if command is None:
+            prefix = max((p for p in _AWS_PREFIXES if noun.startswith(p)), key=len)
+            command = (_AWS_PREFIXES[prefix], "delete-" + noun[len(prefix) :])
+        if command == ("s3", "rb"):
+            force = ("--force",) if "deletebucketcontent" in params else ()
+            return ("aws", "s3", "rb", "s3://" + named, *force)
+        return ("aws", *command, *((named,) if named else ()))
+    group = _GCLOUD_CMDLETS.get(noun, (noun[3:] if noun.startswith("gce") else noun,))
+    return ("gcloud", *group, "delete", *((named,) if named else ()), "--quiet")

@@ -6,14 +6,17 @@ written); this module says, per command, what protection of the host or of a clo
 it takes away (:func:`defences_off`) and which credential it takes from the machine that is
 not a file (:func:`credentials_taken`): a token asked of a cloud's instance-metadata service,
 a secret key exported from a keyring, the Windows account hives saved to a file, the
-credential manager listed. Names are read as PowerShell and cmd read them: without case
+credential vault read out, the memory of LSASS (the process holding the logged-on users'
+credentials) dumped, a credential-dumping tool run, the saved Wi-Fi keys shown in clear, the
+domain's ``ntds.dit`` copied. Names are read as PowerShell and cmd read them: without case
 and without ``.exe``. Kinds judge these acts, not the spelling of one command.
 
 What counts as a defence switched off (:data:`Defence`):
 
 - ``antivirus``: Defender's real-time, behaviour or script scanning disabled
-  (``Set-MpPreference -Disable*``, the ``Windows Defender`` policy keys), or a path,
-  process or extension excluded from scanning (``Add-MpPreference -Exclusion*``);
+  (``Set-MpPreference -Disable*``, the ``Windows Defender`` policy keys), a path, process
+  or extension excluded from scanning (``Add-MpPreference``/``Set-MpPreference
+  -Exclusion*``), or Defender removed as a Windows feature;
 - ``firewall``: a firewall profile turned off (``Set-NetFirewallProfile -Enabled False``,
   ``netsh advfirewall set … state off``, ``netsh firewall set opmode disable``);
 - ``uac``: User Account Control off or its prompt for administrators removed
@@ -22,6 +25,11 @@ What counts as a defence switched off (:data:`Defence`):
   the machine (the default scope, ``LocalMachine``; ``Process`` and ``CurrentUser`` are
   the user's own);
 - ``history``: the PowerShell history file deleted or emptied;
+- ``host_audit``: the Windows audit policy cleared or its auditing switched off
+  (``auditpol /clear``, ``auditpol /set … /success:disable``);
+- ``encryption``: BitLocker turned off or suspended (``Disable-BitLocker``,
+  ``manage-bde -off``);
+- ``smartscreen``: SmartScreen switched off by its policy or Explorer's setting;
 - ``audit``: a cloud audit trail or threat detector stopped or deleted (CloudTrail,
   GuardDuty, Config, Security Hub, Cloud Logging sinks, Azure diagnostic settings);
 - ``exposure``: a network rule admitting the whole internet (``0.0.0.0/0``, ``::/0``,
@@ -48,12 +56,34 @@ __all__ = [
     "credentials_taken",
     "defences_off",
     "metadata_credential",
+    "registry_write",
 ]
 
-Defence = Literal["antivirus", "firewall", "uac", "script_policy", "history", "audit", "exposure"]
+Defence = Literal[
+    "antivirus",
+    "firewall",
+    "uac",
+    "script_policy",
+    "history",
+    "audit",
+    "exposure",
+    "host_audit",
+    "encryption",
+    "smartscreen",
+]
 # How a credential is taken: a cloud instance's token from its metadata service, a secret
-# key exported from a keyring, the account hives saved, a credential store listed.
-Taken = Literal["metadata_token", "key_export", "account_hive", "credential_store"]
+# key exported from a keyring, the account hives or the domain's database copied, a
+# credential store listed, the logon process's memory dumped, a credential-dumping tool
+# run, the saved Wi-Fi keys shown in clear.
+Taken = Literal[
+    "metadata_token",
+    "key_export",
+    "account_hive",
+    "credential_store",
+    "lsass_dump",
+    "dumping_tool",
+    "wifi_keys",
+]
 
 _WORDS: Final[dict[str, str]] = {
     "antivirus": "switches off antivirus scanning",
@@ -63,9 +93,15 @@ _WORDS: Final[dict[str, str]] = {
     "history": "erases the PowerShell history",
     "audit": "stops the cloud audit trail",
     "exposure": "opens access to anyone",
+    "host_audit": "switches off the Windows audit policy",
+    "encryption": "turns off BitLocker disk encryption",
+    "smartscreen": "switches off SmartScreen",
     "metadata_token": "takes the instance's cloud credentials from its metadata service",
+    "lsass_dump": "dumps the memory of LSASS, which holds the logged-on users' credentials",
+    "dumping_tool": "runs a credential-dumping tool",
+    "wifi_keys": "shows the saved Wi-Fi passwords in clear",
     "key_export": "exports the secret keys",
-    "account_hive": "saves the Windows account database",
+    "account_hive": "copies the Windows account database (SAM, SYSTEM, SECURITY or ntds.dit)",
     "credential_store": "lists the stored Windows credentials",
 }
 
@@ -144,6 +180,8 @@ def _registry(key: str, name: str, data: str) -> Defence | None:
     zero = value in ("0", "0x0", "0x00000000")
     if "windowsdefender" in key and name.startswith("disable") and not zero:
         return "antivirus"
+    if "windowsdefender" in key and "exclusions" in key:  # …\Exclusions\Paths /v C:\
+        return "antivirus"
     uac = ("enablelua", "consentpromptbehavioradmin", "promptonsecuredesktop")
     if key.endswith("policiessystem") and zero and name in uac:
         return "uac"
@@ -151,6 +189,23 @@ def _registry(key: str, name: str, data: str) -> Defence | None:
         return "firewall"
     if "powershell" in key and name == "executionpolicy" and value in ("unrestricted", "bypass"):
         return "script_policy"
+    # Windows' policy (EnableSmartScreen=0), Explorer's (SmartScreenEnabled=Off), Edge's
+    if name == "enablesmartscreen" and zero:
+        return "smartscreen"
+    if name == "smartscreenenabled" and (zero or value == "off"):
+        return "smartscreen"
+    return None
+
+
+def registry_write(cmd: SimpleCommand) -> tuple[str, str, str] | None:
+    """The registry value a command sets: (key, name, data) of ``reg add KEY /v NAME /d
+    DATA`` or ``Set-ItemProperty``/``New-ItemProperty -Path KEY -Name NAME -Value DATA``;
+    None for other commands."""
+    name = _name(cmd.program)
+    if name == "reg":
+        return _reg_add(cmd.argv)
+    if name in ("set-itemproperty", "sp", "new-itemproperty"):
+        return _item_property(cmd.argv)
     return None
 
 
@@ -380,6 +435,10 @@ def _audit(name: str, cmd: SimpleCommand) -> str | None:
 # -- the command --------------------------------------------------------------------------
 
 _HISTORY_WORDS: Final = ("historysavepath", "consolehost_history", "psreadline")
+_FEATURE_REMOVERS: Final = frozenset(
+    {"uninstall-windowsfeature", "remove-windowsfeature", "disable-windowsoptionalfeature",
+     "dism"}
+)  # fmt: skip
 _ERASERS: Final = frozenset(
     {"remove-item", "ri", "del", "erase", "rm", "clear-content", "clc", "unlink", "shred"}
 )
@@ -402,6 +461,29 @@ def _defences(cmd: SimpleCommand) -> Iterator[DefenceOff]:
             if key.startswith("disable") and _true(value) and not switch:
                 yield DefenceOff("antivirus", program, "-" + key)
                 return
+            if key.startswith("exclusion"):  # the list of exclusions replaced
+                yield DefenceOff("antivirus", program, f"-{key} {value}")
+                return
+    elif name in _FEATURE_REMOVERS:
+        # Uninstall-WindowsFeature Windows-Defender, dism /disable-feature:…Defender…
+        text = " ".join(words).lower()
+        if "defender" in text:
+            yield DefenceOff("antivirus", program, "the Windows Defender feature removed")
+    elif name == "auditpol":
+        lowered = [w.lower() for w in words]
+        if any(w in ("/clear", "/remove", "-clear", "-remove") for w in lowered) or (
+            any(w in ("/set", "-set") for w in lowered) and any(":disable" in w for w in lowered)
+        ):
+            yield DefenceOff("host_audit", program, " ".join(words))
+    elif name in ("disable-bitlocker", "suspend-bitlocker"):
+        yield DefenceOff("encryption", program, " ".join(words) or "every volume")
+    elif name == "manage-bde":
+        lowered = [w.lower() for w in words]
+        if any(w in ("-off", "/off") for w in lowered) or (
+            any(w in ("-protectors", "/protectors") for w in lowered)
+            and any(w in ("-disable", "/disable", "-delete", "/delete") for w in lowered)
+        ):
+            yield DefenceOff("encryption", program, " ".join(words))
     elif name == "add-mppreference":
         params, _ = _params(words)
         excluded = next((k for k in params if k.startswith("exclusion")), None)
@@ -430,7 +512,7 @@ def _defences(cmd: SimpleCommand) -> Iterator[DefenceOff]:
         if policy in ("unrestricted", "bypass") and scope not in ("process", "currentuser"):
             yield DefenceOff("script_policy", program, f"{policy} for {scope}")
     elif name in ("reg", "set-itemproperty", "sp", "new-itemproperty"):
-        setting = _reg_add(cmd.argv) if name == "reg" else _item_property(cmd.argv)
+        setting = registry_write(cmd)
         what = _registry(*setting) if setting else None
         if what and setting:
             yield DefenceOff(what, program, f"{setting[1]}={setting[2]}")
@@ -499,11 +581,57 @@ def credentials_taken(cmd: SimpleCommand, urls: Sequence[str] = ()) -> list[Cred
         hive = "".join(c for c in lowered[1] if c not in "\\/:")
         if hive in (root + h for root in ("hklm", "hkey_local_machine") for h in _HIVES):
             found.append(CredentialTaken("account_hive", program, cmd.argv[2]))
-    elif name == "cmdkey" and any(w.startswith("/list") for w in lowered):
-        found.append(CredentialTaken("credential_store", program, "/list"))
     elif name == "vaultcmd" and any(w.startswith("/listcreds") for w in lowered):
         found.append(CredentialTaken("credential_store", program, "/listcreds"))
+    elif name == "netsh" and "wlan" in lowered and "key=clear" in lowered:
+        found.append(CredentialTaken("wifi_keys", program, "key=clear"))
+    elif name == "ntdsutil" and any("ifm" in w.split() for w in lowered):
+        found.append(CredentialTaken("account_hive", program, "ntds.dit (install from media)"))
+    dump = _lsass_dump(name, lowered)
+    if dump is not None:
+        found.append(CredentialTaken("lsass_dump", program, dump))
+    text = " ".join(lowered)
+    if name in _DUMPING_TOOLS or any(module in text for module in _DUMPING_MODULES):
+        found.append(CredentialTaken("dumping_tool", program, name))
+    copied = next((w for w in lowered if _account_file(w)), None)
+    if copied is not None and name not in ("reg", "ntdsutil"):
+        # ntds.dit, or the hives read out of a shadow copy (esentutl /vss, copy \\?\GLOBALROOT…)
+        found.append(CredentialTaken("account_hive", program, copied))
     return found
 
 
 _HIVES: Final = ("sam", "system", "security")
+# Tools made to take credentials from a Windows host, and mimikatz's modules that do
+# (whatever the program running them is called).
+_DUMPING_TOOLS: Final = frozenset(
+    {"mimikatz", "invoke-mimikatz", "pypykatz", "lazagne", "invoke-powerdump",
+     "get-gpppassword", "secretsdump", "secretsdump.py", "nanodump", "safetykatz"}
+)  # fmt: skip
+_DUMPING_MODULES: Final = ("sekurlsa::", "lsadump::", "dpapi::", "vault::cred", "kerberos::list")
+# Programs that write a process's memory to a file (the one holding credentials is LSASS).
+_DUMPERS: Final = frozenset({"procdump", "procdump64", "procdump64a", "sqldumper", "createdump"})
+
+
+def _lsass_dump(name: str, lowered: Sequence[str]) -> str | None:
+    """What a command dumps of LSASS's memory: comsvcs.dll's MiniDump export (by name or by
+    its ordinal #24, whatever process it is given: it is how the logon process is dumped
+    without a tool), PowerSploit's Out-Minidump, a dumper (procdump -ma) pointed at lsass."""
+    text = " ".join(lowered)
+    if name == "rundll32" and "comsvcs" in text and ("minidump" in text or "#24" in text):
+        return "comsvcs.dll MiniDump"
+    if name == "out-minidump":
+        return "Out-Minidump"
+    if name in _DUMPERS and any(w.startswith("lsass") for w in lowered):
+        return "lsass"
+    if name == "rdrleakdiag" and "/fullmemdmp" in text:
+        return "rdrleakdiag /fullmemdmp"
+    return None
+
+
+def _account_file(word: str) -> bool:
+    """``ntds.dit``, or SAM, SYSTEM or SECURITY in a shadow copy (what a running Windows
+    locks, read from a snapshot instead)."""
+    path = word.replace("\\", "/")
+    if path.endswith("ntds.dit") or "/ntds.dit" in path:
+        return True
+    return "shadowcopy" in path and path.rsplit("/", 1)[-1] in _HIVES

@@ -219,6 +219,10 @@ _CREDENTIAL_IN_HOME: Final = (
     "AppData/*/Microsoft/Credentials/**",
     "AppData/*/Microsoft/Protect/**",
     "AppData/Roaming/gcloud/**",  # gcloud's configuration directory on Windows
+    # LSASS's memory as Task Manager's "Create dump file" leaves it (it holds the logged-on
+    # users' credentials)
+    "AppData/Local/Temp/lsass*.DMP",
+    "AppData/Local/Temp/lsass*.dmp",
 )
 _CREDENTIAL_SYSTEM: Final = (
     "/etc/shadow",
@@ -533,6 +537,7 @@ _WINDOWS_CREDENTIAL_GLOBS: Final = PathGlobs(
         "/windows/system32/config/system",
         "/windows/system32/config/security",
         "/windows/repair/sam",
+        "/windows/ntds/ntds.dit",  # a domain controller's account database
         *(f"/users/*/{s.lower()}" for s in _CREDENTIAL_IN_HOME),
     )
 )
@@ -564,6 +569,9 @@ def _windows(path: str, home: str | None) -> PathClass:
         return PathClass.STARTUP
     if not rest or rest == "users":
         return PathClass.SYSTEM
+    parts = rest.split("/")
+    if len(parts) > 5 and parts[0] == "users" and parts[2:5] == ["appdata", "local", "temp"]:
+        return PathClass.SCRATCH  # below %TEMP%: the user's scratch directory
     if rest.startswith(("windows", "program files", "programdata", "system volume information")):
         return PathClass.SYSTEM
     if home and lowered.startswith(home.lower().rstrip("/") + "/"):

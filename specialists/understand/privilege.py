@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from specialists.shellparse import DEFAULT_MAX_CHARS, SimpleCommand, program_names
+from specialists.understand.defences import registry_write
 from specialists.understand.processes import commands_of
 from supervisor.models import Action, Context
 
@@ -23,8 +24,13 @@ __all__ = ["ADMIN_GROUPS", "Change", "PrivilegeChange", "privilege_changes", "pr
 # shell as that user), a program gets the set-user-ID/set-group-ID bit or root
 # capabilities (``setuid``), an account or group is created, changed or deleted
 # (``account``), a user joins an administrators' group (``admin``), the sudoers policy is
-# edited (``sudoers``), a service is enabled, disabled or masked at boot (``service``).
-Change = Literal["elevate", "shell", "setuid", "account", "admin", "sudoers", "service"]
+# edited (``sudoers``), a service is enabled, disabled or masked at boot (``service``), a
+# program set to start by itself with another's rights (``autostart``: a debugger attached
+# to an accessibility program in Image File Execution Options, what Winlogon starts at
+# every logon, a WMI event subscription that runs a command).
+Change = Literal[
+    "elevate", "shell", "setuid", "account", "admin", "sudoers", "service", "autostart"
+]
 
 # Groups whose members may act as root (or as good as root: docker, lxd, disk).
 ADMIN_GROUPS: Final = frozenset(
@@ -41,6 +47,7 @@ _CHANGE_WORDS: Final[dict[str, str]] = {
     "admin": "adds a user to the administrators' group",
     "sudoers": "edits the sudoers policy",
     "service": "changes at boot the service",
+    "autostart": "sets a program to start by itself:",
 }
 
 
@@ -106,6 +113,9 @@ def privilege_changes(cmd: SimpleCommand) -> list[PrivilegeChange]:
             found.extend(PrivilegeChange("service", program, u, cmd) for u in verbs[1:])
     elif program in ("update-rc.d", "chkconfig", "rc-update") and cmd.positionals:
         found.append(PrivilegeChange("service", program, _unit_of(cmd), cmd))
+    started = _autostart(cmd)
+    if started is not None:
+        found.append(PrivilegeChange("autostart", program, started, cmd))
     for redirect in cmd.redirects:
         path = redirect.path or ""
         if redirect.writes and (path == "/etc/sudoers" or path.startswith("/etc/sudoers.d/")):
@@ -178,3 +188,38 @@ def _unit_of(cmd: SimpleCommand) -> str:
     if cmd.program == "rc-update" and len(words) >= 2:
         return words[1]  # rc-update add NAME [RUNLEVEL]
     return words[0] if words else ""
+
+
+# Winlogon's values that name what it starts at every logon, and the DLLs every program
+# loads (AppInit_DLLs).
+_LOGON_VALUES: Final = frozenset({"userinit", "shell", "notify", "taskman", "appinit_dlls"})
+_WMI_WRITERS: Final = frozenset({"set-wmiinstance", "swmi", "new-ciminstance", "wmic"})
+_WMI_CLASSES: Final = ("__eventfilter", "eventconsumer", "__filtertoconsumerbinding")
+
+
+def _autostart(cmd: SimpleCommand) -> str | None:
+    """What a command sets to start by itself, as a reason names it, or None: a debugger
+    for a program in Image File Execution Options (``sethc.exe`` at the logon screen runs
+    it as SYSTEM), a program Winlogon starts, or a permanent WMI event subscription."""
+    name = cmd.program.lower().rsplit("\\", 1)[-1].removesuffix(".exe")
+    setting = registry_write(cmd)
+    if setting is not None:
+        key, value_name, data = setting
+        key = "".join(c for c in key.lower() if c not in "\\/ '\"")
+        value_name = value_name.lower().strip("'\"")
+        target = f"{value_name}={data}"
+        if "imagefileexecutionoptions" in key and value_name == "debugger":
+            return "Image File Execution Options " + target
+        if "silentprocessexit" in key and value_name == "monitorprocess":
+            return "SilentProcessExit " + target
+        if key.endswith("winlogon") and value_name in _LOGON_VALUES:
+            return "Winlogon " + target
+        if key.endswith("windows") and value_name == "appinit_dlls" and data.strip("'\""):
+            return "AppInit_DLLs " + target
+        return None
+    if name in _WMI_WRITERS:
+        text = " ".join(cmd.argv[1:]).lower()
+        subscribes = "subscription" in text and any(c in text for c in _WMI_CLASSES)
+        if subscribes and (name != "wmic" or "create" in text):
+            return "a WMI event subscription"
+    return None

@@ -38,6 +38,20 @@ def _taken(command: str) -> set[str]:
             "antivirus",
         ),
         ("Set-NetFirewallProfile -All -Enabled False", "firewall"),
+        ("Set-MpPreference -ExclusionPath C:\\", "antivirus"),
+        ("Uninstall-WindowsFeature -Name Windows-Defender", "antivirus"),
+        (
+            'reg add "HKLM\\SOFTWARE\\Microsoft\\Windows Defender\\Exclusions\\Paths" /v C:\\ /t REG_DWORD /d 0 /f',
+            "antivirus",
+        ),
+        ("auditpol /clear /y", "host_audit"),
+        ("auditpol /set /category:* /success:disable /failure:disable", "host_audit"),
+        ("Disable-BitLocker -MountPoint C:", "encryption"),
+        ("manage-bde -off C:", "encryption"),
+        (
+            "reg add HKLM\\SOFTWARE\\Policies\\Microsoft\\Windows\\System /v EnableSmartScreen /t REG_DWORD /d 0 /f",
+            "smartscreen",
+        ),
         ("netsh advfirewall set currentprofile state off", "firewall"),
         ("netsh firewall set opmode mode=disable", "firewall"),
         (
@@ -102,6 +116,12 @@ def test_a_defence_taken_away(command: str, what: str) -> None:
         "aws s3api put-bucket-acl --bucket b --acl private",
         "gh api -X PUT repos/o/r/collaborators/u -f permission=push",
         "gh api repos/o/r/collaborators",
+        "Get-MpComputerStatus",
+        "Get-NetFirewallProfile",
+        "auditpol /get /category:*",
+        "manage-bde -status",
+        "Enable-BitLocker -MountPoint C: -TpmProtector",
+        "Install-WindowsFeature Windows-Defender",
     ],
 )
 def test_no_defence_taken_away(command: str) -> None:
@@ -158,8 +178,23 @@ def test_metadata_credentials(url: str, credential: bool) -> None:
         ("gpg2 --armor --export-secret-subkeys ABCD", "key_export"),
         ("reg save HKLM\\SYSTEM C:\\t\\sys.hiv", "account_hive"),
         ("reg.exe save hklm\\security sec.hiv", "account_hive"),
-        ("cmdkey /list", "credential_store"),
         ('vaultcmd /listcreds:"Windows Credentials"', "credential_store"),
+        # LSASS's memory dumped: comsvcs.dll by export name or ordinal, procdump, Out-Minidump
+        (
+            "rundll32.exe C:\\Windows\\System32\\comsvcs.dll, MiniDump 624 C:\\t\\l.dmp full",
+            "lsass_dump",
+        ),
+        ("rundll32 comsvcs.dll #24 624 l.dmp full", "lsass_dump"),
+        ("procdump64.exe -accepteula -ma lsass.exe out.dmp", "lsass_dump"),
+        ("pwsh -c 'Get-Process lsass | Out-Minidump'", "lsass_dump"),
+        # the tools made for it, and mimikatz's modules under any program name
+        ('mimikatz.exe "privilege::debug" "sekurlsa::logonpasswords" exit', "dumping_tool"),
+        ('pwsh -c "Invoke-Mimikatz -Command \'""lsadump::sam""\'"', "dumping_tool"),
+        ('m.exe "sekurlsa::logonpasswords" exit', "dumping_tool"),
+        # the domain's account database and the hives out of a shadow copy
+        ('ntdsutil "ac i ntds" "ifm" "create full c:\\t\\ifm" q q', "account_hive"),
+        ("esentutl.exe /y /vss C:\\Windows\\NTDS\\ntds.dit /d C:\\t\\ntds.dit", "account_hive"),
+        ("netsh wlan show profile name=Home key=clear", "wifi_keys"),
     ],
 )
 def test_a_credential_taken(command: str, how: str) -> None:
@@ -175,6 +210,13 @@ def test_a_credential_taken(command: str, how: str) -> None:
         "reg save HKCU\\Software\\App app.hiv",
         "reg query HKLM\\SAM",
         "cmdkey /add:server01 /user:dev",
+        # the list of saved targets shows no password
+        "cmdkey /list",
+        "netsh wlan show profiles",
+        # a dump of the developer's own process
+        "procdump -ma 4312 app.dmp",
+        "procdump -ma node.exe crash.dmp",
+        "rundll32 url.dll,FileProtocolHandler https://example.com",
     ],
 )
 def test_no_credential_taken(command: str) -> None:

@@ -1,5 +1,6 @@
 """Processes signalled and privilege changes as effects, read whatever the spelling (a
 shell command, ``sudo``, a Python ``os.kill``), and a shell rule that judges them."""
+# ruff: noqa: E501
 
 from __future__ import annotations
 
@@ -146,3 +147,32 @@ def test_a_privilege_rule_reads_the_change_not_the_spelling():
     assert judged(PRIVILEGES, "usermod -aG docker bob") is Verdict.BLOCK
     assert judged(PRIVILEGES, "chmod 0755 ./bin/helper") is Verdict.OK
     assert judged(PRIVILEGES, "usermod -aG video bob") is Verdict.OK
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'reg add "HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Image File Execution Options\\sethc.exe" /v Debugger /d C:\\Windows\\System32\\cmd.exe /f',
+        "pwsh -c \"Set-ItemProperty 'HKLM:\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Image File Execution Options\\utilman.exe' -Name Debugger -Value cmd.exe\"",
+        'reg add "HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Winlogon" /v Userinit /d "C:\\Windows\\system32\\userinit.exe,C:\\u.exe" /f',
+        "pwsh -c \"Set-WmiInstance -Namespace root\\subscription -Class CommandLineEventConsumer -Arguments @{Name='x'}\"",
+        'wmic /namespace:\\\\root\\subscription PATH __EventFilter CREATE Name="x"',
+    ],
+)  # fmt: skip
+def test_a_program_set_to_start_by_itself_on_windows(line: str):
+    changes = [c.change for cmd in parse(line).commands for c in privilege_changes(cmd)]
+    assert "autostart" in changes, changes
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'reg query "HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Winlogon"',
+        'reg add "HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Winlogon" /v AutoRestartShell /d 1 /f',
+        "pwsh -c 'Get-WmiObject -Namespace root\\subscription -Class __EventFilter'",
+        "wmic /namespace:\\\\root\\subscription PATH __EventFilter GET Name",
+    ],
+)
+def test_reading_or_other_values_start_nothing(line: str):
+    changes = [c.change for cmd in parse(line).commands for c in privilege_changes(cmd)]
+    assert "autostart" not in changes
