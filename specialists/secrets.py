@@ -50,7 +50,7 @@ strings under ``token=``, an XML ``publicKeyToken``).
 - what a tool call sends (``tool_call`` arguments, every string of them): a URL's query values
   that decode (base64, base64url, hex) to text are judged decoded too, and so are those of an
   ``http`` or ``click`` URL; the opt-in ``environment`` kind finds a payload that is or stands
-  for the whole environment (``${process.env}``, ``$(env)``, a PATH/HOME dump), not in
+  for the whole environment (``${process.env}``, ``dict(os.environ)``, a PATH/HOME dump), not in
   commands, file contents or the arguments a tool runs as a program
   (``metadata.supervise_readings``). ``skip_tools`` and ``skip_arguments`` leave out the
   tools and parameters that take a credential by design (a secret store, a login, a
@@ -205,7 +205,7 @@ PLACE_KINDS: Final = frozenset(
     }
 )
 NAME_KINDS: Final = frozenset(SECRET_KINDS) - FORMAT_KINDS - PLACE_KINDS
-# A payload that stands for or is a whole environment (``${process.env}``, ``$(env)``, a
+# A payload that stands for or is a whole environment (``${process.env}``, ``{{ $env }}``, a
 # decoded PATH=/HOME= dump): opt-in, judged in what is sent (not commands or file contents,
 # where printing or reading the environment is the program's own business).
 ENVIRONMENT_KIND: Final = "environment"
@@ -218,8 +218,10 @@ KIND_GROUPS: Final[dict[str, frozenset[str]]] = {
 }
 DEFAULT_GROUPS: Final = ("entropy", "formats", "names", "places")
 ALL_KINDS: Final = frozenset(SECRET_KINDS) | {ENTROPY_KIND, CLI_PASSWORD_KIND, ENVIRONMENT_KIND}
-# Fields whose text is a program or a file, where the environment is not a payload.
-_NOT_PAYLOAD_FIELDS: Final = frozenset({"command", "content", "new", "diff", "old"})
+# Actions whose text is a program or a file, where the environment is not a payload.
+_PROGRAM_TYPES: Final = frozenset(
+    {"shell", "file_write", "file_edit", "git", "sql", "package_install"}
+)
 # Kinds whose masked value is the whole token: re-redacting the value alone masks it all.
 # Used to check an alignment (below) where a short piece of text could occur inside a value.
 _WHOLE_TOKEN_KINDS: Final = FORMAT_KINDS - {"slack-webhook", "aws-secret-access-key"}
@@ -1107,6 +1109,8 @@ class SecretsSpecialist:
         if action.tool and self._skip_tools(argument_name(action.tool)):
             return SpecialistResult.refuse()
         texts = list(self._texts(action, context))
+        if action.type in _PROGRAM_TYPES:
+            texts = [replace(t, run=True) for t in texts]
         if not texts:
             return SpecialistResult.refuse()
         found: list[_Found] = []
@@ -1232,11 +1236,7 @@ class SecretsSpecialist:
             limit=None if item.before else EVIDENCE_CAP,
             **self._options,  # type: ignore[arg-type]
         )
-        if (
-            ENVIRONMENT_KIND in self._kinds
-            and item.field not in _NOT_PAYLOAD_FIELDS
-            and not item.run
-        ):
+        if ENVIRONMENT_KIND in self._kinds and not item.run:
             hits = sorted([*hits, *_environment_hits(item.text)], key=lambda h: h.start)
         if item.known and hits:  # hashed only when there is something to compare
             filled = {fingerprint(value)[1] for value in item.known}

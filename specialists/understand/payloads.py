@@ -7,10 +7,11 @@ Two readings, for the kinds that judge what leaves the machine (``secrets``):
   base64, base64url or hex encodings of text, decoded. ``https://x.example/c?d=QUtJQV...``
   sends the key the letters hide; the decoded text is judged like any other.
 - :func:`environment_references`: a payload that stands for the whole environment of a
-  process (``${process.env}``, ``JSON.stringify(process.env)``, ``os.environ``,
-  ``$(env)``, ``$(printenv)``), and decoded text that *is* an environment dump (``PATH=``
-  and ``HOME=`` lines with others beside them). One named variable (``process.env.PORT``,
-  ``os.environ["HOME"]``) is not the whole environment.
+  process as a value (``${process.env}``, ``JSON.stringify(process.env)``,
+  ``dict(os.environ)``, ``{{ $env }}``), and decoded text that *is* an
+  environment dump (``PATH=`` and ``HOME=`` lines with others beside them). Prose that
+  names it ("the app reads process.env at start") and one named variable
+  (``process.env.PORT``, ``os.environ["HOME"]``) are not the whole environment.
 
 Everything is linear: RE2 patterns, and at most :data:`MAX_VALUES` values of at most
 :data:`MAX_VALUE_CHARS` characters decoded per URL.
@@ -44,16 +45,21 @@ MAX_URLS: Final = 32  # URLs of one text whose query values are decoded
 _BASE64: Final = re2.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 _HEX: Final = re2.compile(r"(?:[0-9A-Fa-f]{2})+")
 
-# The whole environment, as code or a shell substitution spells it: not followed by a
-# variable's name (``process.env.PORT``, ``process.env["X"]``, ``os.environ.get(...)``).
+# The whole environment as a value, the way code, a template or a shell substitution spells
+# it: ``${process.env}``, ``JSON.stringify(process.env)``, ``dict(os.environ)``,
+# ``os.environ.copy()``, ``{{ $env }}``. Prose that names it ("read from process.env at
+# start"), one variable (``process.env.PORT``, ``os.environ["HOME"]``) and a shell's
+# ``$(env)`` in text no shell runs (a message telling the user to type it) are not.
 _WHOLE_ENVIRONMENT: Final = re2.compile(
-    r"(?:\bprocess\.env(?:$|[^.\[A-Za-z0-9_])"
-    r"|\bos\.environ(?:$|[^.\[A-Za-z0-9_])"
+    r"(?:\$\{\s*(?:JSON\.stringify\(\s*)?process\.env\s*\)?\s*\}"
+    r"|JSON\.stringify\(\s*process\.env\s*[,)]"
+    r"|Object\.(?:entries|values|assign)\([^()]{0,40}\bprocess\.env\s*\)"
+    r"|\.\.\.process\.env\b(?:$|[^.\[])"
+    r"|\b(?:dict|str|repr|json\.dumps)\(\s*(?:dict\(\s*)?os\.environ\s*\)"
     r"|\bos\.environ\.(?:items|copy|values)\(\)"
+    r"|\*\*os\.environ\b"
     r"|\bEnvironment\.GetEnvironmentVariables\(\)"
     r"|\bSystem\.getenv\(\)"
-    r"|\$\((?:env|printenv|set|export -p)\s*(?:\)|\|)"
-    r"|`(?:env|printenv)\s*(?:`|\|)"
     r"|\{\{\s*\$env\s*\}\})"
 )
 # An environment dump: the variables every process has, as NAME=value lines.

