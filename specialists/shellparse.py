@@ -3270,12 +3270,21 @@ class _XargsInput(NamedTuple):
     unknown: bool = False  # the items cannot be known before the command runs
 
 
+_WILDCARDS: Final = frozenset("*?")
+
+
 def _selected_globs(given: _XargsInput | None) -> tuple[str, ...]:
     """The name patterns a filtered find hands xargs (``find / -name 'id_rsa*' | xargs
-    cat``): each stands for the files it selects, a glob as ``find -exec``'s ``{}`` is."""
+    cat``): each stands for the files it selects, a glob as ``find -exec``'s ``{}`` is. A
+    name of wildcards only (``-iname '*'``) selects everything below the start, as
+    ``grep -r`` reads it: not a name to match against."""
     if given is None or not given.filtered:
         return ()
-    return tuple(w for w in given.items if not GLOB_CHARS.isdisjoint(w))
+    return tuple(
+        w
+        for w in given.items
+        if not GLOB_CHARS.isdisjoint(w) and not set(w.rpartition("/")[2]) <= _WILDCARDS
+    )
 
 
 def _xargs_items(
