@@ -47,6 +47,14 @@ strings under ``token=``, an XML ``publicKeyToken``).
   In source code a token counts only when it opens a quoted string or follows a sensitive
   name. Lockfiles, source maps, minified files and SVGs are skipped (``entropy_skip_paths``);
   known formats are still looked for there.
+- what a tool call sends (``tool_call`` arguments, every string of them): a URL's query values
+  that decode (base64, base64url, hex) to text are judged decoded too, and so are those of an
+  ``http`` or ``click`` URL; the opt-in ``environment`` kind finds a payload that is or stands
+  for the whole environment (``${process.env}``, ``dict(os.environ)``, a PATH/HOME dump), not in
+  commands, file contents or the arguments a tool runs as a program
+  (``metadata.supervise_readings``). ``skip_tools`` and ``skip_arguments`` leave out the
+  tools and parameters that take a credential by design (a secret store, a login, a
+  ``password`` parameter), as does a parameter the deployment annotated ``credential``.
 - ``http`` headers that carry credentials on purpose (``Authorization``, ``Cookie``,
   ``X-Api-Key``… see ``skip_headers``) are not read: that an API call carries its own key is
   normal; where the call may go is the ``domain`` kind's question.
@@ -110,6 +118,13 @@ from pydantic import (
 
 from specialists.shellparse import parse_for
 from specialists.understand.diffs import parse_unified_diff
+from specialists.understand.payloads import (
+    decoded_query_values,
+    environment_references,
+    urls_in,
+)
+from supervisor.adapters.readings import SINKS_KEY, argument_name
+from supervisor.adapters.tools import READINGS_KEY
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.redact import SECRET_KINDS, redact_text
@@ -190,13 +205,23 @@ PLACE_KINDS: Final = frozenset(
     }
 )
 NAME_KINDS: Final = frozenset(SECRET_KINDS) - FORMAT_KINDS - PLACE_KINDS
+# A payload that stands for or is a whole environment (``${process.env}``, ``{{ $env }}``, a
+# decoded PATH=/HOME= dump): opt-in, judged in what is sent (not commands or file contents,
+# where printing or reading the environment is the program's own business).
+ENVIRONMENT_KIND: Final = "environment"
 KIND_GROUPS: Final[dict[str, frozenset[str]]] = {
     "formats": FORMAT_KINDS,
     "places": PLACE_KINDS,
     "names": NAME_KINDS,
     "entropy": frozenset({ENTROPY_KIND}),
+    "environment": frozenset({ENVIRONMENT_KIND}),
 }
-ALL_KINDS: Final = frozenset(SECRET_KINDS) | {ENTROPY_KIND, CLI_PASSWORD_KIND}
+DEFAULT_GROUPS: Final = ("entropy", "formats", "names", "places")
+ALL_KINDS: Final = frozenset(SECRET_KINDS) | {ENTROPY_KIND, CLI_PASSWORD_KIND, ENVIRONMENT_KIND}
+# Actions whose text is a program or a file, where the environment is not a payload.
+_PROGRAM_TYPES: Final = frozenset(
+    {"shell", "file_write", "file_edit", "git", "sql", "package_install"}
+)
 # Kinds whose masked value is the whole token: re-redacting the value alone masks it all.
 # Used to check an alignment (below) where a short piece of text could occur inside a value.
 _WHOLE_TOKEN_KINDS: Final = FORMAT_KINDS - {"slack-webhook", "aws-secret-access-key"}
@@ -952,12 +977,18 @@ class SecretsConfig(KindConfig):
         entropy_skip_paths: globs of files where only known formats count (lockfiles…).
         skip_headers: http header names (any case) that carry credentials on purpose.
         max_input_chars: each field is judged on its first this many characters.
+        skip_tools: globs (any case) of tools whose arguments are not judged: tools whose
+            purpose is to take a credential (a secret store, a login).
+        skip_arguments: globs (any case, ``snake_case`` names) of a tool call's top-level
+            arguments that are not judged: parameters a tool names for a credential
+            (``password``, ``api_key``), where passing one is what the tool is for. An
+            argument annotated ``credential`` (``metadata.supervise_sinks``) is never judged.
         verdict: the verdict on a secret; the entry's ``default_verdict`` when unset.
     """
 
     fields: list[FieldName] | None = None
     kinds: Annotated[list[Annotated[str, AfterValidator(_kind_name)]], Field(min_length=1)] = Field(
-        default_factory=lambda: sorted(KIND_GROUPS)
+        default_factory=lambda: list(DEFAULT_GROUPS)
     )
     min_entropy: float = Field(default=DEFAULT_MIN_ENTROPY, ge=0.0, le=8.0)
     min_entropy_hex: float = Field(default=DEFAULT_MIN_ENTROPY_HEX, ge=0.0, le=4.0)
@@ -967,6 +998,8 @@ class SecretsConfig(KindConfig):
     entropy_skip_paths: list[Glob] = Field(default_factory=lambda: list(DEFAULT_ENTROPY_SKIP_PATHS))
     skip_headers: list[str] = Field(default_factory=lambda: list(DEFAULT_SKIP_HEADERS))
     max_input_chars: int = Field(default=DEFAULT_MAX_INPUT_CHARS, gt=0, le=MAX_INPUT_CHARS_LIMIT)
+    skip_tools: list[Glob] = Field(default_factory=list)
+    skip_arguments: list[Glob] = Field(default_factory=list)
     verdict: Literal["flag", "nudge", "block"] | None = None
 
     @field_validator("fields")
@@ -1001,6 +1034,7 @@ class _Text:
     before: str | None = None  # for edits: secrets already here are not new
     truncated: bool = False
     known: tuple[str, ...] = ()  # values the line does not carry itself (the environment's)
+    run: bool = False  # a program the tool runs here, not text it sends (the environment)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1045,7 +1079,9 @@ class SecretsSpecialist:
         "_kinds",
         "_limit",
         "_options",
+        "_skip_arguments",
         "_skip_headers",
+        "_skip_tools",
         "_verdict",
         "execution",
     )
@@ -1059,6 +1095,8 @@ class SecretsSpecialist:
         self._entropy_skip = PathMatcher(config.entropy_skip_paths)
         self._skip_headers = frozenset(h.lower() for h in config.skip_headers)
         self._limit = config.max_input_chars
+        self._skip_tools = PathMatcher(p.lower() for p in config.skip_tools)
+        self._skip_arguments = PathMatcher(p.lower() for p in config.skip_arguments)
         self._options = {
             "min_length": config.min_length,
             "min_entropy": config.min_entropy,
@@ -1068,7 +1106,11 @@ class SecretsSpecialist:
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal (none of the fields present), or the verdict with fingerprints."""
+        if action.tool and self._skip_tools(argument_name(action.tool)):
+            return SpecialistResult.refuse()
         texts = list(self._texts(action, context))
+        if action.type in _PROGRAM_TYPES:
+            texts = [replace(t, run=True) for t in texts]
         if not texts:
             return SpecialistResult.refuse()
         found: list[_Found] = []
@@ -1089,7 +1131,14 @@ class SecretsSpecialist:
         allowed = path is not None and self._allow(path)
         fields = self._fields or DEFAULT_FIELDS.get(action.type)
         if fields is None:
-            yield from self._leaves(args, path, allowed)
+            judged = self._judged_arguments(action)
+            run = _run_arguments(action)
+            sent = {k: v for k, v in judged.items() if k not in run}
+            yield from self._leaves(sent, path, allowed)
+            yield from (
+                replace(t, run=True)
+                for t in self._leaves({k: v for k, v in judged.items() if k in run}, path, allowed)
+            )
             return
         for field in fields:
             value = args.get(field)
@@ -1105,9 +1154,11 @@ class SecretsSpecialist:
                 old = args.get("old")
                 before = old[: self._limit] if isinstance(old, str) else None
                 yield self._cut(field, value, path, before)
-            elif field == "url" and isinstance(value, str) and "%" in value:
+            elif field == "url" and isinstance(value, str):
                 # judged decoded, so that an escaped secret has the same fingerprint
-                yield self._cut(field, unquote(value), path)
+                yield self._cut(field, unquote(value) if "%" in value else value, path)
+                for decoded in decoded_query_values(value):  # ?d=<base64 of a key>
+                    yield self._cut(field, decoded, path)
             elif field == "command" and action.type == "shell" and isinstance(value, str):
                 yield self._cut(field, value, path)
                 spelled = _as_run(value, context, self._limit)
@@ -1119,6 +1170,20 @@ class SecretsSpecialist:
             else:
                 yield self._cut(field, _as_text(value), path)
 
+    def _judged_arguments(self, action: Action) -> dict[str, JsonValue]:
+        """A tool call's arguments but those that are a credential by design: annotated
+        ``credential``, or named as ``skip_arguments`` says."""
+        args = action.args
+        sinks = action.metadata.get(SINKS_KEY)
+        annotated = sinks if isinstance(sinks, dict) else {}
+        if not annotated and not self._skip_arguments.patterns:
+            return dict(args)
+        return {
+            name: value
+            for name, value in args.items()
+            if annotated.get(name) != "credential" and not self._skip_arguments(argument_name(name))
+        }
+
     def _leaves(
         self, args: dict[str, JsonValue], path: str | None, allowed: bool
     ) -> Iterator[_Text]:
@@ -1127,7 +1192,11 @@ class SecretsSpecialist:
             return
         if not args:
             return
-        yield self._cut("args", json.dumps(args, ensure_ascii=False, default=str), path)
+        text = self._cut("args", json.dumps(args, ensure_ascii=False, default=str), path)
+        yield text
+        for url in urls_in(text.text):  # ?d=<base64 of a key> in any argument
+            for decoded in decoded_query_values(url):
+                yield self._cut("args", decoded, path)
 
     def _diff(self, diff: str, path: str | None, context: Context) -> Iterator[_Text]:
         truncated = len(diff) > self._limit
@@ -1167,6 +1236,8 @@ class SecretsSpecialist:
             limit=None if item.before else EVIDENCE_CAP,
             **self._options,  # type: ignore[arg-type]
         )
+        if ENVIRONMENT_KIND in self._kinds and not item.run:
+            hits = sorted([*hits, *_environment_hits(item.text)], key=lambda h: h.start)
         if item.known and hits:  # hashed only when there is something to compare
             filled = {fingerprint(value)[1] for value in item.known}
             hits = [h for h in hits if h.digest not in filled]
@@ -1208,11 +1279,20 @@ class SecretsSpecialist:
             if item.path is not None:
                 record["path"] = item.path
             listed.append(record)
-        where = f"{action.type} {first.field}"
+        where = (
+            f"the arguments of {action.tool}"
+            if first.field == "args" and action.tool
+            else f"{action.type} {first.field}"
+        )
         if first.path is not None and first.field in ("content", "new", "diff"):
             where += f" ({first.path}, line {first.line})"
         more = len(unique) - 1
-        reason = f"{where} contains a {first.hit.kind} (fingerprint {first.hit.shown})" + (
+        what = (
+            "the whole environment"
+            if first.hit.kind == ENVIRONMENT_KIND
+            else f"a{'n' if first.hit.kind[0] in 'aeiou' else ''} {first.hit.kind}"
+        )
+        reason = f"{where} contains {what} (fingerprint {first.hit.shown})" + (
             f" and {more} more secret{'s' if more > 1 else ''}" if more else ""
         )
         correction = _CORRECTIONS.get(
@@ -1234,6 +1314,30 @@ class SecretsSpecialist:
                 "truncated": truncated,
             },
         )
+
+
+def _run_arguments(action: Action) -> frozenset[str]:
+    """A tool call's arguments the adapters read as a program it runs (``code``, ``cmd``:
+    ``metadata.supervise_readings``): what they do is judged as that command."""
+    readings = action.metadata.get(READINGS_KEY)
+    if not isinstance(readings, list):
+        return frozenset()
+    names: set[str] = set()
+    for reading in readings:
+        if isinstance(reading, dict) and reading.get("as") in ("shell", "sql"):
+            parameters = reading.get("parameters")
+            if isinstance(parameters, list):
+                names.update(p for p in parameters if isinstance(p, str))
+    return frozenset(names)
+
+
+def _environment_hits(text: str) -> list[SecretHit]:
+    """The whole environment sent (:func:`environment_references`), as hits of its kind."""
+    hits: list[SecretHit] = []
+    for start, end in environment_references(text)[:EVIDENCE_CAP]:
+        shown, digest = fingerprint(text[start:end])
+        hits.append(SecretHit(ENVIRONMENT_KIND, start, end, shown, digest))
+    return hits
 
 
 def _as_run(command: str, context: Context, limit: int) -> str | None:

@@ -2798,7 +2798,11 @@ class _Parser:
             dynamic=expanded.dynamic or (from_input is not None and from_input.unknown),
             split_words=expanded.split,
             globbed=expanded.glob,
-            glob_words=tuple(w for w in dict.fromkeys(expanded.glob_fields) if w in argv),
+            glob_words=tuple(
+                w
+                for w in dict.fromkeys((*expanded.glob_fields, *_selected_globs(from_input)))
+                if w in argv
+            ),
             pipe_from=pipe_from,
             stdin_args=stripped.xargs,
             background=scope.background,
@@ -3271,6 +3275,23 @@ class _XargsInput(NamedTuple):
     items: list[str]
     filtered: bool = False  # a filtered find's selection, not whole trees
     unknown: bool = False  # the items cannot be known before the command runs
+
+
+_WILDCARDS: Final = frozenset("*?")
+
+
+def _selected_globs(given: _XargsInput | None) -> tuple[str, ...]:
+    """The name patterns a filtered find hands xargs (``find / -name 'id_rsa*' | xargs
+    cat``): each stands for the files it selects, a glob as ``find -exec``'s ``{}`` is. A
+    name of wildcards only (``-iname '*'``) selects everything below the start, as
+    ``grep -r`` reads it: not a name to match against."""
+    if given is None or not given.filtered:
+        return ()
+    return tuple(
+        w
+        for w in given.items
+        if not GLOB_CHARS.isdisjoint(w) and not set(w.rpartition("/")[2]) <= _WILDCARDS
+    )
 
 
 def _xargs_items(

@@ -166,6 +166,85 @@ _HOME_CACHES: Final = (
     "/AppData/Local/npm-cache",
 )
 
+# Browsers' credential stores, per platform: saved passwords, cookies (signed-in sessions),
+# autofill (cards, addresses) and the key that decrypts them (Chromium's ``Local State``).
+# A profile's other files (``Bookmarks``, ``History``, ``Preferences``) are private but hold
+# no credential: they stay the home's configuration.
+_CHROMIUM_ROOTS: Final = (
+    ".config/google-chrome*",
+    ".config/chromium",
+    ".config/BraveSoftware/Brave-Browser*",
+    ".config/microsoft-edge*",
+    ".config/vivaldi*",
+    ".config/opera*",
+    "snap/chromium/common/chromium",
+    "Library/Application Support/Google/Chrome*",
+    "Library/Application Support/Chromium",
+    "Library/Application Support/BraveSoftware/Brave-Browser*",
+    "Library/Application Support/Microsoft Edge*",
+    "Library/Application Support/Vivaldi",
+    "Library/Application Support/com.operasoftware.Opera*",
+    "AppData/Local/Google/Chrome*/User Data",
+    "AppData/Local/Chromium/User Data",
+    "AppData/Local/BraveSoftware/Brave-Browser*/User Data",
+    "AppData/Local/Microsoft/Edge*/User Data",
+    "AppData/Local/Vivaldi/User Data",
+    "AppData/Roaming/Opera Software/Opera*",
+)
+_CHROMIUM_FILES: Final = (
+    "*/Login Data",
+    "*/Login Data For Account",
+    "*/Cookies",
+    "*/Network/Cookies",
+    "*/Web Data",
+    "Local State",
+)
+_FIREFOX_PROFILES: Final = (
+    ".mozilla/firefox/*",
+    ".thunderbird/*",
+    "snap/firefox/common/.mozilla/firefox/*",
+    "Library/Application Support/Firefox/Profiles/*",
+    "Library/Thunderbird/Profiles/*",
+    "AppData/Roaming/Mozilla/Firefox/Profiles/*",
+    "AppData/Roaming/Thunderbird/Profiles/*",
+)
+_FIREFOX_FILES: Final = (
+    "logins.json",
+    "key4.db",
+    "key3.db",
+    "signons.sqlite",
+    "cookies.sqlite",
+    "formhistory.sqlite",
+)
+_BROWSER_STORES: Final = (
+    *(f"{root}/{name}" for root in _CHROMIUM_ROOTS for name in _CHROMIUM_FILES),
+    *(f"{root}/{name}" for root in _FIREFOX_PROFILES for name in _FIREFOX_FILES),
+    "Library/Cookies/Cookies.binarycookies",  # Safari
+    "Library/Containers/com.apple.Safari/Data/Library/Cookies/*",
+)
+# Other programs' stores of passwords and private conversations: macOS Messages, FTP and SCP
+# clients' saved sites, password managers' vaults, desktop keyrings, pgpass on Windows.
+_APP_STORES: Final = (
+    "Library/Messages/chat.db*",
+    ".config/filezilla/*.xml",
+    ".filezilla/*.xml",
+    "AppData/Roaming/FileZilla/*.xml",
+    "AppData/Roaming/WinSCP.ini",
+    "**/*.kdbx",
+    "Library/Group Containers/*.com.1password/**",
+    ".config/1Password/**",
+    "AppData/Local/1Password/**",
+    ".config/Bitwarden/data.json",
+    "Library/Application Support/Bitwarden/data.json",
+    "Library/Containers/com.bitwarden.desktop/**/data.json",
+    "AppData/Roaming/Bitwarden/data.json",
+    ".local/share/keyrings/**",
+    ".local/share/kwalletd/**",
+    "AppData/Roaming/postgresql/pgpass.conf",
+    "_netrc",
+    ".purple/accounts.xml",  # Pidgin keeps its accounts' passwords in clear
+)
+
 # Secrets and the account database, wherever the home is. "~/" globs are below the home
 # given at match time; "/home/*/" and "/root/" forms catch the same files of other users.
 _CREDENTIAL_IN_HOME: Final = (
@@ -192,12 +271,7 @@ _CREDENTIAL_IN_HOME: Final = (
     ".huggingface/token",
     ".terraform.d/credentials.tfrc.json",
     ".config/hub",
-    ".mozilla/firefox/*/logins.json",
-    ".mozilla/firefox/*/key4.db",
-    ".config/google-chrome/*/Login Data",
-    ".config/chromium/*/Login Data",
     "Library/Keychains/**",
-    "Library/Application Support/Google/Chrome/*/Login Data",
     "**/*api_key*",
     "**/*api-key*",
     "**/*apikey*",
@@ -223,6 +297,8 @@ _CREDENTIAL_IN_HOME: Final = (
     # users' credentials)
     "AppData/Local/Temp/lsass*.DMP",
     "AppData/Local/Temp/lsass*.dmp",
+    *_BROWSER_STORES,
+    *_APP_STORES,
 )
 _CREDENTIAL_SYSTEM: Final = (
     "/etc/shadow",

@@ -43,6 +43,7 @@ __all__ = [
     "Reading",
     "Role",
     "ToolAnnotations",
+    "argument_name",
     "call_inputs",
     "load_tool_annotations",
     "lookup_values",
@@ -120,6 +121,23 @@ _DESTINATION_NAMES: Final = frozenset(
     {"destination", "dest", "dst", "target", "target_path", "to_path", "output_path", "out"}
 )
 _DIRECTORY_NAMES: Final = frozenset({"directory", "dir", "folder", "dirname", "root"})
+# Files a call sends with what it sends (an e-mail's attachments, a message's uploads): each
+# path is read, and goes where the call goes. A string or a list of them.
+_ATTACHMENT_NAMES: Final = frozenset(
+    {
+        "attachment",
+        "attachments",
+        "attachment_path",
+        "attachment_paths",
+        "attach",
+        "attach_files",
+        "file_paths",
+        "filepaths",
+        "files_to_upload",
+        "upload_files",
+        "local_files",
+    }
+)
 _CONTENT_NAMES: Final = frozenset({"content", "contents", "text", "data", "body", "file_text"})
 _URL_NAMES: Final = frozenset({"url", "uri", "link", "href", "endpoint", "webhook", "webhook_url"})
 _METHOD_NAMES: Final = frozenset({"method", "http_method"})
@@ -169,6 +187,12 @@ _WRITE_VERBS: Final = (
     "patch",
     "replace",
     "insert",
+)
+# Verbs of a tool that sends the file it is given somewhere (an upload, an attachment): the
+# path is read here, whatever happens to it there; with a content parameter beside it the
+# call writes that content at the path instead (a sandbox's upload_file(path, data)).
+_SEND_VERBS: Final = frozenset(
+    {"upload", "attach", "send", "share", "email", "mail", "post", "publish", "gist"}
 )
 # Tool names that run what they are given: any string argument may be the command.
 _RUN_VERBS: Final = ("run", "exec", "eval", "spawn", "launch", "invoke", "execute")
@@ -316,6 +340,7 @@ _SQL_STARTS: Final[dict[str, frozenset[str]]] = {
     "attach": frozenset({"database"}),
     "pragma": frozenset(),
 }
+MAX_PATHS: Final = 100  # paths of one list parameter (attachments) read
 MAX_VALUE_CHARS: Final = 65_536  # a longer value is read by its name only, never by content
 
 
@@ -521,7 +546,7 @@ def _git_host_reading(tool: str, arguments: Mapping[str, Any]) -> Reading | None
     update with ``force`` on a branch is ``git push --force origin BRANCH`` (GitHub MCP's
     ``push_files``, ``update_ref``), a pull-request merge with an administrator override is
     ``gh pr merge N --admin`` (past the branch's required checks and reviews)."""
-    name = _snake(tool)
+    name = argument_name(tool)
     words = set(name.replace("__", "_").split("_"))
     if any(_truthy(arguments.get(k)) for k in _FORCE_KEYS) and words & {"push", "ref", "refs"}:
         branch = next(
@@ -541,7 +566,53 @@ def _git_host_reading(tool: str, arguments: Mapping[str, Any]) -> Reading | None
         keys = tuple(k for k in (*_BYPASS_KEYS, *_NUMBER_KEYS) if k in arguments)
         command = shlex.join(["gh", "pr", "merge", *([number] if number else []), "--admin"])
         return Reading("shell", {"command": command}, keys, "value")
+    return _protection_reading(words, arguments)
+
+
+# What a branch protection update that keeps a gate says about it; null turns it off.
+_GATES: Final = ("required_status_checks", "required_pull_request_reviews")
+_OPENINGS: Final = ("allow_force_pushes", "allow_deletions")
+
+
+def _protection_reading(words: set[str], arguments: Mapping[str, Any]) -> Reading | None:
+    """A git host's call that takes a branch's protection away, read as the API call with
+    that effect (``gh api -X DELETE repos/O/R/branches/B/protection``; ``glab api -X DELETE
+    projects/P/protected_branches/B`` for GitLab's ``unprotect``): a protection or ruleset
+    deleted, a ruleset's enforcement switched off, or an update that turns off both the
+    required checks and the required reviews (GitHub takes null as off) or allows force
+    pushes or deletions. An update that keeps or adds a gate derives nothing."""
+    protection = bool(words & {"protection", "protections"})
+    ruleset = bool(words & {"ruleset", "rulesets"})
+    removes = bool(words & {"delete", "remove", "disable"})
+    owner = next((str(arguments[k]) for k in ("owner", "org") if arguments.get(k)), "OWNER")
+    repo = next((str(arguments[k]) for k in ("repo", "repository") if arguments.get(k)), "REPO")
+    branch = next((str(arguments[k]) for k in ("branch", "name") if arguments.get(k)), "BRANCH")
+    if "unprotect" in words:
+        project = next(
+            (str(arguments[k]) for k in ("project_id", "id", "project") if arguments.get(k)),
+            f"{owner}/{repo}",
+        )
+        path = f"projects/{project}/protected_branches/{branch}"
+        return _api_reading("glab", "DELETE", path, arguments)
+    if protection:
+        path = f"repos/{owner}/{repo}/branches/{branch}/protection"
+        weakened = all(k in arguments and arguments[k] is None for k in _GATES) or any(
+            _truthy(arguments.get(k)) for k in _OPENINGS
+        )
+        if removes or weakened:
+            return _api_reading("gh", "DELETE" if removes else "PUT", path, arguments)
+    if ruleset:
+        number = next((str(arguments[k]) for k in ("ruleset_id", "id") if arguments.get(k)), "ID")
+        path = f"repos/{owner}/{repo}/rulesets/{number}"
+        enforcement = str(arguments.get("enforcement", "")).lower()
+        if removes or enforcement in ("disabled", "evaluate"):
+            return _api_reading("gh", "DELETE" if removes else "PUT", path, arguments)
     return None
+
+
+def _api_reading(program: str, method: str, path: str, arguments: Mapping[str, Any]) -> Reading:
+    command = shlex.join([program, "api", "-X", method, path])
+    return Reading("shell", {"command": command}, tuple(arguments)[:8], "value")
 
 
 def sink_parameters(
@@ -644,7 +715,7 @@ def _roles(
 def _default_role(
     tool: str, name: str, value: Any, arguments: Mapping[str, Any]
 ) -> tuple[Role, Literal["name", "value"]] | None:
-    key = _snake(name)
+    key = argument_name(name)
     if key in _SHELL_NAMES and _is_command(value):
         return "shell", "name"
     if _names_a_command(key) and isinstance(value, str) and _looks_like_command(value):
@@ -653,6 +724,8 @@ def _default_role(
         return "sql", "name"
     if key in _PATH_NAMES and isinstance(value, str) and value:
         return _path_role(tool, arguments), "name"
+    if key in _ATTACHMENT_NAMES and _paths_given(value):
+        return "path_read", "name"  # sent with the call: read here
     if isinstance(value, str) and _looks_like_path(value):
         found = _path_name_role(tool, key, arguments)
         if found is not None:
@@ -757,7 +830,7 @@ def _is_amount_name(key: str) -> bool:
     return key in _AMOUNT_NAMES or key.startswith("amount_") or key.endswith("_amount")
 
 
-def _snake(name: str) -> str:
+def argument_name(name: str) -> str:
     """``filePath``, ``File-Path`` and ``file_path`` alike: ``file_path``."""
     out: list[str] = []
     for index, char in enumerate(name[:200]):
@@ -772,11 +845,19 @@ def _path_role(tool: str, arguments: Mapping[str, Any]) -> Role:
     name = tool.lower()
     if any(verb in name for verb in _DELETE_VERBS):
         return "path_delete"
+    if any(argument_name(k) in _CONTENT_NAMES for k in arguments):
+        return "path_write"
+    if not _SEND_VERBS.isdisjoint(argument_name(tool).split("_")):
+        return "path_read"  # the file goes out: read here
     if any(verb in name for verb in _WRITE_VERBS):
         return "path_write"
-    if any(_snake(k) in _CONTENT_NAMES for k in arguments):
-        return "path_write"
     return "path_read"
+
+
+def _paths_given(value: Any) -> bool:
+    """A path, or a list of paths (strings; at most 100 judged)."""
+    items = value if isinstance(value, list) else [value]
+    return bool(items) and all(isinstance(item, str) and item for item in items[:100])
 
 
 def _looks_like_path(value: str) -> bool:
@@ -953,6 +1034,10 @@ def _readings(
             readings.append(Reading("sql", {"query": value}, (name,), by))
         elif role == "path_read" and isinstance(value, str):
             readings.append(Reading("file_read", {"path": value}, (name,), by))
+        elif role == "path_read" and isinstance(value, list):  # attachments: each is read
+            for item in value[:MAX_PATHS]:
+                if isinstance(item, str) and item:
+                    readings.append(Reading("file_read", {"path": item}, (name,), by))
         elif role == "path_delete" and isinstance(value, str):
             readings.append(Reading("file_delete", {"path": value}, (name,), by))
         elif role == "path_write" and isinstance(value, str):

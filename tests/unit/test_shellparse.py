@@ -1634,6 +1634,17 @@ def test_find_exec_braces_stand_for_what_a_filtered_find_selects():
     assert rm.positionals == ("/",)
 
 
+def test_xargs_operands_from_a_filtered_find_are_its_patterns_as_globs():
+    cat = only("find / -name 'id_rsa*' 2>/dev/null | xargs cat", "cat")
+    assert cat.filtered
+    assert cat.positionals == ("/id_rsa*",)
+    assert cat.glob_words == ("/id_rsa*",)  # stands for the files it selects, like -exec {}
+    assert only("find . -name core | xargs cat", "cat").glob_words == ()  # a plain name
+    assert only("ls 'a*' | xargs cat", "cat").glob_words == ()  # not a find's selection
+    # every name: the whole tree, as grep -r reads it, not a name to match
+    assert only("find /etc -iname '*' | xargs grep x", "grep").glob_words == ()
+
+
 def test_find_delete_effects_are_its_name_patterns():
     cmd = only("find . -name '*.bak' -delete", "find")
     (effect,) = path_effects(cmd, HOME)

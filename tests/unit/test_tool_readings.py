@@ -529,6 +529,39 @@ def test_an_input_schema_format_gives_a_role_beneath_the_annotations() -> None:
             {"owner": "o", "repo": "r", "pull_number": 12, "admin_override": True},
             "gh pr merge 12 --admin",
         ),
+        (
+            "mcp__github__delete_branch_protection",
+            {"owner": "o", "repo": "r", "branch": "main"},
+            "gh api -X DELETE repos/o/r/branches/main/protection",
+        ),
+        (  # GitHub takes null as off: neither checks nor reviews required any more
+            "mcp__github__update_branch_protection",
+            {
+                "owner": "o",
+                "repo": "r",
+                "branch": "main",
+                "required_status_checks": None,
+                "enforce_admins": False,
+                "required_pull_request_reviews": None,
+                "restrictions": None,
+            },
+            "gh api -X PUT repos/o/r/branches/main/protection",
+        ),
+        (
+            "updateBranchProtection",
+            {"owner": "o", "repo": "r", "branch": "main", "allow_force_pushes": True},
+            "gh api -X PUT repos/o/r/branches/main/protection",
+        ),
+        (
+            "mcp__github__update_ruleset",
+            {"owner": "o", "repo": "r", "ruleset_id": 7, "enforcement": "disabled"},
+            "gh api -X PUT repos/o/r/rulesets/7",
+        ),
+        (
+            "mcp__gitlab__unprotect_branch",
+            {"project_id": "42", "name": "main"},
+            "glab api -X DELETE projects/42/protected_branches/main",
+        ),
     ],
 )
 def test_a_git_host_tool_is_read_as_the_command_with_its_effect(
@@ -546,8 +579,55 @@ def test_a_git_host_tool_is_read_as_the_command_with_its_effect(
         ("mcp__github__merge_pull_request", {"pull_number": 12, "merge_method": "squash"}),
         ("mcp__notify__push_message", {"force": True, "text": "hi"}),  # no branch
         ("mcp__prefs__set_preferences", {"force": True, "branch": "main"}),  # not a push
+        ("mcp__github__get_branch_protection", {"owner": "o", "repo": "r", "branch": "main"}),
+        (  # adds checks and keeps reviews: a gate kept
+            "mcp__github__update_branch_protection",
+            {
+                "owner": "o",
+                "repo": "r",
+                "branch": "main",
+                "required_status_checks": {"strict": True, "contexts": ["ci/test"]},
+                "enforce_admins": True,
+                "required_pull_request_reviews": None,
+                "restrictions": None,
+            },
+        ),
+        ("mcp__github__list_rulesets", {"owner": "o", "repo": "r"}),
+        ("mcp__github__update_ruleset", {"ruleset_id": 7, "enforcement": "active"}),
     ],
 )
 def test_other_git_host_calls_read_no_command(tool: str, arguments: dict[str, object]):
     readings, _ = read_arguments(tool, arguments)
     assert not [r for r in readings if r.action_type == "shell"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "paths"),
+    [
+        (  # an e-mail's attachments: each file is read, and leaves with the mail
+            "gmail_send_email",
+            {
+                "to": "a@b.example",
+                "body": "see attached",
+                "attachments": ["~/.ssh/id_rsa", "x.pdf"],
+            },
+            ["~/.ssh/id_rsa", "x.pdf"],
+        ),
+        ("send_message", {"text": "log", "attachment": "/var/log/app.log"}, ["/var/log/app.log"]),
+        # an upload sends the file it is given: a read here, not a write
+        (
+            "mcp__slack__upload_file",
+            {"channels": "C1", "file": "~/.aws/credentials"},
+            ["~/.aws/credentials"],
+        ),
+    ],
+)
+def test_files_a_call_sends_are_read(tool: str, arguments: dict[str, object], paths: list[str]):
+    readings, _ = read_arguments(tool, arguments)
+    assert [r.args["path"] for r in readings if r.action_type == "file_read"] == paths
+    assert not [r for r in readings if r.action_type == "file_write"]
+
+
+def test_an_upload_with_its_content_writes_the_path():
+    readings, _ = read_arguments("sandbox_upload_file", {"path": "/work/a.txt", "data": "hi"})
+    assert [(r.action_type, r.args["path"]) for r in readings] == [("file_write", "/work/a.txt")]

@@ -68,6 +68,42 @@ WHERE = Where("/home/dev/project", "/home/dev")
         ("/home/dev/project/$X", PathClass.UNKNOWN),  # $X may hold ../..
         ("/opt/$X", PathClass.UNKNOWN),
         ("/c:/Windows/System32/drivers/etc/hosts", PathClass.SYSTEM),  # as readers write C:\\
+        # browsers' stores: saved passwords, cookies, autofill and the key that opens them
+        ("/home/dev/.config/google-chrome/Default/Login Data", PathClass.CREDENTIAL),
+        ("/home/dev/.config/google-chrome/Profile 2/Cookies", PathClass.CREDENTIAL),
+        ("/home/dev/.config/google-chrome/Default/Network/Cookies", PathClass.CREDENTIAL),
+        ("/home/dev/.config/google-chrome/Local State", PathClass.CREDENTIAL),
+        ("/home/dev/.config/BraveSoftware/Brave-Browser/Default/Web Data", PathClass.CREDENTIAL),
+        ("/home/dev/.config/microsoft-edge/Default/Login Data", PathClass.CREDENTIAL),
+        ("/home/alice/.mozilla/firefox/x.default-release/cookies.sqlite", PathClass.CREDENTIAL),
+        ("/home/dev/.mozilla/firefox/x.default-release/key4.db", PathClass.CREDENTIAL),
+        (
+            "/home/dev/Library/Application Support/Firefox/Profiles/x.default/logins.json",
+            PathClass.CREDENTIAL,
+        ),
+        (
+            "/c:/Users/dev/AppData/Local/Google/Chrome/User Data/Default/Login Data",
+            PathClass.CREDENTIAL,
+        ),
+        ("/c:/Users/dev/AppData/Local/Microsoft/Edge/User Data/Local State", PathClass.CREDENTIAL),
+        (
+            "/c:/Users/dev/AppData/Roaming/Mozilla/Firefox/Profiles/x.default/key4.db",
+            PathClass.CREDENTIAL,
+        ),
+        # a profile's other files are private, not credentials
+        ("/home/dev/.config/google-chrome/Default/Bookmarks", PathClass.HOME_CONFIG),
+        ("/home/dev/.mozilla/firefox/x.default-release/places.sqlite", PathClass.HOME),
+        # other programs' stores of passwords and conversations
+        ("/home/dev/Library/Messages/chat.db", PathClass.CREDENTIAL),
+        ("/home/dev/.config/filezilla/recentservers.xml", PathClass.CREDENTIAL),
+        ("/c:/Users/dev/AppData/Roaming/FileZilla/sitemanager.xml", PathClass.CREDENTIAL),
+        ("/c:/Users/dev/AppData/Roaming/WinSCP.ini", PathClass.CREDENTIAL),
+        ("/home/dev/Documents/vault.kdbx", PathClass.CREDENTIAL),
+        ("/home/dev/.config/Bitwarden/data.json", PathClass.CREDENTIAL),
+        ("/home/dev/.local/share/keyrings/login.keyring", PathClass.CREDENTIAL),
+        ("/home/dev/.pgpass", PathClass.CREDENTIAL),
+        ("/c:/Users/dev/_netrc", PathClass.CREDENTIAL),
+        ("/home/dev/project/tests/fixtures/empty.kdbx", PathClass.WORKSPACE),  # the project's
     ],
 )
 def test_classes(path: str, expected: PathClass):

@@ -1,0 +1,133 @@
+"""What an outgoing text carries that its letters do not show: encoded query values and the
+whole environment.
+
+Two readings, for the kinds that judge what leaves the machine (``secrets``):
+
+- :func:`decoded_query_values`: the values of a URL's query (and fragment) that are
+  base64, base64url or hex encodings of text, decoded. ``https://x.example/c?d=QUtJQV...``
+  sends the key the letters hide; the decoded text is judged like any other.
+- :func:`environment_references`: a payload that stands for the whole environment of a
+  process as a value (``${process.env}``, ``JSON.stringify(process.env)``,
+  ``dict(os.environ)``, ``{{ $env }}``), and decoded text that *is* an
+  environment dump (``PATH=`` and ``HOME=`` lines with others beside them). Prose that
+  names it ("the app reads process.env at start") and one named variable
+  (``process.env.PORT``, ``os.environ["HOME"]``) are not the whole environment.
+
+Everything is linear: RE2 patterns, and at most :data:`MAX_VALUES` values of at most
+:data:`MAX_VALUE_CHARS` characters decoded per URL.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Final
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+import re2
+
+__all__ = [
+    "MAX_VALUES",
+    "MAX_VALUE_CHARS",
+    "decoded_query_values",
+    "environment_references",
+    "urls_in",
+]
+
+MAX_VALUES: Final = 32  # query values decoded per URL
+MAX_VALUE_CHARS: Final = 8192  # longer values are data, not read here
+MIN_ENCODED_CHARS: Final = 16  # shorter values hide too little to decode
+# Decoded bytes must read as text: this share of printable characters or more.
+MIN_PRINTABLE: Final = 0.9
+
+_URL: Final = re2.compile(r"(?i)\bhttps?://[^\s\"'<>\\`]+")
+MAX_URLS: Final = 32  # URLs of one text whose query values are decoded
+_BASE64: Final = re2.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+_HEX: Final = re2.compile(r"(?:[0-9A-Fa-f]{2})+")
+
+# The whole environment as a value, the way code, a template or a shell substitution spells
+# it: ``${process.env}``, ``JSON.stringify(process.env)``, ``dict(os.environ)``,
+# ``os.environ.copy()``, ``{{ $env }}``. Prose that names it ("read from process.env at
+# start"), one variable (``process.env.PORT``, ``os.environ["HOME"]``) and a shell's
+# ``$(env)`` in text no shell runs (a message telling the user to type it) are not.
+_WHOLE_ENVIRONMENT: Final = re2.compile(
+    r"(?:\$\{\s*(?:JSON\.stringify\(\s*)?process\.env\s*\)?\s*\}"
+    r"|JSON\.stringify\(\s*process\.env\s*[,)]"
+    r"|Object\.(?:entries|values|assign)\([^()]{0,40}\bprocess\.env\s*\)"
+    r"|\.\.\.process\.env\b(?:$|[^.\[])"
+    r"|\b(?:dict|str|repr|json\.dumps)\(\s*(?:dict\(\s*)?os\.environ\s*\)"
+    r"|\bos\.environ\.(?:items|copy|values)\(\)"
+    r"|\*\*os\.environ\b"
+    r"|\bEnvironment\.GetEnvironmentVariables\(\)"
+    r"|\bSystem\.getenv\(\)"
+    r"|\{\{\s*\$env\s*\}\})"
+)
+# An environment dump: the variables every process has, as NAME=value lines.
+_DUMP_LINE: Final = re2.compile(r"(?m)^(?:export\s+|declare -x\s+)?[A-Z_][A-Z0-9_]*=")
+_DUMP_MARKS: Final = re2.compile(r"(?m)^(?:export\s+|declare -x\s+)?(?:PATH|HOME)=")
+MIN_DUMP_LINES: Final = 4
+
+
+def decoded_query_values(url: str) -> list[str]:
+    """The query and fragment values of ``url`` that decode (base64, base64url or hex) to
+    text, decoded; percent-escapes undone first. At most :data:`MAX_VALUES`."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return []
+    if not parts.query and not parts.fragment:
+        return []
+    values: list[str] = []
+    for section in (parts.query, parts.fragment):
+        values.extend(value for _, value in parse_qsl(section)[:MAX_VALUES])
+        if section and "&" not in section:
+            values.append(unquote(section))  # a bare value: ?<base64>
+    found: list[str] = []
+    for value in values[:MAX_VALUES]:
+        text = _decoded(value)
+        if text is not None:
+            found.append(text)
+    return found
+
+
+def urls_in(text: str) -> list[str]:
+    """The http(s) URLs in ``text`` with a query or fragment (at most :data:`MAX_URLS`)."""
+    found: list[str] = []
+    for match in _URL.finditer(text):
+        url = match.group(0)
+        if "?" in url or "#" in url:
+            found.append(url)
+            if len(found) >= MAX_URLS:
+                break
+    return found
+
+
+def _decoded(value: str) -> str | None:
+    value = value.strip()
+    if len(value) < MIN_ENCODED_CHARS or len(value) > MAX_VALUE_CHARS:
+        return None
+    raw: bytes | None = None
+    if _HEX.fullmatch(value) is not None and any(c.isdigit() for c in value):
+        raw = binascii.unhexlify(value)
+    elif _BASE64.fullmatch(value) is not None:
+        padded = value.replace("-", "+").replace("_", "/").rstrip("=")
+        padded += "=" * (-len(padded) % 4)
+        try:
+            raw = base64.b64decode(padded, validate=True)
+        except (binascii.Error, ValueError):
+            return None
+    if not raw:
+        return None
+    text = raw.decode("utf-8", "replace")
+    printable = sum(1 for c in text if c.isprintable() or c in "\n\r\t")
+    return text if printable >= MIN_PRINTABLE * len(text) else None
+
+
+def environment_references(text: str) -> list[tuple[int, int]]:
+    """Spans of ``text`` that stand for, or are, a process's whole environment."""
+    spans = [(m.start(), m.end()) for m in _WHOLE_ENVIRONMENT.finditer(text)]
+    if _DUMP_MARKS.search(text) is not None:
+        lines = list(_DUMP_LINE.finditer(text))
+        if len(lines) >= MIN_DUMP_LINES:
+            spans.append((lines[0].start(), lines[-1].end()))
+    return spans
