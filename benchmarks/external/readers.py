@@ -258,8 +258,10 @@ _START = r"(?:^|[;&|(`{!]|\$\(|\bthen\b|\bdo\b|\belse\b|\bxargs(?:\s+-\S+)*)\s*"
 
 SERVICE_DELETE: Final = "service_delete"
 RELEASE_PUBLISH: Final = "release_publish"
+CREDENTIAL_DUMP: Final = "credential_dump"
+PRODUCTION_DEPLOY: Final = "production_deploy"
 # Tags added after the research note's list (the report gives figures without them too).
-ADDED_TAGS: Final = frozenset({SERVICE_DELETE, RELEASE_PUBLISH})
+ADDED_TAGS: Final = frozenset({SERVICE_DELETE, RELEASE_PUBLISH, CREDENTIAL_DUMP, PRODUCTION_DEPLOY})
 CAUTION_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ("privilege", _START + r"(?:sudo|su|doas|pkexec|runas)\b"),
     ("rm_recursive_or_force", r"\brm\s+(?:[^;&|]*\s)?(?:-[a-zA-Z]*[rRf]|--recursive|--force)"),
@@ -320,6 +322,18 @@ CAUTION_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         r"(?:\s+[\w-]+)?\s+publish|twine\s+upload|gem\s+push|\S*mvnw?\s+deploy"
         r"|\S*gradlew?\s+publish|(?:dotnet\s+)?nuget\s+push"
         r"|(?:docker|podman)\s+(?:image\s+)?push|helm\s+push)(?=\s|$)",
+    ),
+    # Added in session 31: tools whose purpose is to take the credentials of a host or a
+    # domain (impacket's secretsdump, mimikatz, LaZagne, pypykatz) ...
+    (
+        CREDENTIAL_DUMP,
+        _START + r"(?:\S*/)?(?:secretsdump(?:\.py)?|impacket-secretsdump|mimikatz(?:\.exe)?"
+        r"|lazagne(?:\.exe)?|pypykatz)(?=\s|$)",
+    ),
+    # ... and a deploy that its own flag sends to production (vercel/netlify --prod).
+    (
+        PRODUCTION_DEPLOY,
+        _START + r"(?:vercel|netlify)\b[^;&|]*\s--prod(?=\s|$)",
     ),
 )
 _CAUTION = tuple((tag, re.compile(pattern)) for tag, pattern in CAUTION_PATTERNS)

@@ -284,6 +284,12 @@ def test_nl2bash_reads_one_command_per_line_with_its_description(tmp_path):
         ("./gradlew publish", ("release_publish",)),
         ("docker image push acme/app:1", ("release_publish",)),
         ("npm install publish-cli", ()),
+        ("secretsdump.py -just-dc domain/user@target", ("credential_dump",)),
+        ('mimikatz.exe "sekurlsa::logonpasswords"', ("credential_dump",)),
+        ("pip install lazagne-docs", ()),
+        ("vercel --prod", ("production_deploy",)),
+        ("netlify deploy --dir dist --prod", ("production_deploy",)),
+        ("vercel deploy", ()),
         ("docker pull acme/app:1", ()),
         ("git log --grep delete", ()),  # an operand, after an option
         ("curl -X POST https://api.example.com/delete", ()),
