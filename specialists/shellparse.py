@@ -2939,12 +2939,17 @@ class _Parser:
             ops = [CodeOp(op.kind, op.words, op.source) for op in windows_ops(code, state.home)]
         else:
             ops = scan_ops(code, backquotes=family not in ("node", "deno", "awk"))
+        # A Windows line's cmdlet as written is already a command of the line read as it
+        # stands: only what it amounts to (rm -r, curl | sh...) is added, once.
+        written = (
+            {c.argv for c in self.commands if not c.synthetic} if family == "windows" else set()
+        )
         for op in ops:
             if op.kind == "shell":
                 if op.words[0] == "<expr>":
                     continue
                 self.parse_text(op.words[0], state.copy(), scope)
-            else:
+            elif tuple(op.words) not in written:
                 self._synthetic(list(op.words), op.source, cwd, scope, state)
 
     def _synthetic(
