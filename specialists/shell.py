@@ -1063,9 +1063,21 @@ class _Rule:
         return next((s for s in sources if self.code_from.match(s)), None)
 
 
+# Programs that fetch what a URL names: each must name its URL on the line for a list of
+# URLs to vouch for what it fetches (curl -K cfg, wget -i list: the URL is elsewhere).
+_FETCHERS: Final = frozenset(
+    {"curl", "wget", "fetch", "http", "https", "xh", "aria2c", "iwr", "irm"}
+    | {"Invoke-WebRequest", "Invoke-RestMethod"}
+)
+
+
 def _all_urls_match(parsed: ParsedShell, urls: WordGlobs) -> bool:
-    """Whether the line names a URL, and every URL in any word of any of its commands (or
-    in a value assigned on it) matches ``urls``."""
+    """Whether the line names a URL, every URL in any word of any of its commands (or in a
+    value assigned on it) matches ``urls``, and every fetcher on it names a URL itself."""
+    if any(
+        c.program in _FETCHERS and not any("://" in w for w in c.argv[1:]) for c in parsed.commands
+    ):
+        return False
     seen = False
     words = [w for c in parsed.commands for w in c.argv]
     words.extend(value for _, value in parsed.assigned)

@@ -2278,13 +2278,14 @@ class SqlSpecialist:
     def _environment(self, source: _Source, context: Context) -> tuple[str | None, str]:
         """The environment's name and where it came from (``""``: the context).
 
-        A variable set on the command's own line (``RAILS_ENV=test rails db:drop``) says
-        which of the project's databases the command connects to, so it wins over the
-        session's environment, except a production session's: there the line's word is not
-        taken on trust."""
+        For a framework's reset command, a variable set on its own line (``RAILS_ENV=test
+        rails db:drop``) says which of the project's databases it connects to, so it wins
+        over the session's environment, except a production session's: there the line's
+        word is not taken on trust. A database client (psql, mysql) does not read it."""
         given = context.environment.strip() if context.environment else ""
         assigned = dict(source.assignments)
-        if given.lower() not in self._production_names:
+        framework = any(op.check == "reset" for op in source.ops)
+        if framework and given.lower() not in self._production_names:
             for name in ENVIRONMENT_VARIABLES:
                 value = assigned.get(name)
                 if value and value.strip():
