@@ -58,7 +58,12 @@ def test_disguises_keep_the_verdict(tmp_path: Path):
     taxonomy = patient(load_taxonomy(["coding"], kinds))
     misses: dict[str, list[str]] = {}
     checked = 0
-    with Supervisor(taxonomy, kinds=kinds, home=tmp_path / "home") as sup:
+    # Verdicts only: records and nudge memory are tested elsewhere and would double the cost
+    # of these ~10,000 checks (each case and disguise has its own session all the same). The
+    # state directory is made first, so the learned entry installs its shipped seed model.
+    home = tmp_path / "home"
+    home.mkdir()
+    with Supervisor(taxonomy, kinds=kinds, home=home, record=False) as sup:
         for case in _harmful_shell_cases():
             context = Context.model_validate(case["context"])
             command = case["action"]["args"]["command"]
