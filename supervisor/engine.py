@@ -76,6 +76,7 @@ from supervisor.observe import Recorder
 from supervisor.plugins import KindRegistry
 from supervisor.policy import conclude
 from supervisor.post import PostTier
+from supervisor.requested import excused
 from supervisor.specialist import (
     Execution,
     Screen,
@@ -460,6 +461,7 @@ class Engine:
         self._pool = pool or WorkerPool()
         self._ids = _IdFactory().next_id
         self._entries: dict[str, Entry] = {e.id: e for e in taxonomy.entries}
+        self._requested = {e.id: e.requested for e in taxonomy.entries if e.requested}
         self._slots: list[_Slot] = []
         for entry in taxonomy.entries:
             if entry.tier != "pre":
@@ -1031,6 +1033,8 @@ class Engine:
         values = self._decision_values.copy()  # an ok with nothing to say
         action = run.action
         if run.objected:
+            if self._requested:
+                results = self._excused(results, run)
             memory = run.replay.memory if run.replay is not None else self.memory
             conclusion = conclude(action, results, self._entries, memory, run.decision_id)
             values["verdict"] = conclusion.verdict
@@ -1051,6 +1055,23 @@ class Engine:
         if self._on_decision is not None and run.replay is None:
             self._on_decision(decision, run.context)
         return decision
+
+    def _excused(
+        self, results: dict[str, SpecialistResult], run: _Run
+    ) -> dict[str, SpecialistResult]:
+        """Objections to an act the user's request asks for, lowered to flags
+        (:mod:`supervisor.requested`); the results in the same order."""
+        out = results
+        for entry_id, requested in self._requested.items():
+            result = results.get(entry_id)
+            if result is None or result.verdict.rank < Verdict.NUDGE.rank:
+                continue
+            lowered = excused(result, requested, run.action, run.context)
+            if lowered is not result:
+                if out is results:
+                    out = dict(results)
+                out[entry_id] = lowered
+        return out
 
 
 def _decision(values: dict[str, Any]) -> Decision:

@@ -36,6 +36,7 @@ from supervisor._yaml import LocatedDict, YamlError, load_yaml, position_of
 from supervisor.errors import SourceError, TaxonomyError
 from supervisor.models import Action, Context, Verdict, checked_before
 from supervisor.plugins import KindRegistry
+from supervisor.requested import Requested
 from supervisor.specialist import CHECKED_BEFORE, KindConfig
 
 __all__ = [
@@ -255,6 +256,7 @@ class Entry(BaseModel):
     on_error: FailPolicy = "refuse"
     correction: CorrectionTemplates | None = None
     escalate_after: int = Field(default=2, ge=1, le=1000)
+    requested: Requested | None = None  # the user's words that ask for this act
     tier: Literal["pre", "post"] = "pre"
     enabled: StrictBool = True  # strict: YAML 1.1 'no' must not quietly mean False
     examples: Examples | None = None  # documentation and tests: not part of any hash

@@ -474,10 +474,13 @@ TRANSCRIPT_KINDS: Final = frozenset({"provenance", "instruction_relay"})
 
 def reads_transcripts(supervisor: Supervisor) -> bool:
     """Whether an entry of ``supervisor``'s taxonomy reads the session's transcript (a kind
-    of :data:`TRANSCRIPT_KINDS`): hosts build and record a transcript only then, so that
-    other taxonomies pay nothing for it."""
+    of :data:`TRANSCRIPT_KINDS`, or an entry that the user's request may excuse:
+    ``requested``): hosts build and record a transcript only then, so that other taxonomies
+    pay nothing for it."""
     taxonomy = getattr(supervisor, "taxonomy", None)
-    return taxonomy is not None and any(e.specialist.kind in TRANSCRIPT_KINDS for e in taxonomy)
+    return taxonomy is not None and any(
+        e.specialist.kind in TRANSCRIPT_KINDS or e.requested is not None for e in taxonomy
+    )
 
 
 def judges_answers(supervisor: Supervisor) -> bool:

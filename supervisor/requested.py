@@ -1,0 +1,330 @@
+"""The user asked for it: an entry's objection lowered to a flag when the request names the act.
+
+Many acts an entry objects to are everyday work when the user asked for them: deleting the
+old copy of a project the user names, a cron job the user wants, a deploy of the app the user
+says to ship, resetting the local database the user calls messy. What excuses them is not a
+fact of the machine but the user's own words, so an entry may say which words ask for its act
+(``requested`` in the taxonomy)::
+
+    requested:
+      acts: ['\\b(schedule|cron|nightly|every (day|night|hour))\\b']
+      names: true
+
+When a request of the session (the transcript's user messages, else ``Context.task``) matches
+one of ``acts`` and also names what the objection is about, the entry's nudge or block
+becomes a flag whose reason quotes the request. What must be named (``names``):
+
+* ``object`` (the default): the object the result names (its evidence's ``object``,
+  ``target`` or ``path``; of a path, its last part: ``rm -rf ../old-api`` needs ``old-api``
+  named, ``rm -rf ~/Documents`` is not excused by a request about downloads), else as
+  ``action``;
+* ``action``: a word of the action's arguments (a file, a branch, an app: no common word and
+  no part of the session's own directories);
+* ``none``: the act alone.
+
+An action that reaches a network address (a URL's host, an IP address) that the request
+does not name is never excused: the user who asked for a nightly job did not ask for one
+that fetches code from a host they never mentioned. With ``production: false`` the request
+does not excuse the act in a production session, nor an act whose arguments say production
+(``--settings=config.settings.prod``) when the request does not. Without a request nothing
+is excused (a missing fact is never an excuse), and the text the agent read (mail, pages,
+files) is never a request.
+
+Patterns are RE2 (linear time) over the lower-cased request; names are compared as whole
+words, lower case, with a final ``s`` dropped (``configmaps`` names ``configmap``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated, Final, Literal
+
+import re2
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from supervisor.models import Action, Context, SpecialistResult, Verdict
+from supervisor.transcript import Trust
+
+__all__ = ["Requested", "asked_by", "excused"]
+
+MAX_REQUESTS: Final = 20  # the latest requests of a session that are read
+MAX_REQUEST_CHARS: Final = 4_000  # of each request
+MAX_ACTION_CHARS: Final = 8_000  # of an action's arguments, for its names
+MIN_NAME_CHARS: Final = 3
+PRODUCTION: Final = frozenset({"production", "prod", "prd", "live"})
+
+# Words that name nothing in particular: a request and an action that share only these
+# share no object (English function words, the verbs of any request, the words of paths and
+# commands that every action carries).
+_COMMON_TEXT: Final = """
+    a about above after again all also am an and any are as at back be been before being
+    below between both but by can could did do does doing done down during each even ever
+    every few for from further get gets got had has have having he her here hers him his how
+    i if in into is it its itself just let like make me mine more most my myself need new no
+    nor not now of off old on once one only or other our ours out over own please same she
+    should so some such than that the their them then there these they this those through to
+    too under until up us very via was we were what when where which while who whom why will
+    with would yes yet you your yours
+    add added apply change changed check clean cleanup create created delete deleted disable
+    do enable fix fixed give keep list made move remove removed reset restart run running set
+    show start stop try update use used want work
+    all app bin bash sh cmd com dev dir etc exe git file files folder home http https lib local
+    localhost main master null opt org origin path project projects repo root sbin src sudo
+    tmp true false user users usr var www txt json yaml yml branch branches tag tags deploy
+    release publish ship log logs
+    """
+COMMON_WORDS: Final = frozenset(_COMMON_TEXT.split())
+
+
+Pattern = Annotated[str, Field(min_length=1, max_length=500)]
+
+
+class Requested(BaseModel):
+    """Which words of the user's request ask for an entry's act.
+
+    Attributes:
+        acts: RE2 patterns over the lower-cased request; one must match.
+        names: what the same request must also name: the objection's ``object``, a word of
+            the ``action``, or ``none``.
+        production: the request excuses the act in a production session too
+            (``Context.environment`` production, prod, prd or live).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    acts: tuple[Pattern, ...] = Field(min_length=1, max_length=50)
+    names: Literal["object", "action", "none"] = "object"
+    production: bool = True
+
+    @field_validator("acts")
+    @classmethod
+    def _compiles(cls, acts: tuple[str, ...]) -> tuple[str, ...]:
+        for pattern in acts:
+            try:
+                _compiled(pattern)
+            except re2.error as exc:
+                raise ValueError(f"not an RE2 pattern: {pattern!r}: {exc}") from None
+        return acts
+
+
+_CACHE: dict[str, re2._Regexp] = {}
+
+
+def _compiled(pattern: str) -> re2._Regexp:
+    found = _CACHE.get(pattern)
+    if found is None:
+        found = re2.compile(pattern)
+        if len(_CACHE) < 4_096:
+            _CACHE[pattern] = found
+    return found
+
+
+def requests_of(context: Context) -> list[str]:
+    """The user's requests of the session, latest last: the transcript's, else the task."""
+    transcript = context.transcript
+    texts: list[str] = []
+    if transcript is not None:
+        texts = [
+            s.text
+            for s in transcript.sources
+            if s.kind == "request" and s.trust is Trust.USER and s.text.strip()
+        ]
+    if not texts and context.task and context.task.strip():
+        texts = [context.task]
+    return [t[:MAX_REQUEST_CHARS] for t in texts[-MAX_REQUESTS:]]
+
+
+def _words(text: str) -> Iterator[str]:
+    """Runs of letters and digits, lower case, split at camel case (``ProdStack``)."""
+    current: list[str] = []
+    previous = ""
+    for ch in text:
+        if ch.isalnum():
+            if current and ch.isupper() and previous.islower():
+                yield "".join(current).lower()
+                current = []
+            current.append(ch)
+        elif current:
+            yield "".join(current).lower()
+            current = []
+        previous = ch
+    if current:
+        yield "".join(current).lower()
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _names(words: Iterator[str], ignored: frozenset[str]) -> set[str]:
+    return {
+        _stem(w)
+        for w in words
+        if len(w) >= MIN_NAME_CHARS
+        and w not in COMMON_WORDS
+        and _stem(w) not in ignored
+        and not (w.isdigit() and len(w) < 4)
+    }
+
+
+def _strings(value: object, out: list[str], budget: list[int]) -> None:
+    if budget[0] <= 0:
+        return
+    if isinstance(value, str):
+        out.append(value[: budget[0]])
+        budget[0] -= len(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _strings(item, out, budget)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _strings(item, out, budget)
+
+
+def _ignored(context: Context) -> frozenset[str]:
+    """Words of the session's own places (its directory, repository, home, user)."""
+    places = " ".join(p for p in (context.cwd, context.repo_root, context.home, context.user) if p)
+    return frozenset(_stem(w) for w in _words(places))
+
+
+def _action_text(action: Action) -> str:
+    texts: list[str] = []
+    _strings(action.args, texts, [MAX_ACTION_CHARS])
+    return "\n".join(texts)
+
+
+def action_names(action: Action, context: Context) -> set[str]:
+    """The names an action carries: words of its arguments that are no common word and no
+    word of the session's own places."""
+    return _names(_words(_action_text(action)), _ignored(context))
+
+
+_OBJECT_KEYS: Final = ("object", "target", "path")
+
+
+def object_names(result: SpecialistResult, context: Context) -> set[str] | None:
+    """The names of what the objection is about (of a path, its last part); None when the
+    result names no object."""
+    shown = [v for k in _OBJECT_KEYS if isinstance(v := result.evidence.get(k), str) and v]
+    if not shown:
+        return None
+    # The session's own places name nothing of their own: deleting the repository or the
+    # home is not excused by a request that names the project.
+    places = {
+        p.replace("\\", "/").rstrip("/")
+        for p in (context.cwd, context.repo_root, context.home)
+        if p
+    }
+    parts: list[str] = []
+    for value in shown:
+        if "/" in value or "\\" in value:
+            path = value.replace("\\", "/").rstrip("/")
+            if path not in places:
+                parts.append(path.rsplit("/", 1)[-1])
+        else:
+            parts.append(value)
+    people = " ".join(p for p in (context.home, context.user) if p)
+    return _names(_words(" ".join(parts)), frozenset(_stem(w) for w in _words(people)))
+
+
+# A URL's host, or an IPv4 address (``/dev/tcp/1.2.3.4``, ``nc 1.2.3.4``).
+_ADDRESS: Final = re2.compile(
+    r"(?i)(?:[a-z][a-z0-9+.-]{0,20}://(?:[^/@\s'\"]{0,200}@)?([a-z0-9.-]{1,253}))"
+    r"|\b(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})\b"
+)
+
+
+def addresses(text: str) -> set[str]:
+    """The network addresses a text names: URL hosts and IPv4 addresses, lower case."""
+    found: set[str] = set()
+    for match in _ADDRESS.finditer(text):
+        host = (match.group(1) or match.group(2) or "").lower().strip(".")
+        if host:
+            found.add(host)
+    return found
+
+
+def _inside(path: str, roots: list[str]) -> bool:
+    return any(path == root or path.startswith(root + "/") for root in roots)
+
+
+def _unnamed_place(text: str, context: Context, said: set[str]) -> bool:
+    """Whether the text names a path outside the session's workspace (absolute, below the
+    home or above the working directory) whose last part the request does not name:
+    ``rm -rf ../old-copy ../other-project`` asked about ``old-copy`` only."""
+    roots = [
+        p.replace("\\", "/").rstrip("/").lower()
+        for p in (context.cwd, context.repo_root)
+        if p and p.replace("\\", "/").rstrip("/")
+    ]
+    people = frozenset(
+        _stem(w) for w in _words(" ".join(p for p in (context.home, context.user) if p))
+    )
+    for token in text.replace('"', " ").replace("'", " ").split():
+        if "://" in token:
+            continue  # a URL: its host is an address
+        word = token.rsplit("=", 1)[-1].replace("\\", "/").rstrip("/;,)").lower()
+        if "/" not in word:
+            continue
+        outside = word.startswith(("/", "~", "..", "$home")) or (len(word) > 2 and word[1] == ":")
+        if not outside or _inside(word, roots):
+            continue
+        last = word.rsplit("/", 1)[-1]
+        names = _names(_words(last), people)
+        if names and not (names & said):
+            return True
+    return False
+
+
+def asked_by(
+    requested: Requested, action: Action, context: Context, result: SpecialistResult
+) -> str | None:
+    """The request that asks for this act (and names what it acts on), else None."""
+    requests = requests_of(context)
+    if not requests:
+        return None
+    if not requested.production and (context.environment or "").strip().lower() in PRODUCTION:
+        return None
+    text = _action_text(action)
+    reached = addresses(text)
+    every = action_names(action, context)
+    names: set[str] | None = set()
+    if requested.names == "object":
+        names = object_names(result, context)
+    if names is None or requested.names == "action":
+        names = every
+    for request in reversed(requests):
+        lowered = request.lower()
+        if not any(_compiled(p).search(lowered) for p in requested.acts):
+            continue
+        said = _names(_words(request), frozenset())
+        if requested.names != "none" and not (names & said):
+            continue
+        if any(address not in lowered for address in reached):
+            continue  # the act reaches a place the user did not name
+        if _unnamed_place(text, context, said):
+            continue  # it also acts on a place outside the workspace the user did not name
+        if not requested.production and (every & PRODUCTION) and not (said & PRODUCTION):
+            continue  # the action says production; the request does not
+        return request
+    return None
+
+
+def excused(
+    result: SpecialistResult, requested: Requested, action: Action, context: Context
+) -> SpecialistResult:
+    """``result`` as a flag when it objects (nudge or block) to an act the user asked for."""
+    if result.verdict is not Verdict.NUDGE and result.verdict is not Verdict.BLOCK:
+        return result
+    request = asked_by(requested, action, context, result)
+    if request is None:
+        return result
+    quoted = request if len(request) <= 160 else request[:159] + "…"
+    return result.model_copy(
+        update={
+            "verdict": Verdict.FLAG,
+            "reason": f"{result.reason}; the user asked for it ({quoted!r})",
+            "correction": None,
+            "evidence": {**result.evidence, "requested": quoted, "was": result.verdict.value},
+        }
+    )
