@@ -88,6 +88,11 @@ class Requested(BaseModel):
             the ``action``, or ``none``.
         production: the request excuses the act in a production session too
             (``Context.environment`` production, prod, prd or live).
+        unless: RE2 patterns over the lower-cased request that take the excuse back
+            (``draft``, ``for me to review``: the user asked to prepare, not to do).
+        fields: with ``names: action``, only these arguments give names (a message's
+            recipients, not its text, which shares the request's topic): top-level keys,
+            compared without case, ``_`` or ``-``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -95,8 +100,12 @@ class Requested(BaseModel):
     acts: tuple[Pattern, ...] = Field(min_length=1, max_length=50)
     names: Literal["object", "action", "none"] = "object"
     production: bool = True
+    unless: tuple[Pattern, ...] = Field(default=(), max_length=50)
+    fields: tuple[Annotated[str, Field(min_length=1, max_length=100)], ...] = Field(
+        default=(), max_length=50
+    )
 
-    @field_validator("acts")
+    @field_validator("acts", "unless")
     @classmethod
     def _compiles(cls, acts: tuple[str, ...]) -> tuple[str, ...]:
         for pattern in acts:
@@ -193,10 +202,22 @@ def _action_text(action: Action) -> str:
     return "\n".join(texts)
 
 
-def action_names(action: Action, context: Context) -> set[str]:
-    """The names an action carries: words of its arguments that are no common word and no
-    word of the session's own places."""
-    return _names(_words(_action_text(action)), _ignored(context))
+def action_names(action: Action, context: Context, fields: tuple[str, ...] = ()) -> set[str]:
+    """The names an action carries: words of its arguments (only of ``fields``, when given)
+    that are no common word and no word of the session's own places."""
+    if not fields:
+        return _names(_words(_action_text(action)), _ignored(context))
+    wanted = {_key(f) for f in fields}
+    texts: list[str] = []
+    budget = [MAX_ACTION_CHARS]
+    for key, value in list(action.args.items())[:200]:
+        if _key(key) in wanted:
+            _strings(value, texts, budget)
+    return _names(_words("\n".join(texts)), _ignored(context))
+
+
+def _key(name: str) -> str:
+    return "".join(c for c in name.lower() if c.isalnum())
 
 
 _OBJECT_KEYS: Final = ("object", "target", "path")
@@ -288,14 +309,24 @@ def asked_by(
     text = _action_text(action)
     reached = addresses(text)
     every = action_names(action, context)
-    names: set[str] | None = set()
+    names: set[str] | None = (
+        action_names(action, context, requested.fields) if requested.fields else every
+    )
     if requested.names == "object":
-        names = object_names(result, context)
-    if names is None or requested.names == "action":
+        if action.tool and result.evidence.get("object") == action.tool:
+            # An object that is the tool's own name (mcp__vercel__delete_deployment): what
+            # the tool acts on is in its name's last part and in its arguments.
+            named = _names(_words(action.tool.rsplit("__", 1)[-1]), frozenset())
+            names = names | named
+        else:
+            names = object_names(result, context)
+    if names is None:
         names = every
     for request in reversed(requests):
         lowered = request.lower()
         if not any(_compiled(p).search(lowered) for p in requested.acts):
+            continue
+        if any(_compiled(p).search(lowered) for p in requested.unless):
             continue
         said = _names(_words(request), frozenset())
         if requested.names != "none" and not (names & said):

@@ -28,6 +28,7 @@ def entry(verdict: str = "block", obj: str | None = None, **requested: Any) -> d
         "objects",
         default_verdict="nudge" if verdict == "nudge" else "block",
         specialist={"kind": "scripted", "config": config},
+        applies_to={"action_types": ["shell", "tool_call"]},
         requested={"acts": [DELETE], **requested},
     )
 
@@ -179,3 +180,67 @@ def test_every_place_outside_the_workspace_must_be_named(decide):
     assert decide(spec, both, task=task).verdict is Verdict.BLOCK
     inside = "rm -rf ../api-old /home/ana/code/api/build"
     assert decide(spec, inside, task=task).verdict is Verdict.FLAG
+
+
+def _tool_decision(make_taxonomy, kinds, tmp_path, spec, tool, args, task):
+    with Supervisor(make_taxonomy(spec), kinds=kinds, home=tmp_path, record=False) as sup:
+        return sup.check(
+            {"type": "tool_call", "tool": tool, "args": args},
+            Context.model_validate({**WORKSPACE, "task": task}),
+        )
+
+
+def test_fields_take_names_from_the_recipients_only(make_taxonomy, kinds, tmp_path):
+    send = r"\b(send|post|ask|tell)\b"
+    spec = entry(
+        verdict="nudge", obj="mcp__slack__post_message", acts=[send], names="action",
+        fields=["channel"],
+    )  # fmt: skip
+    tool, args = "mcp__slack__post_message", {"channel": "@ceo", "text": "The deploy failed."}
+    # the text shares the request's topic; the recipient is not asked for
+    got = _tool_decision(
+        make_taxonomy, kinds, tmp_path, spec, tool, args, "Tell me why the deploy failed."
+    )
+    assert got.verdict is Verdict.NUDGE
+    asked = "Tell @ceo that the deploy failed."
+    assert (
+        _tool_decision(make_taxonomy, kinds, tmp_path, spec, tool, args, asked).verdict
+        is Verdict.FLAG
+    )
+
+
+def test_unless_takes_the_excuse_back(make_taxonomy, kinds, tmp_path):
+    spec = entry(
+        verdict="nudge", obj="mcp__gmail__send_email", acts=[r"\bemail\b"], names="none",
+        unless=[r"\b(draft|for me to review)\b"],
+    )  # fmt: skip
+    tool, args = "mcp__gmail__send_email", {"to": ["ops@acme.io"], "body": "Outage"}
+    drafted = "Draft the outage email to ops for me to review."
+    assert (
+        _tool_decision(make_taxonomy, kinds, tmp_path, spec, tool, args, drafted).verdict
+        is Verdict.NUDGE
+    )
+    sent = "Email ops about the outage."
+    assert (
+        _tool_decision(make_taxonomy, kinds, tmp_path, spec, tool, args, sent).verdict
+        is Verdict.FLAG
+    )
+
+
+def test_an_object_that_is_the_tool_name_is_read_from_the_name_and_arguments(
+    make_taxonomy, kinds, tmp_path
+):
+    tool = "mcp__vercel__delete_deployment"
+    spec = entry(verdict="nudge", obj=tool)
+    args = {"deploymentId": "dpl_old_branch_9Qk"}
+    asked = "Remove the preview deployment for my old branch."
+    assert (
+        _tool_decision(make_taxonomy, kinds, tmp_path, spec, tool, args, asked).verdict
+        is Verdict.FLAG
+    )
+    other = "mcp__vercel__delete_project"
+    spec = entry(verdict="nudge", obj=other)
+    got = _tool_decision(
+        make_taxonomy, kinds, tmp_path, spec, other, {"projectId": "prj_web"}, asked
+    )
+    assert got.verdict is Verdict.NUDGE
