@@ -309,19 +309,16 @@ def asked_by(
     text = _action_text(action)
     reached = addresses(text)
     every = action_names(action, context)
-    names: set[str] | None = (
-        action_names(action, context, requested.fields) if requested.fields else every
-    )
+    given = action_names(action, context, requested.fields) if requested.fields else every
+    names: set[str] = given
     if requested.names == "object":
         if action.tool and result.evidence.get("object") == action.tool:
             # An object that is the tool's own name (mcp__vercel__delete_deployment): what
             # the tool acts on is in its name's last part and in its arguments.
-            named = _names(_words(action.tool.rsplit("__", 1)[-1]), frozenset())
-            names = names | named
+            names = given | _names(_words(action.tool.rsplit("__", 1)[-1]), frozenset())
         else:
-            names = object_names(result, context)
-    if names is None:
-        names = every
+            shown = object_names(result, context)
+            names = given if shown is None else shown
     for request in reversed(requests):
         lowered = request.lower()
         if not any(_compiled(p).search(lowered) for p in requested.acts):
