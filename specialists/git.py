@@ -64,6 +64,7 @@ from specialists.shellparse import (
     resolve_path,
 )
 from specialists.understand.globs import WordGlobs, is_within, path_globs, word_globs
+from specialists.understand.paths import BUILD_DIRS
 from specialists.understand.worktree import Loss, hit_paths, losses
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -811,6 +812,10 @@ class GitSpecialist:
                 if "x" in opts.short or "X" in opts.short:
                     needs = "any"
                 pathspecs = (*opts.positionals, *opts.after_dashdash)
+                if "X" in opts.short and "x" not in opts.short and _build_output_only(pathspecs):
+                    # -X removes only what .gitignore ignores, and these paths are build
+                    # output a build re-creates: nothing of the user's work is there
+                    return None
         elif sub == "worktree" and args and args[0] == "remove":
             opts = _options(args[1:], sub="worktree")
             if ("f" in opts.short or "force" in opts.long) and self._unknown_objects:
@@ -1247,6 +1252,22 @@ def _hooks_away(value: str, cwd: str | None, context: Context) -> bool:
         return value.startswith("/")
     path = resolve_path(value, cwd or root, context.home)
     return not is_within(path, resolve_path(root, None, context.home))
+
+
+def _build_output_only(pathspecs: Sequence[str]) -> bool:
+    """Whether pathspecs are given and each names a build-output directory (``build/``,
+    ``dist``, ``./.cache/``, ``web/node_modules``)."""
+    if not pathspecs:
+        return False
+    for spec in pathspecs:
+        parts = [p for p in spec.removeprefix("./").strip("/").split("/") if p]
+        if not parts or ".." in parts or spec.startswith(("/", "~", ":")):
+            return False
+        if any(c in spec for c in "*?[$`"):
+            return False
+        if parts[-1] not in BUILD_DIRS:
+            return False
+    return True
 
 
 def _lost(

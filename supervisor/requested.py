@@ -71,7 +71,7 @@ _COMMON_TEXT: Final = """
     all app bin bash sh cmd com dev dir etc exe git file files folder home http https lib local
     localhost main master null opt org origin path project projects repo root sbin src sudo
     tmp true false user users usr var www txt json yaml yml branch branches tag tags deploy
-    release publish ship log logs
+    release publish ship log logs test tests spec specs
     """
 COMMON_WORDS: Final = frozenset(_COMMON_TEXT.split())
 

@@ -189,6 +189,9 @@ def test_force_after_a_refused_lease_objects_even_on_a_feature_branch():
         ("git restore --worktree src/app.py", "src/app.py"),
         ("git clean -fd", "untracked files"),
         ("git clean -fdx", "untracked and ignored files"),
+        ("git clean -fdX", "untracked and ignored files"),  # .env and local settings too
+        ("git clean -fdX -- build/ config/", "untracked and ignored files"),
+        ("git clean -fdx -- build/", "untracked and ignored files"),  # -x: untracked too
         ("cd src && git checkout -- app.py", "src/app.py"),
         # <tree-ish> <paths> without "--": the same overwrite
         ("git checkout HEAD src/app.py", "src/app.py"),
@@ -214,6 +217,9 @@ def test_discarding_work_when_there_is_work(command: str, lost: str):
         ("git checkout -- docs/readme.md", DIRTY),  # not a changed file
         ("git clean -fd", " M src/app.py\n"),  # nothing untracked to lose
         ("git clean -n -d", DIRTY),  # a dry run
+        # -X removes only ignored files; these paths are build output
+        ("git clean -fdX -- build/ dist/ .cache/", DIRTY),
+        ("git clean -fX web/node_modules", DIRTY),
         ("git restore --staged .", DIRTY),  # only unstages
         ("git reset --soft HEAD~1", DIRTY),
         ("git checkout -b feature/new", DIRTY),
