@@ -45,6 +45,7 @@ from specialists.understand.outbound import (
 )
 from specialists.understand.paths import Where
 from specialists.understand.transfers import transfers
+from specialists.winshell import is_drive_path, windows_path
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -156,7 +157,12 @@ class OutboundSpecialist:
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal (no surface it reads), or the verdict on the worst fact."""
         home = context.home or context.env.get("HOME")
-        where = Where(context.repo_root or context.cwd, home)
+        root = context.repo_root or context.cwd
+        if home and is_drive_path(home):  # C:\\Users\\x, as the readers write it: /c:/Users/x
+            home = windows_path(home, None)
+        if root and is_drive_path(root):
+            root = windows_path(root, home)
+        where = Where(root, home)
         if action.type not in _READ_TYPES and command_of(action) is None:
             return SpecialistResult.refuse()
         if action.tool and action.type == "tool_call" and self._skip.match(action.tool.lower()):
@@ -189,17 +195,17 @@ class OutboundSpecialist:
         command = command_of(action)
         if command is None or not ({"code", "storage", "shell"} & self._surfaces):
             return
+        parsed = parse_for(command, context)
         if "shell" in self._surfaces:
             for send in network_sends(action, context):
                 host = send.host
                 if send.direction != "upload" or host is None:
                     continue
                 for path in send.files[:MAX_FILES]:
-                    found = payload_of_path(path, where, attached=True, source=True)
+                    found = payload_of_path(path, where, attached=True, shell=True)
                     if found is not None and found[0] == "data":
-                        via = f"{send.program or 'the command'} {send.role}"
+                        via = send.program or "the command"
                         yield Outbound("data", found[1], send.written, host, False, via)
-        parsed = parse_for(command, context)
         for cmd in parsed.commands:
             if cmd.inline_code and "code" in self._surfaces:
                 via = f"the {cmd.program} program the command runs"

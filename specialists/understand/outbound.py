@@ -182,6 +182,7 @@ _SOURCE_EXTENSIONS: Final = frozenset(
     {"py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "java", "kt", "rb", "rs", "c", "cc"}
     | {"cpp", "h", "hpp", "cs", "php", "swift", "scala"}
 )
+_ARCHIVE_EXTENSIONS: Final = frozenset({"zip", "tgz", "gz", "7z", "rar", "tar"})
 _DATA_DIRS: Final = frozenset({"exports", "export", "dumps", "dump", "backups", "backup", "data"})
 _CREDENTIAL_CLASSES: Final = frozenset(
     {PathClass.CREDENTIAL, PathClass.ACCOUNT, PathClass.HOME_CONFIG}
@@ -245,11 +246,12 @@ def file_references(text: str) -> list[str]:
 
 
 def payload_of_path(
-    path: str, where: Where, *, attached: bool, source: bool = False
+    path: str, where: Where, *, attached: bool, shell: bool = False
 ) -> tuple[Carries, str] | None:
     """What a file sent is: a credential, private data (``attached``: also a data file of
-    the workspace by its name; ``source``: also the project's source code), or nothing
-    worth judging."""
+    the workspace by its name), or nothing worth judging. ``shell``: a command's upload,
+    where the project's source code counts and an archive does not (``scp app.tgz web1:``
+    is a deploy)."""
     resolved = resolve_path(path, where.workspace, where.home)
     cls = classify(resolved, where)
     shown = path if len(path) <= 80 else path[:77] + "..."
@@ -262,9 +264,11 @@ def payload_of_path(
     name = resolved.rpartition("/")[2].lower()
     extension = name.rpartition(".")[2] if "." in name else ""
     parts = set(resolved.lower().split("/")[:-1])
+    if shell and extension in _ARCHIVE_EXTENSIONS:
+        return None
     if extension in _DATA_EXTENSIONS or parts & _DATA_DIRS:
         return "data", f"the data file {shown}"
-    if source and (extension in _SOURCE_EXTENSIONS or "*" in name):
+    if shell and (extension in _SOURCE_EXTENSIONS or "*" in name):
         return "data", f"the project's source ({shown})"
     return None
 
