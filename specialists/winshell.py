@@ -325,6 +325,7 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
     ops: list[WindowsOp] = []
     previous: _Parsed | None = None
     fetched_before: str | None = None  # what the previous statement downloaded, if it did
+    pipe_source: tuple[str, ...] = ()  # the file (or the environment) the pipeline carries
     statements = list(_statements(text))
     home = line.home
     for index, (sep, raw) in enumerate(statements):
@@ -344,6 +345,11 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
         parsed = _parse(words)
         if target is not None and parsed.verb in _READ:
             line.read_into[target] = tuple(_paths(parsed, home))
+        if target is not None and _lists_environment(parsed, statement):
+            line.read_into[target] = (_ENVIRONMENT,)  # $e = Get-ChildItem Env: | Out-String
+        if sep == "|" and parsed.verb in _FETCH and pipe_source and "infile" not in parsed.params:
+            # Get-Content F | Invoke-RestMethod -Method Post: the pipeline's input is the body
+            parsed = _Parsed(parsed.verb, {**parsed.params, "infile": pipe_source[0]}, parsed.args)
         body = parsed.params.get("body", "").lower() if parsed.verb in _FETCH else ""
         sent = line.read_into.get(body[1:], ()) if body.startswith("$") else ()
         if body == "(" and parsed.args and parsed.args[0].lower() in _READ:
@@ -355,6 +361,12 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
         if any(w.lower() in _USAGE for w in words[1:]):
             previous, fetched_before = parsed, None
             continue  # format c: /?, Remove-Item -?: the command prints its usage only
+        if sep != "|":
+            pipe_source = ()
+        if parsed.verb in _READ:
+            pipe_source = tuple(_paths(parsed, home))[:1]
+        elif _lists_environment(parsed, statement):
+            pipe_source = (_ENVIRONMENT,)
         fetched = _fetched_url(parsed, statement, line)
         if target is not None:
             source = fetched or next(
@@ -373,6 +385,7 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
             # New-LocalUser, reg add ...): rules keyed on its name judge it as if typed
             ops.append(WindowsOp("argv", _as_written(words, home), statement))
         lowered = statement.lower()
+        ops.extend(_uploads(statement, line))
         if "::getenvironmentvariables()" in lowered:  # [Environment]::…()
             ops.append(WindowsOp("argv", ("env",), statement))
         if "passwordvault" in lowered and "retrieve" in lowered:
@@ -800,6 +813,63 @@ def _names_a_command(word: str) -> bool:
     return bool(word) and (word[0].isalpha() or word[0] == "_") and "(" not in word
 
 
+_ENVIRONMENT: Final = "<environment>"  # stands for the whole environment as a payload
+_UPLOADS: Final = (".uploadfile(", ".uploadstring(", ".uploaddata(", ".uploadvalues(")
+MAX_UPLOAD_ARGS_CHARS: Final = 2048
+
+
+def _lists_environment(parsed: _Parsed, statement: str) -> bool:
+    """``Get-ChildItem Env:``, ``[Environment]::GetEnvironmentVariables()``."""
+    if "::getenvironmentvariables()" in statement.lower():
+        return True
+    if parsed.verb not in _LIST_ITEMS:
+        return False
+    where = (parsed.params.get("path") or (parsed.args[0] if parsed.args else "")).lower()
+    return where.strip("'\"") in _ENV_DRIVE
+
+
+def _unc_remote(path: str) -> str | None:
+    """``//host/share/dir`` (a UNC path, as :func:`windows_path` writes it) as scp's
+    ``host:/share/dir``; None for any other path."""
+    if not path.startswith("//") or path.startswith("///"):
+        return None
+    host, _, rest = path[2:].partition("/")
+    return f"{host}:/{rest}" if host and host not in (".", "?") else None
+
+
+def _uploads(statement: str, line: _Line) -> list[WindowsOp]:
+    """``(New-Object Net.WebClient).UploadFile(URL, F)``, ``.UploadString(URL, $k)``,
+    ``.UploadData(URL, 'POST', $b)``: the curl command that sends the same thing."""
+    lowered = statement.lower()
+    ops: list[WindowsOp] = []
+    for name in _UPLOADS:
+        at = lowered.find(name)
+        if at < 0:
+            continue
+        inner = statement[at + len(name) : at + len(name) + MAX_UPLOAD_ARGS_CHARS]
+        inner = inner[: inner.rfind(")")] if ")" in inner else inner
+        args = [a.strip().strip("'\"") for a in inner.split(",")]
+        if len(args) < 2 or "://" not in args[0]:
+            continue
+        url, payload = args[0], args[-1]
+        if name == ".uploadfile(":
+            path = windows_path(payload, line.home)
+            ops.append(WindowsOp("argv", ("curl", "-sS", "-T", path, url), statement))
+            continue
+        sent = line.read_into.get(payload[1:].lower(), ()) if payload.startswith("$") else ()
+        if sent == (_ENVIRONMENT,):
+            ops.append(
+                WindowsOp("shell", (f"env | curl -sS --data-binary @- {_q(url)}",), statement)
+            )
+        elif sent:
+            ops.append(
+                WindowsOp("argv", ("curl", "-sS", "--data-binary", "@" + sent[0], url), statement)
+            )
+        else:
+            ops.append(WindowsOp("argv", ("curl", "-sS", "--data-binary", payload, url), statement))
+    return ops
+
+
 def _url(parsed: _Parsed) -> str:
     return parsed.params.get("uri") or next(
         (a for a in parsed.args if "://" in a), parsed.args[0] if parsed.args else "<expr>"
@@ -870,6 +940,9 @@ def _translate(
             paths.append(windows_path(params["destination"], home))
         if len(paths) < 2:
             return None
+        unc = _unc_remote(paths[-1])
+        if unc is not None:  # copy F \\host\share\dir: F goes over the network (SMB)
+            return WindowsOp("argv", ("scp", "-r", *paths[:-1], unc), source)
         program = "mv" if verb in _MOVE else "cp"
         return WindowsOp("argv", (program, *paths), source)
     if verb in _WRITE:
@@ -895,6 +968,8 @@ def _translate(
             out = params.get("destination") or (parsed.args[1] if len(parsed.args) > 1 else None)
         if out:
             words += ["-o", windows_path(out, home)]
+        if params.get("infile") == _ENVIRONMENT:
+            return WindowsOp("shell", (f"env | curl -sS --data-binary @- {_q(url)}",), source)
         if params.get("infile"):
             words += ["--data-binary", "@" + windows_path(params["infile"], home)]
         return WindowsOp("argv", (*words, url), source)

@@ -205,15 +205,18 @@ def _action_text(action: Action) -> str:
 def action_names(action: Action, context: Context, fields: tuple[str, ...] = ()) -> set[str]:
     """The names an action carries: words of its arguments (only of ``fields``, when given)
     that are no common word and no word of the session's own places."""
-    if not fields:
-        return _names(_words(_action_text(action)), _ignored(context))
+    text = _fields_text(action, fields) if fields else _action_text(action)
+    return _names(_words(text), _ignored(context))
+
+
+def _fields_text(action: Action, fields: tuple[str, ...]) -> str:
     wanted = {_key(f) for f in fields}
     texts: list[str] = []
     budget = [MAX_ACTION_CHARS]
     for key, value in list(action.args.items())[:200]:
         if _key(key) in wanted:
             _strings(value, texts, budget)
-    return _names(_words("\n".join(texts)), _ignored(context))
+    return "\n".join(texts)
 
 
 def _key(name: str) -> str:
@@ -306,7 +309,9 @@ def asked_by(
         return None
     if not requested.production and (context.environment or "").strip().lower() in PRODUCTION:
         return None
-    text = _action_text(action)
+    # With fields, what the action acts on is in those fields alone (a message's text may
+    # name a link or a path it does not reach).
+    text = _fields_text(action, requested.fields) if requested.fields else _action_text(action)
     reached = addresses(text)
     every = action_names(action, context)
     given = action_names(action, context, requested.fields) if requested.fields else every

@@ -146,6 +146,8 @@ class NetworkSend:
         for name in self.variables:
             if sensitive_name(name) is not None:
                 return f"${name}, which by its name holds a credential"
+            if _CONNECTION_VARIABLE.fullmatch(name) is not None:
+                return f"${name}, a connection string with its password"
         if self.environment:
             return "the whole environment, with every credential in it"
         if where is not None:
@@ -158,6 +160,13 @@ class NetworkSend:
 
 
 Destination = NetworkSend  # the name the domain kind first gave it
+
+# Variables that by convention hold a connection string, password included
+# (postgres://user:pass@host/db): DATABASE_URL, REDIS_URL, MONGODB_URI, *_DSN...
+_CONNECTION_VARIABLE: Final = re2.compile(
+    r"(?:[A-Z0-9_]*_)?(?:DATABASE_URL|DATABASE_URI|DB_URL|DB_URI|DSN|REDIS_URL|MONGO(?:DB)?_(?:URL|URI)"
+    r"|AMQP_URL|RABBITMQ_URL|CONNECTION_STRING|CONN_STR)"
+)
 
 
 # Every scheme whose URLs name a remote host; others (file:, data:) name none.

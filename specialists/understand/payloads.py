@@ -60,7 +60,11 @@ _WHOLE_ENVIRONMENT: Final = re2.compile(
     r"|\*\*os\.environ\b"
     r"|\bEnvironment\.GetEnvironmentVariables\(\)"
     r"|\bSystem\.getenv\(\)"
-    r"|\{\{\s*\$env\s*\}\})"
+    r"|\{\{\s*\$env\s*\}\}"
+    # the environment as a property or keyword value of a request: {env: process.env},
+    # json=os.environ, data=dict(os.environ)
+    r"|[{,]\s*[A-Za-z_$][\w$]*\s*:\s*process\.env\s*[,}]"
+    r"|\b(?:json|data|body|params)\s*=\s*(?:dict\(\s*)?os\.environ\s*[,)])"
 )
 # An environment dump: the variables every process has, as NAME=value lines.
 _DUMP_LINE: Final = re2.compile(r"(?m)^(?:export\s+|declare -x\s+)?[A-Z_][A-Z0-9_]*=")
@@ -90,12 +94,13 @@ def decoded_query_values(url: str) -> list[str]:
     return found
 
 
-def urls_in(text: str) -> list[str]:
-    """The http(s) URLs in ``text`` with a query or fragment (at most :data:`MAX_URLS`)."""
+def urls_in(text: str, *, queried: bool = True) -> list[str]:
+    """The http(s) URLs in ``text`` (at most :data:`MAX_URLS`); with ``queried``, only those
+    with a query or fragment (the ones whose values can carry data)."""
     found: list[str] = []
     for match in _URL.finditer(text):
-        url = match.group(0)
-        if "?" in url or "#" in url:
+        url = match.group(0).rstrip(".,;)")
+        if not queried or "?" in url or "#" in url:
             found.append(url)
             if len(found) >= MAX_URLS:
                 break
