@@ -61,6 +61,20 @@ _EDIT_FIELDS: Final = ("content", "new", "new_string", "new_str", "diff")
 MAX_CODE_CHARS: Final = 65_536
 MAX_FILES: Final = 32  # files of one send judged
 _READ_TYPES: Final = frozenset({"tool_call", "file_write", "file_edit"})
+# Types an MCP tool's name may give it (mcp__github__create_gist is a git action,
+# mcp__fetch__fetch an http one) whose arguments are still a tool's arguments.
+_NOT_TOOL_TYPES: Final = frozenset(
+    {"shell", "file_write", "file_edit", "file_read", "file_delete", "sql"}
+)
+
+
+def _a_tool(action: Action) -> bool:
+    """Whether the action is a tool call: of type ``tool_call``, or an MCP tool's call that
+    its name made another type (``git``, ``http``, ``message``)."""
+    if action.type == "tool_call":
+        return True
+    return (action.tool or "").startswith("mcp__") and action.type not in _NOT_TOOL_TYPES
+
 
 # Names people give the rclone remotes of personal cloud drives.
 PERSONAL_REMOTES: Final = (
@@ -163,9 +177,9 @@ class OutboundSpecialist:
         if root and is_drive_path(root):
             root = windows_path(root, home)
         where = Where(root, home)
-        if action.type not in _READ_TYPES and command_of(action) is None:
+        if action.type not in _READ_TYPES and not _a_tool(action) and command_of(action) is None:
             return SpecialistResult.refuse()
-        if action.tool and action.type == "tool_call" and self._skip.match(action.tool.lower()):
+        if action.tool and _a_tool(action) and self._skip.match(action.tool.lower()):
             return SpecialistResult.refuse()  # a secret store: taking a credential is its purpose
         facts = list(self._facts(action, context, where))
         allowed = self._allowed | frozenset(
@@ -182,7 +196,7 @@ class OutboundSpecialist:
 
     def _facts(self, action: Action, context: Context, where: Where) -> Iterator[Outbound]:
         tool = action.tool or ""
-        if action.type == "tool_call" and "tool" in self._surfaces:
+        if _a_tool(action) and "tool" in self._surfaces:
             yield from tool_outbound(tool or "the tool", action.args, where)
         if action.type in ("file_write", "file_edit") and "code" in self._surfaces:
             path = action.args.get("path") or action.args.get("file_path") or "a file"

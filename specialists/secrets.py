@@ -1130,6 +1130,15 @@ class SecretsSpecialist:
         path = relative_path(raw_path, context) if isinstance(raw_path, str) else None
         allowed = path is not None and self._allow(path)
         fields = self._fields or DEFAULT_FIELDS.get(action.type)
+        if (
+            fields is not None
+            and not self._fields
+            and (action.tool or "").startswith("mcp__")
+            and not any(args.get(f) is not None for f in fields)
+        ):
+            # An MCP tool that its name made a known type (mcp__github__create_gist is git)
+            # but without that type's fields: its arguments are what it sends.
+            fields = None
         if fields is None:
             judged = self._judged_arguments(action)
             run = _run_arguments(action)
