@@ -658,6 +658,9 @@ class GitSpecialist:
             if words[0].rsplit("/", 1)[-1] != "git":
                 words.insert(0, "git")
             return [_git_invocation(words, cwd, home, None)], None
+        pushed = _ref_update_push(action)
+        if pushed is not None:
+            return [_git_invocation(pushed, cwd, home, None)], None
         command = command_of(action)
         if command is None:
             return None
@@ -697,7 +700,9 @@ class GitSpecialist:
         if check == "discard_work":
             return self._discard(git, context, status)
         if check == "history_rewrite":
-            return self._rewrite(git, context, protected)
+            return self._rewrite(git, context, protected) or self._rewrite_shared(
+                git, gits, context, protected
+            )
         if check == "hook_bypass":
             return self._hooks(git, parsed, context)
         return None  # delete_work is judged once per action, not per git command
@@ -722,11 +727,24 @@ class GitSpecialist:
                 fix.format(b="the remote's branches"),
                 git,
             )
-        for branch, plus, deletes in push.targets:
+        for (branch, plus, deletes), source in zip(
+            push.targets, _push_sources(git.args), strict=False
+        ):
             if deletes:
                 continue
             forced = plus or push.force or push.lease
             if not forced:
+                landed = _landed(branch, source, context.branch, protected)
+                if landed is not None:
+                    return _Objection(
+                        "force_push",
+                        f"branch:{branch}",
+                        landed,
+                        f"Do not push straight to {branch}: push your branch under its own "
+                        "name and open a pull request, so the review and checks "
+                        f"{branch} requires run.",
+                        git,
+                    )
                 continue
             how = "+refspec" if plus else "--force" if push.force else "--force-with-lease"
             if branch is None:
@@ -1099,6 +1117,72 @@ class GitSpecialist:
             )
         return None
 
+    def _rewrite_shared(
+        self, git: _Git, gits: Sequence[_Git], context: Context, protected: WordGlobs
+    ) -> _Objection | None:
+        """Rewrites of a branch others may have: ``rebase --root``, amend then ``--force``,
+        and ``revert`` of every commit a ``git log`` lists (one author's work undone)."""
+        ask = (
+            "Ask the user before rewriting {b}: others may have pulled it. Make new commits on "
+            "top instead, or push the rewrite to a new branch."
+        )
+        current = context.branch
+        if git.sub == "rebase" and "--root" in git.args:
+            published = _published(current, context, protected)
+            if published is False:
+                return None
+            name = current or "the current branch"
+            if published is None:
+                return _Objection(
+                    "history_rewrite",
+                    f"branch:{name}",
+                    f"git rebase --root rewrites every commit of {name}, and whether {name} "
+                    "was pushed is not known (no context.branch, or no upstream in "
+                    "context.git_status)",
+                    ask.format(b=name),
+                    git,
+                    Verdict.NUDGE,
+                )
+            return _Objection(
+                "history_rewrite",
+                f"branch:{name}",
+                f"git rebase --root rewrites every commit of {name}, a published branch",
+                ask.format(b=name),
+                git,
+            )
+        if git.sub == "push":
+            push = _push(git.args, current)
+            rewrote = next((g for g in gits if _rewrites_commits(g) and g is not git), None)
+            if push.dry_run or not (push.force and not push.lease) or rewrote is None:
+                return None
+            for branch, _, deletes in push.targets:
+                if deletes or branch is None or protected.match(branch):
+                    continue  # a protected branch is force_push's objection
+                if _published(branch, context, protected) is False:
+                    continue
+                return _Objection(
+                    "history_rewrite",
+                    f"branch:{branch}",
+                    f"git {rewrote.sub} rewrites commits and git push --force then replaces "
+                    f"{branch} on the remote without checking what others pushed or pulled",
+                    f"Push with --force-with-lease, so the push fails if {branch} moved, and only "
+                    "to a branch nobody else works on.",
+                    git,
+                )
+        if git.sub == "revert":
+            listed = next((w for w in git.args if "git log" in w or "git rev-list" in w), None)
+            if listed is not None and ("--author" in listed or "--committer" in listed):
+                return _Objection(
+                    "history_rewrite",
+                    "revert:by-author",
+                    "git revert of every commit a git log by author lists undoes that "
+                    "person's work wholesale",
+                    "Revert only the commits you were asked to, named one by one, and ask the "
+                    "user before undoing someone's work.",
+                    git,
+                )
+        return None
+
     # hook_bypass -------------------------------------------------------------------------
 
     def _hooks(self, git: _Git, parsed: ParsedShell | None, context: Context) -> _Objection | None:
@@ -1327,6 +1411,95 @@ def _paths_hit(
         for path in changed
         if any(p in ("", ".") or path == p or path.startswith(p + "/") for p in prefixes)
     ]
+
+
+_REF_TOOLS: Final = frozenset({"update_ref", "update_reference", "updateref", "updatereference"})
+
+
+def _ref_update_push(action: Action) -> list[str] | None:
+    """A forge tool that moves a branch (GitHub's ``update_ref`` with ``ref`` ``heads/main``,
+    ``sha`` and ``force``), as the ``git push`` that does the same: ``git push [--force]
+    origin SHA:main``. None for any other action."""
+    if action.type != "tool_call" or not action.tool:
+        return None
+    name = action.tool.rsplit("__", 1)[-1].replace("-", "_").lower()
+    if name not in _REF_TOOLS and name.replace("_", "") not in _REF_TOOLS:
+        return None
+    ref = action.args.get("ref") or action.args.get("branch")
+    if not isinstance(ref, str) or not ref.strip():
+        return None
+    branch = ref.strip().removeprefix("refs/").removeprefix("heads/")
+    sha = action.args.get("sha") or action.args.get("commit") or "?"
+    force = action.args.get("force") in (True, "true", "True", 1)
+    return ["git", "push", *(["--force"] if force else []), "origin", f"{sha}:{branch}"]
+
+
+def _push_sources(args: Sequence[str]) -> list[str | None]:
+    """Each refspec's source as written (``HEAD:main`` → HEAD; ``main`` → main)."""
+    opts = _options(args, "o", ("push-option", "repo", "receive-pack", "exec"), sub="push")
+    positionals = [*opts.positionals, *opts.after_dashdash]
+    out: list[str | None] = []
+    for spec in positionals[1:]:
+        body = spec[1:] if spec.startswith("+") else spec
+        src = body.partition(":")[0]
+        out.append(src or None)
+    return out or [None]
+
+
+def _landed(
+    branch: str | None, source: str | None, current: str | None, protected: WordGlobs
+) -> str | None:
+    """Why a plain push lands other commits on a protected branch, or None.
+
+    Pushing the protected branch from itself (on ``main``, ``git push origin main``) is a
+    fast-forward of what was committed there (and with no ``context.branch`` that is what
+    it is taken to be); pushing another branch onto it
+    (``HEAD:main`` from a feature branch, ``feature:main``) or the local ``main`` from a
+    feature branch merges work into it past its review."""
+    if branch is None or not protected.match(branch):
+        return None
+    src = current if source in (None, "HEAD", "@") else _branch_name(source or "")
+    if current is None or (src == branch and current == branch):
+        return None
+    what = f"{src}" if src != branch else f"the local {branch}"
+    return (
+        f"git push lands {what} on {branch}, a protected branch, while on {current}: "
+        "it merges work past the branch's review and checks"
+    )
+
+
+def _rewrites_commits(git: _Git) -> bool:
+    """``commit --amend``, ``rebase`` (not ``--abort``/``--continue``), ``reset`` to a commit."""
+    if git.sub == "commit":
+        return "--amend" in git.args
+    if git.sub == "rebase":
+        return not any(a in ("--abort", "--continue", "--skip", "--quit") for a in git.args)
+    return False
+
+
+def _published(branch: str | None, context: Context, protected: WordGlobs) -> bool | None:
+    """Whether ``branch`` is on a remote: True for a protected branch or one whose status
+    header names an upstream (``## b...origin/b``, ``# branch.upstream``), False when the
+    status header shows none, None when nothing says."""
+    if branch is None:
+        return None
+    if protected.match(branch):
+        return True
+    status = context.git_status or ""
+    for line in status.splitlines()[:4]:
+        if line.startswith("## "):
+            head = line[3:].split(" ", 1)[0]
+            if head.split("...", 1)[0] == branch:
+                return "..." in head
+        if line.startswith("# branch.upstream "):
+            return True
+        if (
+            line.startswith("# branch.head ")
+            and line.split()[-1] == branch
+            and "# branch.upstream " not in status
+        ):
+            return False
+    return None
 
 
 def _build(entry: Entry, config: KindConfig) -> GitSpecialist:

@@ -107,6 +107,7 @@ from specialists.shellparse import (
 from specialists.sqlshape import plain_query
 from specialists.understand.files import read_text
 from specialists.understand.globs import is_within
+from specialists.understand.ormcode import destruction_in
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.redact import redact_text
@@ -778,6 +779,7 @@ class _Reader:
         self.context = context
         self.depth = depth
         self.found: list[ShellSql] = []
+        self.keys_listed: str | None = None  # a redis scan earlier on the line: its pattern
 
     def read(self, command: str) -> list[ShellSql]:
         parsed, fed = fed_commands(command, self.context)
@@ -1055,8 +1057,27 @@ class _Reader:
             lines = [" ".join(positional)] if positional else []
             if not positional:
                 lines = [line for text in texts for line in text.splitlines()]
+            scanned = _redis_scan(cmd.argv[1:], positional)
+            if scanned is not None:
+                self.keys_listed = scanned
             for line in lines:
                 verb = line.strip().split(" ", 1)[0].upper() if line.strip() else ""
+                if (
+                    verb in ("DEL", "UNLINK")
+                    and cmd.stdin_args
+                    and self.keys_listed is not None
+                    and self.keys_listed.strip("*") == ""
+                ):
+                    found.append(
+                        _Finding(
+                            "ddl_destructive",
+                            "FLUSHDB",
+                            f"{verb} of every key a scan over {self.keys_listed!r} listed "
+                            "deletes every key of the database",
+                            None,
+                        )
+                    )
+                    source = source or f"redis-cli --scan | xargs redis-cli {verb}"
                 if verb in ("FLUSHALL", "FLUSHDB"):
                     what = (
                         "every key of every database"
@@ -1109,6 +1130,20 @@ class _Reader:
                     tuple(assigned.items()),
                 )
             )
+
+
+def _redis_scan(words: Sequence[str], positional: Sequence[str]) -> str | None:
+    """The pattern a ``redis-cli --scan [--pattern P]`` or ``KEYS P`` lists keys by, or None."""
+    if "--scan" in words:
+        for index, word in enumerate(words):
+            if word == "--pattern" and index + 1 < len(words):
+                return words[index + 1]
+            if word.startswith("--pattern="):
+                return word.partition("=")[2]
+        return "*"
+    if len(positional) == 2 and positional[0].upper() == "KEYS":
+        return positional[1]
+    return None
 
 
 def _after_options(
@@ -1311,9 +1346,21 @@ def reset_of(cmd: SimpleCommand) -> str | None:
         found = [w for w in plain if w in _RAILS_RESETS]
         if found:
             return f"{tool} {found[0]} drops the database or its tables"
+        code = _runner_code(tool, args)
+        if code is not None:
+            what = destruction_in(code, "ruby")
+            if what is not None:
+                return f"rails runner code that {what}"
     elif tool in ("manage.py", "django-admin"):
         if plain[:1] and plain[0] in ("flush", "reset_db", "sqlflush"):
             return f"{tool} {plain[0]} deletes every row of every table"
+        if plain[:1] == ["migrate"] and plain[-1:] == ["zero"] and len(plain) == 3:
+            return f"{tool} migrate {plain[1]} zero unapplies every migration: it drops the tables"
+        code = _runner_code(tool, args)
+        if code is not None:
+            what = destruction_in(code, "python")
+            if what is not None:
+                return f"{tool} shell code that {what}"
     elif tool == "knex":
         if "migrate:rollback" in plain and any(w in ("--all", "-a") for w in args):
             return "knex migrate:rollback --all undoes every migration"
@@ -1323,6 +1370,46 @@ def reset_of(cmd: SimpleCommand) -> str | None:
                 return f"sequelize {word} drops the database or every migrated table"
     elif tool == "typeorm" and "schema:drop" in plain:
         return "typeorm schema:drop drops every table"
+    return None
+
+
+_RUNNER_CODE: Final[Mapping[str, tuple[str, frozenset[str]]]] = {
+    # tool: (its runner subcommand, the options that take a value before the code)
+    "rails": ("runner", frozenset({"-e", "--environment"})),
+    "manage.py": ("shell", frozenset({"-i", "--interface", "--settings", "--pythonpath"})),
+    "django-admin": ("shell", frozenset({"-i", "--interface", "--settings", "--pythonpath"})),
+}
+
+
+def _runner_code(tool: str, args: Sequence[str]) -> str | None:
+    """The code ``rails runner CODE`` or ``manage.py shell -c CODE`` runs, or None."""
+    spec = _RUNNER_CODE.get(tool)
+    if spec is None or spec[0] not in args:
+        return None
+    rest = list(args[args.index(spec[0]) + 1 :])
+    if tool != "rails":
+        for index, word in enumerate(rest):
+            if word in ("-c", "--command") and index + 1 < len(rest):
+                return rest[index + 1]
+            if word.startswith("--command="):
+                return word.partition("=")[2]
+        return None
+    index = 0
+    while index < len(rest) and rest[index].startswith("-"):
+        index += 2 if rest[index] in spec[1] else 1
+    return rest[index] if index < len(rest) else None
+
+
+def runner_environment(cmd: SimpleCommand) -> str | None:
+    """The environment ``rails runner -e NAME`` (or ``--environment=NAME``) runs in."""
+    words = _tool_words(cmd)
+    if not words or words[0] != "rails" or "runner" not in words:
+        return None
+    for index, word in enumerate(words):
+        if word in ("-e", "--environment") and index + 1 < len(words):
+            return words[index + 1]
+        if word.startswith("--environment="):
+            return word.partition("=")[2]
     return None
 
 
@@ -1351,6 +1438,9 @@ def _reset_sources(parsed: ParsedShell, context: Context) -> list[ShellSql]:
         if what is None:
             continue
         assigned = {**assigned_line, **dict(cmd.assignments)}
+        environment = runner_environment(cmd)
+        if environment:
+            assigned["RAILS_ENV"] = environment
         url = _env(_ORM_URLS, assigned, context.env)
         target_values = connection(url) if url else {}
         if url and url.startswith(("sqlite:", "file:")):

@@ -543,3 +543,55 @@ def test_paths_only_running_tells_may_be_any_modified_file(command: str):
 def test_staged_only_restore_from_input_discards_nothing():
     quiet = run(DISCARD, "git diff --name-only | xargs git restore --staged", git_status=" M a\n")
     assert quiet.verdict is Verdict.OK
+
+
+# --------------------------------------------------------------------------------------
+# Shared history through other forms: rebase --root, amend then --force, revert by
+# author, a branch landed on a protected one, GitHub's update_ref
+
+
+@pytest.mark.parametrize(
+    ("check", "command", "fields"),
+    [
+        (REWRITE, "git rebase -i --root", {"branch": "main", "protected_branches": ["main"]}),
+        (REWRITE, "git rebase -i --root", {"branch": "feat/x"}),  # published or not: unknown
+        (
+            REWRITE,
+            "git rebase --root",
+            {"branch": "feat/x", "git_status": "## feat/x...origin/feat/x\n"},
+        ),
+        (REWRITE, "git commit --amend --no-edit && git push --force origin feat/x", {}),
+        (REWRITE, "git revert --no-edit $(git log --author=alice --format=%H -n 20)", {}),
+        (FORCE, "git push origin HEAD:main", {"branch": "feat/x"}),
+        (FORCE, "git push origin feat/x:main", {"branch": "feat/x"}),
+        (FORCE, "git push origin main", {"branch": "feat/x"}),
+    ],
+)
+def test_shared_history_objected(check: git.GitSpecialist, command: str, fields: Any):
+    assert run(check, command, **fields).verdict.rank >= Verdict.NUDGE.rank
+
+
+@pytest.mark.parametrize(
+    ("check", "command", "fields"),
+    [
+        (REWRITE, "git rebase -i HEAD~3", {"branch": "feat/x"}),
+        (REWRITE, "git rebase -i --root", {"branch": "feat/x", "git_status": "## feat/x\n"}),
+        (REWRITE, "git commit --amend --no-edit", {"branch": "feat/x"}),
+        (REWRITE, "git commit --amend && git push --force-with-lease origin feat/x", {}),
+        (REWRITE, "git revert --no-edit 3f2a1bc", {}),
+        (FORCE, "git push origin main", {"branch": "main"}),
+        (FORCE, "git push origin HEAD:feat/x", {"branch": "feat/x"}),
+    ],
+)
+def test_shared_history_look_alikes(check: git.GitSpecialist, command: str, fields: Any):
+    assert run(check, command, **fields) is SpecialistResult.ok()
+
+
+def test_update_ref_tool_is_the_push_it_does():
+    def tool(**args: Any) -> SpecialistResult:
+        action = Action(type="tool_call", tool="mcp__github__update_ref", args=args)
+        return FORCE.evaluate(action, context(branch="feat/x"))
+
+    assert tool(ref="heads/main", sha="abc", force=True).verdict is not Verdict.OK
+    assert tool(ref="refs/heads/main", sha="abc").verdict is not Verdict.OK
+    assert tool(ref="heads/feat/x", sha="abc") is SpecialistResult.ok()
