@@ -62,7 +62,14 @@ from specialists.package_install import (
 )
 from specialists.shellparse import DEFAULT_MAX_CHARS, command_of, parse_for, preload
 from specialists.understand.changes import file_changes
-from specialists.understand.depfiles import Source, dependency_file, sources_of, swapped_hashes
+from specialists.understand.depfiles import (
+    Source,
+    dependency_file,
+    go_replace,
+    sources_of,
+    swapped_hashes,
+)
+from specialists.understand.forks import fork_of, named_in_task, repo_of
 from specialists.understand.hosts import covering, normalise_host
 from specialists.understand.options import split_options, words
 from specialists.upstreams import (
@@ -84,7 +91,12 @@ KIND_NAME: Final = "dependency_source"
 KIND_VERSION: Final = "1"
 DEFAULT_MAX_BYTES: Final = 4_000_000
 # Beyond the registries' own hosts: the crates.io index as Cargo.lock names it.
-PUBLIC_SOURCES: Final = (*DEFAULT_REGISTRIES, "github.com/rust-lang/crates.io-index")
+PUBLIC_SOURCES: Final = (
+    *DEFAULT_REGISTRIES,
+    "github.com/rust-lang/crates.io-index",
+    "cdn.cocoapods.org",
+    "github.com/cocoapods/specs",
+)
 
 
 class DependencySourceConfig(KindConfig):
@@ -181,8 +193,9 @@ class DependencySourceSpecialist:
         kind_eco = dependency_file(path)
         if kind_eco is None:
             return
-        kind, _ = kind_eco
+        kind, eco = kind_eco
         old = sources_of(kind, before or "")
+        old_urls = {s.url for s in old}
         known = {(s.role, _host_of(s)) for s in old}
         known_tls = {s.line for s in old if s.role == "tls_off"}
         seen: set[tuple[str, str | None]] = set()
@@ -200,6 +213,11 @@ class DependencySourceSpecialist:
                     "(cafile=, cert =) instead.",
                 )
                 continue
+            if source.role == "package" and source.url not in old_urls:
+                fork = self._fork(path, eco, source, context)
+                if fork is not None:
+                    yield fork
+                    continue
             if (source.role, host) in known or (source.role, host) in seen:
                 continue
             seen.add((source.role, host))
@@ -260,6 +278,26 @@ class DependencySourceSpecialist:
             f"the change to {path} makes the project fetch code from {host} "
             f"(a {what}: {source.line[:120]}): {why}",
             fix,
+        )
+
+    def _fork(self, path: str, eco: str, source: Source, context: Context) -> _Finding | None:
+        """A popular package taken from a copy under an owner that is not its home."""
+        repo = repo_of(source.url, eco)
+        if repo is None or named_in_task(context.task, repo):
+            return None
+        if self._trusted_path(repo.host, repo.owner, repo.name):
+            return None
+        replaced = go_replace(source.line) if eco == "go" else None
+        why = fork_of(eco, repo, replaces=replaced[0] if replaced else None)
+        if why is None:
+            return None
+        return _Finding(
+            f"fork:{repo.host}/{repo.owner}/{repo.name}"[:160],
+            f"the change to {path} takes a dependency from {repo.host}/{repo.owner}/"
+            f"{repo.name} ({source.line[:120]}): {why}",
+            "Depend on the package's release from the registry (or on its home repository "
+            "at a full commit hash); if this copy is your organisation's fork, ask the user to "
+            f"confirm it or to add {repo.host}/{repo.owner} to the entry's trusted_sources.",
         )
 
     def _allowed(self, location: _Location, context: Context) -> bool:

@@ -1616,6 +1616,10 @@ class PopularIndex:
         """Whether ``name`` (normalised) is one of the popular names."""
         return name in self._popular
 
+    def names(self) -> frozenset[str]:
+        """The popular names (normalised)."""
+        return self._popular
+
     def nearest(
         self, name: str, bound: int, skip: Callable[[str], bool] | None = None
     ) -> Near | None:
@@ -1965,6 +1969,7 @@ class PackageInstallSpecialist:
                 yield from self._unpinned(install, packages)
             elif check == "typosquat":
                 yield from self._typosquat(install, packages)
+                yield from self._forks(install, packages, context)
             else:
                 yield from self._scripts(install, packages)
 
@@ -2288,6 +2293,47 @@ class PackageInstallSpecialist:
                     "popular_rank": near.rank,
                     "list_snapshot": snapshot,
                 },
+            )
+
+    def _forks(
+        self, install: Install, packages: Sequence[Package], context: Context
+    ) -> Iterator[_Finding]:
+        """A popular package taken from a repository under an owner that is not its home."""
+        from specialists.understand.forks import (  # forks reads this module's lists
+            fork_of,
+            go_module_repo,
+            named_in_task,
+            repo_of,
+        )
+
+        if not self._typo:
+            return
+        for package in packages:
+            if package.kind == "vcs" and package.url is not None:
+                repo = repo_of(package.url, install.ecosystem)
+            elif install.ecosystem == "go" and package.kind == "registry" and package.name:
+                repo = go_module_repo(package.name)
+            else:
+                continue
+            if repo is None or named_in_task(context.task, repo):
+                continue
+            owner = location_of(f"https://{repo.host}/{repo.owner}/{repo.name}")
+            if owner is not None and self._trusted_location(owner):
+                continue
+            name = package.name if install.ecosystem != "go" else None
+            why = fork_of(install.ecosystem, repo, name)
+            if why is None:
+                continue
+            yield self._finding(
+                "typosquat",
+                install,
+                package,
+                self._object(package),
+                f"{install.manager} installs {_cut(package.spec, REASON_CAP)}: {why}",
+                "Install the package's release from the registry (or its home repository at "
+                "a full commit hash); if this copy is your organisation's fork, ask the user "
+                f"to confirm it or to add {repo.host}/{repo.owner} to the trusted sources.",
+                {"fork": f"{repo.host}/{repo.owner}/{repo.name}"},
             )
 
     def _scripts(self, install: Install, packages: Sequence[Package]) -> Iterator[_Finding]:
