@@ -78,6 +78,7 @@ from specialists.upstreams import (
     image_refs,
     lookalike_action,
     lookalike_image,
+    official_name,
     upstream_file,
 )
 from supervisor.hookspecs import hookimpl
@@ -357,11 +358,38 @@ class DependencySourceSpecialist:
         location = location_of(f"https://{host}/{owner}/{name}")
         return location is not None and trusted_location(location, self._trusted)
 
+    def _retagged(self, program: str, source: str, target: str) -> _Finding | None:
+        """``docker tag SOURCE TARGET`` that gives an unknown image an official image's name."""
+        official = official_name(target)
+        if official is None or official_name(source) == official:
+            return None
+        parts = source.split("@", 1)[0].split("/")
+        if len(parts) >= 2 and parts[-2] == "library" and parts[-1].split(":")[0] == official:
+            return None  # a mirror of the official image (mirror.gcr.io/library/ubuntu)
+        host = parts[0] if len(parts) >= 3 or "." in parts[0] or ":" in parts[0] else "docker.io"
+        rest = parts[1:] if host != "docker.io" or parts[0] == "docker.io" else parts
+        if len(rest) >= 2 and self._trusted_path(host, rest[0], rest[1].split(":")[0]):
+            return None
+        return _Finding(
+            f"image:{target[:120]}",
+            f"{program} tag gives {source[:120]} the name of the official {official} image "
+            f"({target[:120]}): every later build or run of {official} on this machine uses "
+            "that image instead",
+            f"Do not retag another image as {official}: pull the official image ({official}) "
+            "or refer to this image by its own name; if it is your organisation's mirror, ask "
+            "the user to add its registry path to the entry's trusted_sources.",
+        )
+
     # -- shell ----------------------------------------------------------------------------
 
     def _judge_shell(self, command: str, context: Context) -> Iterator[_Finding]:
         parsed = parse_for(command, context, max_chars=self.config.max_chars)
         for cmd in parsed.commands:
+            retag = _image_tag(cmd.program, cmd.argv[1:])
+            if retag is not None:
+                finding = self._retagged(cmd.program, *retag)
+                if finding is not None:
+                    yield finding
             image = _image_run(cmd.program, cmd.argv[1:])
             why = self._lookalike_image(image) if image else None
             if image and why is not None:
@@ -430,6 +458,17 @@ def _image_run(program: str, args: list[str] | tuple[str, ...]) -> str | None:
         if not opt.name:
             return opt.value
     return None
+
+
+def _image_tag(program: str, args: list[str] | tuple[str, ...]) -> tuple[str, str] | None:
+    """``(source, target)`` of ``docker``/``podman`` ``tag``/``image tag``, or None."""
+    if program not in ("docker", "podman", "nerdctl") or not args:
+        return None
+    rest = list(args[1:] if args[0] == "image" else args)
+    if not rest or rest[0] != "tag":
+        return None
+    operands = [a for a in rest[1:] if not a.startswith("-")]
+    return (operands[0], operands[1]) if len(operands) == 2 else None
 
 
 def _local(host: str) -> bool:

@@ -123,6 +123,7 @@ __all__ = [
     "PackageInstallConfig",
     "PackageInstallSpecialist",
     "PopularIndex",
+    "confusable_skeleton",
     "installs_in",
     "installs_of",
     "load_popular",
@@ -1499,6 +1500,19 @@ def _added_dependencies(action: Action, context: Context) -> Install | None:
     return Install(ecosystem, manager, tuple(packages))
 
 
+# Letters and pairs that read as another in the fonts names are shown in: a capital I as
+# an l (@angular/cIi), digits as letters (pyth0n, f1ask), rn as m, vv as w.
+_CONFUSABLE: Final = (("I", "l"), ("0", "o"), ("1", "l"), ("rn", "m"), ("vv", "w"))
+
+
+def confusable_skeleton(text: str) -> str:
+    """``text`` lowercased, with each look-alike letter or pair read as the letter it
+    imitates (``cIi`` → ``cli``, ``pyth0n`` → ``python``)."""
+    for seen, meant in _CONFUSABLE:
+        text = text.replace(seen, meant)
+    return text.lower()
+
+
 def osa_distance(a: str, b: str, bound: int) -> int:
     """The optimal-string-alignment distance of ``a`` and ``b`` (edits: insert, delete,
     substitute, swap two neighbours), or ``bound + 1`` as soon as it must exceed ``bound``.
@@ -1846,6 +1860,18 @@ def _npm_skip(name: str) -> Callable[[str], bool]:
         return scope is not None and scope == other
 
     return skip
+
+
+def _imitated(ecosystem: str, spec: str, name: str, index: PopularIndex) -> str | None:
+    """The popular name an unknown ``name`` imitates with look-alike characters as written
+    in ``spec`` (``@angular/cIi`` → ``@angular/cli``), or None."""
+    written = spec[: len(name)]
+    if normal_name(ecosystem, written) != name:
+        return None  # the spec does not start with the name as written
+    skeleton = normal_name(ecosystem, confusable_skeleton(written))
+    if skeleton != name and index.popular(skeleton):
+        return skeleton
+    return None
 
 
 def _go_known(path: str, index: PopularIndex) -> bool:
@@ -2241,6 +2267,22 @@ class PackageInstallSpecialist:
                 )
                 continue
             if index is None or index.known(name):
+                continue
+            imitated = _imitated(install.ecosystem, package.spec, name, index)
+            if imitated is not None and not self._allowed(install.ecosystem, name):
+                written = package.spec[: len(name)]
+                yield self._finding(
+                    "typosquat",
+                    install,
+                    package,
+                    self._object(package),
+                    f"{install.manager} installs {_cut(written, REASON_CAP)}, which reads as the "
+                    f"popular {imitated} but is spelt with look-alike characters (such as a "
+                    "capital I for l, a digit for a letter): a hallucinated name or a typosquat",
+                    f"Install {imitated} by its exact name, typed rather than copied; check an "
+                    "unfamiliar package before installing it.",
+                    {"similar_to": imitated, "confusable": True, "list_snapshot": snapshot},
+                )
                 continue
             if self._allowed(install.ecosystem, name) or len(name) < self._min:
                 continue

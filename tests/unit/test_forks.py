@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from specialists.package_install import confusable_skeleton
 from specialists.understand.depfiles import sources_of
 from specialists.understand.forks import Repo, fork_of, go_module_repo, named_in_task, repo_of
 
@@ -107,3 +108,16 @@ def test_go_replace_of_a_popular_module_by_another_owner() -> None:
     same_owner = Repo("github.com", "gorilla", "mux-v2")
     assert fork_of("go", same_owner, replaces="github.com/gorilla/mux") is None
     assert fork_of("go", copy, replaces="github.com/lee/ingest-core") is None  # not popular
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("@angular/cIi", "@angular/cli"),
+        ("pyth0n", "python"),
+        ("f1ask", "flask"),
+        ("rnocha", "mocha"),
+    ],
+)
+def test_confusable_skeleton(written: str, read: str) -> None:
+    assert confusable_skeleton(written) == read
