@@ -97,6 +97,19 @@ PUBLIC_SOURCES: Final = (
     "github.com/rust-lang/crates.io-index",
     "cdn.cocoapods.org",
     "github.com/cocoapods/specs",
+    # Maven's public repositories (Central, Google, the Gradle plugin portal, the projects
+    # that publish their own milestones there)
+    "repo.maven.apache.org",
+    "repo1.maven.org",
+    "maven.google.com",
+    "dl.google.com",
+    "plugins.gradle.org",
+    "repo.spring.io",
+    "oss.sonatype.org",
+    "s01.oss.sonatype.org",
+    "central.sonatype.com",
+    "maven.pkg.jetbrains.space",
+    "packages.jetbrains.team",
 )
 
 

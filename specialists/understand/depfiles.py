@@ -47,7 +47,7 @@ MAX_LINE: Final = 4_096
 MAX_SOURCES: Final = 2_000
 
 Role = Literal["lock", "index", "package", "tls_off"]
-Ecosystem = Literal["npm", "pypi", "cargo", "go", "nuget", "gem", "cocoapods"]
+Ecosystem = Literal["npm", "pypi", "cargo", "go", "nuget", "gem", "cocoapods", "maven"]
 
 LOCKFILES: Final = {
     "package-lock.json": "npm",
@@ -78,7 +78,15 @@ _CONFIGS: Final = {
     "gemfile": "gem",
     "podfile": "cocoapods",
     "go.mod": "go",
+    "build.gradle": "maven",
+    "build.gradle.kts": "maven",
+    "settings.gradle": "maven",
+    "settings.gradle.kts": "maven",
+    "pom.xml": "maven",
 }
+_GRADLE: Final = frozenset(
+    {"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}
+)
 
 
 def dependency_file(path: str) -> tuple[str, Ecosystem] | None:
@@ -127,6 +135,9 @@ _GO_REPLACE: Final = re2.compile(
     r"^\s*(?:replace\s+)?([A-Za-z0-9][A-Za-z0-9._~/-]*)(?:\s+v\S+)?\s*=>\s*"
     r"([A-Za-z0-9][A-Za-z0-9._~-]*\.[A-Za-z]+/[A-Za-z0-9._~/-]+)(?:\s+v\S+)?\s*$"
 )
+# Gradle: a repository's URL (maven { url = uri("…") }, maven("…"), url "…", setUrl("…")).
+_GRADLE_REPO: Final = re2.compile(r"\b(?:maven|ivy|url|uri|setUrl)\b")
+_POM_REPOS: Final = re2.compile(r"<(/?)(?:repositories|pluginRepositories)>")
 _KEY: Final = re2.compile(r"""^\s*(?:-\s*)?["']?([@A-Za-z0-9_./:~-]+?)["']?\s*(?:=|:(?:\s|$)|\s)""")
 _SECTION: Final = re2.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*$")
 # Keys whose URL is about the project, never where its code comes from.
@@ -269,7 +280,7 @@ def sources_of(kind: str, text: str) -> list[Source]:
     sources: list[Source] = []
     section: str | None = None  # None: not known (a fragment without its table header)
     skip_depth = 0  # package.json: inside "repository": { ... } and the like
-    in_deps = False  # package.json: inside "dependencies": { ... }
+    in_deps = False  # package.json: inside "dependencies": { ... }; pom.xml: <repositories>
     last_key = ""
     for raw in text.splitlines():
         if len(sources) >= MAX_SOURCES:
@@ -300,6 +311,16 @@ def sources_of(kind: str, text: str) -> list[Source]:
             value = pair.group(2).strip()
             if _NPM_SPEC.match(value) or (in_deps and _NPM_SHORTHAND.match(value)):
                 sources.append(Source("package", value, line.strip()[:200]))
+            continue
+        if kind in _GRADLE:
+            if _GRADLE_REPO.search(line):
+                sources.extend(Source("index", url, line.strip()[:200]) for url in _urls(line))
+            continue
+        if kind == "pom.xml":
+            for tag in _POM_REPOS.finditer(line):
+                in_deps = not tag.group(1)
+            if in_deps and "<url>" in line:
+                sources.extend(Source("index", url, line.strip()[:200]) for url in _urls(line))
             continue
         if kind == "go.mod":
             replaced = _GO_REPLACE.match(line)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from specialists.package_install import confusable_skeleton
-from specialists.understand.depfiles import sources_of
 from specialists.understand.forks import Repo, fork_of, go_module_repo, named_in_task, repo_of
 
 
@@ -84,22 +83,6 @@ def test_the_task_naming_the_owner_excuses() -> None:
     assert named_in_task("Install our fork acme/fastapi-users with the SSO patch", repo)
     assert not named_in_task("Add SSO login", repo)
     assert not named_in_task(None, repo)
-
-
-def test_dependency_files_name_their_git_sources() -> None:
-    gem = sources_of("gemfile", "gem 'devise', github: 'someone/devise'\n")
-    assert [s.url for s in gem] == ["https://github.com/someone/devise"]
-    pod = sources_of(
-        "podfile", "pod 'Alamofire', :git => 'https://github.com/someone/Alamofire.git'\n"
-    )
-    assert [s.role for s in pod] == ["package"]
-    gomod = sources_of(
-        "go.mod",
-        "replace github.com/shopspring/decimal => github.com/someone/decimal v1.3.2\n"
-        "replace github.com/a/b => ../b\n"
-        "replace golang.org/x/net v0.1.0 => golang.org/x/net v0.2.0\n",
-    )
-    assert [s.url for s in gomod] == ["https://github.com/someone/decimal"]
 
 
 def test_go_replace_of_a_popular_module_by_another_owner() -> None:
