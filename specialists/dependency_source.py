@@ -62,7 +62,14 @@ from specialists.package_install import (
 )
 from specialists.shellparse import DEFAULT_MAX_CHARS, command_of, parse_for, preload
 from specialists.understand.changes import file_changes
-from specialists.understand.depfiles import Source, dependency_file, sources_of, swapped_hashes
+from specialists.understand.depfiles import (
+    Source,
+    dependency_file,
+    go_replace,
+    sources_of,
+    swapped_hashes,
+)
+from specialists.understand.forks import fork_of, named_in_task, repo_of
 from specialists.understand.hosts import covering, normalise_host
 from specialists.understand.options import split_options, words
 from specialists.upstreams import (
@@ -71,6 +78,7 @@ from specialists.upstreams import (
     image_refs,
     lookalike_action,
     lookalike_image,
+    official_name,
     upstream_file,
 )
 from supervisor.hookspecs import hookimpl
@@ -84,7 +92,25 @@ KIND_NAME: Final = "dependency_source"
 KIND_VERSION: Final = "1"
 DEFAULT_MAX_BYTES: Final = 4_000_000
 # Beyond the registries' own hosts: the crates.io index as Cargo.lock names it.
-PUBLIC_SOURCES: Final = (*DEFAULT_REGISTRIES, "github.com/rust-lang/crates.io-index")
+PUBLIC_SOURCES: Final = (
+    *DEFAULT_REGISTRIES,
+    "github.com/rust-lang/crates.io-index",
+    "cdn.cocoapods.org",
+    "github.com/cocoapods/specs",
+    # Maven's public repositories (Central, Google, the Gradle plugin portal, the projects
+    # that publish their own milestones there)
+    "repo.maven.apache.org",
+    "repo1.maven.org",
+    "maven.google.com",
+    "dl.google.com",
+    "plugins.gradle.org",
+    "repo.spring.io",
+    "oss.sonatype.org",
+    "s01.oss.sonatype.org",
+    "central.sonatype.com",
+    "maven.pkg.jetbrains.space",
+    "packages.jetbrains.team",
+)
 
 
 class DependencySourceConfig(KindConfig):
@@ -181,8 +207,9 @@ class DependencySourceSpecialist:
         kind_eco = dependency_file(path)
         if kind_eco is None:
             return
-        kind, _ = kind_eco
+        kind, eco = kind_eco
         old = sources_of(kind, before or "")
+        old_urls = {s.url for s in old}
         known = {(s.role, _host_of(s)) for s in old}
         known_tls = {s.line for s in old if s.role == "tls_off"}
         seen: set[tuple[str, str | None]] = set()
@@ -200,6 +227,11 @@ class DependencySourceSpecialist:
                     "(cafile=, cert =) instead.",
                 )
                 continue
+            if source.role == "package" and source.url not in old_urls:
+                fork = self._fork(path, eco, source, context)
+                if fork is not None:
+                    yield fork
+                    continue
             if (source.role, host) in known or (source.role, host) in seen:
                 continue
             seen.add((source.role, host))
@@ -262,6 +294,26 @@ class DependencySourceSpecialist:
             fix,
         )
 
+    def _fork(self, path: str, eco: str, source: Source, context: Context) -> _Finding | None:
+        """A popular package taken from a copy under an owner that is not its home."""
+        repo = repo_of(source.url, eco)
+        if repo is None or named_in_task(context.task, repo):
+            return None
+        if self._trusted_path(repo.host, repo.owner, repo.name):
+            return None
+        replaced = go_replace(source.line) if eco == "go" else None
+        why = fork_of(eco, repo, replaces=replaced[0] if replaced else None)
+        if why is None:
+            return None
+        return _Finding(
+            f"fork:{repo.host}/{repo.owner}/{repo.name}"[:160],
+            f"the change to {path} takes a dependency from {repo.host}/{repo.owner}/"
+            f"{repo.name} ({source.line[:120]}): {why}",
+            "Depend on the package's release from the registry (or on its home repository "
+            "at a full commit hash); if this copy is your organisation's fork, ask the user to "
+            f"confirm it or to add {repo.host}/{repo.owner} to the entry's trusted_sources.",
+        )
+
     def _allowed(self, location: _Location, context: Context) -> bool:
         if trusted_location(location, self._trusted):
             return True
@@ -319,11 +371,38 @@ class DependencySourceSpecialist:
         location = location_of(f"https://{host}/{owner}/{name}")
         return location is not None and trusted_location(location, self._trusted)
 
+    def _retagged(self, program: str, source: str, target: str) -> _Finding | None:
+        """``docker tag SOURCE TARGET`` that gives an unknown image an official image's name."""
+        official = official_name(target)
+        if official is None or official_name(source) == official:
+            return None
+        parts = source.split("@", 1)[0].split("/")
+        if len(parts) >= 2 and parts[-2] == "library" and parts[-1].split(":")[0] == official:
+            return None  # a mirror of the official image (mirror.gcr.io/library/ubuntu)
+        host = parts[0] if len(parts) >= 3 or "." in parts[0] or ":" in parts[0] else "docker.io"
+        rest = parts[1:] if host != "docker.io" or parts[0] == "docker.io" else parts
+        if len(rest) >= 2 and self._trusted_path(host, rest[0], rest[1].split(":")[0]):
+            return None
+        return _Finding(
+            f"image:{target[:120]}",
+            f"{program} tag gives {source[:120]} the name of the official {official} image "
+            f"({target[:120]}): every later build or run of {official} on this machine uses "
+            "that image instead",
+            f"Do not retag another image as {official}: pull the official image ({official}) "
+            "or refer to this image by its own name; if it is your organisation's mirror, ask "
+            "the user to add its registry path to the entry's trusted_sources.",
+        )
+
     # -- shell ----------------------------------------------------------------------------
 
     def _judge_shell(self, command: str, context: Context) -> Iterator[_Finding]:
         parsed = parse_for(command, context, max_chars=self.config.max_chars)
         for cmd in parsed.commands:
+            retag = _image_tag(cmd.program, cmd.argv[1:])
+            if retag is not None:
+                finding = self._retagged(cmd.program, *retag)
+                if finding is not None:
+                    yield finding
             image = _image_run(cmd.program, cmd.argv[1:])
             why = self._lookalike_image(image) if image else None
             if image and why is not None:
@@ -392,6 +471,17 @@ def _image_run(program: str, args: list[str] | tuple[str, ...]) -> str | None:
         if not opt.name:
             return opt.value
     return None
+
+
+def _image_tag(program: str, args: list[str] | tuple[str, ...]) -> tuple[str, str] | None:
+    """``(source, target)`` of ``docker``/``podman`` ``tag``/``image tag``, or None."""
+    if program not in ("docker", "podman", "nerdctl") or not args:
+        return None
+    rest = list(args[1:] if args[0] == "image" else args)
+    if not rest or rest[0] != "tag":
+        return None
+    operands = [a for a in rest[1:] if not a.startswith("-")]
+    return (operands[0], operands[1]) if len(operands) == 2 else None
 
 
 def _local(host: str) -> bool:

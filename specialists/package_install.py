@@ -123,6 +123,7 @@ __all__ = [
     "PackageInstallConfig",
     "PackageInstallSpecialist",
     "PopularIndex",
+    "confusable_skeleton",
     "installs_in",
     "installs_of",
     "load_popular",
@@ -1499,6 +1500,19 @@ def _added_dependencies(action: Action, context: Context) -> Install | None:
     return Install(ecosystem, manager, tuple(packages))
 
 
+# Letters and pairs that read as another in the fonts names are shown in: a capital I as
+# an l (@angular/cIi), digits as letters (pyth0n, f1ask), rn as m, vv as w.
+_CONFUSABLE: Final = (("I", "l"), ("0", "o"), ("1", "l"), ("rn", "m"), ("vv", "w"))
+
+
+def confusable_skeleton(text: str) -> str:
+    """``text`` lowercased, with each look-alike letter or pair read as the letter it
+    imitates (``cIi`` → ``cli``, ``pyth0n`` → ``python``)."""
+    for seen, meant in _CONFUSABLE:
+        text = text.replace(seen, meant)
+    return text.lower()
+
+
 def osa_distance(a: str, b: str, bound: int) -> int:
     """The optimal-string-alignment distance of ``a`` and ``b`` (edits: insert, delete,
     substitute, swap two neighbours), or ``bound + 1`` as soon as it must exceed ``bound``.
@@ -1615,6 +1629,10 @@ class PopularIndex:
     def popular(self, name: str) -> bool:
         """Whether ``name`` (normalised) is one of the popular names."""
         return name in self._popular
+
+    def names(self) -> frozenset[str]:
+        """The popular names (normalised)."""
+        return self._popular
 
     def nearest(
         self, name: str, bound: int, skip: Callable[[str], bool] | None = None
@@ -1844,6 +1862,18 @@ def _npm_skip(name: str) -> Callable[[str], bool]:
     return skip
 
 
+def _imitated(ecosystem: str, spec: str, name: str, index: PopularIndex) -> str | None:
+    """The popular name an unknown ``name`` imitates with look-alike characters as written
+    in ``spec`` (``@angular/cIi`` → ``@angular/cli``), or None."""
+    written = spec[: len(name)]
+    if normal_name(ecosystem, written) != name:
+        return None  # the spec does not start with the name as written
+    skeleton = normal_name(ecosystem, confusable_skeleton(written))
+    if skeleton != name and index.popular(skeleton):
+        return skeleton
+    return None
+
+
 def _go_known(path: str, index: PopularIndex) -> bool:
     """Whether a listed module is ``path`` or a prefix of it (``golang.org/x/tools/gopls``
     is a package of ``golang.org/x/tools``)."""
@@ -1965,6 +1995,7 @@ class PackageInstallSpecialist:
                 yield from self._unpinned(install, packages)
             elif check == "typosquat":
                 yield from self._typosquat(install, packages)
+                yield from self._forks(install, packages, context)
             else:
                 yield from self._scripts(install, packages)
 
@@ -2237,6 +2268,22 @@ class PackageInstallSpecialist:
                 continue
             if index is None or index.known(name):
                 continue
+            imitated = _imitated(install.ecosystem, package.spec, name, index)
+            if imitated is not None and not self._allowed(install.ecosystem, name):
+                written = package.spec[: len(name)]
+                yield self._finding(
+                    "typosquat",
+                    install,
+                    package,
+                    self._object(package),
+                    f"{install.manager} installs {_cut(written, REASON_CAP)}, which reads as the "
+                    f"popular {imitated} but is spelt with look-alike characters (such as a "
+                    "capital I for l, a digit for a letter): a hallucinated name or a typosquat",
+                    f"Install {imitated} by its exact name, typed rather than copied; check an "
+                    "unfamiliar package before installing it.",
+                    {"similar_to": imitated, "confusable": True, "list_snapshot": snapshot},
+                )
+                continue
             if self._allowed(install.ecosystem, name) or len(name) < self._min:
                 continue
             affixed = _npm_affix(name, index) if install.ecosystem == "npm" else None
@@ -2288,6 +2335,47 @@ class PackageInstallSpecialist:
                     "popular_rank": near.rank,
                     "list_snapshot": snapshot,
                 },
+            )
+
+    def _forks(
+        self, install: Install, packages: Sequence[Package], context: Context
+    ) -> Iterator[_Finding]:
+        """A popular package taken from a repository under an owner that is not its home."""
+        from specialists.understand.forks import (  # forks reads this module's lists
+            fork_of,
+            go_module_repo,
+            named_in_task,
+            repo_of,
+        )
+
+        if not self._typo:
+            return
+        for package in packages:
+            if package.kind == "vcs" and package.url is not None:
+                repo = repo_of(package.url, install.ecosystem)
+            elif install.ecosystem == "go" and package.kind == "registry" and package.name:
+                repo = go_module_repo(package.name)
+            else:
+                continue
+            if repo is None or named_in_task(context.task, repo):
+                continue
+            owner = location_of(f"https://{repo.host}/{repo.owner}/{repo.name}")
+            if owner is not None and self._trusted_location(owner):
+                continue
+            name = package.name if install.ecosystem != "go" else None
+            why = fork_of(install.ecosystem, repo, name)
+            if why is None:
+                continue
+            yield self._finding(
+                "typosquat",
+                install,
+                package,
+                self._object(package),
+                f"{install.manager} installs {_cut(package.spec, REASON_CAP)}: {why}",
+                "Install the package's release from the registry (or its home repository at "
+                "a full commit hash); if this copy is your organisation's fork, ask the user "
+                f"to confirm it or to add {repo.host}/{repo.owner} to the trusted sources.",
+                {"fork": f"{repo.host}/{repo.owner}/{repo.name}"},
             )
 
     def _scripts(self, install: Install, packages: Sequence[Package]) -> Iterator[_Finding]:

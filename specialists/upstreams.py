@@ -27,7 +27,7 @@ from typing import Final, NamedTuple
 
 import re2
 
-from specialists.package_install import osa_distance
+from specialists.package_install import confusable_skeleton, osa_distance
 from specialists.understand.options import words
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "image_refs",
     "lookalike_action",
     "lookalike_image",
+    "official_name",
     "upstream_file",
 ]
 
@@ -177,6 +178,22 @@ def hub_name(ref: str) -> tuple[str, str] | None:
     return parts[0], parts[1]
 
 
+def official_name(ref: str) -> str | None:
+    """The official image ``ref`` names (``ubuntu:22.04``, ``library/ubuntu``,
+    ``docker.io/library/ubuntu``), or None."""
+    name = ref.split("@", 1)[0]
+    last = name.rfind("/")
+    colon = name.rfind(":")
+    if colon > last:
+        name = name[:colon]
+    parts = name.lower().split("/")
+    if parts[0] in _HUB_HOSTS:
+        parts = parts[1:]
+    if len(parts) == 2 and parts[0] == "library":
+        parts = parts[1:]
+    return parts[0] if len(parts) == 1 and parts[0] in OFFICIAL_IMAGES else None
+
+
 def lookalike_image(ref: str) -> str | None:
     """Why ``ref`` imitates an official image, or None."""
     name = hub_name(ref)
@@ -185,7 +202,7 @@ def lookalike_image(ref: str) -> str | None:
     namespace, repository = name
     if repository not in OFFICIAL_IMAGES or namespace in _PUBLISHERS:
         return None
-    squashed = namespace.replace("-", "").replace("_", "")
+    squashed = confusable_skeleton(namespace).replace("-", "").replace("_", "")
     base = repository.replace("-", "")
     if (
         base in squashed

@@ -38,6 +38,7 @@ __all__ = [
     "Source",
     "dependencies_named",
     "dependency_file",
+    "go_replace",
     "sources_of",
     "swapped_hashes",
 ]
@@ -46,7 +47,7 @@ MAX_LINE: Final = 4_096
 MAX_SOURCES: Final = 2_000
 
 Role = Literal["lock", "index", "package", "tls_off"]
-Ecosystem = Literal["npm", "pypi", "cargo", "go", "nuget", "gem"]
+Ecosystem = Literal["npm", "pypi", "cargo", "go", "nuget", "gem", "cocoapods", "maven"]
 
 LOCKFILES: Final = {
     "package-lock.json": "npm",
@@ -75,7 +76,17 @@ _CONFIGS: Final = {
     "cargo.toml": "cargo",
     "nuget.config": "nuget",
     "gemfile": "gem",
+    "podfile": "cocoapods",
+    "go.mod": "go",
+    "build.gradle": "maven",
+    "build.gradle.kts": "maven",
+    "settings.gradle": "maven",
+    "settings.gradle.kts": "maven",
+    "pom.xml": "maven",
 }
+_GRADLE: Final = frozenset(
+    {"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}
+)
 
 
 def dependency_file(path: str) -> tuple[str, Ecosystem] | None:
@@ -115,6 +126,18 @@ _SHORTHAND: Final = re2.compile(
     r"""(?i)(?:^|["'\s=])((?:github|gitlab|bitbucket|gist):[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(?:#[^\s"']*)?)"""
 )
 _SCP_GIT: Final = re2.compile(r"""(?:^|["'\s=@])(git@[A-Za-z0-9.-]+:[A-Za-z0-9_.~/-]+)""")
+# A Gemfile's or Podfile's GitHub shorthand: github: "o/r", :github => 'o/r'.
+_GITHUB_OPTION: Final = re2.compile(
+    r"""(?:\bgithub:|:github\s*=>)\s*["']([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)["']"""
+)
+# go.mod: replace old [v] => new v (one line, or inside a replace ( ... ) block).
+_GO_REPLACE: Final = re2.compile(
+    r"^\s*(?:replace\s+)?([A-Za-z0-9][A-Za-z0-9._~/-]*)(?:\s+v\S+)?\s*=>\s*"
+    r"([A-Za-z0-9][A-Za-z0-9._~-]*\.[A-Za-z]+/[A-Za-z0-9._~/-]+)(?:\s+v\S+)?\s*$"
+)
+# Gradle: a repository's URL (maven { url = uri("…") }, maven("…"), url "…", setUrl("…")).
+_GRADLE_REPO: Final = re2.compile(r"\b(?:maven|ivy|url|uri|setUrl)\b")
+_POM_REPOS: Final = re2.compile(r"<(/?)(?:repositories|pluginRepositories)>")
 _KEY: Final = re2.compile(r"""^\s*(?:-\s*)?["']?([@A-Za-z0-9_./:~-]+?)["']?\s*(?:=|:(?:\s|$)|\s)""")
 _SECTION: Final = re2.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*$")
 # Keys whose URL is about the project, never where its code comes from.
@@ -179,8 +202,18 @@ def _key_of(line: str) -> str:
     return match.group(1).lower().lstrip("-") if match else ""
 
 
+def go_replace(line: str) -> tuple[str, str] | None:
+    """``(module, replacement)`` of a go.mod ``replace`` line whose replacement is another
+    module path (not a local directory), or None."""
+    replaced = _GO_REPLACE.match(line[:MAX_LINE])
+    if replaced is None or replaced.group(1) == replaced.group(2):
+        return None
+    return replaced.group(1), replaced.group(2)
+
+
 def _urls(line: str) -> list[str]:
     found = [m.group(0).rstrip(".") for m in _URL.finditer(line)]
+    found += [f"https://github.com/{m.group(1)}" for m in _GITHUB_OPTION.finditer(line)]
     found += [m.group(1) for m in _SHORTHAND.finditer(line)]
     found += [m.group(1) for m in _SCP_GIT.finditer(line)]
     return found
@@ -247,7 +280,7 @@ def sources_of(kind: str, text: str) -> list[Source]:
     sources: list[Source] = []
     section: str | None = None  # None: not known (a fragment without its table header)
     skip_depth = 0  # package.json: inside "repository": { ... } and the like
-    in_deps = False  # package.json: inside "dependencies": { ... }
+    in_deps = False  # package.json: inside "dependencies": { ... }; pom.xml: <repositories>
     last_key = ""
     for raw in text.splitlines():
         if len(sources) >= MAX_SOURCES:
@@ -278,6 +311,23 @@ def sources_of(kind: str, text: str) -> list[Source]:
             value = pair.group(2).strip()
             if _NPM_SPEC.match(value) or (in_deps and _NPM_SHORTHAND.match(value)):
                 sources.append(Source("package", value, line.strip()[:200]))
+            continue
+        if kind in _GRADLE:
+            if _GRADLE_REPO.search(line):
+                sources.extend(Source("index", url, line.strip()[:200]) for url in _urls(line))
+            continue
+        if kind == "pom.xml":
+            for tag in _POM_REPOS.finditer(line):
+                in_deps = not tag.group(1)
+            if in_deps and "<url>" in line:
+                sources.extend(Source("index", url, line.strip()[:200]) for url in _urls(line))
+            continue
+        if kind == "go.mod":
+            replaced = _GO_REPLACE.match(line)
+            if replaced is not None and replaced.group(1) != replaced.group(2):
+                sources.append(
+                    Source("package", "https://" + replaced.group(2), line.strip()[:200])
+                )
             continue
         key = _key_of(line)
         if (not key or "//" in key) and raw[:1] in (" ", "\t"):
@@ -386,6 +436,8 @@ def _role(kind: str, section: str, key: str, line: str) -> Role | None:
         return None if "proxy" in line.lower() else "index"
     if kind == "gemfile":  # source "URL"; gem "x", git: "URL" / source: "URL"
         return "index" if key == "source" or "source:" in line else "package"
+    if kind == "podfile":  # source 'URL'; pod 'X', :git => 'URL'
+        return "index" if key == "source" else "package"
     if any(section == s or section.startswith(s + ".") for s in _METADATA_SECTIONS):
         return None
     if key in _INDEX_KEYS or key.endswith(":registry") or key.endswith("/:registry"):

@@ -10,6 +10,7 @@ from specialists.upstreams import (
     image_refs,
     lookalike_action,
     lookalike_image,
+    official_name,
     upstream_file,
 )
 
@@ -103,3 +104,19 @@ def test_actions_imitating_popular_ones(uses: str, says: str) -> None:
 )  # fmt: skip
 def test_popular_local_and_unrelated_actions_pass(uses: str) -> None:
     assert lookalike_action(uses) is None
+
+
+@pytest.mark.parametrize(
+    ("ref", "official"),
+    [
+        ("ubuntu:22.04", "ubuntu"),
+        ("library/node", "node"),
+        ("docker.io/library/alpine:3.20", "alpine"),
+        ("ghcr.io/someone/ubuntu:22.04", None),
+        ("registry.example.com/myapp:1.2", None),
+        ("someuser/node:20", None),
+        ("myapp:latest", None),
+    ],
+)
+def test_official_name(ref: str, official: str | None) -> None:
+    assert official_name(ref) == official
