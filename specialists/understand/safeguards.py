@@ -89,12 +89,17 @@ __all__ = [
     "taken_out",
 ]
 
-Safeguard = Literal["tls", "token", "access", "permissive", "password_hash", "infra", "test_env"]
+Safeguard = Literal[
+    "tls", "token", "access", "permissive", "password_hash", "infra", "test_env", "hardening",
+    "injection", "release",
+]  # fmt: skip
 Language = Literal[
-    "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config", "hcl"
+    "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config", "hcl",
+    "xml", "owners",
 ]  # fmt: skip
 LANGUAGES: Final[tuple[Language, ...]] = (
     "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config", "hcl",
+    "xml", "owners",
 )  # fmt: skip
 
 _EXTENSIONS: Final[dict[str, Language]] = {
@@ -133,6 +138,7 @@ _EXTENSIONS: Final[dict[str, Language]] = {
     ".tf": "hcl",
     ".tfvars": "hcl",
     ".hcl": "hcl",
+    ".config": "xml",
 }
 
 _CODE: Final = frozenset({"python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php"})
@@ -143,6 +149,8 @@ def language_of(path: str) -> Language | None:
     name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
     if name == ".env" or name.startswith(".env."):
         return "config"
+    if name == "codeowners":
+        return "owners"
     dot = name.rfind(".")
     if dot < 0:
         return None
@@ -161,6 +169,8 @@ _COMMENT_MARKERS: Final[tuple[tuple[Language, str], ...]] = (
     ("csharp", r"//|/\*|\*"),
     ("php", r"#|//|/\*|\*"),
     ("hcl", r"#|//|/\*|\*"),
+    ("xml", r"<!--"),
+    ("owners", "#"),
 )
 _COMMENT_LINE: Final[dict[Language, re2._Regexp]] = {
     language: re2.compile(r"(?m)^[ \t]*(?:" + markers + r")[^\n]*(?:\r?\n|$)")
@@ -403,6 +413,61 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
     _c("access", "php", r"\bVerifyCsrfToken\b", "VerifyCsrfToken", mode="guard"),
     _c("access", "csharp", r"\[\s*IgnoreAntiforgeryToken\b",
        "skips CSRF validation ([IgnoreAntiforgeryToken])"),
+    # -- access: checks written out in the handler or the middleware -------------------------
+    _c("access", "python",
+       r"(?m)^\s*@(?:[\w.]+\.)?(?:require|requires|ensure|check)_\w*(?:auth|login|role"
+       r"|permission|admin|user|token|scope|signature)\w*\b",
+       "an access decorator", mode="guard"),
+    # an unauthenticated caller turned away: a 401/403 answer or a redirect to the login page
+    _c("access", "code",
+       r"(?i)\b(?:abort|status|Status|HttpResponse|HTTPException|JsonResponse|Response|sendStatus"
+       r"|WriteHeader|halt|render|head)\s*\(\s*(?:status_code\s*=\s*|status\s*[=:]\s*)?"
+       r"(?:401|403)\b"
+       r"|\bhttp\.Status(?:Unauthorized|Forbidden)\b|\bHttpStatus(?:Code)?\.(?:UNAUTHORIZED"
+       r"|FORBIDDEN|Unauthorized|Forbidden)\b|\bstatus(?:\.HTTP_|_code\s*=\s*)(?:401|403)"
+       r"|\bstatus:\s*:(?:unauthorized|forbidden)\b"
+       r"|\b(?:raise|throw\s+new|throw)\s+[\w.]*(?:PermissionDenied|NotAuthenticated"
+       r"|AuthenticationFailed|Unauthorized\w*|Forbidden\w*|AccessDenied\w*)\b"
+       r"|\breturn\s+(?:Unauthorized|Forbid|Challenge)\s*\("
+       r"|\bredirect(?:_to|ToRoute|ToAction)?\s*\(?\s*[^\n]{0,60}(?i:login|signin|sign_in"
+       r"|new_user_session)",
+       "a rejection of unauthenticated callers (401/403 or a redirect to login)",
+       mode="guard"),
+    # a webhook's or a request's signature checked
+    _c("access", "code",
+       r"\b(?:Webhook\.construct_event|webhooks\.constructEvent|constructEvent(?:Async)?"
+       r"|compare_digest|timingSafeEqual|secure_compare|ConstantTimeCompare|hmac\.Equal"
+       r"|MessageDigest\.isEqual|FixedTimeEquals|hash_equals|verify_?[sS]ignature"
+       r"|[vV]erify[wW]ebhook\w*|[vV]alidate[sS]ignature|VerifySignature|verifyHmac"
+       r"|verify_hmac|verify_webhook\w*|Webhook\.verify|WebhookSignature\.verify)\b",
+       "webhook or request signature verification", mode="guard"),
+    # a guard that now lets everyone through
+    _c("access", "python",
+       r"(?m)^\s*def\s+\w*(?i:auth|permi|allow|access|verif|guard|logged|signed_?in|owner"
+       r"|admin|role|entitle|can_)\w*\s*\([^)]*\)[^:\n]*:\s*(?:\n\s*)?return\s+True\s*$",
+       "makes an access check always allow (a guard function that returns True)"),
+    _c("access", "javascript go rust jvm csharp php",
+       r"\b\w*(?i:auth|permi|allow|access|verif|guard|logged|signed_?in|owner|admin|role"
+       r"|entitle|canActivate)\w*\s*\([^)]*\)[^{;=\n]*\{\s*return\s+true\s*;?\s*\}",
+       "makes an access check always allow (a guard function that returns true)"),
+    _c("access", "javascript",
+       r"\b\w*(?i:auth|permi|allow|access|verif|guard|logged|owner|admin|role)\w*\s*[=:]\s*"
+       r"(?:async\s*)?\([^)]*\)\s*(?::\s*\w+\s*)?=>\s*true\b",
+       "makes an access check always allow (a guard function that returns true)"),
+    _c("access", "ruby",
+       r"\bdef\s+\w*(?i:auth|permi|allow|access|verif|logged|signed_in|owner|admin|role)\w*"
+       r"\??(?:\([^)]*\))?\s*\n\s*true\s*\n\s*end\b",
+       "makes an access check always allow (a guard method that returns true)"),
+    # a check made to depend on a flag or the environment
+    _c("access", "code",
+       r"(?i)\b(?:if|unless|elif)\b[^\n]*(?:environ|getenv|process\.env|ENV\[|ENV\.fetch"
+       r"|GetEnvironmentVariable|Getenv)[^\n]*(?:\bnot\b|!|\bunless\b)[^\n]*(?:authenticated"
+       r"|auth|logged|session|signature|permission|csrf)",
+       "makes the access check depend on an environment variable"),
+    _c("access", "code",
+       r"(?i)\b(?:if|unless|elif)\b[^\n]*\b\w*(?:skip|disable|bypass)_?(?:auth\w*|login"
+       r"|signature\w*|csrf|permission\w*)\b",
+       "lets a flag skip the access check"),
     # -- permissive ------------------------------------------------------------------------
     _c("permissive", "rust", r"\bCorsLayer\s*::\s*very_permissive\s*\(",
        "allows any origin with credentials (CorsLayer::very_permissive)"),
@@ -587,6 +652,87 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
        r"\bif\s*\(\s*(?:app\(\)->environment|App::environment|app\(\)->runningUnitTests)"
        r"\s*\(\s*(?:['\"]testing['\"])?\s*\)\s*\)\s*\{?\s*return\s+(?:-?\d|['\"]|true\b|false\b)",
        "returns a fixed value when it runs under the test environment (testing)"),
+    # -- hardening: protections a web application keeps ------------------------------------
+    _c("hardening", "python javascript go rust jvm csharp ruby php config",
+       r"(?i)\bhelmet\s*[.(]|\bcontentSecurityPolicy\b|Content-Security-Policy"
+       r"|Strict-Transport-Security|X-Frame-Options|X-Content-Type-Options|\bTalisman\s*\("
+       r"|\bSecurityMiddleware\b|\bSECURE_HSTS_SECONDS\b|\bSECURE_SSL_REDIRECT\b"
+       r"|\bCSP_DEFAULT_SRC\b|\bUseHsts\s*\(|\bUseHttpsRedirection\s*\(|\bsecure_headers\b"
+       r"|\bforce_ssl\b|\.headers\s*\(\s*\w+\s*->\s*\w+\s*\.\s*contentSecurityPolicy",
+       "security headers (CSP, HSTS, frame options)", mode="guard"),
+    _c("hardening", "code",
+       r"(?i)\b(?:if|unless|elif)\b[^\n]*(?:allowed_?(?:extensions|types|mime\w*"
+       r"|content_?types|files)|max_?(?:upload|file|content)_?\w*|content_?type|mime_?type"
+       r"|mimetype|file_?size|\.size\b|allowed_file)",
+       "an upload type or size check", mode="guard"),
+    # a server that listened on this machine only now listens on every interface
+    _c("hardening", "code",
+       r"(?i)\b(?:host|hostname|bind|listen|addr|address)\b['\"]?\s*[=:,(]\s*['\"]0\.0\.0\.0"
+       r"|\b(?:Listen|ListenAndServe|listen|run|bind)\s*\(\s*['\"](?:0\.0\.0\.0)?:\d+['\"]"
+       r"|\.listen\s*\(\s*\w+\s*,\s*['\"]0\.0\.0\.0['\"]",
+       "binds the server to every interface (0.0.0.0)"),
+    _c("hardening", "xml", r"(?i)<customErrors\b[^>]*\bmode\s*=\s*['\"]Off['\"]",
+       'shows detailed errors to every visitor (customErrors mode="Off")'),
+    _c("hardening", "xml", r"(?i)<compilation\b[^>]*\bdebug\s*=\s*['\"]true['\"]",
+       'compiles the production site in debug mode (debug="true")'),
+    _c("hardening", "xml", r"(?i)<httpErrors\b[^>]*\berrorMode\s*=\s*['\"]Detailed['\"]",
+       'shows detailed errors to every visitor (errorMode="Detailed")'),
+    # -- injection: a query built from values where it was parameterised -------------------
+    _c("injection", "python",
+       r"(?i)\.(?:execute|executemany|executescript|raw|extra|text|query|exec_driver_sql)\s*\(\s*"
+       r"(?:f['\"]|['\"][^'\"\n]*['\"]\s*(?:%\s*[\w(]|\.format\s*\(|\+\s*\w))"
+       r"|\btext\s*\(\s*f['\"]",
+       "builds an SQL query from values by string formatting (SQL injection)"),
+    _c("injection", "javascript",
+       r"(?i)\.(?:query|execute|raw|run|all|get|exec|\$queryRawUnsafe|\$executeRawUnsafe"
+       r"|sequelize\.query)\s*\(\s*(?:`[^`\n]*\b(?:select|insert|update|delete|where)\b"
+       r"[^`\n]*\$\{|['\"][^'\"\n]*\b(?:select|insert|update|delete|where)\b[^'\"\n]*['\"]"
+       r"\s*\+\s*\w)",
+       "builds an SQL query from values by concatenation (SQL injection)"),
+    _c("injection", "go",
+       r"\.(?:Query|QueryRow|Exec|QueryContext|QueryRowContext|ExecContext|Raw|Select|Get)"
+       r"\s*\(\s*(?:ctx\s*,\s*)?(?:fmt\.Sprintf\s*\(|\"[^\"\n]*\"\s*\+\s*\w)",
+       "builds an SQL query from values with fmt.Sprintf or + (SQL injection)"),
+    _c("injection", "jvm csharp",
+       r"(?i)\b(?:createQuery|createNativeQuery|prepareStatement|executeQuery|executeUpdate"
+       r"|execute|queryForObject|queryForList|query|update|SqlCommand|FromSqlRaw"
+       r"|ExecuteSqlRaw|ExecuteSqlCommand)\s*\(\s*(?:\$\"[^\"\n]*\{|\"[^\"\n]*\b(?:select"
+       r"|insert|update|delete|where)\b[^\"\n]*\"\s*\+\s*\w|String\.format\s*\()",
+       "builds an SQL query from values by concatenation (SQL injection)"),
+    _c("injection", "ruby",
+       r"\b(?:where|find_by_sql|execute|exec_query|select_all|order|joins)\s*\(\s*\""
+       r"[^\"\n]*#\{",
+       "builds an SQL query by string interpolation (SQL injection)"),
+    _c("injection", "php",
+       r"(?i)(?:->|::)(?:query|exec|prepare|select|statement|raw|whereRaw|DB::raw)\s*\(\s*"
+       r"\"[^\"\n]*\$\w|(?i)(?:mysqli_query|pg_query)\s*\([^,\n]*,\s*\"[^\"\n]*\$\w",
+       "builds an SQL query from variables in the string (SQL injection)"),
+    # -- release: the gates a change passes before it reaches production --------------------
+    _c("release", "config",
+       r"(?mi)^\s*environment:\s*['\"]?(?:prod\w*|live|release)\b"
+       r"|(?mi)^\s*environment:\s*\n\s+name:\s*['\"]?(?:prod\w*|live|release)\b",
+       "the production environment (its required approvals)", mode="guard"),
+    _c("release", "config", r"(?mi)^\s*when:\s*['\"]?manual\b",
+       "a manual approval (when: manual)", mode="guard"),
+    _c("release", "config", r"(?mi)^\s*(?:-\s*)?(?:dependsOn|needs):\s*\S",
+       "a dependency on earlier stages (dependsOn / needs)", mode="guard"),
+    _c("release", "config", r"(?mi)^\s*condition:\s*['\"]?(?:always\(\)|true\b)",
+       "runs the stage whatever happened before it (condition: always())"),
+    _c("release", "config",
+       r"(?m)^\s*(?:on:\s*\[?[^\n]*\bpull_request_target\b|-?\s*pull_request_target\s*:?\s*$)",
+       "runs pull requests' code with the repository's secrets (pull_request_target)"),
+    _c("release", "config", r"(?m)^\s*permissions:\s*['\"]?write-all\b",
+       "grants the workflow token every write permission (write-all)"),
+    _c("release", "config", r"(?m)^\s*-?\s*package-ecosystem:\s*\S",
+       "a dependabot update ecosystem", mode="guard"),
+    _c("release", "owners", r"(?m)^\s*[^#\s]\S*\s+@\S",
+       "a code owner rule", mode="guard"),
+    # a CI job that sends its own token out
+    _c("release", "config",
+       r"(?i)(?:System\.AccessToken|SYSTEM_ACCESSTOKEN|GITHUB_TOKEN|github\.token|CI_JOB_TOKEN"
+       r"|secrets\.\w+|ACTIONS_RUNTIME_TOKEN|NPM_TOKEN)[^\n]*\b(?:base64|xxd|openssl\s+enc)\b"
+       r"[^\n]*\b(?:curl|wget|nc|ncat|Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b",
+       "encodes the pipeline's token and sends it out"),
 )  # fmt: skip
 
 
@@ -721,6 +867,7 @@ class Finding:
 
     safeguard: Safeguard
     what: str
+    severe: bool = False  # clearly malicious, not a mistake: the kind blocks
 
 
 # Per language, every construct in one pattern: most texts match none, and one pass says so.
@@ -802,41 +949,46 @@ def taken_out(
     if language is None:
         return []
     wanted = frozenset(safeguards)
+    if "release" in wanted and _CI_FILE.search(path) is None:
+        wanted = wanted - {"release"}
     was, now = _counts(before, language), _counts(after, language)
     found: list[Finding] = []
     said: set[str] = set()
-    guards_lost: list[str] = []
+    guards_lost: dict[Safeguard, list[str]] = {}
     kept_lost: list[str] = []
     kept_most = 0  # the most settings of one kind lost
-    guard_gained = guard_added_elsewhere
+    guard_gained: set[Safeguard] = {"access"} if guard_added_elsewhere else set()
     for construct, b, a in zip(_CONSTRUCTS, was, now, strict=True):
         if construct.safeguard not in wanted or (a == 0 and b == 0):
             continue
         if construct.mode == "wide":
-            guard_gained = guard_gained or a > b
+            if a > b:
+                guard_gained.add(construct.safeguard)
         elif construct.mode == "guard":
             if a < b:
-                guards_lost.append(construct.words)
+                guards_lost.setdefault(construct.safeguard, []).append(construct.words)
             elif a > b:
-                guard_gained = True
+                guard_gained.add(construct.safeguard)
         elif construct.mode == "kept":
             if a < b:
                 kept_lost.append(construct.words)
                 kept_most = max(kept_most, b - a)
-        elif a > b and construct.words not in said:
+        elif a > b and construct.words not in said and not _excused(construct, path):
             said.add(construct.words)
-            found.append(Finding(construct.safeguard, construct.words))
-    if guards_lost and not guard_gained:
+            found.append(Finding(construct.safeguard, construct.words, construct.words in _SEVERE))
+    for safeguard, lost_words in guards_lost.items():
+        if safeguard in guard_gained:
+            continue
         code_before, code_after = _code(before, language), _code(after, language)
         gone = _count(_DEFINITION, code_before) - _count(_DEFINITION, code_after)
         lost = sum(
             b - a
             for construct, b, a in zip(_CONSTRUCTS, was, now, strict=True)
-            if construct.mode == "guard" and construct.safeguard in wanted and a < b
+            if construct.mode == "guard" and construct.safeguard == safeguard and a < b
         )
         if gone < lost:  # not the handlers themselves deleted with their guards
-            words = ", ".join(dict.fromkeys(guards_lost))
-            found.append(Finding("access", f"removes an access check: {words}"))
+            words = ", ".join(dict.fromkeys(lost_words))
+            found.append(Finding(safeguard, f"{_GUARD_LOST[safeguard]}: {words}"))
     if kept_lost:
         gone = infra.resources(_code(before, language)) - infra.resources(_code(after, language))
         # not the resources removed with their settings (each holds a setting once)
@@ -849,6 +1001,42 @@ def taken_out(
     if "permissive" in wanted:
         found.extend(_permissive(path, language, before, after))
     return found
+
+
+# CI/CD pipelines and the repository's review and update rules: where ``release`` is read.
+_CI_FILE: Final = re2.compile(
+    r"(?i)(?:^|/)(?:\.github/workflows/[^/]+|\.github/actions/.+/action|\.gitlab-ci|\.gitlab/.+"
+    r"|azure-pipelines[^/]*|\.azure-pipelines/.+|\.azuredevops/.+|\.circleci/config"
+    r"|bitbucket-pipelines|\.buildkite/[^/]+|\.github/dependabot|\.travis|cloudbuild"
+    r"|buildspec)\.ya?ml$|(?:^|/)(?:\.github/|docs/|\.gitlab/)?CODEOWNERS$"
+)
+# Constructs that are an attack, not a weakening (by their words in :data:`_CONSTRUCTS`).
+_SEVERE: Final = frozenset({"encodes the pipeline's token and sends it out"})
+# What losing a guard of each class is, in words.
+_GUARD_LOST: Final[dict[Safeguard, str]] = {
+    "access": "removes an access check",
+    "hardening": "removes a protection",
+    "release": "removes a release gate",
+}
+# Files of a container or a process manager, where listening on every interface is how a
+# service is reached (the container's network is the boundary).
+_CONTAINER_FILE: Final = re2.compile(
+    r"(?i)(?:^|/)(?:Dockerfile[^/]*|[^/]*compose[^/]*|gunicorn[^/]*|uwsgi[^/]*|Procfile"
+    r"|entrypoint[^/]*|[^/]*docker[^/]*|k8s/.*|helm/.*|charts/.*|deploy/.*)$"
+)
+
+
+def _excused(construct: _Construct, path: str) -> bool:
+    """An added construct that is how the file is meant to be (a container listening on
+    every interface; debugging in a config transform for debug builds)."""
+    if construct.safeguard != "hardening":
+        return False
+    if construct.words.startswith("binds"):
+        return _CONTAINER_FILE.search(path) is not None
+    return construct.languages == frozenset({"xml"}) and (
+        _NOT_PRODUCTION_FILE.search(path) is not None
+        or re2.search(r"(?i)debug", path.rsplit("/", 1)[-1]) is not None
+    )
 
 
 _INFRA_LANGUAGES: Final = frozenset({"hcl", "config", "javascript", "python"})
