@@ -357,9 +357,12 @@ class TestIntegritySpecialist:
 
         def judged(path: str) -> bool:
             rel = relative_path(path, context)
-            return testlines.language_of(rel) is not None and not self._exclude(rel)
+            known = testlines.language_of(rel) is not None or testlines.expected_output(rel)
+            return known and not self._exclude(rel)
 
-        changes = file_changes(action, context, judged, self._config.max_input_chars)
+        changes = file_changes(
+            action, context, judged, self._config.max_input_chars, new_file_empty=True
+        )
         if not changes:
             return SpecialistResult.refuse()
         task = context.task or ""
@@ -371,7 +374,9 @@ class TestIntegritySpecialist:
                 for m in _TEST_HEADER.finditer(change.after[:MAX_HEADER_CHARS])
             ]
             named = asked and any(_named(name, task) for name in names if name)
-            for weak in testlines.weakenings(change.path, change.before or "", change.after):
+            weakenings = testlines.weakenings(change.path, change.before or "", change.after)
+            empty = testlines.emptied(change.path, change.before, change.after)
+            for weak in [*weakenings, *([empty] if empty else [])]:
                 if weak.check not in self._checks or (weak.skip and named):
                     continue
                 found.append(_Finding(weak.check, change.path, None, "", weak.detail))

@@ -21,6 +21,11 @@ assertion out removes it):
   ``be_present``, ``Assert.NotNull``, ``Assert.IsType``, ``assert_kind_of``,
   ``assertNotNull``, ``assertIsInt``).
 
+An expected-output file (a golden file, a snapshot, an approval file: :func:`expected_output`)
+written as nothing (empty, ``[]``, ``{}``, ``null``), over an expectation, over a text that
+is unknown or as a new file, makes every test that compares with it compare with nothing
+(:func:`emptied`).
+
 Patterns are RE2 (linear time); nothing here reads files.
 """
 
@@ -31,7 +36,7 @@ from typing import Final, Literal
 
 import re2
 
-__all__ = ["LineLanguage", "Weakening", "language_of", "weakenings"]
+__all__ = ["LineLanguage", "Weakening", "emptied", "expected_output", "language_of", "weakenings"]
 
 LineLanguage = Literal["csharp", "ruby", "c", "php", "kotlin", "swift"]
 
@@ -201,3 +206,33 @@ def _counts_in_comments(before: str, after: str, language: LineLanguage) -> bool
         return sum(1 for _ in pattern.finditer(lines))
 
     return commented(after) > commented(before)
+
+
+# Files a test compares output with, by the conventions of the common snapshot and golden
+# tools (jest/vitest ``__snapshots__``, syrupy, insta, Go ``testdata/*.golden``, approval
+# tests, a ``golden``/``expected``/``snapshots`` folder under the tests).
+_EXPECTED_OUTPUT: Final = re2.compile(
+    r"(?i)(?:^|/)(?:__snapshots__|snapshots|\.?golden\w*|goldens|expected(?:_output)?"
+    r"|approved|fixtures/expected)/[^/]+$|\.(?:snap|golden|approved\.\w+)$"
+)
+_NOTHING: Final = re2.compile(r"^\s*(?:\[\s*\]|\{\s*\}|null|\"\"|'')?\s*$")
+
+
+def expected_output(path: str) -> bool:
+    """Whether ``path`` is a file a test compares its output with."""
+    return _EXPECTED_OUTPUT.search(path.replace("\\", "/")) is not None
+
+
+def emptied(path: str, before: str | None, after: str) -> Weakening | None:
+    """An expected-output file written as nothing, over an expectation, over a text that is
+    unknown (``before`` None) or as a new file (``before`` "": a test that compares with
+    nothing tests nothing); not when it held nothing already."""
+    if not expected_output(path) or _NOTHING.search(after) is None:
+        return None
+    if before and _NOTHING.search(before) is not None:
+        return None  # it expected nothing already
+    return Weakening(
+        "assertions_weakened",
+        "empties an expected-output file (golden or snapshot): the tests that compare with "
+        "it now expect nothing",
+    )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from specialists.test_integrity import TestIntegrityConfig, TestIntegritySpecialist
-from specialists.understand.testlines import language_of, weakenings
+from specialists.understand.testlines import emptied, language_of, weakenings
 from supervisor.models import Action, Context, Verdict
 
 WEAKENED = [
@@ -147,3 +147,42 @@ def test_a_skip_is_nudged_unless_the_user_asked_for_it():
 
 def test_only_the_entry_checks_are_judged():
     assert _kind(["assertions_weakened"]).evaluate(SKIP, Context(cwd="/w")).verdict is Verdict.OK
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after"),
+    [
+        ("tests/golden/invoices.json", '[{"id": 1, "total": 2500}]\n', "[]\n"),
+        ("tests/golden/invoices.json", None, "[]\n"),  # its text unknown
+        ("tests/golden/invoices.json", "", "{}"),  # a new golden that expects nothing
+        ("src/__snapshots__/Cart.test.tsx.snap", "exports[`Cart 1`] = `<div/>`;\n", ""),
+        ("pkg/render/testdata/page.golden", "<html>…</html>\n", "\n"),
+    ],
+)
+def test_an_expected_output_emptied_is_named(path: str, before: str | None, after: str):
+    found = emptied(path, before, after)
+    assert found is not None
+    assert found.check == "assertions_weakened"
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after"),
+    [
+        ("tests/golden/invoices.json", "[]\n", "[]"),  # it expected nothing already
+        ("tests/golden/invoices.json", "[]\n", '[{"id": 1}]\n'),
+        ("src/__snapshots__/Button.test.tsx.snap", "a", "exports[`Button 1`] = `<b/>`;\n"),
+        ("data/cache.json", '{"a": 1}', "{}"),  # not an expected output
+    ],
+)
+def test_an_expected_output_kept_or_another_file_is_not(path: str, before: str | None, after: str):
+    assert emptied(path, before, after) is None
+
+
+def test_a_golden_written_empty_is_nudged_by_the_kind():
+    spec = _kind(["assertions_weakened"])
+    write = Action(
+        type="file_write", args={"path": "tests/golden/invoices.json", "content": "[]\n"}
+    )
+    result = spec.evaluate(write, Context(cwd="/nonexistent/shop"))
+    assert result.verdict is Verdict.NUDGE
+    assert "expected-output" in result.reason
