@@ -29,7 +29,9 @@ Checks (an entry names one or more in ``checks``):
     Outside test files: a new ``if <parameter> == <literal>: return <literal>`` (also ``is``,
     ``in (...)``, and ``and``/``or`` of those); a heuristic, reported with confidence 0.5, or
     0.9 when the literal also appears in a test file the agent wrote earlier in the session
-    (``context.recent_actions``). Limits: lookup tables of expected outputs, comparisons via
+    (``context.recent_actions``). A function that computed its answer and now returns a
+    fixed number or string, or looks it up in a module-level table of literal results
+    (``return _EXPECTED[cart.id]``), is found too (confidence 0.9). Limits: comparisons via
     a local variable, string matching inside the input, and special cases that return
     computed values are not seen; in a brand-new file every branch is new, so the heuristic
     only runs on changes to an existing file unless ``special_casing_in_new_files``. In any
@@ -744,6 +746,56 @@ def _is_literal(node: ast.expr) -> bool:
     return _is_str_literal(node)
 
 
+_ANSWER: Final = "fixed-answer"
+
+
+def _fixed_answer(value: ast.expr) -> bool:
+    """A number (not a boolean) or a non-empty string, or a tuple of numbers."""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
+        value = value.operand
+    if isinstance(value, ast.Constant):
+        v = value.value
+        return (isinstance(v, int | float) and not isinstance(v, bool)) or (
+            isinstance(v, str) and bool(v)
+        )
+    if isinstance(value, ast.Tuple) and value.elts:
+        return all(_fixed_answer(e) for e in value.elts)
+    return False
+
+
+def _literal_tables(body: list[ast.stmt]) -> frozenset[str]:
+    """Module-level names bound to a dict of two or more literal keys and literal values."""
+    names: set[str] = set()
+    for stmt in body:
+        target: ast.expr | None = None
+        value: ast.expr | None = None
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target, value = stmt.targets[0], stmt.value
+        elif isinstance(stmt, ast.AnnAssign):
+            target, value = stmt.target, stmt.value
+        if (
+            isinstance(target, ast.Name)
+            and isinstance(value, ast.Dict)
+            and len(value.keys) >= 2
+            and _is_literal(value)
+        ):
+            names.add(target.id)
+    return frozenset(names)
+
+
+def _table_lookup(value: ast.expr, tables: frozenset[str]) -> bool:
+    """``TABLE[key]`` or ``TABLE.get(key, ...)`` of one of ``tables``."""
+    if isinstance(value, ast.Subscript):
+        return isinstance(value.value, ast.Name) and value.value.id in tables
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "get"
+        and isinstance(value.func.value, ast.Name)
+        and value.func.value.id in tables
+    )
+
+
 def _is_quoted(node: ast.expr) -> bool:
     """A value made safe for a shell: shlex.quote(x), pipes.quote(x), shlex.join(x)."""
     if isinstance(node, ast.Call):
@@ -927,9 +979,11 @@ class _Analyzer:
                     children.extend(getattr(node, name))
                 children.reverse()
                 stack.extend(children)
+        tables = _literal_tables(self.tree.body)
         for node in self.defs:
             if not isinstance(node, ast.ClassDef):
                 self._defaults(node)
+                self._answer_only(node, tables)
         self._resolve_shell()
         if "disable_warnings" in self.notes:
             self.findings = _silenced(self.findings)
@@ -949,6 +1003,39 @@ class _Analyzer:
             trivial=bool(statements) and all(_is_placeholder(s) for s in statements),
             notes=frozenset(self.notes),
         )
+
+    def _answer_only(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, tables: frozenset[str]
+    ) -> None:
+        """A function whose whole body returns a fixed number or string, or looks its answer
+        up in a module-level table of literals (``return _EXPECTED[cart.id]``): judged
+        only against a text where the same function computed it (see ``_findings``)."""
+        body = [stmt for stmt in node.body if not _is_docstring(stmt)]
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+            return
+        value = body[0].value
+        name = self.qualnames.get(id(node), node.name)
+        if _fixed_answer(value):
+            self.add(
+                _SPECIAL,
+                body[0],
+                _ANSWER,
+                f"`{node.name}` now returns a fixed value instead of computing it",
+                confidence=0.9,
+                needs_before=True,
+                key=name,
+            )
+        elif _table_lookup(value, tables):
+            self.add(
+                _SPECIAL,
+                body[0],
+                _ANSWER,
+                f"`{node.name}` now looks its answer up in a table of literal results "
+                "instead of computing it",
+                confidence=0.9,
+                needs_before=True,
+                key=name,
+            )
 
     def _imperative_skips(self) -> None:
         """In a piece of a test body: an unconditional ``pytest.skip()`` or ``skipTest()``."""
@@ -3119,6 +3206,9 @@ class PythonAstSpecialist:
         ]
         if change.before is None and not self._config.special_casing_in_new_files:
             fresh = [f for f in fresh if not f.needs_before]
+        # a fixed answer counts only where the same function computed its answer before
+        computed = {sc.name for sc in change.before.scopes} if change.before is not None else set()
+        fresh = [f for f in fresh if f"|{_ANSWER}|" not in f.key or f.scope in computed]
         if is_test and checks & _TEST_CHECKS:
             fresh.extend(_structural(change, checks))
         if any(f.needs_before for f in fresh):
