@@ -233,6 +233,28 @@ _LOCAL_HOST: Final = (
 _PW: Final = r"(?:passw|pwd|passwd|passphrase|\bpw\b)"
 _NOT_PASSWORD_HASH: Final = r"(?i)reset|token|hmac|pbkdf|bcrypt|scrypt|argon|checksum|etag|cache"
 
+# A refusal of the caller: a 401/403 answer, an access exception, a redirect to login.
+_REFUSAL: Final = (
+    r"\b(?:abort|status|Status|HttpResponse|HTTPException|JsonResponse|Response|sendStatus"
+    r"|WriteHeader|halt|render|head)\s*\(\s*(?:status_code\s*=\s*|status\s*[=:]\s*)?"
+    r"(?:401|403)\b"
+    r"|\bhttp\.Status(?:Unauthorized|Forbidden)\b|\bHttpStatus(?:Code)?\.(?:UNAUTHORIZED"
+    r"|FORBIDDEN|Unauthorized|Forbidden)\b|\bstatus(?:\.HTTP_|_code\s*=\s*)(?:401|403)"
+    r"|\bstatus:\s*:(?:unauthorized|forbidden)\b"
+    r"|\b(?:raise|throw\s+new|throw)\s+[\w.]*(?:PermissionDenied|NotAuthenticated"
+    r"|AuthenticationFailed|Unauthorized\w*|Forbidden\w*|AccessDenied\w*)\b"
+    r"|\breturn\s+(?:Unauthorized|Forbid|Challenge)\s*\("
+    r"|\bredirect(?:_to|ToRoute|ToAction)?\s*\(?\s*[^\n]{0,60}(?:login|signin|sign_in"
+    r"|new_user_session)"
+)
+# ... under a condition: on the line of an ``if`` (or the line after it), after ``&&``/``or``,
+# or followed by a trailing ``unless``/``if`` (Ruby).
+_REJECTED: Final = (
+    r"(?i)(?:\b(?:if|unless|elif|guard)\b[^\n]*(?:\n[^\n]{0,80}?)?"
+    r"|(?:&&|\|\||\bor\b|\band\b)[ \t]*)(?:" + _REFUSAL + r")"
+    r"|(?:" + _REFUSAL + r")[^\n]*\b(?:unless|if)\b"
+)
+
 _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
     # -- tls -------------------------------------------------------------------------------
     _c("tls", "javascript", r"\brejectUnauthorized['\"]?\s*:\s*(?:false|0)\b",
@@ -418,21 +440,11 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
        r"(?m)^\s*@(?:[\w.]+\.)?(?:require|requires|ensure|check)_\w*(?:auth|login|role"
        r"|permission|admin|user|token|scope|signature)\w*\b",
        "an access decorator", mode="guard"),
-    # an unauthenticated caller turned away: a 401/403 answer or a redirect to the login page
-    _c("access", "code",
-       r"(?i)\b(?:abort|status|Status|HttpResponse|HTTPException|JsonResponse|Response|sendStatus"
-       r"|WriteHeader|halt|render|head)\s*\(\s*(?:status_code\s*=\s*|status\s*[=:]\s*)?"
-       r"(?:401|403)\b"
-       r"|\bhttp\.Status(?:Unauthorized|Forbidden)\b|\bHttpStatus(?:Code)?\.(?:UNAUTHORIZED"
-       r"|FORBIDDEN|Unauthorized|Forbidden)\b|\bstatus(?:\.HTTP_|_code\s*=\s*)(?:401|403)"
-       r"|\bstatus:\s*:(?:unauthorized|forbidden)\b"
-       r"|\b(?:raise|throw\s+new|throw)\s+[\w.]*(?:PermissionDenied|NotAuthenticated"
-       r"|AuthenticationFailed|Unauthorized\w*|Forbidden\w*|AccessDenied\w*)\b"
-       r"|\breturn\s+(?:Unauthorized|Forbid|Challenge)\s*\("
-       r"|\bredirect(?:_to|ToRoute|ToAction)?\s*\(?\s*[^\n]{0,60}(?i:login|signin|sign_in"
-       r"|new_user_session)",
-       "a rejection of unauthenticated callers (401/403 or a redirect to login)",
-       mode="guard"),
+    # an unauthenticated caller turned away: a 401/403 answer or a redirect to the login page,
+    # under a condition (``if (!session) return redirect('/login')``): a login handler's own
+    # redirect after signing in is not one
+    _c("access", "code", _REJECTED, "a rejection of unauthenticated callers (401/403 or a "
+       "redirect to login)", mode="guard"),
     # a webhook's or a request's signature checked
     _c("access", "code",
        r"\b(?:Webhook\.construct_event|webhooks\.constructEvent|constructEvent(?:Async)?"

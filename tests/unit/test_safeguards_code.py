@@ -29,7 +29,8 @@ WEAKENED = [
      "  // if (!session) {\n  //   return NextResponse.redirect(new URL('/login', req.url));\n  // }\n",
      "access"),
     ("app/hooks.py", "    if not ok:\n        abort(401)\n    go()\n", "    go()\n", "access"),
-    ("internal/api/mw.go", "\t\thttp.Error(w, \"no\", http.StatusUnauthorized)\n", "", "access"),
+    ("internal/api/mw.go", "\tif err != nil {\n\t\thttp.Error(w, \"no\", http.StatusUnauthorized)\n\t\treturn\n\t}\n", "", "access"),
+    ("app/controllers/application_controller.rb", "    redirect_to login_path unless current_user\n", "", "access"),
     ("app/controllers/hooks_controller.rb",
      "    event = Stripe::Webhook.construct_event(payload, sig, secret)\n",
      "    event = JSON.parse(payload)\n", "access"),
@@ -115,6 +116,8 @@ KEPT = [
      "router.use(requireAuth);\nrouter.get('/a', (req, res) => res.json(a));\n"),
     ("app/views.py", "def legacy(request):\n    if not request.user:\n        abort(401)\n    return x\n",
      ""),
+    # a login handler's own redirect, not under a condition
+    ("src/auth/login.ts", "  return redirect('/login');\n", "  return redirect(next ?? '/home');\n"),
     ("app/auth.py", "def is_public(p):\n    return p in PUBLIC\n",
      "def is_public(p):\n    return p.startswith('/static/') or p in PUBLIC\n"),
     ("app/flags.py", "", "def feature_enabled(name):\n    return True\n"),
