@@ -34,9 +34,14 @@ commenting a guard out removes it. What is read, as small tables of constructs p
   (``.authenticated()`` replaced by ``.permitAll()``, ``IsAuthenticated`` by ``AllowAny``),
   and cross-site request forgery protection taken out (``@csrf_exempt`` added,
   ``CsrfViewMiddleware`` removed, ``csrf().disable()``, ``skip_before_action
-  :verify_authenticity_token``, ``WTF_CSRF_ENABLED = False``). A guard removal is not one
-  when the same change adds a guard (moved to the router or the class, or replaced by a
-  stricter one) or removes the handlers it guarded;
+  :verify_authenticity_token``, ``WTF_CSRF_ENABLED = False``), and the check written out of
+  the handler: a 401/403 answer or a redirect to login under a condition, removed or
+  commented out; a webhook's or a request's signature check (``construct_event``,
+  ``compare_digest``, ``timingSafeEqual``, ``verify_signature``) removed; a guard function
+  (``is_authorized``, ``canActivate``, ``Allowed``, ``admin?``) whose body becomes ``return
+  true``; a check made to depend on an environment variable or a ``SKIP_AUTH`` flag. A guard
+  removal is not one when the same change adds a guard of its class (moved to the router or
+  the class, or replaced by a stricter one) or removes the handlers it guarded;
 - ``permissive``: CORS that admits any origin (``*``, ``origin: true``, the request's own
   origin) together with credentials, ``ALLOWED_HOSTS = ['*']`` outside a settings file
   named for development or tests, and debugging switched on in a settings file named for
@@ -56,6 +61,21 @@ commenting a guard out removes it. What is read, as small tables of constructs p
   :mod:`specialists.understand.infra`, inbound rules open to the internet on a port that is
   not a web port, policies allowing any principal, privileged containers outside
   Docker-in-Docker, and role bindings for anonymous users or cluster-admin for everyone;
+- ``hardening``: security headers (helmet, CSP, HSTS, frame options, Talisman,
+  ``SecurityMiddleware``) or an upload's type or size check removed; a server that bound
+  127.0.0.1/localhost now bound to every interface (0.0.0.0 or ``":8080"``; not in container
+  or process-manager files); a production ``Web.config`` that shows detailed errors
+  (``customErrors mode="Off"``, ``compilation debug="true"``; not a debug transform);
+- ``injection``: an SQL query built from values where the driver's placeholders would
+  bind them (an f-string, ``%`` or ``.format`` in ``execute``, a template literal or ``+``
+  in ``query``, ``fmt.Sprintf`` in ``QueryRow``, Java/C# concatenation, ``String.format`` or
+  ``$"..."``, Ruby ``"#{}"`` in ``where``, PHP ``"$id"`` in ``query``);
+- ``release``: in a CI/CD pipeline, CODEOWNERS or dependabot file only: the production
+  environment (its approvals), ``when: manual``, ``dependsOn``/``needs``, a code-owner rule or
+  a dependabot ecosystem removed; ``condition: always()``, ``pull_request_target``,
+  ``permissions: write-all`` added; and the pipeline's token encoded and sent out
+  (``System.AccessToken | base64 | curl``), which is severe (:attr:`Finding.severe`: the
+  kind blocks);
 - ``test_env``: not a security safeguard but a verification one, read the same way:
   production code that answers the test runner with a fixed value (``if
   (process.env.NODE_ENV === 'test') return 107.99;``, ``if os.environ.get(
@@ -238,8 +258,10 @@ _REFUSAL: Final = (
     r"\b(?:abort|status|Status|HttpResponse|HTTPException|JsonResponse|Response|sendStatus"
     r"|WriteHeader|halt|render|head)\s*\(\s*(?:status_code\s*=\s*|status\s*[=:]\s*)?"
     r"(?:401|403)\b"
-    r"|\bhttp\.Status(?:Unauthorized|Forbidden)\b|\bHttpStatus(?:Code)?\.(?:UNAUTHORIZED"
-    r"|FORBIDDEN|Unauthorized|Forbidden)\b|\bstatus(?:\.HTTP_|_code\s*=\s*)(?:401|403)"
+    # a status given as an argument or a value, not compared with (a client's check)
+    r"|(?:[(,:]|[^=!<>]=)\s*(?:http\.Status(?:Unauthorized|Forbidden)\b"
+    r"|HttpStatus(?:Code)?\.(?:UNAUTHORIZED|FORBIDDEN|Unauthorized|Forbidden)\b"
+    r"|status\.HTTP_(?:401|403))|\bstatus_code\s*=\s*(?:401|403)"
     r"|\bstatus:\s*:(?:unauthorized|forbidden)\b"
     r"|\b(?:raise|throw\s+new|throw)\s+[\w.]*(?:PermissionDenied|NotAuthenticated"
     r"|AuthenticationFailed|Unauthorized\w*|Forbidden\w*|AccessDenied\w*)\b"
@@ -674,8 +696,12 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
        "security headers (CSP, HSTS, frame options)", mode="guard"),
     _c("hardening", "code",
        r"(?i)\b(?:if|unless|elif)\b[^\n]*(?:allowed_?(?:extensions|types|mime\w*"
-       r"|content_?types|files)|max_?(?:upload|file|content)_?\w*|content_?type|mime_?type"
-       r"|mimetype|file_?size|\.size\b|allowed_file)",
+       r"|content_?types|files)|max_?(?:upload|file)_?\w*|file_?size|allowed_file"
+       # a type or a size, on a line about a file that came in
+       r"|(?:file|upload|attachment|image|photo|avatar|document|blob)\w*\.?\w*[^\n]*"
+       r"(?:content_?type|mime_?type|mimetype|\.size\b|\.length\b|extension)"
+       r"|(?:content_?type|mime_?type|mimetype|\.size\b|extension)[^\n]*"
+       r"(?:file|upload|attachment|image|photo|avatar|document|blob))",
        "an upload type or size check", mode="guard"),
     # a server that listened on this machine only now listens on every interface
     _c("hardening", "code",
@@ -985,7 +1011,11 @@ def taken_out(
             if a < b:
                 kept_lost.append(construct.words)
                 kept_most = max(kept_most, b - a)
-        elif a > b and construct.words not in said and not _excused(construct, path):
+        elif (
+            a > b
+            and construct.words not in said
+            and not _excused(construct, path, _loopback_lost(language, before, after))
+        ):
             said.add(construct.words)
             found.append(Finding(construct.safeguard, construct.words, construct.words in _SEVERE))
     for safeguard, lost_words in guards_lost.items():
@@ -1038,17 +1068,34 @@ _CONTAINER_FILE: Final = re2.compile(
 )
 
 
-def _excused(construct: _Construct, path: str) -> bool:
+# A server bound to this machine alone.
+_LOOPBACK_BIND: Final = re2.compile(
+    r"(?i)\b(?:host|hostname|bind|listen|addr|address|Listen|ListenAndServe|run)\b['\"]?\s*"
+    r"[=:,(]\s*['\"](?:127\.0\.0\.1|localhost|::1|\[::1\])"
+)
+
+
+def _excused(construct: _Construct, path: str, local_lost: bool = False) -> bool:
     """An added construct that is how the file is meant to be (a container listening on
     every interface; debugging in a config transform for debug builds)."""
     if construct.safeguard != "hardening":
         return False
     if construct.words.startswith("binds"):
-        return _CONTAINER_FILE.search(path) is not None
+        # a container listens on every interface; elsewhere only a bind that was this
+        # machine's alone and is no longer counts (a new service's ``:8080`` is not judged)
+        return _CONTAINER_FILE.search(path) is not None or not local_lost
     return construct.languages == frozenset({"xml"}) and (
         _NOT_PRODUCTION_FILE.search(path) is not None
         or re2.search(r"(?i)debug", path.rsplit("/", 1)[-1]) is not None
     )
+
+
+def _loopback_lost(language: Language, before: str, after: str) -> bool:
+    """Whether the change takes away a bind to this machine alone (127.0.0.1, localhost)."""
+    if language not in _CODE:
+        return False
+    was = _count(_LOOPBACK_BIND, _code(before, language))
+    return was > 0 and _count(_LOOPBACK_BIND, _code(after, language)) < was
 
 
 _INFRA_LANGUAGES: Final = frozenset({"hcl", "config", "javascript", "python"})

@@ -30,6 +30,8 @@ WEAKENED = [
      "access"),
     ("app/hooks.py", "    if not ok:\n        abort(401)\n    go()\n", "    go()\n", "access"),
     ("internal/api/mw.go", "\tif err != nil {\n\t\thttp.Error(w, \"no\", http.StatusUnauthorized)\n\t\treturn\n\t}\n", "", "access"),
+    ("internal/api/mw.go", "\tif !ok {\n\t\tc.AbortWithStatus(http.StatusForbidden)\n\t}\n", "", "access"),
+    ("app/views.py", "    if not user:\n        return Response(status=status.HTTP_401_UNAUTHORIZED)\n", "", "access"),
     ("app/controllers/application_controller.rb", "    redirect_to login_path unless current_user\n", "", "access"),
     ("app/controllers/hooks_controller.rb",
      "    event = Stripe::Webhook.construct_event(payload, sig, secret)\n",
@@ -116,6 +118,9 @@ KEPT = [
      "router.use(requireAuth);\nrouter.get('/a', (req, res) => res.json(a));\n"),
     ("app/views.py", "def legacy(request):\n    if not request.user:\n        abort(401)\n    return x\n",
      ""),
+    # a client reacting to a 401, not a server refusing one
+    ("internal/client/api.go", "\tif resp.StatusCode == http.StatusUnauthorized {\n\t\treturn c.refresh()\n\t}\n", ""),
+    ("app/client.py", "    if resp.status_code == status.HTTP_401_UNAUTHORIZED:\n        refresh()\n", ""),
     # a login handler's own redirect, not under a condition
     ("src/auth/login.ts", "  return redirect('/login');\n", "  return redirect(next ?? '/home');\n"),
     ("app/auth.py", "def is_public(p):\n    return p in PUBLIC\n",
@@ -126,6 +131,9 @@ KEPT = [
     # hardening: added, a container, a debug transform
     ("src/server.js", "", "app.use(helmet());\n"),
     ("gunicorn.conf.py", "", "bind = '0.0.0.0:8000'\n"),
+    ("cmd/api/main.go", "", 'r.Run(":8080")\n'),  # a new service, nothing was local before
+    ("app/jobs.py", "    if queue.size > 100:\n        raise Busy()\n", ""),  # not an upload
+    ("app/api.py", "    if request.content_type != 'application/json':\n        abort(415)\n", ""),
     ("docker/entrypoint.py", "", "app.run(host='0.0.0.0', port=8000)\n"),
     ("Web.Debug.config", "", '<compilation debug="true" xdt:Transform="SetAttributes" />\n'),
     ("Web.config", '<customErrors mode="Off" />\n', '<customErrors mode="RemoteOnly" />\n'),
