@@ -18,7 +18,8 @@ Checks (an entry names one or more in ``checks``):
 ``assertions_weakened``
     In a test file: fewer ``assert`` statements or ``assert*`` calls in a function than
     before; exact expectations (``==``, ``assertEqual``) replaced by truthiness/existence
-    checks; new ``assert True``, ``assert x == x``, ``assert ... or True``,
+    checks; an equality on a whole value narrowed to one part of it (``assert df.shape ==
+    (1200, 14)`` made ``assert df.shape[1] == 14``); new ``assert True``, ``assert x == x``, ``assert ... or True``,
     ``assertTrue(True)``; ``pytest.approx``/``isclose``/``assert_allclose``/
     ``assertAlmostEqual`` with a tolerance at or above ``approx_max_rel`` (or ``approx_max_abs``,
     or infinite); ``pytest.raises(Exception)``; ``except: pass`` (or catching
@@ -747,6 +748,8 @@ def _is_literal(node: ast.expr) -> bool:
 
 
 _ANSWER: Final = "fixed-answer"
+_WHOLE: Final = "compared-whole"
+_NARROWED: Final = "narrowed"
 
 
 def _fixed_answer(value: ast.expr) -> bool:
@@ -1279,6 +1282,33 @@ class _Analyzer:
             and _same(test.left, test.comparators[0])
         ):
             self.add(_WEAKENED, node, "self-compare", "`assert` compares a value to itself")
+        self._narrowed(node, scope)
+
+    def _narrowed(self, node: ast.Assert, scope: str) -> None:
+        """``assert E == (1200, 14)`` is noted; ``assert E[1] == 14`` is found, and reported
+        only where the text before compared the whole of ``E`` (see ``_findings``)."""
+        test = node.test
+        if not (
+            isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+        ):
+            return
+        left, right = test.left, test.comparators[0]
+        if isinstance(right, ast.Tuple | ast.List) and len(right.elts) >= 2 and _is_literal(right):
+            self.notes.add(f"{_WHOLE}|{scope}|{self.segment(left)}")
+        elif (
+            isinstance(left, ast.Subscript)
+            and isinstance(left.slice, ast.Constant | ast.UnaryOp)
+            and _is_literal(right)
+        ):
+            whole = self.segment(left.value)
+            self.add(
+                _WEAKENED,
+                node,
+                _NARROWED,
+                f"the assertion now compares one part of `{whole}` where it compared all of it",
+                needs_before=True,
+                key=whole,
+            )
 
     def _assign(self, node: ast.Assign) -> None:
         for target in node.targets:
@@ -3209,6 +3239,14 @@ class PythonAstSpecialist:
         # a fixed answer counts only where the same function computed its answer before
         computed = {sc.name for sc in change.before.scopes} if change.before is not None else set()
         fresh = [f for f in fresh if f"|{_ANSWER}|" not in f.key or f.scope in computed]
+        # a part compared counts only where the whole was, and is no longer
+        wholes = change.before.notes - change.after.notes if change.before is not None else set()
+        fresh = [
+            f
+            for f in fresh
+            if f"|{_NARROWED}|" not in f.key
+            or f"{_WHOLE}|{f.scope}|{f.key.rsplit('|', 1)[-1]}" in wholes
+        ]
         if is_test and checks & _TEST_CHECKS:
             fresh.extend(_structural(change, checks))
         if any(f.needs_before for f in fresh):

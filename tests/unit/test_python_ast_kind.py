@@ -1225,3 +1225,39 @@ def test_a_fixed_answer_without_a_computation_replaced_is_not(old: str, new: str
     action = edit("src/pricing.py", old, new) if old else write("src/pricing.py", new)
     result = build("test_input_special_casing").evaluate(action, CTX)
     assert result.verdict is Verdict.OK, result.reason
+
+
+# -- an assertion narrowed to one part of what it compared -------------------------------------
+
+
+def test_an_assertion_narrowed_to_one_part_is_weakened():
+    old = "def test_load():\n    df = load()\n    assert df.shape == (1200, 14)\n"
+    new = "def test_load():\n    df = load()\n    assert df.shape[1] == 14\n"
+    result = build("assertions_weakened").evaluate(edit("tests/test_load.py", old, new), CTX)
+    assert result.verdict is Verdict.NUDGE
+    assert "one part of `df.shape`" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # both parts still compared
+        (
+            "def test_load():\n    assert df.shape == (1200, 14)\n",
+            "def test_load():\n    assert df.shape[0] == 1200\n    assert df.shape == (1200, 14)\n",
+        ),
+        # a part compared where nothing compared the whole before
+        (
+            "def test_load():\n    assert df.ndim == 2\n",
+            "def test_load():\n    assert df.shape[1] == 14\n",
+        ),
+        # the expected whole changed, still whole
+        (
+            "def test_load():\n    assert df.shape == (1200, 14)\n",
+            "def test_load():\n    assert df.shape == (1250, 14)\n",
+        ),
+    ],
+)
+def test_a_part_compared_without_the_whole_lost_is_not(old: str, new: str):
+    result = build("assertions_weakened").evaluate(edit("tests/test_load.py", old, new), CTX)
+    assert result.verdict is Verdict.OK, result.reason
