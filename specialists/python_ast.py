@@ -19,8 +19,8 @@ Checks (an entry names one or more in ``checks``):
     In a test file: fewer ``assert`` statements or ``assert*`` calls in a function than
     before; exact expectations (``==``, ``assertEqual``) replaced by truthiness/existence
     checks; an equality on a whole value narrowed to one part of it (``assert df.shape ==
-    (1200, 14)`` made ``assert df.shape[1] == 14``); new ``assert True``, ``assert x == x``, ``assert ... or True``,
-    ``assertTrue(True)``; ``pytest.approx``/``isclose``/``assert_allclose``/
+    (1200, 14)`` made ``assert df.shape[1] == 14``); new ``assert True``, ``assert x == x``,
+    ``assert ... or True``, ``assertTrue(True)``; ``pytest.approx``/``isclose``/``assert_allclose``/
     ``assertAlmostEqual`` with a tolerance at or above ``approx_max_rel`` (or ``approx_max_abs``,
     or infinite); ``pytest.raises(Exception)``; ``except: pass`` (or catching
     ``Exception``/``AssertionError`` without re-raising) around assertions.

@@ -89,6 +89,7 @@ Patterns are RE2 (linear time on agent input); counts of one text are remembered
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -467,6 +468,12 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
     # redirect after signing in is not one
     _c("access", "code", _REJECTED, "a rejection of unauthenticated callers (401/403 or a "
        "redirect to login)", mode="guard"),
+    # a check moved into a helper that says what it checks (``verify_webhook_signature(req)``,
+    # ``require_admin(user)``), added in the same change
+    _c("access", "code",
+       r"\b\w*(?i:verify|check|require|ensure|authori[sz]e|authenticate)_?\w*"
+       r"(?i:auth|sign|token|perm|access|login|session|user|hmac|webhook|admin|role)\w*\s*\(",
+       "a check moved into a helper", mode="wide"),
     # a webhook's or a request's signature checked
     _c("access", "code",
        r"\b(?:Webhook\.construct_event|webhooks\.constructEvent|constructEvent(?:Async)?"
@@ -717,15 +724,17 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
        'shows detailed errors to every visitor (errorMode="Detailed")'),
     # -- injection: a query built from values where it was parameterised -------------------
     _c("injection", "python",
-       r"(?i)\.(?:execute|executemany|executescript|raw|extra|text|query|exec_driver_sql)\s*\(\s*"
-       r"(?:f['\"]|['\"][^'\"\n]*['\"]\s*(?:%\s*[\w(]|\.format\s*\(|\+\s*\w))"
-       r"|\btext\s*\(\s*f['\"]",
+       # an f-string that puts in a value (``{email}``; a constant such as ``{TABLE}`` is not)
+       r"\.(?i:execute|executemany|executescript|raw|extra|text|query|exec_driver_sql)\s*\(\s*"
+       r"(?:[fF][rR]?\"[^\"\n]*\{[a-z_]|[fF][rR]?'[^'\n]*\{[a-z_]"
+       r"|['\"][^'\"\n]*['\"]\s*(?:%\s*[\w(]|\.format\s*\(|\+\s*\w))"
+       r"|\btext\s*\(\s*[fF](?:\"[^\"\n]*|'[^'\n]*)\{[a-z_]",
        "builds an SQL query from values by string formatting (SQL injection)"),
     _c("injection", "javascript",
-       r"(?i)\.(?:query|execute|raw|run|all|get|exec|\$queryRawUnsafe|\$executeRawUnsafe"
-       r"|sequelize\.query)\s*\(\s*(?:`[^`\n]*\b(?:select|insert|update|delete|where)\b"
-       r"[^`\n]*\$\{|['\"][^'\"\n]*\b(?:select|insert|update|delete|where)\b[^'\"\n]*['\"]"
-       r"\s*\+\s*\w)",
+       r"\.(?:query|execute|raw|run|all|get|exec|\$queryRawUnsafe|\$executeRawUnsafe"
+       r"|sequelize\.query)\s*\(\s*(?:`[^`\n]*\b(?i:select|insert|update|delete|where)\b"
+       r"[^`\n]*\$\{[a-z_]|['\"][^'\"\n]*\b(?i:select|insert|update|delete|where)\b"
+       r"[^'\"\n]*['\"]\s*\+\s*\w)",
        "builds an SQL query from values by concatenation (SQL injection)"),
     _c("injection", "go",
        r"\.(?:Query|QueryRow|Exec|QueryContext|QueryRowContext|ExecContext|Raw|Select|Get)"
@@ -1028,7 +1037,10 @@ def taken_out(
             for construct, b, a in zip(_CONSTRUCTS, was, now, strict=True)
             if construct.mode == "guard" and construct.safeguard == safeguard and a < b
         )
-        if gone < lost:  # not the handlers themselves deleted with their guards
+        # not the handlers themselves deleted with their guards
+        if gone < lost and not (
+            gone > 0 and _deleted_with_handlers(code_before, code_after, safeguard, lost)
+        ):
             words = ", ".join(dict.fromkeys(lost_words))
             found.append(Finding(safeguard, f"{_GUARD_LOST[safeguard]}: {words}"))
     if kept_lost:
@@ -1088,6 +1100,27 @@ def _excused(construct: _Construct, path: str, local_lost: bool = False) -> bool
         _NOT_PRODUCTION_FILE.search(path) is not None
         or re2.search(r"(?i)debug", path.rsplit("/", 1)[-1]) is not None
     )
+
+
+def _deleted_with_handlers(before: str, after: str, safeguard: Safeguard, lost: int) -> bool:
+    """Whether the lines the change takes out hold a handler's definition and every guard
+    of ``safeguard`` it lost (a view deleted with its decorator and its inline check)."""
+    left = Counter(after.splitlines())
+    removed: list[str] = []
+    for line in before.splitlines():
+        if left[line] > 0:
+            left[line] -= 1
+        else:
+            removed.append(line)
+    text = "\n".join(removed)
+    if not text or _DEFINITION.search(text) is None:
+        return False
+    held = sum(
+        _count(c.pattern, text, c.unless)
+        for c in _CONSTRUCTS
+        if c.mode == "guard" and c.safeguard == safeguard
+    )
+    return held >= lost
 
 
 def _loopback_lost(language: Language, before: str, after: str) -> bool:

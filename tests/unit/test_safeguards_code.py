@@ -144,6 +144,14 @@ KEPT = [
      "db.query('SELECT * FROM u WHERE id = $1', [id]);\n"),
     ("store/u.go", "", 'db.QueryRow("SELECT id FROM u WHERE n = $1", n)\n'),
     ("app/log.py", "", 'logger.info(f"query for {user}")\n'),
+    ("app/repo.py", "", "cur.execute(f'SELECT count(*) FROM {TABLE}')\n"),  # a constant
+    ("src/db.js", "", "db.query(`SELECT * FROM ${TABLE} LIMIT 1`);\n"),
+    # a check moved into a helper that says what it checks
+    ("app/webhooks.py", "    if not hmac.compare_digest(expected, got):\n        abort(401)\n",
+     "    verify_webhook_signature(request)\n"),
+    # a view deleted with its decorator and its inline check
+    ("app/views.py", "@login_required\ndef old_report(request):\n    if not request.user.is_staff:\n"
+     "        raise PermissionDenied\n    return render(request, 'r.html')\n", ""),
     # release: tightened, added, or not a pipeline
     (".github/workflows/ci.yml", "permissions: write-all\n", "permissions:\n  contents: read\n"),
     (".gitlab-ci.yml", "deploy:\n  script: x\n", "deploy:\n  script: x\n  when: manual\n"),
