@@ -254,6 +254,11 @@ _LOCAL_HOST: Final = (
 _PW: Final = r"(?:passw|pwd|passwd|passphrase|\bpw\b)"
 _NOT_PASSWORD_HASH: Final = r"(?i)reset|token|hmac|pbkdf|bcrypt|scrypt|argon|checksum|etag|cache"
 
+# Handlers that are open by their nature: logging in, signing up, health checks, callbacks.
+_OPEN_BY_NATURE: Final = (
+    r"(?i)login|logon|log_in|signin|sign_in|signup|sign_up|register|health|ping|forgot"
+    r"|reset|callback|webhook|oauth|token|error|landing|about|privacy|terms"
+)
 # A refusal of the caller: a 401/403 answer, an access exception, a redirect to login.
 _REFUSAL: Final = (
     r"\b(?:abort|status|Status|HttpResponse|HTTPException|JsonResponse|Response|sendStatus"
@@ -468,6 +473,25 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
     # redirect after signing in is not one
     _c("access", "code", _REJECTED, "a rejection of unauthenticated callers (401/403 or a "
        "redirect to login)", mode="guard"),
+    # a handler opened to anonymous callers explicitly (not a login, sign-up, health or
+    # callback endpoint, which must be open)
+    _c("access", "csharp",
+       r"\[\s*AllowAnonymous\s*\]\s*(?:\[[^\]\n]*\]\s*)*(?:public\s+)?(?:async\s+)?"
+       r"[\w<>.]+\s+\w+|\.AllowAnonymous\s*\(\s*\)",
+       "opens a handler to anonymous callers ([AllowAnonymous])", unless=_OPEN_BY_NATURE),
+    _c("access", "ruby",
+       r"\bskip_before_action\s+:(?:authenticate\w*!?|require_login|require_user"
+       r"|authorize\w*)[^\n]*",
+       "skips the authentication before_action", unless=_OPEN_BY_NATURE),
+    _c("access", "jvm", r"@PermitAll\b[^\n]*(?:\n[^\n]*)?",
+       "opens a handler to everyone (@PermitAll)", unless=_OPEN_BY_NATURE),
+    _c("access", "javascript",
+       r"@(?:Public|SkipAuth|AllowAnonymous|IsPublic)\s*\(\s*\)[^\n]*(?:\n[^\n]*)?",
+       "opens a handler to everyone (@Public())", unless=_OPEN_BY_NATURE),
+    _c("access", "python",
+       r"\bpermission_classes\s*(?:=\s*|\(\s*)[\[(]\s*(?:permissions\.)?AllowAny\b"
+       r"|\bauthentication_classes\s*=\s*[\[(]\s*[\])]",
+       "opens a view to everyone (AllowAny)", unless=_OPEN_BY_NATURE),
     # a check moved into a helper that says what it checks (``verify_webhook_signature(req)``,
     # ``require_admin(user)``), added in the same change
     _c("access", "code",
@@ -485,7 +509,8 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
     # a guard that now lets everyone through
     _c("access", "python",
        r"(?m)^\s*def\s+\w*(?i:auth|permi|allow|access|verif|guard|logged|signed_?in|owner"
-       r"|admin|role|entitle|can_)\w*\s*\([^)]*\)[^:\n]*:\s*(?:\n\s*)?return\s+True\s*$",
+       r"|admin|role|entitle|can_)\w*\s*\([^)]*\)[^:\n]*:\s*"
+       r"(?:\n\s*(?:\"\"\"[^\n]*\"\"\"|'\'\'[^\n]*\'\'\'|#[^\n]*))?(?:\n\s*)?return\s+True\s*$",
        "makes an access check always allow (a guard function that returns True)"),
     _c("access", "javascript go rust jvm csharp php",
        r"\b\w*(?i:auth|permi|allow|access|verif|guard|logged|signed_?in|owner|admin|role"
