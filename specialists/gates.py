@@ -272,6 +272,10 @@ _CONFTEST: Final = re2.compile(r"(?i)(?:^|/)conftest\.py$")
 _FORCED_PASS: Final = re2.compile(r"outcome[\"']?[ \t]*[,=][ \t]*[\"']passed[\"']")
 _ITEMS_LOOP: Final = re2.compile(r"^[ \t]*for[ \t]+\w+[ \t]+in[ \t]+items\b")
 _ADD_SKIP: Final = re2.compile(r"(?i)\.add_marker\([^)]*(?:skip|xfail)")
+_BY_NAME: Final = re2.compile(
+    r"^[ \t]*(?:if|elif)\b[^\n]*\bitem\.(?:nodeid|name|originalname|fspath|path|location"
+    r"|module\.__name__|cls\.__name__)\b"
+)
 _ITEMS_EMPTIED: Final = re2.compile(
     r"\bitems\[:\][ \t]*=[ \t]*\[\]|\bitems\.clear\(\)|\bdel[ \t]+items\[:\]"
 )
@@ -570,9 +574,12 @@ def _build_excluded(text: _Text) -> int:
 
 def _skips_every_test(lines: tuple[str, ...]) -> int:
     """In a conftest: a marker added to every collected item (in the body of the loop over
-    ``items``, not under a condition inside it), ``items`` emptied, or a module-level skip."""
+    ``items``), or to the items a condition picks by their names or paths (``if "checkout"
+    in item.nodeid``; a condition on a marker or an option, such as the ``--runslow``
+    idiom, is not one), ``items`` emptied, or a module-level skip."""
     count = 0
     loop = body = -1  # indentation of the ``for item in items`` and of its body
+    condition = -1  # indentation of an ``if`` that picks tests by name, in that body
     for line in lines:
         if not line.strip():
             continue
@@ -580,11 +587,17 @@ def _skips_every_test(lines: tuple[str, ...]) -> int:
         if loop >= 0 and indent <= loop:
             loop = body = -1
         if _ITEMS_LOOP.search(line):
-            loop, body = indent, -1
+            loop, body, condition = indent, -1, -1
             continue
         if loop >= 0 and body < 0:
             body = indent
         if loop >= 0 and indent == body and _ADD_SKIP.search(line):
+            count += 1
+        if loop >= 0 and indent <= condition:
+            condition = -1
+        if loop >= 0 and indent >= body and _BY_NAME.search(line):
+            condition = indent  # a condition that picks tests by their names
+        elif condition >= 0 and indent > condition and _ADD_SKIP.search(line):
             count += 1
         count += 1 if _ITEMS_EMPTIED.search(line) or _MODULE_SKIP.search(line) else 0
     return count

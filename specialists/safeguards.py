@@ -190,8 +190,9 @@ class SafeguardsSpecialist:
                 if action.type == "tool_call" and change.path.startswith(f"{action.tool}."):
                     key = change.path[len(f"{action.tool}.") : -len(".yaml")]
                     shown, note = f"the {key} handed to {action.tool}", ""
+                severe = any(f.severe for f in found)
                 return SpecialistResult(
-                    verdict=self._verdict,
+                    verdict=Verdict.BLOCK if severe else self._verdict,
                     reason=f"{shown} {what}{note}",
                     evidence={
                         "object": change.path,

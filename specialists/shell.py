@@ -323,6 +323,9 @@ class ShellRule(KindConfig):
             a command (one that reads a secret from stdin).
         with_any: ``PROGRAM [WORD-GLOB...]``: only when another command of the same line is
             such a command (``git commit``: snapshots rewritten and committed in one go).
+        task_named: only when the word ``args_any`` matched (with its value, for an option
+            given as two words) names what the user's request (``context.task``) is about:
+            ``pytest -k 'not checkout'`` when the task is to fix the checkout tests.
         pipe_into_shell: the command runs code it reads from another command.
         self_call: the command calls the shell function it runs inside and pipes into or from
             another call of it (``:(){ :|:& };:``, whatever the function is named): each
@@ -402,6 +405,7 @@ class ShellRule(KindConfig):
     credentials_any: list[Taken] = Field(default_factory=list)
     host: Literal["this", "another"] | None = None
     with_any: list[Consumer] = Field(default_factory=list, max_length=20)
+    task_named: bool = False
     excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
     verdict: Strength | None = None
     correction: str | None = Field(default=None, min_length=1, max_length=1000)
@@ -640,6 +644,7 @@ class _Rule:
         "signals",
         "subcommands",
         "target",
+        "task_named",
         "then_deleted",
         "variables_any",
         "verdict",
@@ -681,6 +686,7 @@ class _Rule:
         self.piped_into_none = _consumers(rule.piped_into_none)
         self.piped_into_any = _consumers(rule.piped_into_any)
         self.with_any = _consumers(rule.with_any)
+        self.task_named = rule.task_named
         self.code_from = word_globs(tuple(rule.code_from))
         self.effects = frozenset(rule.effects_any)
         self.classes = frozenset(PathClass(c) for c in rule.classes_any)
@@ -760,6 +766,8 @@ class _Rule:
                 words = (*words, cmd.inline_code)  # what -EncodedCommand decodes to is a word
             arg = self.args_any.first(words)
             if arg is None:
+                return None
+            if self.task_named and not _names_task(arg, words, context.task):
                 return None
             matched.append(arg)
             obj = f"{cmd.program}:{arg}"
@@ -1138,6 +1146,32 @@ _FILE_PROGRAMS: Final = {
     "file_edit": ("sed", "-i", "-e", ""),
     "file_delete": ("rm",),
 }
+
+
+_SELECTION_WORDS: Final = re2.compile(r"[A-Za-z][a-z]+|[A-Z]+(?:[a-z]+)?")
+_NOT_NAMES: Final = frozenset(
+    {"test", "tests", "spec", "specs", "deselect", "ignore", "skip", "filter", "not", "and",
+     "fullyqualifiedname", "name", "category", "class", "method", "glob", "pattern",
+     "path", "paths", "testpathignorepatterns", "testpathignorepattern", "dtest", "unit"}
+)  # fmt: skip
+
+
+def _names_task(arg: str, words: Sequence[str], task: str | None) -> bool:
+    """Whether the selection ``arg`` (and its value, when it is an option given as two
+    words) names a word of the user's request: at least one word of four letters or more,
+    compared on its first five letters."""
+    if not task:
+        return False
+    text = arg
+    if arg.startswith("-") and "=" not in arg:
+        at = list(words).index(arg)
+        if at + 1 < len(words):
+            text = f"{arg} {words[at + 1]}"
+    lowered = task.lower()
+    return any(
+        len(word) >= 4 and word.lower() not in _NOT_NAMES and word.lower()[:5] in lowered
+        for word in _SELECTION_WORDS.findall(text)
+    )
 
 
 def file_command_of(action: Action, context: Context | None = None) -> str | None:

@@ -76,6 +76,8 @@ from specialists import python_ast
 from specialists.python_ast import PythonAstConfig, PythonAstSpecialist, _read_regular
 from specialists.secrets import Glob, PathMatcher, relative_path
 from specialists.testread import Case, Language, TestFacts, read_tests
+from specialists.understand import testlines
+from specialists.understand.changes import applied, file_changes
 from specialists.understand.diffs import parse_unified_diff
 from supervisor.errors import SupervisorError
 from supervisor.hookspecs import hookimpl
@@ -346,7 +348,41 @@ class TestIntegritySpecialist:
             else SpecialistResult.refuse()
         )
         other = self._other(action, context)
-        return _combine(python, other)
+        return _combine(_combine(python, other), self._lines(action, context))
+
+    def _lines(self, action: Action, context: Context) -> SpecialistResult:
+        """Test files in the languages read line by line (:mod:`.understand.testlines`)."""
+        if action.type not in ("file_write", "file_edit"):
+            return SpecialistResult.refuse()
+
+        def judged(path: str) -> bool:
+            rel = relative_path(path, context)
+            known = testlines.language_of(rel) is not None or testlines.expected_output(rel)
+            return known and not self._exclude(rel)
+
+        changes = file_changes(
+            action, context, judged, self._config.max_input_chars, new_file_empty=True
+        )
+        if not changes:
+            return SpecialistResult.refuse()
+        task = context.task or ""
+        asked = bool(_ASKS_SKIP.search(task)) and not _FORBIDS_SKIP.search(task)
+        found: list[_Finding] = []
+        for change in (applied(c, action, context, self._config.max_input_chars) for c in changes):
+            names = [
+                m.group(1) or m.group(2) or ""
+                for m in _TEST_HEADER.finditer(change.after[:MAX_HEADER_CHARS])
+            ]
+            named = asked and any(_named(name, task) for name in names if name)
+            weakenings = testlines.weakenings(change.path, change.before or "", change.after)
+            empty = testlines.emptied(change.path, change.before, change.after)
+            for weak in [*weakenings, *([empty] if empty else [])]:
+                if weak.check not in self._checks or (weak.skip and named):
+                    continue
+                found.append(_Finding(weak.check, change.path, None, "", weak.detail))
+        if not found:
+            return SpecialistResult.ok()
+        return self._result(found, [])
 
     # -- which files -------------------------------------------------------------------------
 

@@ -34,9 +34,14 @@ commenting a guard out removes it. What is read, as small tables of constructs p
   (``.authenticated()`` replaced by ``.permitAll()``, ``IsAuthenticated`` by ``AllowAny``),
   and cross-site request forgery protection taken out (``@csrf_exempt`` added,
   ``CsrfViewMiddleware`` removed, ``csrf().disable()``, ``skip_before_action
-  :verify_authenticity_token``, ``WTF_CSRF_ENABLED = False``). A guard removal is not one
-  when the same change adds a guard (moved to the router or the class, or replaced by a
-  stricter one) or removes the handlers it guarded;
+  :verify_authenticity_token``, ``WTF_CSRF_ENABLED = False``), and the check written out of
+  the handler: a 401/403 answer or a redirect to login under a condition, removed or
+  commented out; a webhook's or a request's signature check (``construct_event``,
+  ``compare_digest``, ``timingSafeEqual``, ``verify_signature``) removed; a guard function
+  (``is_authorized``, ``canActivate``, ``Allowed``, ``admin?``) whose body becomes ``return
+  true``; a check made to depend on an environment variable or a ``SKIP_AUTH`` flag. A guard
+  removal is not one when the same change adds a guard of its class (moved to the router or
+  the class, or replaced by a stricter one) or removes the handlers it guarded;
 - ``permissive``: CORS that admits any origin (``*``, ``origin: true``, the request's own
   origin) together with credentials, ``ALLOWED_HOSTS = ['*']`` outside a settings file
   named for development or tests, and debugging switched on in a settings file named for
@@ -56,6 +61,21 @@ commenting a guard out removes it. What is read, as small tables of constructs p
   :mod:`specialists.understand.infra`, inbound rules open to the internet on a port that is
   not a web port, policies allowing any principal, privileged containers outside
   Docker-in-Docker, and role bindings for anonymous users or cluster-admin for everyone;
+- ``hardening``: security headers (helmet, CSP, HSTS, frame options, Talisman,
+  ``SecurityMiddleware``) or an upload's type or size check removed; a server that bound
+  127.0.0.1/localhost now bound to every interface (0.0.0.0 or ``":8080"``; not in container
+  or process-manager files); a production ``Web.config`` that shows detailed errors
+  (``customErrors mode="Off"``, ``compilation debug="true"``; not a debug transform);
+- ``injection``: an SQL query built from values where the driver's placeholders would
+  bind them (an f-string, ``%`` or ``.format`` in ``execute``, a template literal or ``+``
+  in ``query``, ``fmt.Sprintf`` in ``QueryRow``, Java/C# concatenation, ``String.format`` or
+  ``$"..."``, Ruby ``"#{}"`` in ``where``, PHP ``"$id"`` in ``query``);
+- ``release``: in a CI/CD pipeline, CODEOWNERS or dependabot file only: the production
+  environment (its approvals), ``when: manual``, ``dependsOn``/``needs``, a code-owner rule or
+  a dependabot ecosystem removed; ``condition: always()``, ``pull_request_target``,
+  ``permissions: write-all`` added; and the pipeline's token encoded and sent out
+  (``System.AccessToken | base64 | curl``), which is severe (:attr:`Finding.severe`: the
+  kind blocks);
 - ``test_env``: not a security safeguard but a verification one, read the same way:
   production code that answers the test runner with a fixed value (``if
   (process.env.NODE_ENV === 'test') return 107.99;``, ``if os.environ.get(
@@ -69,6 +89,7 @@ Patterns are RE2 (linear time on agent input); counts of one text are remembered
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -89,12 +110,17 @@ __all__ = [
     "taken_out",
 ]
 
-Safeguard = Literal["tls", "token", "access", "permissive", "password_hash", "infra", "test_env"]
+Safeguard = Literal[
+    "tls", "token", "access", "permissive", "password_hash", "infra", "test_env", "hardening",
+    "injection", "release",
+]  # fmt: skip
 Language = Literal[
-    "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config", "hcl"
+    "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config", "hcl",
+    "xml", "owners",
 ]  # fmt: skip
 LANGUAGES: Final[tuple[Language, ...]] = (
     "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config", "hcl",
+    "xml", "owners",
 )  # fmt: skip
 
 _EXTENSIONS: Final[dict[str, Language]] = {
@@ -133,6 +159,7 @@ _EXTENSIONS: Final[dict[str, Language]] = {
     ".tf": "hcl",
     ".tfvars": "hcl",
     ".hcl": "hcl",
+    ".config": "xml",
 }
 
 _CODE: Final = frozenset({"python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php"})
@@ -143,6 +170,8 @@ def language_of(path: str) -> Language | None:
     name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
     if name == ".env" or name.startswith(".env."):
         return "config"
+    if name == "codeowners":
+        return "owners"
     dot = name.rfind(".")
     if dot < 0:
         return None
@@ -161,6 +190,8 @@ _COMMENT_MARKERS: Final[tuple[tuple[Language, str], ...]] = (
     ("csharp", r"//|/\*|\*"),
     ("php", r"#|//|/\*|\*"),
     ("hcl", r"#|//|/\*|\*"),
+    ("xml", r"<!--"),
+    ("owners", "#"),
 )
 _COMMENT_LINE: Final[dict[Language, re2._Regexp]] = {
     language: re2.compile(r"(?m)^[ \t]*(?:" + markers + r")[^\n]*(?:\r?\n|$)")
@@ -222,6 +253,35 @@ _LOCAL_HOST: Final = (
 )
 _PW: Final = r"(?:passw|pwd|passwd|passphrase|\bpw\b)"
 _NOT_PASSWORD_HASH: Final = r"(?i)reset|token|hmac|pbkdf|bcrypt|scrypt|argon|checksum|etag|cache"
+
+# Handlers that are open by their nature: logging in, signing up, health checks, callbacks.
+_OPEN_BY_NATURE: Final = (
+    r"(?i)login|logon|log_in|signin|sign_in|signup|sign_up|register|health|ping|forgot"
+    r"|reset|callback|webhook|oauth|token|error|landing|about|privacy|terms"
+)
+# A refusal of the caller: a 401/403 answer, an access exception, a redirect to login.
+_REFUSAL: Final = (
+    r"\b(?:abort|status|Status|HttpResponse|HTTPException|JsonResponse|Response|sendStatus"
+    r"|WriteHeader|halt|render|head)\s*\(\s*(?:status_code\s*=\s*|status\s*[=:]\s*)?"
+    r"(?:401|403)\b"
+    # a status given as an argument or a value, not compared with (a client's check)
+    r"|(?:[(,:]|[^=!<>]=)\s*(?:http\.Status(?:Unauthorized|Forbidden)\b"
+    r"|HttpStatus(?:Code)?\.(?:UNAUTHORIZED|FORBIDDEN|Unauthorized|Forbidden)\b"
+    r"|status\.HTTP_(?:401|403))|\bstatus_code\s*=\s*(?:401|403)"
+    r"|\bstatus:\s*:(?:unauthorized|forbidden)\b"
+    r"|\b(?:raise|throw\s+new|throw)\s+[\w.]*(?:PermissionDenied|NotAuthenticated"
+    r"|AuthenticationFailed|Unauthorized\w*|Forbidden\w*|AccessDenied\w*)\b"
+    r"|\breturn\s+(?:Unauthorized|Forbid|Challenge)\s*\("
+    r"|\bredirect(?:_to|ToRoute|ToAction)?\s*\(?\s*[^\n]{0,60}(?:login|signin|sign_in"
+    r"|new_user_session)"
+)
+# ... under a condition: on the line of an ``if`` (or the line after it), after ``&&``/``or``,
+# or followed by a trailing ``unless``/``if`` (Ruby).
+_REJECTED: Final = (
+    r"(?i)(?:\b(?:if|unless|elif|guard)\b[^\n]*(?:\n[^\n]{0,80}?)?"
+    r"|(?:&&|\|\||\bor\b|\band\b)[ \t]*)(?:" + _REFUSAL + r")"
+    r"|(?:" + _REFUSAL + r")[^\n]*\b(?:unless|if)\b"
+)
 
 _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
     # -- tls -------------------------------------------------------------------------------
@@ -403,6 +463,77 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
     _c("access", "php", r"\bVerifyCsrfToken\b", "VerifyCsrfToken", mode="guard"),
     _c("access", "csharp", r"\[\s*IgnoreAntiforgeryToken\b",
        "skips CSRF validation ([IgnoreAntiforgeryToken])"),
+    # -- access: checks written out in the handler or the middleware -------------------------
+    _c("access", "python",
+       r"(?m)^\s*@(?:[\w.]+\.)?(?:require|requires|ensure|check)_\w*(?:auth|login|role"
+       r"|permission|admin|user|token|scope|signature)\w*\b",
+       "an access decorator", mode="guard"),
+    # an unauthenticated caller turned away: a 401/403 answer or a redirect to the login page,
+    # under a condition (``if (!session) return redirect('/login')``): a login handler's own
+    # redirect after signing in is not one
+    _c("access", "code", _REJECTED, "a rejection of unauthenticated callers (401/403 or a "
+       "redirect to login)", mode="guard"),
+    # a handler opened to anonymous callers explicitly (not a login, sign-up, health or
+    # callback endpoint, which must be open)
+    _c("access", "csharp",
+       r"\[\s*AllowAnonymous\s*\]\s*(?:\[[^\]\n]*\]\s*)*(?:public\s+)?(?:async\s+)?"
+       r"[\w<>.]+\s+\w+|\.AllowAnonymous\s*\(\s*\)",
+       "opens a handler to anonymous callers ([AllowAnonymous])", unless=_OPEN_BY_NATURE),
+    _c("access", "ruby",
+       r"\bskip_before_action\s+:(?:authenticate\w*!?|require_login|require_user"
+       r"|authorize\w*)[^\n]*",
+       "skips the authentication before_action", unless=_OPEN_BY_NATURE),
+    _c("access", "jvm", r"@PermitAll\b[^\n]*(?:\n[^\n]*)?",
+       "opens a handler to everyone (@PermitAll)", unless=_OPEN_BY_NATURE),
+    _c("access", "javascript",
+       r"@(?:Public|SkipAuth|AllowAnonymous|IsPublic)\s*\(\s*\)[^\n]*(?:\n[^\n]*)?",
+       "opens a handler to everyone (@Public())", unless=_OPEN_BY_NATURE),
+    _c("access", "python",
+       r"\bpermission_classes\s*(?:=\s*|\(\s*)[\[(]\s*(?:permissions\.)?AllowAny\b"
+       r"|\bauthentication_classes\s*=\s*[\[(]\s*[\])]",
+       "opens a view to everyone (AllowAny)", unless=_OPEN_BY_NATURE),
+    # a check moved into a helper that says what it checks (``verify_webhook_signature(req)``,
+    # ``require_admin(user)``), added in the same change
+    _c("access", "code",
+       r"\b\w*(?i:verify|check|require|ensure|authori[sz]e|authenticate)_?\w*"
+       r"(?i:auth|sign|token|perm|access|login|session|user|hmac|webhook|admin|role)\w*\s*\(",
+       "a check moved into a helper", mode="wide"),
+    # a webhook's or a request's signature checked
+    _c("access", "code",
+       r"\b(?:Webhook\.construct_event|webhooks\.constructEvent|constructEvent(?:Async)?"
+       r"|compare_digest|timingSafeEqual|secure_compare|ConstantTimeCompare|hmac\.Equal"
+       r"|MessageDigest\.isEqual|FixedTimeEquals|hash_equals|verify_?[sS]ignature"
+       r"|[vV]erify[wW]ebhook\w*|[vV]alidate[sS]ignature|VerifySignature|verifyHmac"
+       r"|verify_hmac|verify_webhook\w*|Webhook\.verify|WebhookSignature\.verify)\b",
+       "webhook or request signature verification", mode="guard"),
+    # a guard that now lets everyone through
+    _c("access", "python",
+       r"(?m)^\s*def\s+\w*(?i:auth|permi|allow|access|verif|guard|logged|signed_?in|owner"
+       r"|admin|role|entitle|can_)\w*\s*\([^)]*\)[^:\n]*:\s*"
+       r"(?:\n\s*(?:\"\"\"[^\n]*\"\"\"|'\'\'[^\n]*\'\'\'|#[^\n]*))?(?:\n\s*)?return\s+True\s*$",
+       "makes an access check always allow (a guard function that returns True)"),
+    _c("access", "javascript go rust jvm csharp php",
+       r"\b\w*(?i:auth|permi|allow|access|verif|guard|logged|signed_?in|owner|admin|role"
+       r"|entitle|canActivate)\w*\s*\([^)]*\)[^{;=\n]*\{\s*return\s+true\s*;?\s*\}",
+       "makes an access check always allow (a guard function that returns true)"),
+    _c("access", "javascript",
+       r"\b\w*(?i:auth|permi|allow|access|verif|guard|logged|owner|admin|role)\w*\s*[=:]\s*"
+       r"(?:async\s*)?\([^)]*\)\s*(?::\s*\w+\s*)?=>\s*true\b",
+       "makes an access check always allow (a guard function that returns true)"),
+    _c("access", "ruby",
+       r"\bdef\s+\w*(?i:auth|permi|allow|access|verif|logged|signed_in|owner|admin|role)\w*"
+       r"\??(?:\([^)]*\))?\s*\n\s*true\s*\n\s*end\b",
+       "makes an access check always allow (a guard method that returns true)"),
+    # a check made to depend on a flag or the environment
+    _c("access", "code",
+       r"(?i)\b(?:if|unless|elif)\b[^\n]*(?:environ|getenv|process\.env|ENV\[|ENV\.fetch"
+       r"|GetEnvironmentVariable|Getenv)[^\n]*(?:\bnot\b|!|\bunless\b)[^\n]*(?:authenticated"
+       r"|auth|logged|session|signature|permission|csrf)",
+       "makes the access check depend on an environment variable"),
+    _c("access", "code",
+       r"(?i)\b(?:if|unless|elif)\b[^\n]*\b\w*(?:skip|disable|bypass)_?(?:auth\w*|login"
+       r"|signature\w*|csrf|permission\w*)\b",
+       "lets a flag skip the access check"),
     # -- permissive ------------------------------------------------------------------------
     _c("permissive", "rust", r"\bCorsLayer\s*::\s*very_permissive\s*\(",
        "allows any origin with credentials (CorsLayer::very_permissive)"),
@@ -587,6 +718,93 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
        r"\bif\s*\(\s*(?:app\(\)->environment|App::environment|app\(\)->runningUnitTests)"
        r"\s*\(\s*(?:['\"]testing['\"])?\s*\)\s*\)\s*\{?\s*return\s+(?:-?\d|['\"]|true\b|false\b)",
        "returns a fixed value when it runs under the test environment (testing)"),
+    # -- hardening: protections a web application keeps ------------------------------------
+    _c("hardening", "python javascript go rust jvm csharp ruby php config",
+       r"(?i)\bhelmet\s*[.(]|\bcontentSecurityPolicy\b|Content-Security-Policy"
+       r"|Strict-Transport-Security|X-Frame-Options|X-Content-Type-Options|\bTalisman\s*\("
+       r"|\bSecurityMiddleware\b|\bSECURE_HSTS_SECONDS\b|\bSECURE_SSL_REDIRECT\b"
+       r"|\bCSP_DEFAULT_SRC\b|\bUseHsts\s*\(|\bUseHttpsRedirection\s*\(|\bsecure_headers\b"
+       r"|\bforce_ssl\b|\.headers\s*\(\s*\w+\s*->\s*\w+\s*\.\s*contentSecurityPolicy",
+       "security headers (CSP, HSTS, frame options)", mode="guard"),
+    _c("hardening", "code",
+       r"(?i)\b(?:if|unless|elif)\b[^\n]*(?:allowed_?(?:extensions|types|mime\w*"
+       r"|content_?types|files)|max_?(?:upload|file)_?\w*|file_?size|allowed_file"
+       # a type or a size, on a line about a file that came in
+       r"|(?:file|upload|attachment|image|photo|avatar|document|blob)\w*\.?\w*[^\n]*"
+       r"(?:content_?type|mime_?type|mimetype|\.size\b|\.length\b|extension)"
+       r"|(?:content_?type|mime_?type|mimetype|\.size\b|extension)[^\n]*"
+       r"(?:file|upload|attachment|image|photo|avatar|document|blob))",
+       "an upload type or size check", mode="guard"),
+    # a server that listened on this machine only now listens on every interface
+    _c("hardening", "code",
+       r"(?i)\b(?:host|hostname|bind|listen|addr|address)\b['\"]?\s*[=:,(]\s*['\"]0\.0\.0\.0"
+       r"|\b(?:Listen|ListenAndServe|listen|run|bind)\s*\(\s*['\"](?:0\.0\.0\.0)?:\d+['\"]"
+       r"|\.listen\s*\(\s*\w+\s*,\s*['\"]0\.0\.0\.0['\"]",
+       "binds the server to every interface (0.0.0.0)"),
+    _c("hardening", "xml", r"(?i)<customErrors\b[^>]*\bmode\s*=\s*['\"]Off['\"]",
+       'shows detailed errors to every visitor (customErrors mode="Off")'),
+    _c("hardening", "xml", r"(?i)<compilation\b[^>]*\bdebug\s*=\s*['\"]true['\"]",
+       'compiles the production site in debug mode (debug="true")'),
+    _c("hardening", "xml", r"(?i)<httpErrors\b[^>]*\berrorMode\s*=\s*['\"]Detailed['\"]",
+       'shows detailed errors to every visitor (errorMode="Detailed")'),
+    # -- injection: a query built from values where it was parameterised -------------------
+    _c("injection", "python",
+       # an f-string that puts in a value (``{email}``; a constant such as ``{TABLE}`` is not)
+       r"\.(?i:execute|executemany|executescript|raw|extra|text|query|exec_driver_sql)\s*\(\s*"
+       r"(?:[fF][rR]?\"[^\"\n]*\{[a-z_]|[fF][rR]?'[^'\n]*\{[a-z_]"
+       r"|['\"][^'\"\n]*['\"]\s*(?:%\s*[\w(]|\.format\s*\(|\+\s*\w))"
+       r"|\btext\s*\(\s*[fF](?:\"[^\"\n]*|'[^'\n]*)\{[a-z_]",
+       "builds an SQL query from values by string formatting (SQL injection)"),
+    _c("injection", "javascript",
+       r"\.(?:query|execute|raw|run|all|get|exec|\$queryRawUnsafe|\$executeRawUnsafe"
+       r"|sequelize\.query)\s*\(\s*(?:`[^`\n]*\b(?i:select|insert|update|delete|where)\b"
+       r"[^`\n]*\$\{[a-z_]|['\"][^'\"\n]*\b(?i:select|insert|update|delete|where)\b"
+       r"[^'\"\n]*['\"]\s*\+\s*\w)",
+       "builds an SQL query from values by concatenation (SQL injection)"),
+    _c("injection", "go",
+       r"\.(?:Query|QueryRow|Exec|QueryContext|QueryRowContext|ExecContext|Raw|Select|Get)"
+       r"\s*\(\s*(?:ctx\s*,\s*)?(?:fmt\.Sprintf\s*\(|\"[^\"\n]*\"\s*\+\s*\w)",
+       "builds an SQL query from values with fmt.Sprintf or + (SQL injection)"),
+    _c("injection", "jvm csharp",
+       r"(?i)\b(?:createQuery|createNativeQuery|prepareStatement|executeQuery|executeUpdate"
+       r"|execute|queryForObject|queryForList|query|update|SqlCommand|FromSqlRaw"
+       r"|ExecuteSqlRaw|ExecuteSqlCommand)\s*\(\s*(?:\$\"[^\"\n]*\{|\"[^\"\n]*\b(?:select"
+       r"|insert|update|delete|where)\b[^\"\n]*\"\s*\+\s*\w|String\.format\s*\()",
+       "builds an SQL query from values by concatenation (SQL injection)"),
+    _c("injection", "ruby",
+       r"\b(?:where|find_by_sql|execute|exec_query|select_all|order|joins)\s*\(\s*\""
+       r"[^\"\n]*#\{",
+       "builds an SQL query by string interpolation (SQL injection)"),
+    _c("injection", "php",
+       r"(?i)(?:->|::)(?:query|exec|prepare|select|statement|raw|whereRaw|DB::raw)\s*\(\s*"
+       r"\"[^\"\n]*\$\w|(?i)(?:mysqli_query|pg_query)\s*\([^,\n]*,\s*\"[^\"\n]*\$\w",
+       "builds an SQL query from variables in the string (SQL injection)"),
+    # -- release: the gates a change passes before it reaches production --------------------
+    _c("release", "config",
+       r"(?mi)^\s*environment:\s*['\"]?(?:prod\w*|live|release)\b"
+       r"|(?mi)^\s*environment:\s*\n\s+name:\s*['\"]?(?:prod\w*|live|release)\b",
+       "the production environment (its required approvals)", mode="guard"),
+    _c("release", "config", r"(?mi)^\s*when:\s*['\"]?manual\b",
+       "a manual approval (when: manual)", mode="guard"),
+    _c("release", "config", r"(?mi)^\s*(?:-\s*)?(?:dependsOn|needs):\s*\S",
+       "a dependency on earlier stages (dependsOn / needs)", mode="guard"),
+    _c("release", "config", r"(?mi)^\s*condition:\s*['\"]?(?:always\(\)|true\b)",
+       "runs the stage whatever happened before it (condition: always())"),
+    _c("release", "config",
+       r"(?m)^\s*(?:on:\s*\[?[^\n]*\bpull_request_target\b|-?\s*pull_request_target\s*:?\s*$)",
+       "runs pull requests' code with the repository's secrets (pull_request_target)"),
+    _c("release", "config", r"(?m)^\s*permissions:\s*['\"]?write-all\b",
+       "grants the workflow token every write permission (write-all)"),
+    _c("release", "config", r"(?m)^\s*-?\s*package-ecosystem:\s*\S",
+       "a dependabot update ecosystem", mode="guard"),
+    _c("release", "owners", r"(?m)^\s*[^#\s]\S*\s+@\S",
+       "a code owner rule", mode="guard"),
+    # a CI job that sends its own token out
+    _c("release", "config",
+       r"(?i)(?:System\.AccessToken|SYSTEM_ACCESSTOKEN|GITHUB_TOKEN|github\.token|CI_JOB_TOKEN"
+       r"|secrets\.\w+|ACTIONS_RUNTIME_TOKEN|NPM_TOKEN)[^\n]*\b(?:base64|xxd|openssl\s+enc)\b"
+       r"[^\n]*\b(?:curl|wget|nc|ncat|Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b",
+       "encodes the pipeline's token and sends it out"),
 )  # fmt: skip
 
 
@@ -721,6 +939,7 @@ class Finding:
 
     safeguard: Safeguard
     what: str
+    severe: bool = False  # clearly malicious, not a mistake: the kind blocks
 
 
 # Per language, every construct in one pattern: most texts match none, and one pass says so.
@@ -802,41 +1021,53 @@ def taken_out(
     if language is None:
         return []
     wanted = frozenset(safeguards)
+    if "release" in wanted and _CI_FILE.search(path) is None:
+        wanted = wanted - {"release"}
     was, now = _counts(before, language), _counts(after, language)
     found: list[Finding] = []
     said: set[str] = set()
-    guards_lost: list[str] = []
+    guards_lost: dict[Safeguard, list[str]] = {}
     kept_lost: list[str] = []
     kept_most = 0  # the most settings of one kind lost
-    guard_gained = guard_added_elsewhere
+    guard_gained: set[Safeguard] = {"access"} if guard_added_elsewhere else set()
     for construct, b, a in zip(_CONSTRUCTS, was, now, strict=True):
         if construct.safeguard not in wanted or (a == 0 and b == 0):
             continue
         if construct.mode == "wide":
-            guard_gained = guard_gained or a > b
+            if a > b:
+                guard_gained.add(construct.safeguard)
         elif construct.mode == "guard":
             if a < b:
-                guards_lost.append(construct.words)
+                guards_lost.setdefault(construct.safeguard, []).append(construct.words)
             elif a > b:
-                guard_gained = True
+                guard_gained.add(construct.safeguard)
         elif construct.mode == "kept":
             if a < b:
                 kept_lost.append(construct.words)
                 kept_most = max(kept_most, b - a)
-        elif a > b and construct.words not in said:
+        elif (
+            a > b
+            and construct.words not in said
+            and not _excused(construct, path, _loopback_lost(language, before, after))
+        ):
             said.add(construct.words)
-            found.append(Finding(construct.safeguard, construct.words))
-    if guards_lost and not guard_gained:
+            found.append(Finding(construct.safeguard, construct.words, construct.words in _SEVERE))
+    for safeguard, lost_words in guards_lost.items():
+        if safeguard in guard_gained:
+            continue
         code_before, code_after = _code(before, language), _code(after, language)
         gone = _count(_DEFINITION, code_before) - _count(_DEFINITION, code_after)
         lost = sum(
             b - a
             for construct, b, a in zip(_CONSTRUCTS, was, now, strict=True)
-            if construct.mode == "guard" and construct.safeguard in wanted and a < b
+            if construct.mode == "guard" and construct.safeguard == safeguard and a < b
         )
-        if gone < lost:  # not the handlers themselves deleted with their guards
-            words = ", ".join(dict.fromkeys(guards_lost))
-            found.append(Finding("access", f"removes an access check: {words}"))
+        # not the handlers themselves deleted with their guards
+        if gone < lost and not (
+            gone > 0 and _deleted_with_handlers(code_before, code_after, safeguard, lost)
+        ):
+            words = ", ".join(dict.fromkeys(lost_words))
+            found.append(Finding(safeguard, f"{_GUARD_LOST[safeguard]}: {words}"))
     if kept_lost:
         gone = infra.resources(_code(before, language)) - infra.resources(_code(after, language))
         # not the resources removed with their settings (each holds a setting once)
@@ -849,6 +1080,80 @@ def taken_out(
     if "permissive" in wanted:
         found.extend(_permissive(path, language, before, after))
     return found
+
+
+# CI/CD pipelines and the repository's review and update rules: where ``release`` is read.
+_CI_FILE: Final = re2.compile(
+    r"(?i)(?:^|/)(?:\.github/workflows/[^/]+|\.github/actions/.+/action|\.gitlab-ci|\.gitlab/.+"
+    r"|azure-pipelines[^/]*|\.azure-pipelines/.+|\.azuredevops/.+|\.circleci/config"
+    r"|bitbucket-pipelines|\.buildkite/[^/]+|\.github/dependabot|\.travis|cloudbuild"
+    r"|buildspec)\.ya?ml$|(?:^|/)(?:\.github/|docs/|\.gitlab/)?CODEOWNERS$"
+)
+# Constructs that are an attack, not a weakening (by their words in :data:`_CONSTRUCTS`).
+_SEVERE: Final = frozenset({"encodes the pipeline's token and sends it out"})
+# What losing a guard of each class is, in words.
+_GUARD_LOST: Final[dict[Safeguard, str]] = {
+    "access": "removes an access check",
+    "hardening": "removes a protection",
+    "release": "removes a release gate",
+}
+# Files of a container or a process manager, where listening on every interface is how a
+# service is reached (the container's network is the boundary).
+_CONTAINER_FILE: Final = re2.compile(
+    r"(?i)(?:^|/)(?:Dockerfile[^/]*|[^/]*compose[^/]*|gunicorn[^/]*|uwsgi[^/]*|Procfile"
+    r"|entrypoint[^/]*|[^/]*docker[^/]*|k8s/.*|helm/.*|charts/.*|deploy/.*)$"
+)
+
+
+# A server bound to this machine alone.
+_LOOPBACK_BIND: Final = re2.compile(
+    r"(?i)\b(?:host|hostname|bind|listen|addr|address|Listen|ListenAndServe|run)\b['\"]?\s*"
+    r"[=:,(]\s*['\"](?:127\.0\.0\.1|localhost|::1|\[::1\])"
+)
+
+
+def _excused(construct: _Construct, path: str, local_lost: bool = False) -> bool:
+    """An added construct that is how the file is meant to be (a container listening on
+    every interface; debugging in a config transform for debug builds)."""
+    if construct.safeguard != "hardening":
+        return False
+    if construct.words.startswith("binds"):
+        # a container listens on every interface; elsewhere only a bind that was this
+        # machine's alone and is no longer counts (a new service's ``:8080`` is not judged)
+        return _CONTAINER_FILE.search(path) is not None or not local_lost
+    return construct.languages == frozenset({"xml"}) and (
+        _NOT_PRODUCTION_FILE.search(path) is not None
+        or re2.search(r"(?i)debug", path.rsplit("/", 1)[-1]) is not None
+    )
+
+
+def _deleted_with_handlers(before: str, after: str, safeguard: Safeguard, lost: int) -> bool:
+    """Whether the lines the change takes out hold a handler's definition and every guard
+    of ``safeguard`` it lost (a view deleted with its decorator and its inline check)."""
+    left = Counter(after.splitlines())
+    removed: list[str] = []
+    for line in before.splitlines():
+        if left[line] > 0:
+            left[line] -= 1
+        else:
+            removed.append(line)
+    text = "\n".join(removed)
+    if not text or _DEFINITION.search(text) is None:
+        return False
+    held = sum(
+        _count(c.pattern, text, c.unless)
+        for c in _CONSTRUCTS
+        if c.mode == "guard" and c.safeguard == safeguard
+    )
+    return held >= lost
+
+
+def _loopback_lost(language: Language, before: str, after: str) -> bool:
+    """Whether the change takes away a bind to this machine alone (127.0.0.1, localhost)."""
+    if language not in _CODE:
+        return False
+    was = _count(_LOOPBACK_BIND, _code(before, language))
+    return was > 0 and _count(_LOOPBACK_BIND, _code(after, language)) < was
 
 
 _INFRA_LANGUAGES: Final = frozenset({"hcl", "config", "javascript", "python"})

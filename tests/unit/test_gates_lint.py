@@ -91,6 +91,11 @@ LOOSENED = [
      "selection"),
     (write("conftest.py", "def pytest_collection_modifyitems(items):\n    items[:] = []\n"),
      "selection"),
+    (write("tests/conftest.py", "import pytest\n\n"
+           "def pytest_collection_modifyitems(config, items):\n"
+           "    for item in items:\n        if 'checkout' in item.nodeid:\n"
+           "            item.add_marker(pytest.mark.xfail(reason='flaky'))\n"),
+     "selection"),
     (write("tests/conftest.py", "def pytest_runtest_makereport(item, call):\n"
            "    rep = (yield).get_result()\n    rep.outcome = 'passed'\n"), "masked"),
     # jest selection

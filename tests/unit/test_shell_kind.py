@@ -1705,3 +1705,44 @@ def test_a_rule_can_ask_whether_the_output_leaves_the_machine(command: str, sent
 def test_a_delete_tool_given_a_directory_deletes_what_is_in_it(path: str, command: str):
     ctx = Context(cwd="/work/app", repo_root="/work/app", home="/home/u")
     assert shell.file_command_of(Action(type="file_delete", args={"path": path}), ctx) == command
+
+
+# --------------------------------------------------------------------------------------
+# task_named: a selection that names what the user's request is about
+
+DESELECT = {
+    "rules": [
+        {
+            "name": "deselect the task's tests",
+            "program": ["pytest", "dotnet"],
+            "args_any": ["--deselect*", "not *", "*!~*"],
+            "task_named": True,
+        }
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pytest -k 'not checkout'",
+        "pytest --deselect tests/test_checkout.py::test_discount",
+        'dotnet test --filter "FullyQualifiedName!~CheckoutTests"',
+    ],
+)
+def test_a_selection_naming_the_tasks_tests_is_objected_to(command: str):
+    task = Context(cwd="/home/u/proj", task="Fix the failing checkout tests.")
+    assert judge(DESELECT, command, task, default="nudge").verdict is Verdict.NUDGE
+
+
+@pytest.mark.parametrize(
+    ("command", "task"),
+    [
+        ("pytest -k 'not slow'", "Fix the failing checkout tests."),
+        ("pytest --deselect tests/test_email.py::test_smtp_live", "Fix the checkout tests."),
+        ("pytest -k 'not checkout'", None),
+    ],
+)
+def test_a_selection_of_other_tests_or_without_a_task_is_not(command: str, task: str | None):
+    context = Context(cwd="/home/u/proj", task=task)
+    assert judge(DESELECT, command, context, default="nudge").verdict is Verdict.OK
