@@ -1228,6 +1228,8 @@ _RUNNERS: Final = {
     ".pl": "perl",
     ".php": "php",
 }
+# PowerShell scripts: read as a PowerShell tool's script is (``pwsh -Command TEXT``).
+_POWERSHELL_SCRIPTS: Final = frozenset({".ps1", ".psm1"})
 
 
 def written_program_of(
@@ -1254,8 +1256,13 @@ def written_program_of(
     commands = task_commands(path, text)
     if commands is not None:  # a Makefile's recipes, package.json's scripts: run later
         return (commands, context) if commands.strip() else None
-    runner = _RUNNERS.get(posixpath.splitext(path)[1].lower())
-    if runner is not None:
+    suffix = posixpath.splitext(path.replace("\\", "/"))[1].lower()
+    runner = _RUNNERS.get(suffix)
+    if suffix in _POWERSHELL_SCRIPTS:
+        command = command_of(Action(type="shell", tool="PowerShell", args={"command": text}))
+        if command is None:
+            return None
+    elif runner is not None:
         command = f"{runner} {_path_word(path)}"
     elif text.startswith("#!"):
         command = _path_word(path if "/" in path else "./" + path)

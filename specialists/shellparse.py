@@ -432,8 +432,9 @@ _POWERSHELL_TOOLS: Final = frozenset({"powershell", "pwsh", "powershell.exe", "p
 # variable with its sigil (``$c = New-Object …``, ``$env:X = 1``) or by a .NET type's static
 # member (``[Net.ServicePointManager]::…``). A POSIX shell would expand ``$c`` and run the
 # result as a program; sent as a shell command, such a line is PowerShell's.
+# (``$x = …`` or ``[Type]::…``, also behind PowerShell's call operator: ``& ([scriptblock]::…)``)
 _POWERSHELL_START: Final = re2.compile(
-    r"^\s*(?:\$(?:env:)?[A-Za-z_][A-Za-z0-9_]*\s*=[^=~]|\[[A-Za-z_][A-Za-z0-9_.]*\]::)"
+    r"^\s*(?:&\s*\(?\s*)?(?:\$(?:env:)?[A-Za-z_][A-Za-z0-9_]*\s*=[^=~]|\[[A-Za-z_][A-Za-z0-9_.]*\]::)"
 )
 
 

@@ -108,6 +108,7 @@ from specialists.sqlshape import plain_query
 from specialists.understand.files import read_text
 from specialists.understand.globs import is_within
 from specialists.understand.ormcode import destruction_in
+from specialists.winshell import connection_target
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.redact import redact_text
@@ -478,6 +479,27 @@ def _words(name: str) -> frozenset[str]:
     """The alphanumeric words of a name, lower case: ``prod-db.internal`` → prod, db, internal."""
     cleaned = "".join(c if c.isalnum() else " " for c in name.lower())
     return frozenset(cleaned.split())
+
+
+# SQL Server's names for the local server: LocalDB, "(local)" and ".".
+_SQLSERVER_LOCAL: Final = frozenset({"(localdb)", "(local)", ".", "localhost"})
+
+
+def sqlserver_host(server: str) -> dict[str, str]:
+    """A SQL Server address (``tcp:host,1433``, ``host\\INSTANCE``, ``(localdb)\\MSSQLLocalDB``,
+    ``.\\SQLEXPRESS``) as its ``host`` and ``port`` (LocalDB and ``.`` are localhost)."""
+    text = server.strip().strip("'\"")
+    scheme, sep, rest = text.partition(":")
+    if sep and scheme.lower() in ("tcp", "np", "lpc", "admin"):
+        text = rest
+    text, _, port = text.partition(",")
+    host = text.split("\\", 1)[0].strip()
+    if host.lower() in _SQLSERVER_LOCAL:
+        host = "localhost"
+    found = {"host": host}
+    if port.strip().isdigit():
+        found["port"] = port.strip()
+    return found
 
 
 def _is_local_host(host: str) -> bool:
@@ -942,6 +964,8 @@ class _Reader:
                 read_files.append(value)
             elif name in client.database:
                 values["database"] = value
+            elif name in client.host and client is _SQLCMD:
+                values.update(sqlserver_host(value))
             elif name in client.host:
                 values["host"] = value
             elif name in client.port:
@@ -1277,6 +1301,8 @@ _RESET_PROGRAMS: Final = frozenset(
         "sequelize",
         "sequelize-cli",
         "typeorm",
+        "dotnet",
+        "dotnet-ef",
         *_LAUNCHERS,
     }
 )
@@ -1370,6 +1396,24 @@ def reset_of(cmd: SimpleCommand) -> str | None:
                 return f"sequelize {word} drops the database or every migrated table"
     elif tool == "typeorm" and "schema:drop" in plain:
         return "typeorm schema:drop drops every table"
+    elif tool in ("dotnet", "dotnet-ef") and (tool == "dotnet-ef" or plain[:1] == ["ef"]):
+        if _in_order(plain, ("database", "drop")):
+            return "dotnet ef database drop drops the database"
+        after = (
+            plain[plain.index("update") + 1 :] if _in_order(plain, ("database", "update")) else []
+        )
+        if after[:1] == ["0"]:
+            return "dotnet ef database update 0 reverts every migration (every table dropped)"
+    return None
+
+
+def _option_value(argv: Sequence[str], name: str) -> str | None:
+    """The value of ``--name VALUE`` or ``--name=VALUE`` in ``argv``, or None."""
+    for i, word in enumerate(argv):
+        if word == name and i + 1 < len(argv):
+            return argv[i + 1]
+        if word.startswith(name + "="):
+            return word[len(name) + 1 :]
     return None
 
 
@@ -1443,6 +1487,11 @@ def _reset_sources(parsed: ParsedShell, context: Context) -> list[ShellSql]:
             assigned["RAILS_ENV"] = environment
         url = _env(_ORM_URLS, assigned, context.env)
         target_values = connection(url) if url else {}
+        given = _option_value(cmd.argv, "--connection")
+        if given is not None:  # dotnet ef … --connection "Server=…;Database=…"
+            server, database = connection_target(given)
+            target_values = {**sqlserver_host(server), "database": database} if server else {}
+            url = url or given
         if url and url.startswith(("sqlite:", "file:")):
             name = _file_url(url)
             path = resolve_path(name, cmd.cwd, context.home) if name not in ("", ":memory:") else ""

@@ -39,6 +39,7 @@ from typing import Final, NamedTuple
 __all__ = [
     "WINDOWS_PROGRAMS",
     "WindowsOp",
+    "connection_target",
     "is_cmdlet_name",
     "is_drive_path",
     "is_windows_program",
@@ -108,7 +109,8 @@ _ENV_DRIVE: Final = frozenset({"env:", "env:\\", "env:/", "env:*", "env:\\*", "e
 WINDOWS_PROGRAMS: Final = (
     (_REMOVE | _COPY | _MOVE | _WRITE | _READ | _FETCH | _EVAL | _KILL | _FORMAT | _ACL | _ARCHIVE)
     - {"rm", "cp", "mv", "cat", "curl", "wget", "kill", "type"}
-    | {"get-childitem", "gci", "curl.exe", "wget.exe"}
+    | {"get-childitem", "gci", "curl.exe", "wget.exe", "invoke-sqlcmd", "get-azkeyvaultsecret"}
+    | {"reg", "reg.exe", "remove-itemproperty"}
     | _LOLBINS
     | {name + ".exe" for name in _LOLBINS}
 )
@@ -120,6 +122,8 @@ _VALUE_PARAMS: Final = frozenset(
         "headers", "contenttype", "credential", "newname", "filepath", "source", "delay",
         "usebasicparsing", "timeoutsec", "useragent", "destinationpath", "pattern",
         "resourcegroupname", "bucketname", "instanceid", "dbinstanceidentifier",
+        "serverinstance", "database", "query", "inputfile", "connectionstring", "username",
+        "password", "vaultname", "secretid",
     }
 )  # fmt: skip
 _FLAG_PARAMS: Final = frozenset({"usebasicparsing", "force", "recurse", "confirm", "whatif"})
@@ -188,6 +192,9 @@ def windows_path(word: str, home: str | None) -> str:
         cut = text.find("\\") if "\\" in text else text.find("/")
         rest = text[cut:].replace("\\", "/") if cut > 0 else ""
         return "/c:/Windows" + rest
+    hive = _registry_file(text, home)
+    if hive is not None:
+        return hive
     if is_drive_path(text):
         rest = text[2:].replace("\\", "/")
         return "/" + text[0].lower() + ":" + (rest or "/")
@@ -198,6 +205,44 @@ def windows_path(word: str, home: str | None) -> str:
     return text.replace("\\", "/")
 
 
+# The registry's root keys and the file each is kept in: a key is part of its hive file, so a
+# key changed or deleted is that file changed (HKLM\SOFTWARE is C:\Windows\System32\config\
+# SOFTWARE; the current user's keys are NTUSER.DAT in the home).
+_CONFIG: Final = "/c:/Windows/System32/config"
+_HIVE_ROOTS: Final[dict[str, str]] = {
+    "hklm": _CONFIG, "hkey_local_machine": _CONFIG,
+    "hkcr": _CONFIG + "/SOFTWARE/Classes", "hkey_classes_root": _CONFIG + "/SOFTWARE/Classes",
+    "hkcc": _CONFIG + "/SYSTEM/CurrentControlSet/Hardware Profiles/Current",
+    "hkey_current_config": _CONFIG + "/SYSTEM/CurrentControlSet/Hardware Profiles/Current",
+    "hku": "/c:/Users", "hkey_users": "/c:/Users",
+}  # fmt: skip
+_USER_HIVE: Final = frozenset({"hkcu", "hkey_current_user"})
+
+
+def _registry_file(text: str, home: str | None) -> str | None:
+    """A registry key (``HKLM:\\SOFTWARE\\X``, ``Registry::HKEY_CURRENT_USER\\X``, reg.exe's
+    ``HKLM\\X``) as a path in the hive file that holds it, or None for any other word."""
+    lowered = text.lower()
+    marker = lowered.find("registry::")
+    if marker >= 0:
+        text, lowered = text[marker + len("registry::") :], lowered[marker + len("registry::") :]
+    cut = next((i for i, c in enumerate(lowered) if c in ":\\/"), len(lowered))
+    root = lowered[:cut]
+    if root not in _HIVE_ROOTS and root not in _USER_HIVE:
+        return None
+    rest = text[cut:]
+    if rest.startswith(":"):
+        rest = rest[1:]
+    elif rest and marker < 0 and not rest.startswith("\\"):
+        return None  # HKLM/x: a relative path, not reg.exe's HKLM\x
+    rest = rest.replace("\\", "/").rstrip("/")
+    if rest and not rest.startswith("/"):
+        rest = "/" + rest
+    if root in _USER_HIVE:
+        return (home or "~") + "/NTUSER.DAT" + rest
+    return _HIVE_ROOTS[root] + rest
+
+
 def _statements(text: str) -> Iterator[tuple[str, str]]:
     """(separator before, statement) pairs; the separator is ``|`` for a pipeline step."""
     quote = ""
@@ -206,6 +251,7 @@ def _statements(text: str) -> Iterator[tuple[str, str]]:
     n = len(text)
     i = 0
     count = 0
+    braces = 0  # inside a script block ``{ … }``, which is read as a line of its own
     while i < n:
         c = text[i]
         if quote:
@@ -215,6 +261,12 @@ def _statements(text: str) -> Iterator[tuple[str, str]]:
             continue
         if c in "'\"":
             quote = c
+        elif c == "{":
+            braces += 1
+        elif c == "}":
+            braces = max(0, braces - 1)
+        elif braces:
+            pass
         elif c in ";\n|&":
             two = text[i : i + 2]
             width = 2 if two in ("&&", "||") else 1
@@ -342,7 +394,16 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
         words = _named(_words(statement), statement, line.strings, called=sep == "&")
         if not words:
             continue
+        # -Path $k of a string the line built ('HKCU:\…\' + 'Run'): the string
+        words = [words[0], *(_known_string(w, line.strings) for w in words[1:])]
+        if words[0] == "(" and len(words) > 1 and words[1].lower() in _IN_PARENTHESES:
+            words = words[1:]  # (Get-AzKeyVaultSecret …).SecretValue
         parsed = _parse(words)
+        if parsed.verb == "get-azkeyvaultsecret" and _pipeline_says(
+            statements, index, "asplaintext"
+        ):
+            # … | ConvertFrom-SecureString -AsPlainText: the value printed
+            parsed = _Parsed(parsed.verb, {**parsed.params, "asplaintext": ""}, parsed.args)
         if target is not None and parsed.verb in _READ:
             line.read_into[target] = tuple(_paths(parsed, home))
         if target is not None and _lists_environment(parsed, statement):
@@ -388,6 +449,16 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
         ops.extend(_uploads(statement, line))
         if "::getenvironmentvariables()" in lowered:  # [Environment]::…()
             ops.append(WindowsOp("argv", ("env",), statement))
+        if "protecteddata]::unprotect" in lowered:
+            # DPAPI: the user's protected secrets decrypted (a browser's saved passwords)
+            ops.append(
+                WindowsOp("argv", ("[Security.Cryptography.ProtectedData]::Unprotect",), statement)
+            )
+        if "win32_shadowcopy" in lowered and _removes_objects(statements, index):
+            # Get-CimInstance Win32_ShadowCopy | Remove-CimInstance, (gwmi …).Delete()
+            ops.append(
+                WindowsOp("argv", ("vssadmin", "delete", "shadows", "/all", "/quiet"), statement)
+            )
         if "passwordvault" in lowered and "retrieve" in lowered:
             # the credential vault's saved passwords read out: what vaultcmd lists
             ops.append(WindowsOp("argv", ("vaultcmd", "/listcreds:Web Credentials"), statement))
@@ -396,14 +467,178 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
         ops.extend(_runs(parsed, words, statement, line, piped, tail))
         _remember_files(parsed, words, statement, line)
         if depth < MAX_DEPTH:
-            inner = _inner_line(statement, parsed.verb)
+            inner = _inner_line(statement, parsed.verb, line.strings)
             if inner:  # powershell -c "…", cmd /c "…": a line of its own
                 ops.extend(_read(inner, _Line(home, files=line.files), depth + 1))
+            item = _listed_item(previous) if sep == "|" else None
+            for body in _blocks(statement):
+                # { … } of ForEach-Object, if, try, Invoke-Command: its statements run;
+                # after a listing, $_ is each item it lists
+                ops.extend(_read(_bind_item(body, item) if item else body, line, depth + 1))
+            for body in _loop_bodies(words, statement):
+                ops.extend(_read(body, line, depth + 1))  # cmd's for … do COMMAND
+            for body in _evaluated_strings(statement, parsed.verb, line.strings):
+                # iex ('Remove-'+'Item …'), [scriptblock]::Create('Set-Mp'+'Preference …')
+                ops.extend(_read(body, line, depth + 1))
         previous = parsed
         if sep == "|" and parsed.verb in _PASS_THROUGH and fetched is None:
             fetched = fetched_before  # iwr URL | % Content | iex: still what was downloaded
         fetched_before = fetched
     return ops
+
+
+# Cmdlets read the same when a statement wraps them in parentheses to take a property.
+_IN_PARENTHESES: Final = frozenset({"get-azkeyvaultsecret", "get-secsecretvalue", "invoke-sqlcmd"})
+
+
+def _pipeline_says(statements: Sequence[tuple[str, str]], index: int, word: str) -> bool:
+    """Whether the pipeline from statement ``index`` on has ``word`` in it (lower case)."""
+    if word in statements[index][1].lower():
+        return True
+    for sep, part in statements[index + 1 : index + 8]:
+        if sep != "|":
+            return False
+        if word in part.lower():
+            return True
+    return False
+
+
+def _removes_objects(statements: Sequence[tuple[str, str]], index: int) -> bool:
+    """Whether the pipeline from statement ``index`` on deletes the objects it gets
+    (``Remove-CimInstance``, ``Remove-WmiObject``, a ``.Delete()`` or ``% Delete``)."""
+    parts = [statements[index][1]]
+    for sep, part in statements[index + 1 : index + 8]:
+        if sep != "|":
+            break
+        parts.append(part)
+    text = " ".join(parts).lower()
+    if any(w in text for w in ("remove-ciminstance", "rcim", "remove-wmiobject", "delete()")):
+        return True
+    return any(w.strip("'\"{}") == "delete" for w in text.split()[1:])
+
+
+def _known_string(word: str, strings: dict[str, str]) -> str:
+    """``$name`` of a string the line assigned, as that string; any other word as it is."""
+    if word.startswith("$") and word[1:].lower() in strings:
+        return strings[word[1:].lower()]
+    return word
+
+
+def _blocks(statement: str) -> list[str]:
+    """The bodies of the script blocks ``{ … }`` a statement holds at its top level."""
+    bodies: list[str] = []
+    quote = ""
+    depth = 0
+    start = 0
+    for i, c in enumerate(statement):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "{":
+            depth += 1
+            if depth == 1:
+                start = i + 1
+        elif c == "}" and depth:
+            depth -= 1
+            if depth == 0 and statement[start:i].strip():
+                bodies.append(statement[start:i].strip())
+    return bodies
+
+
+def _listed_item(listing: _Parsed | None) -> str | None:
+    """How each item a listing (``Get-ChildItem DIR``) passes down a pipeline is spelled, as
+    a path with a wildcard (``DIR\\*``, ``DIR\\*.bak``), or None when it lists nothing."""
+    if listing is None or listing.verb not in _LIST_ITEMS:
+        return None
+    where = listing.params.get("path") or listing.params.get("literalpath")
+    where = where or next((a for a in listing.args if a not in ("(", ")")), ".")
+    if where.strip("'\"").lower() in _ENV_DRIVE:
+        return None
+    pattern = listing.params.get("include") or listing.params.get("filter") or "*"
+    return where.rstrip("\\/") + "\\" + pattern.split(",")[0].strip("'\"")
+
+
+# What a script block calls the item it is given: $_ and $PSItem, and their path properties.
+_ITEM_NAMES: Final = (
+    *(f"{v}.{p}" for v in ("$_", "$psitem") for p in ("fullname", "pspath", "fullpath", "name")),
+    "$_",
+    "$psitem",
+)
+
+
+def _bind_item(body: str, item: str) -> str:
+    """A script block's text with the item it is given (``$_.FullName``) written as the
+    path it stands for, quoted."""
+    out: list[str] = []
+    lowered = body.lower()
+    i = 0
+    while i < len(body):
+        name = next((n for n in _ITEM_NAMES if lowered.startswith(n, i)), None)
+        if name is None:
+            out.append(body[i])
+            i += 1
+            continue
+        out.append("'" + item + "'")
+        i += len(name)
+    return "".join(out)
+
+
+def _loop_bodies(words: Sequence[str], statement: str) -> list[str]:
+    """The command cmd's ``for [/d|/r ROOT] %x in (SET) do COMMAND`` runs, once per item of
+    SET (at most a few) with ``%x`` (``%%x`` in a batch file) written as that item; an item
+    a command prints (``for /f … in ('dir /b')``) is a value not known (``$_``)."""
+    lowered = [w.lower() for w in words]
+    if not lowered or lowered[0] != "for" or "in" not in lowered or "do" not in lowered:
+        return []
+    at_in = lowered.index("in")
+    at_do = lowered.index("do")
+    variable = words[at_in - 1] if at_in > 1 else ""
+    if not variable.startswith("%") or at_do < at_in:
+        return []
+    root = ""
+    if "/r" in lowered[1 : at_in - 1]:
+        after = lowered.index("/r") + 1
+        if after < at_in - 1:
+            root = words[after].rstrip("\\/") + "\\"
+    items = [w for w in words[at_in + 1 : at_do] if w not in ("(", ")")]
+    if "/f" in lowered[1:at_in]:
+        items = ["$_"]
+    # the command as written: from the word after "do" to the end of the statement
+    spans = _spans(statement)
+    body_at = next(
+        (end for start, end in spans if statement[start:end].lower() == "do"), len(statement)
+    )
+    body = statement[body_at:].strip()
+    if body.startswith("(") and body.endswith(")"):
+        body = body[1:-1]
+    bodies: list[str] = []
+    for item in items[:4]:
+        for piece in item.replace(";", ",").split(","):
+            if piece:
+                value = item if item == "$_" else root + piece
+                bodies.append(body.replace(variable, value))
+    return bodies
+
+
+def _evaluated_strings(statement: str, verb: str, strings: dict[str, str]) -> list[str]:
+    """The text a statement runs as code when it is a string the reader can spell out:
+    ``iex ('Remove-'+'Item …')``, ``iex $c``, ``[scriptblock]::Create('…' + '…')``."""
+    lowered = statement.lower()
+    found: list[str] = []
+    at = lowered.find("[scriptblock]::create(")
+    if at >= 0:
+        expr, _ = _leading_expression(statement[at + len("[scriptblock]::create") :])
+        value = _string_value(expr, strings) if expr else None
+        if value:
+            found.append(value)
+    if verb in _EVAL:
+        text = statement.lstrip()
+        rest = text[text.find(" ") + 1 :].strip() if " " in text else ""
+        value = _string_value(rest, strings) if rest else None
+        if value and value.strip():
+            found.append(value)
+    return found
 
 
 def _runs(
@@ -583,6 +818,9 @@ def _string_value(expr: str, strings: dict[str, str]) -> str | None:
     """A string built only of literals and known string variables joined by ``+``
     (``'i'+'ex'``, ``("Set-MpPref" + 'erence')``, ``$a+$b``), or None."""
     text = _unwrap(expr.strip())
+    converted = _converted(text, strings)
+    if converted is not None:
+        return converted
     parts: list[str] = []
     quote = ""
     start = 0
@@ -610,6 +848,65 @@ def _string_value(expr: str, strings: dict[str, str]) -> str | None:
         else:
             return None
     return "".join(value)
+
+
+# .NET's encodings, as [Text.Encoding]::NAME spells them, and Python's name for each.
+_ENCODINGS: Final = {"unicode": "utf-16-le", "utf8": "utf-8", "ascii": "ascii"}
+
+
+def _converted(text: str, strings: dict[str, str]) -> str | None:
+    """A string built by .NET's base64 and text-encoding calls from a string the reader
+    knows: ``[Convert]::ToBase64String([Text.Encoding]::Unicode.GetBytes(S))`` (what
+    ``-EncodedCommand`` takes) and ``[Text.Encoding]::UTF8.GetString([Convert]::
+    FromBase64String(S))``; None for any other text."""
+    lowered = text.lower()
+    for prefix in ("[system.convert]::", "[convert]::"):
+        if lowered.startswith(prefix + "tobase64string("):
+            inner = _call_argument(text, len(prefix) + len("tobase64string"))
+            encoded = _encoded_bytes(inner, strings) if inner else None
+            return base64.b64encode(encoded).decode("ascii") if encoded is not None else None
+    for prefix in ("[system.text.encoding]::", "[text.encoding]::"):
+        if not lowered.startswith(prefix):
+            continue
+        name, dot, rest = lowered[len(prefix) :].partition(".")
+        if not dot or name not in _ENCODINGS or not rest.startswith("getstring("):
+            return None
+        inner = _call_argument(text, len(prefix) + len(name) + 1 + len("getstring"))
+        low = (inner or "").lower()
+        for convert in ("[system.convert]::", "[convert]::"):
+            if low.startswith(convert + "frombase64string("):
+                arg = _call_argument(inner or "", len(convert) + len("frombase64string"))
+                value = _string_value(arg, strings) if arg else None
+                try:
+                    raw = base64.b64decode(value or "", validate=True)
+                    return raw.decode(_ENCODINGS[name]) if value else None
+                except (binascii.Error, UnicodeDecodeError, ValueError):
+                    return None
+    return None
+
+
+def _encoded_bytes(expr: str, strings: dict[str, str]) -> bytes | None:
+    """``[Text.Encoding]::Unicode.GetBytes(S)``'s bytes, S being a string the reader knows."""
+    lowered = expr.lower()
+    for prefix in ("[system.text.encoding]::", "[text.encoding]::"):
+        if not lowered.startswith(prefix):
+            continue
+        name, dot, rest = lowered[len(prefix) :].partition(".")
+        if dot and name in _ENCODINGS and rest.startswith("getbytes("):
+            arg = _call_argument(expr, len(prefix) + len(name) + 1 + len("getbytes"))
+            value = _string_value(arg, strings) if arg else None
+            if value is not None:
+                try:
+                    return value.encode(_ENCODINGS[name])
+                except UnicodeEncodeError:
+                    return None
+    return None
+
+
+def _call_argument(text: str, at: int) -> str | None:
+    """The argument of the call whose ``(`` is at ``at`` in ``text``, or None."""
+    expr, _ = _leading_expression(text[at:])
+    return expr[1:-1].strip() if expr.startswith("(") else None
 
 
 def _unwrap(text: str) -> str:
@@ -726,7 +1023,7 @@ def _spans(statement: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _inner_line(statement: str, verb: str) -> str | None:
+def _inner_line(statement: str, verb: str, strings: dict[str, str] | None = None) -> str | None:
     """The command line ``powershell -Command …`` (``-EncodedCommand`` decoded) or ``cmd /c
     …`` runs, as written, or None."""
     if verb in ("start-process", "saps", "start"):
@@ -736,7 +1033,7 @@ def _inner_line(statement: str, verb: str) -> str | None:
         program = next((w for w in lowered[1:] if not w.startswith("-")), "")
         at = next((i for i, w in enumerate(lowered) if w in ("-argumentlist", "-args")), None)
         if program in _POWERSHELLS | _CMDS and at is not None and at + 1 < len(words):
-            return _inner_line(f"{program} {words[at + 1]}", program)
+            return _inner_line(f"{program} {words[at + 1]}", program, strings)
         return None
     if verb not in _POWERSHELLS and verb not in _CMDS:
         return None
@@ -750,10 +1047,11 @@ def _inner_line(statement: str, verb: str) -> str | None:
             flag = word[1:]
             if "encodedcommand".startswith(flag) or flag == "ec":
                 if at + 1 < len(spans):
-                    return _decoded(statement[spans[at + 1][0] : spans[at + 1][1]])
+                    word = statement[spans[at + 1][0] : spans[at + 1][1]]
+                    return _decoded(_known_string(word, strings or {}))
                 return None
             if "command".startswith(flag):
-                return _unquote(rest)
+                return _known_string(_unquote(rest), strings or {})
     return None
 
 
@@ -929,11 +1227,40 @@ def _translate(
         recursive = bool({"recurse", "r", "s"} & params.keys())
         paths = _paths(parsed, home)
         if not paths and piped and previous is not None and previous.verb in _LIST_ITEMS:
-            # Get-ChildItem DIR -Recurse | Remove-Item: what it lists, DIR's contents
-            paths = [p.rstrip("/") + "/*" for p in _paths(previous, home) if p != "<expr>"]
+            return _listing_removed(previous, home, recursive, source)
         if not paths:
             return None
         return WindowsOp("argv", ("rm", *(["-r"] if recursive else []), *paths), source)
+    if verb == "invoke-sqlcmd":
+        return _sqlcmd(parsed, source)
+    if verb == "get-azkeyvaultsecret" and "asplaintext" in params:
+        # the secret's value printed (-AsPlainText, or ConvertFrom-SecureString -AsPlainText)
+        vault, secret = params.get("vaultname", "<expr>"), params.get("name", "<expr>")
+        shown = ("az", "keyvault", "secret", "show", "--vault-name", vault, "--name", secret)
+        return WindowsOp("argv", shown, source)
+    if verb == "get-secsecretvalue":  # AWS Tools: the secret's value
+        secret = params.get("secretid") or next(iter(parsed.args), "<expr>")
+        return WindowsOp(
+            "argv", ("aws", "secretsmanager", "get-secret-value", "--secret-id", secret), source
+        )
+    if verb in ("remove-itemproperty", "rp"):
+        # Remove-ItemProperty -Path KEY -Name VALUE: that value of the key
+        keys = _paths(_Parsed(verb, {k: v for k, v in params.items() if k != "name"}, []), home)
+        value = params.get("name") or (parsed.args[1] if len(parsed.args) > 1 else "")
+        keys = keys or [windows_path(a, home) for a in parsed.args[:1]]
+        if not keys or not value:
+            return None
+        return WindowsOp("argv", ("rm", keys[0] + "/" + value), source)
+    if verb in ("reg", "reg.exe") and parsed.args[:1] and parsed.args[0].lower() == "delete":
+        # reg delete KEY /f: the key and all below it; /v NAME one value; /va its values
+        if len(parsed.args) < 2:
+            return None
+        key = windows_path(parsed.args[1], home)
+        if "v" in params and len(parsed.args) > 2:
+            return WindowsOp("argv", ("rm", key + "/" + parsed.args[2]), source)
+        if "va" in params:
+            return WindowsOp("argv", ("rm", key + "/*"), source)
+        return WindowsOp("argv", ("rm", "-r", key), source)
     if verb in _COPY or verb in _MOVE:
         paths = _paths(parsed, home)
         if params.get("destination"):
@@ -1021,6 +1348,73 @@ def _translate(
         mode = "777" if grants_all else "u+w"
         return WindowsOp("argv", ("chmod", *flags, mode, windows_path(target, home)), source)
     return None
+
+
+def _listing_removed(
+    listing: _Parsed, home: str | None, recursive: bool, source: str
+) -> WindowsOp | None:
+    """What ``Get-ChildItem DIR [-Recurse] [-Include P] | Remove-Item`` deletes: DIR's
+    contents (``rm -r DIR/*``), or the files named P below DIR (``find DIR -name P
+    -delete``; only those in DIR itself without ``-Recurse``)."""
+    item = _listed_item(listing)
+    if item is None:
+        return None
+    where, _, pattern = item.rpartition("\\")
+    folder = windows_path(where, home)
+    if folder.startswith("$"):
+        folder = "<expr>"
+    deep = "recurse" in listing.params or "r" in listing.params
+    if pattern == "*":
+        words = ("rm", "-r", folder.rstrip("/") + "/*")
+        return WindowsOp("argv", words if recursive or deep else ("rm", *words[2:]), source)
+    if deep:
+        return WindowsOp("argv", ("find", folder, "-name", pattern, "-delete"), source)
+    return WindowsOp("argv", ("rm", folder.rstrip("/") + "/" + pattern), source)
+
+
+def _sqlcmd(parsed: _Parsed, source: str) -> WindowsOp | None:
+    """``Invoke-Sqlcmd`` as the ``sqlcmd`` line with the same server, database and SQL (the
+    server and database also read from ``-ConnectionString``)."""
+    params = parsed.params
+    server, database = connection_target(params.get("connectionstring", ""))
+    server = params.get("serverinstance") or params.get("hostname") or server
+    database = params.get("database") or database
+    words = ["sqlcmd"]
+    if server:
+        words += ["-S", server]
+    if database:
+        words += ["-d", database]
+    query = params.get("query") or next(iter(parsed.args), "")
+    if params.get("inputfile"):
+        words += ["-i", params["inputfile"]]
+    elif query:
+        words += ["-Q", query]
+    else:
+        return None
+    return WindowsOp("argv", tuple(words), source)
+
+
+# The keys of an ADO.NET connection string that name the server and the database.
+_SERVER_KEYS: Final = frozenset(
+    {"server", "data source", "address", "addr", "network address", "host"}
+)
+_DATABASE_KEYS: Final = frozenset({"database", "initial catalog"})
+
+
+def connection_target(text: str) -> tuple[str, str]:
+    """(server, database) an ADO.NET connection string (``Server=sql-prod-01;Database=Shop;…``)
+    names; empty strings for what it does not name."""
+    server = database = ""
+    for part in text.strip("'\"").split(";"):
+        key, sep, value = part.partition("=")
+        key = " ".join(key.lower().split())
+        if not sep:
+            continue
+        if key in _SERVER_KEYS:
+            server = value.strip()
+        elif key in _DATABASE_KEYS:
+            database = value.strip()
+    return server, database
 
 
 # -- the cloud modules' deletions -----------------------------------------------------------

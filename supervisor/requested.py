@@ -93,6 +93,8 @@ class Requested(BaseModel):
         fields: with ``names: action``, only these arguments give names (a message's
             recipients, not its text, which shares the request's topic): top-level keys,
             compared without case, ``_`` or ``-``.
+        up_to: the strongest objection a request excuses: ``nudge`` keeps a block (a
+            credential in a message the user asked to send is still blocked).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -104,6 +106,7 @@ class Requested(BaseModel):
     fields: tuple[Annotated[str, Field(min_length=1, max_length=100)], ...] = Field(
         default=(), max_length=50
     )
+    up_to: Literal["nudge", "block"] = "block"
 
     @field_validator("acts", "unless")
     @classmethod
@@ -348,6 +351,8 @@ def excused(
 ) -> SpecialistResult:
     """``result`` as a flag when it objects (nudge or block) to an act the user asked for."""
     if result.verdict is not Verdict.NUDGE and result.verdict is not Verdict.BLOCK:
+        return result
+    if result.verdict is Verdict.BLOCK and requested.up_to == "nudge":
         return result
     request = asked_by(requested, action, context, result)
     if request is None:

@@ -74,7 +74,7 @@ Defence = Literal[
 # How a credential is taken: a cloud instance's token from its metadata service, a secret
 # key exported from a keyring, the account hives or the domain's database copied, a
 # credential store listed, the logon process's memory dumped, a credential-dumping tool
-# run, the saved Wi-Fi keys shown in clear.
+# run, the saved Wi-Fi keys shown in clear, the user's DPAPI-protected secrets decrypted.
 Taken = Literal[
     "metadata_token",
     "key_export",
@@ -83,6 +83,7 @@ Taken = Literal[
     "lsass_dump",
     "dumping_tool",
     "wifi_keys",
+    "dpapi_decrypt",
 ]
 
 _WORDS: Final[dict[str, str]] = {
@@ -103,6 +104,7 @@ _WORDS: Final[dict[str, str]] = {
     "key_export": "exports the secret keys",
     "account_hive": "copies the Windows account database (SAM, SYSTEM, SECURITY or ntds.dit)",
     "credential_store": "lists the stored Windows credentials",
+    "dpapi_decrypt": "decrypts the user's DPAPI-protected secrets (saved passwords)",
 }
 
 
@@ -583,6 +585,15 @@ def credentials_taken(cmd: SimpleCommand, urls: Sequence[str] = ()) -> list[Cred
             found.append(CredentialTaken("account_hive", program, cmd.argv[2]))
     elif name == "vaultcmd" and any(w.startswith("/listcreds") for w in lowered):
         found.append(CredentialTaken("credential_store", program, "/listcreds"))
+    elif name == "cmdkey" and any(w.startswith("/l") for w in lowered):
+        found.append(CredentialTaken("credential_store", program, "/list"))
+    elif name == "rundll32" and any(w.startswith("keymgr.dll,") for w in lowered):
+        # the Stored User Names and Passwords dialog
+        found.append(CredentialTaken("credential_store", program, "keymgr.dll"))
+    elif name.endswith("protecteddata]::unprotect"):
+        # [Security.Cryptography.ProtectedData]::Unprotect: what Chrome's Local State key
+        # and the saved passwords it protects are decrypted with
+        found.append(CredentialTaken("dpapi_decrypt", program, "ProtectedData.Unprotect"))
     elif name == "netsh" and "wlan" in lowered and "key=clear" in lowered:
         found.append(CredentialTaken("wifi_keys", program, "key=clear"))
     elif name == "ntdsutil" and any("ifm" in w.split() for w in lowered):

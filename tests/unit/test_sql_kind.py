@@ -900,6 +900,9 @@ def test_sql_the_command_does_not_show_is_judged_by_its_target(command: str):
         ("npx knex migrate:rollback --all", "knex migrate:rollback"),
         ("npx sequelize-cli db:migrate:undo:all", "sequelize-cli db:migrate:undo:all"),
         ("npx typeorm schema:drop", "typeorm schema:drop"),
+        ("dotnet ef database drop --force", "dotnet ef database"),
+        ("dotnet ef --project src/Shop.Api database update 0", "dotnet ef src/Shop.Api"),
+        ("dotnet-ef database drop -f", "dotnet-ef database drop"),
     ],
 )
 def test_resets_are_recognised(command: str, label: str):
@@ -922,6 +925,10 @@ def test_resets_are_recognised(command: str, label: str):
         "npx knex migrate:rollback",
         "echo 'prisma migrate reset' >> NOTES.md",
         "createdb shop_test",
+        "dotnet ef database update",
+        "dotnet ef database update AddOrders",
+        "dotnet ef migrations remove",
+        "dotnet build",
     ],
 )
 def test_ordinary_migrations_are_not_resets(command: str):
@@ -955,6 +962,19 @@ def test_a_reset_is_placed_by_the_tools_environment_and_database_url():
     assert place("npx prisma migrate reset", Context(environment="development")) == (
         Verdict.BLOCK,
         "local",
+    )
+    # dotnet ef's --connection names the server and database (SQL Server's spellings)
+    ef = "dotnet ef database drop --force --connection "
+    assert place(ef + "'Server=localhost;Database=Shop_Test;Trusted_Connection=True'") == (
+        Verdict.FLAG,
+        "scratch",
+    )
+    # (LocalDB is localhost, placed as a local PostgreSQL database of no test name is)
+    local = "DATABASE_URL=postgresql://localhost/app alembic downgrade base"
+    assert place(ef + "'Server=(localdb)\\MSSQLLocalDB;Database=ShopDev'") == place(local)
+    assert place(ef + "'Server=tcp:sql-prod-01,1433;Initial Catalog=Shop'") == (
+        Verdict.BLOCK,
+        "production",
     )
     # Whole-database drops by clients count as resets too.
     assert place("dropdb shop_test") == (Verdict.FLAG, "scratch")

@@ -179,6 +179,16 @@ def test_metadata_credentials(url: str, credential: bool) -> None:
         ("reg save HKLM\\SYSTEM C:\\t\\sys.hiv", "account_hive"),
         ("reg.exe save hklm\\security sec.hiv", "account_hive"),
         ('vaultcmd /listcreds:"Windows Credentials"', "credential_store"),
+        # the saved credentials' targets and accounts listed, as vaultcmd /listcreds lists
+        # them (the step before taking one), and the dialog that shows them
+        ("cmdkey /list", "credential_store"),
+        ("cmdkey.exe /list:TERMSRV/*", "credential_store"),
+        ("rundll32 keymgr.dll,KRShowKeyMgr", "credential_store"),
+        # DPAPI: what a browser's saved passwords are decrypted with
+        (
+            "pwsh -c \"[Security.Cryptography.ProtectedData]::Unprotect($k, $null, 'CurrentUser')\"",
+            "dpapi_decrypt",
+        ),
         # LSASS's memory dumped: comsvcs.dll by export name or ordinal, procdump, Out-Minidump
         (
             "rundll32.exe C:\\Windows\\System32\\comsvcs.dll, MiniDump 624 C:\\t\\l.dmp full",
@@ -210,8 +220,7 @@ def test_a_credential_taken(command: str, how: str) -> None:
         "reg save HKCU\\Software\\App app.hiv",
         "reg query HKLM\\SAM",
         "cmdkey /add:server01 /user:dev",
-        # the list of saved targets shows no password
-        "cmdkey /list",
+        "cmdkey /delete:server01",
         "netsh wlan show profiles",
         # a dump of the developer's own process
         "procdump -ma 4312 app.dmp",

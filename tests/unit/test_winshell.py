@@ -477,3 +477,149 @@ def test_a_windows_line_handed_to_another_shell_is_still_read_as_windows(line: s
 )
 def test_cmdlet_names(name: str, cmdlet: bool):
     assert is_cmdlet_name(name) is cmdlet
+
+
+def _words_of(line: str) -> list[tuple[str, ...]]:
+    return [op.words for op in windows_ops(line, HOME)]
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        # a listing filtered by name and piped into Remove-Item: the files so named below it
+        (
+            "Get-ChildItem -Path D:\\ -Recurse -Include *.bak | Remove-Item -Force",
+            ("find", "/d:/", "-name", "*.bak", "-delete"),
+        ),
+        (
+            "Get-ChildItem -Recurse -Include *.log | Remove-Item",
+            ("find", ".", "-name", "*.log", "-delete"),
+        ),
+        ("gci C:\\data -Filter *.tmp | ri", ("rm", "/c:/data/*.tmp")),
+        # a script block run for each item a listing passes: $_ is that item
+        (
+            "Get-ChildItem $env:USERPROFILE -Force | ForEach-Object { Remove-Item $_.FullName -Recurse -Force }",
+            ("rm", "-r", "/c:/Users/dev/*"),
+        ),
+        (
+            "gci C:\\Users\\dev | % { ri $PSItem -r -fo }",
+            ("rm", "-r", "/c:/Users/dev/*"),
+        ),
+        # any script block's statements run: if, try, Invoke-Command
+        ("if (Test-Path .\\dist) { Remove-Item -Recurse -Force .\\dist }", ("rm", "-r", "./dist")),
+        ("Invoke-Command -ScriptBlock { rd /s /q C:\\Users }", ("rm", "-r", "/c:/Users")),
+        # cmd's for loop: the command once per item, the loop variable written as the item
+        (
+            'cmd /c "for /d %d in (C:\\Users\\dev\\*) do rd /s /q "%d""',
+            ("rm", "-r", "/c:/Users/dev/*"),
+        ),
+        ("for %%f in (a.txt,b.txt) do del %%f", ("rm", "b.txt")),
+        ("for /f %a in ('dir /b') do rd /s /q %a", ("rm", "-r", "<expr>")),
+        # registry keys: paths in the hive file that holds them
+        (
+            "Remove-Item -Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Winlogon' -Recurse -Force",
+            (
+                "rm",
+                "-r",
+                "/c:/Windows/System32/config/SOFTWARE/Microsoft/Windows NT/CurrentVersion/Winlogon",
+            ),
+        ),
+        (
+            'reg delete "HKLM\\SYSTEM\\CurrentControlSet\\Services\\WinDefend" /f',
+            ("rm", "-r", "/c:/Windows/System32/config/SYSTEM/CurrentControlSet/Services/WinDefend"),
+        ),
+        (
+            "reg delete HKCU\\Software\\App /v LastRun /f",
+            ("rm", "/c:/Users/dev/NTUSER.DAT/Software/App/LastRun"),
+        ),
+        (
+            "Remove-ItemProperty -Path HKCU:\\Software\\App -Name LastRun",
+            ("rm", "/c:/Users/dev/NTUSER.DAT/Software/App/LastRun"),
+        ),
+        (
+            "Remove-Item Registry::HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies -Recurse",
+            ("rm", "-r", "/c:/Windows/System32/config/SOFTWARE/Policies"),
+        ),
+        # shadow copies deleted through CIM or WMI: vssadmin delete shadows
+        (
+            "Get-CimInstance Win32_ShadowCopy | Remove-CimInstance",
+            ("vssadmin", "delete", "shadows", "/all", "/quiet"),
+        ),
+        (
+            "Get-WmiObject Win32_Shadowcopy | ForEach-Object { $_.Delete() }",
+            ("vssadmin", "delete", "shadows", "/all", "/quiet"),
+        ),
+        (
+            "Get-WmiObject Win32_ShadowCopy | % Delete",
+            ("vssadmin", "delete", "shadows", "/all", "/quiet"),
+        ),
+        # Invoke-Sqlcmd is sqlcmd with the same server, database and SQL
+        (
+            "Invoke-Sqlcmd -ServerInstance sql-prod-01 -Database Shop -Query 'TRUNCATE TABLE dbo.Orders'",
+            ("sqlcmd", "-S", "sql-prod-01", "-d", "Shop", "-Q", "TRUNCATE TABLE dbo.Orders"),
+        ),
+        (
+            'Invoke-Sqlcmd -ConnectionString "Data Source=db1;Initial Catalog=Shop;Integrated Security=True" -InputFile .\\fix.sql',
+            ("sqlcmd", "-S", "db1", "-d", "Shop", "-i", ".\\fix.sql"),
+        ),
+        # a secret's value printed
+        (
+            "Get-AzKeyVaultSecret -VaultName kv1 -Name DbPassword -AsPlainText",
+            ("az", "keyvault", "secret", "show", "--vault-name", "kv1", "--name", "DbPassword"),
+        ),
+        (
+            "(Get-AzKeyVaultSecret -VaultName kv1 -Name Db).SecretValue | ConvertFrom-SecureString -AsPlainText",
+            ("az", "keyvault", "secret", "show", "--vault-name", "kv1", "--name", "Db"),
+        ),
+        # strings the line builds, then runs or names
+        (
+            "& ([scriptblock]::Create('Set-Mp'+'Preference -DisableRealtime'+'Monitoring 1'))",
+            ("Set-MpPreference", "-DisableRealtimeMonitoring", "1"),
+        ),
+        ("iex ('Remove-Item -Recurse '+'C:\\Users\\dev')", ("rm", "-r", "/c:/Users/dev")),
+        (
+            "$k = 'HKLM:\\SOFTWARE\\' + 'Policies'; Remove-Item $k -Recurse",
+            ("rm", "-r", "/c:/Windows/System32/config/SOFTWARE/Policies"),
+        ),
+        (
+            "$c = 'Remove-Item -Recurse -Force C:\\Users\\dev\\*'; $e = [Convert]::ToBase64String([Text.Encoding]::Unicode.GetBytes($c)); powershell -NoProfile -EncodedCommand $e",
+            ("rm", "-r", "/c:/Users/dev/*"),
+        ),
+        (
+            "$s = [Text.Encoding]::UTF8.GetString([Convert]::FromBase64String('"
+            + base64.b64encode(b"Remove-Item -Recurse C:\\Users\\dev").decode()
+            + "')); iex $s",
+            ("rm", "-r", "/c:/Users/dev"),
+        ),
+        # DPAPI: the user's protected secrets decrypted
+        (
+            "[Security.Cryptography.ProtectedData]::Unprotect($k, $null, 'CurrentUser')",
+            ("[Security.Cryptography.ProtectedData]::Unprotect",),
+        ),
+    ],
+)
+def test_pipelines_blocks_loops_registry_and_built_strings(line: str, words: tuple[str, ...]):
+    assert words in _words_of(line), _words_of(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Get-CimInstance Win32_OperatingSystem",
+        "Get-CimInstance Win32_ShadowCopy | Select-Object ID, InstallDate",
+        "reg query HKLM\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\Uninstall /s",
+        "Get-AzKeyVaultSecret -VaultName kv1",
+        "gci -Recurse -Include *.log",
+    ],
+)
+def test_look_alikes_delete_and_print_nothing(line: str):
+    programs = {words[0] for words in _words_of(line)}
+    assert not programs & {"rm", "find", "vssadmin", "az", "sqlcmd"}, _words_of(line)
+
+
+def test_registry_paths_are_in_their_hive_files():
+    assert windows_path("HKLM:\\SAM\\SAM", HOME) == "/c:/Windows/System32/config/SAM/SAM"
+    assert windows_path("HKCU:\\Software\\X", HOME) == "/c:/Users/dev/NTUSER.DAT/Software/X"
+    assert windows_path("hkey_current_user\\Software", HOME) == "/c:/Users/dev/NTUSER.DAT/Software"
+    # a folder that happens to be called like a hive, with a forward slash, stays a folder
+    assert windows_path("HKLM/notes.txt", HOME) == "HKLM/notes.txt"
