@@ -22,6 +22,8 @@ from typing import Final, NamedTuple, TypeVar
 
 import re2
 
+from specialists.understand.cloudsdk import CloudCalls
+
 MAX_CODE_CALLS: Final = 64  # calls looked at in one inline program
 MAX_SCAN_PREFIX: Final = 16_384  # of a one-liner, searched for names bound to a module function
 
@@ -468,8 +470,11 @@ class _PyReader:
         self.databases: dict[str, tuple[str, ...]] = {}  # name -> the client it connects as
         self.tuples: dict[str, ast.Tuple] = {}  # names bound to a tuple (a socket address)
         self.skip: set[int] = set()  # nodes read already, once per value of a loop over literals
+        self.cloud: CloudCalls | None = None  # names bound to cloud SDK clients (set by read)
 
     def read(self, root: ast.AST, ev: _PyEval, depth: int) -> None:
+        if self.cloud is None:
+            self.cloud = CloudCalls(ev.value, _dotted)
         if depth == 0 and isinstance(root, ast.Module):
             for statement in root.body:
                 if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -513,7 +518,7 @@ class _PyReader:
                 continue
             if not isinstance(node, ast.Call):
                 continue
-            op = _python_call(node, ev) or self._sql(node, ev)
+            op = _python_call(node, ev) or self._sql(node, ev) or self._cloud_call(node)
             if op is not None:
                 self.ops.append(op)
             self._observe(node, ev)
@@ -617,6 +622,20 @@ class _PyReader:
         client = self._client_of(value, ev)
         if client is not None:
             self.databases[target.id] = client
+        if self.cloud is not None:
+            self.cloud.bind(target.id, value)
+
+    def _cloud_call(self, node: ast.Call) -> CodeOp | None:
+        """A call on a cloud SDK client (``boto3``, Google Cloud Storage) that changes
+        something, as the CLI command that does the same."""
+        command = self.cloud.command(node) if self.cloud is not None else None
+        if command is None:
+            return None
+        try:
+            source = ast.unparse(node)[:200]
+        except (ValueError, RecursionError):  # pragma: no cover - unparse of a parsed tree
+            source = command[0]
+        return CodeOp("argv", command, source)
 
     def _client_of(self, node: ast.AST, ev: _PyEval) -> tuple[str, ...] | None:
         """The database client a connection, cursor or engine stands for (``sqlite3 PATH``,
