@@ -15,8 +15,8 @@ one of ``acts`` and also names what the objection is about, the entry's nudge or
 becomes a flag whose reason quotes the request. What must be named (``names``):
 
 * ``object`` (the default): the object the result names (its evidence's ``object``,
-  ``target`` or ``path``; of a path, its last part: ``rm -rf ../old-api`` needs ``old-api``
-  named, ``rm -rf ~/Documents`` is not excused by a request about downloads), else as
+  ``target`` or ``path``; of a path, its last part, every word of it: ``rm -rf ../old-api``
+  needs ``old-api`` named, ``../invoice-service`` is not named by "the invoice helpers", ``rm -rf ~/Documents`` is not excused by a request about downloads), else as
   ``action``;
 * ``action``: a word of the action's arguments (a file, a branch, an app: no common word and
   no part of the session's own directories);
@@ -319,6 +319,7 @@ def asked_by(
     every = action_names(action, context)
     given = action_names(action, context, requested.fields) if requested.fields else every
     names: set[str] = given
+    whole = False  # every name of the object must be said, not one of them
     if requested.names == "object":
         if action.tool and result.evidence.get("object") == action.tool:
             # An object that is the tool's own name (mcp__vercel__delete_deployment): what
@@ -327,6 +328,8 @@ def asked_by(
         else:
             shown = object_names(result, context)
             names = given if shown is None else shown
+            # ``../invoice-service`` is not named by a request about "invoice helpers"
+            whole = shown is not None
     for request in reversed(requests):
         lowered = request.lower()
         if not any(_compiled(p).search(lowered) for p in requested.acts):
@@ -335,6 +338,8 @@ def asked_by(
             continue
         said = _names(_words(request), frozenset())
         if requested.names != "none" and not (names & said):
+            continue
+        if whole and not names <= said:
             continue
         if any(address not in lowered for address in reached):
             continue  # the act reaches a place the user did not name

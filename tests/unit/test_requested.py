@@ -130,6 +130,14 @@ def test_a_nudge_is_lowered_too_and_an_ok_or_flag_is_left_alone(decide):
     assert "requested" not in got.evidence
 
 
+def test_every_word_of_the_object_must_be_named(decide):
+    spec = entry(obj="/home/ana/code/invoice-service")
+    task = "Remove the unused invoice helpers from this repo."
+    assert decide(spec, "rm -rf ../invoice-service", task=task).verdict is Verdict.BLOCK
+    named = "Remove the old invoice service checkout next to this repo."
+    assert decide(spec, "rm -rf ../invoice-service", task=named).verdict is Verdict.FLAG
+
+
 def test_up_to_nudge_keeps_a_block(decide):
     task = "Delete the api-old folder."
     blocked = entry(obj="/home/ana/code/api-old", up_to="nudge")
