@@ -16,8 +16,8 @@ becomes a flag whose reason quotes the request. What must be named (``names``):
 
 * ``object`` (the default): the object the result names (its evidence's ``object``,
   ``target`` or ``path``; of a path, its last part, every word of it: ``rm -rf ../old-api``
-  needs ``old-api`` named, ``../invoice-service`` is not named by "the invoice helpers", ``rm -rf ~/Documents`` is not excused by a request about downloads), else as
-  ``action``;
+  needs ``old-api`` named, ``../invoice-service`` is not named by "the invoice helpers",
+  ``rm -rf ~/Documents`` is not excused by a request about downloads), else as ``action``;
 * ``action``: a word of the action's arguments (a file, a branch, an app: no common word and
   no part of the session's own directories);
 * ``none``: the act alone.
