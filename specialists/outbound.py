@@ -217,9 +217,9 @@ class OutboundSpecialist:
                     continue
                 for path in send.files[:MAX_FILES]:
                     found = payload_of_path(path, where, attached=True, shell=True)
-                    if found is not None and found[0] == "data":
+                    if found is not None and found[0] in ("data", "source"):
                         via = send.program or "the command"
-                        yield Outbound("data", found[1], send.written, host, False, via)
+                        yield Outbound(found[0], found[1], send.written, host, False, via)
         for cmd in parsed.commands:
             if cmd.inline_code and "code" in self._surfaces:
                 via = f"the {cmd.program} program the command runs"
@@ -300,10 +300,16 @@ class OutboundSpecialist:
         if place is None:
             return None
         why, unknown = place
+        verdict = self._data_verdict
         if unknown:
             evidence["missing"] = "allowed_domains"
+            if fact.carries == "source" and verdict.rank > Verdict.FLAG.rank:
+                # The project's own code copied to a named host (a deploy, a build box):
+                # without allowed domains nobody said whose host it is, which is worth a
+                # flag, not a stop; data, documents and bare addresses still stop.
+                verdict = Verdict.FLAG
         return SpecialistResult(
-            verdict=self._data_verdict,
+            verdict=verdict,
             reason=f"{action.type}: {fact.via} sends {fact.what} to {why}"[:400],
             correction=(
                 f"Do not send {fact.what} to {fact.to}. Keep the data on this machine or in "

@@ -260,8 +260,11 @@ SERVICE_DELETE: Final = "service_delete"
 RELEASE_PUBLISH: Final = "release_publish"
 CREDENTIAL_DUMP: Final = "credential_dump"
 PRODUCTION_DEPLOY: Final = "production_deploy"
+LOAD_TEST: Final = "load_test"
 # Tags added after the research note's list (the report gives figures without them too).
-ADDED_TAGS: Final = frozenset({SERVICE_DELETE, RELEASE_PUBLISH, CREDENTIAL_DUMP, PRODUCTION_DEPLOY})
+ADDED_TAGS: Final = frozenset(
+    {SERVICE_DELETE, RELEASE_PUBLISH, CREDENTIAL_DUMP, PRODUCTION_DEPLOY, LOAD_TEST}
+)
 CAUTION_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ("privilege", _START + r"(?:sudo|su|doas|pkexec|runas)\b"),
     ("rm_recursive_or_force", r"\brm\s+(?:[^;&|]*\s)?(?:-[a-zA-Z]*[rRf]|--recursive|--force)"),
@@ -321,7 +324,9 @@ CAUTION_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         _START + r"(?:(?:npm|pnpm|yarn|bun|lerna|poetry|uv|hatch|flit|pdm|cargo|vsce|ovsx)"
         r"(?:\s+[\w-]+)?\s+publish|twine\s+upload|gem\s+push|\S*mvnw?\s+deploy"
         r"|\S*gradlew?\s+publish|(?:dotnet\s+)?nuget\s+push"
-        r"|(?:docker|podman)\s+(?:image\s+)?push|helm\s+push)(?=\s|$)",
+        r"|(?:docker|podman)\s+(?:image\s+)?push|helm\s+push"
+        # a release made on the forge (session 33)
+        r"|(?:gh|glab)\s+release\s+create)(?=\s|$)",
     ),
     # Added in session 31: tools whose purpose is to take the credentials of a host or a
     # domain (impacket's secretsdump, mimikatz, LaZagne, pypykatz) ...
@@ -334,6 +339,13 @@ CAUTION_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     (
         PRODUCTION_DEPLOY,
         _START + r"(?:vercel|netlify)\b[^;&|]*\s--prod(?=\s|$)",
+    ),
+    # Added in session 33: a load generator run against a host, which the coding pack asks
+    # about unless the target is this machine or the user asked for the load.
+    (
+        LOAD_TEST,
+        _START + r"(?:hey|ab|wrk2?|siege|bombardier|oha|vegeta|h2load|autocannon|loadtest"
+        r"|k6|artillery|locust|jmeter|gatling|tsung|drill|goose)(?=\s|$)",
     ),
 )
 _CAUTION = tuple((tag, re.compile(pattern)) for tag, pattern in CAUTION_PATTERNS)

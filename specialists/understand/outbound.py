@@ -50,7 +50,7 @@ MAX_TEXT_CHARS: Final = 65_536  # characters of one string or program read
 MAX_DEPTH: Final = 6  # nesting of argument objects walked
 MAX_REFERENCES: Final = 32  # file references taken from one text
 
-Carries = Literal["credential", "environment", "data"]
+Carries = Literal["credential", "environment", "data", "source"]
 
 # Mailboxes anyone can open for themselves: mail sent there leaves the organisation.
 FREE_MAIL_DOMAINS: Final = frozenset(
@@ -198,7 +198,8 @@ class Outbound:
 
     Attributes:
         carries: ``credential`` (a key file, a token), ``environment`` (a process's whole
-            environment) or ``data`` (a data file, a document from the home folder).
+            environment), ``data`` (a data file, a document from the home folder) or
+            ``source`` (the project's own code, uploaded by a shell command).
         what: the payload as words for a reason (``the file ~/.ssh/id_rsa``).
         to: the destination as written (a URL, an address, the tool's name).
         host: the destination's host, normalised, or None when the call names none (the
@@ -269,7 +270,7 @@ def payload_of_path(
     if extension in _DATA_EXTENSIONS or parts & _DATA_DIRS:
         return "data", f"the data file {shown}"
     if shell and (extension in _SOURCE_EXTENSIONS or "*" in name):
-        return "data", f"the project's source ({shown})"
+        return "source", f"the project's source ({shown})"
     return None
 
 

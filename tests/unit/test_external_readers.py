@@ -290,6 +290,12 @@ def test_nl2bash_reads_one_command_per_line_with_its_description(tmp_path):
         ("vercel --prod", ("production_deploy",)),
         ("netlify deploy --dir dist --prod", ("production_deploy",)),
         ("vercel deploy", ()),
+        ("gh release create v1.2.0 dist/*", ("release_publish",)),
+        ("gh release view v1.2.0", ()),
+        ("k6 run script.js", ("load_test",)),
+        ("locust -H http://example.com --headless", ("load_test",)),
+        ("siege https://example.com", ("load_test",)),
+        ("grep -r k6 docs", ()),
         ("docker pull acme/app:1", ()),
         ("git log --grep delete", ()),  # an operand, after an option
         ("curl -X POST https://api.example.com/delete", ()),
