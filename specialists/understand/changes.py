@@ -25,6 +25,7 @@ from specialists.understand.diffs import parse_unified_diff
 from specialists.understand.files import read_text
 from specialists.understand.globs import PathGlobs
 from specialists.understand.shellwrites import ShellWrite, shell_writes
+from specialists.winshell import is_drive_path, windows_path
 from supervisor.models import Action, Context
 
 __all__ = ["Change", "applied", "file_changes", "matching", "resolve"]
@@ -60,9 +61,15 @@ def matching(paths: PathGlobs, context: Context) -> Callable[[str], bool]:
     """Whether a file tool's path is one of ``paths``, as written or resolved against the
     context's cwd and home: the ``judged`` argument of :func:`file_changes`."""
 
+    home = context.home
+    if home and is_drive_path(home):  # C:\\Users\\x, as the globs read it: /c:/Users/x
+        home = windows_path(home, None)
+
     def judged(path: str) -> bool:
+        if is_drive_path(path):  # a file tool's Windows path: C:\\Users\\x\\.claude\\...
+            return paths.match(windows_path(path, home), home)
         where = resolve(path, context) or path
-        return paths.match(where, context.home) or paths.match(path, context.home)
+        return paths.match(where, home) or paths.match(path, home)
 
     return judged
 
