@@ -70,12 +70,29 @@ def _installed(program: str) -> bool:
     return "/" not in program or program.startswith(_INSTALL_ROOTS)
 
 
+# Flags that start a coding agent with its approvals off: an alias that adds one makes every
+# later session of that agent run without asking.
+_AGENT_UNGUARDED: Final = (
+    "--dangerously-skip-permissions",
+    "--allow-dangerously-skip-permissions",
+    "--dangerously-bypass-approvals-and-sandbox",
+    "bypasspermissions",
+    "--yolo",
+    "--full-auto",
+    "--approval-mode=yolo",
+    "--approval-mode yolo",
+    "--trust-all-tools",
+)
+
+
 def _alias_is_plain(value: str) -> bool:
-    # An alias runs its text when the user types its name: a plain command, nothing chained.
-    return not any(c in value for c in ";&|`<>$\n") and value.split(" ", 1)[0] not in (
-        "sudo",
-        "su",
-        "doas",
+    # An alias runs its text when the user types its name: a plain command, nothing chained,
+    # and no agent started with its approvals off.
+    lowered = value.lower()
+    return (
+        not any(c in value for c in ";&|`<>$\n")
+        and value.split(" ", 1)[0] not in ("sudo", "su", "doas")
+        and not any(flag in lowered for flag in _AGENT_UNGUARDED)
     )
 
 
