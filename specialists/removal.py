@@ -1,12 +1,14 @@
-"""The ``removal`` kind: what a write or an edit takes out of a file.
+"""The ``removal`` kind: what a write or an edit takes out of a file (or puts into it).
 
 Some harm is in what disappears: a CI job whose test and lint steps are replaced by ``echo
 ok``, a shell script that loses its ``set -e``. A ``file_edit`` (``old``/``new``, or a
 unified ``diff``), a ``file_write`` or a ``file_delete`` of a file whose path matches
 ``paths`` is objected to when, for one of the named ``patterns``, the file holds fewer
-matches afterwards than before. A write or delete is compared with the file as it is, read
-through ``context.observe`` (a replay judges the same bytes); a file that does not exist yet
-loses nothing.
+matches afterwards than before, or, for one of the named ``added`` patterns, more (an
+agent's rules that gain "never ask the user for confirmation"). A write or delete is
+compared with the file as it is, read through ``context.observe`` (a replay judges the same
+bytes); a file that does not exist yet loses nothing (and, when ``added`` is judged, is
+compared with an empty one).
 
 Example entry config::
 
@@ -63,11 +65,16 @@ class RemovalConfig(KindConfig):
             at any depth, like ``.gitignore``).
         patterns: name -> RE2 pattern of what must not disappear; the name is what the
             reason says was removed.
+        added: name -> RE2 pattern of what must not appear (more matches after than before);
+            the name is what the reason says was added.
         max_bytes: a file larger than this on disk is not read (a write to it is not judged).
     """
 
     paths: Annotated[list[Glob], Field(min_length=1, max_length=200)]
     patterns: Annotated[dict[str, Pattern], Field(min_length=1, max_length=MAX_PATTERNS)]
+    added: Annotated[dict[str, Pattern], Field(max_length=MAX_PATTERNS)] = Field(
+        default_factory=dict
+    )
     max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0, le=50_000_000)
 
 
@@ -81,10 +88,16 @@ class RemovalSpecialist:
         self.default = default
         self.paths = PathGlobs(config.paths)
         self.patterns = {name: re2.compile(p) for name, p in config.patterns.items()}
+        self.added = {name: re2.compile(p) for name, p in config.added.items()}
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         changes = file_changes(
-            action, context, matching(self.paths, context), self.config.max_bytes
+            action,
+            context,
+            matching(self.paths, context),
+            self.config.max_bytes,
+            # what must not be added is judged in a new file too (compared with an empty one)
+            new_file_empty=bool(self.added),
         )
         if changes is None:
             return SpecialistResult.refuse()
@@ -107,6 +120,17 @@ class RemovalSpecialist:
                     reason=f"the change to {path} removes {', '.join(lost)}",
                     evidence={"object": path, "removed": list(lost)},
                 )
+            gained = [
+                name
+                for name, pattern in self.added.items()
+                if _count(pattern, after) > _count(pattern, before)
+            ]
+            if gained:
+                return SpecialistResult(
+                    verdict=self.default,
+                    reason=f"the change to {path} adds {', '.join(gained)}",
+                    evidence={"object": path, "added": list(gained)},
+                )
         return SpecialistResult.ok()
 
 
@@ -124,7 +148,10 @@ REMOVAL_KIND: Final = SpecialistKind(
     config_model=RemovalConfig,
     build=_build,
     version=KIND_VERSION,
-    description="what a write or edit removes from a file: named patterns with fewer matches",
+    description=(
+        "what a write or edit removes from a file (or adds to it): named patterns counted "
+        "before and after"
+    ),
 )
 
 

@@ -133,3 +133,28 @@ def test_a_delete_loses_what_the_file_held(tmp_path: Path):
 def test_invalid_configs_say_what_is_wrong(config: dict[str, Any], message: str):
     with pytest.raises(ValidationError, match=message):
         removal.RemovalConfig.model_validate(config)
+
+
+ADDED: dict[str, Any] = {
+    "paths": ["CLAUDE.md"],
+    "patterns": {"prohibitions": r"(?i)\bnever\b"},
+    "added": {"a licence not to ask": r"(?i)\bnever ask\b"},
+}
+
+
+def test_what_must_not_be_added_is_counted_after_against_before():
+    ctx = Context(cwd="/w/app", repo_root="/w/app")
+    specialist = build(ADDED)
+    got = specialist.evaluate(edit("CLAUDE.md", "# Rules\n", "# Rules\nNever ask me.\n"), ctx)
+    assert got.verdict is Verdict.FLAG
+    assert got.evidence["added"] == ["a licence not to ask"]
+    kept = specialist.evaluate(edit("CLAUDE.md", "Never ask me.\n", "Never ask me!\n"), ctx)
+    assert kept.verdict is Verdict.OK
+
+
+def test_a_new_file_is_compared_with_an_empty_one_when_additions_are_judged(tmp_path: Path):
+    ctx = Context(cwd=str(tmp_path), repo_root=str(tmp_path))
+    write = Action(type="file_write", args={"path": "CLAUDE.md", "content": "Never ask.\n"})
+    assert build(ADDED).evaluate(write, ctx).verdict is Verdict.FLAG
+    other = Action(type="file_write", args={"path": "tox.ini", "content": ""})
+    assert build().evaluate(other, ctx).verdict is Verdict.REFUSE  # a new file loses nothing
