@@ -580,6 +580,9 @@ class _Objection(NamedTuple):
     correction: str
     git: _Git
     verdict: Verdict | None = None  # instead of the entry's (a nudge for a missing fact)
+    # what the act reaches, for a request that asks for it: "all" (the whole tree, every
+    # stash) or the paths the command names
+    reached: str | tuple[str, ...] | None = None
 
 
 @final
@@ -847,6 +850,7 @@ class GitSpecialist:
                     "shows, then remove it without --force.",
                     git,
                     self._unknown_verdict,
+                    reached=(where,),
                 )
         elif sub == "stash":
             action = args[0] if args else ""
@@ -859,6 +863,7 @@ class GitSpecialist:
                     "Keep the stash (or `git stash show -p` it into a patch file) unless the "
                     "user asked to drop it.",
                     git,
+                    reached="all" if action == "clear" else (_stash_ref(args[1:]),),
                 )
         if what is None:
             return None
@@ -873,6 +878,7 @@ class GitSpecialist:
             return None
         if lost is None:
             return None
+        reached = _reached(pathspecs, git.cwd, context.repo_root)
         if not status.known and self._unknown_verdict is not None:
             return _Objection(
                 "discard_work",
@@ -883,6 +889,7 @@ class GitSpecialist:
                 "command again, otherwise commit or `git stash` the work first.",
                 git,
                 self._unknown_verdict,
+                reached=reached,
             )
         return _Objection(
             "discard_work",
@@ -891,6 +898,7 @@ class GitSpecialist:
             "Commit the work or `git stash` it first (or ask the user), then retry; to undo one "
             "file, restore only that file.",
             git,
+            reached=reached,
         )
 
     # delete_work -------------------------------------------------------------------------
@@ -963,6 +971,13 @@ class GitSpecialist:
             reason += " (files a write tool of this session created: the agent's own)"
         target = _relative(loss.path, root)
         stash = " -- " + " ".join(shlex.quote(p) for p in paths) if len(paths) <= 3 else ""
+        # what a request must name: each path the command names, or everything for a
+        # selection (xargs rm, find -delete, a glob), which reaches more than any name says
+        reached: JsonValue = (
+            "all"
+            if any(x.selection or x.pattern or x.path.rstrip("/") == root for x, _ in hits)
+            else list[JsonValue](dict.fromkeys(_relative(x.path, root) for x, _ in hits[:20]))
+        )
         return SpecialistResult(
             verdict=verdict,
             reason=_cut(reason, 400),
@@ -977,6 +992,7 @@ class GitSpecialist:
                 "check": "delete_work",
                 "command": _cut(loss.source, TEXT_CAP),
                 "lost": list[JsonValue](paths[:20]),
+                "reached": reached,
             },
         )
 
@@ -1034,6 +1050,7 @@ class GitSpecialist:
                 "check": "delete_work",
                 "command": _cut(loss.source, TEXT_CAP),
                 "missing_fact": "git_status",
+                "reached": "all" if loss.selection or loss.pattern else [shown],
             },
         )
 
@@ -1262,6 +1279,10 @@ class GitSpecialist:
         }
         if context.branch:
             evidence["current_branch"] = context.branch
+        if isinstance(objection.reached, str):
+            evidence["reached"] = objection.reached
+        elif objection.reached:
+            evidence["reached"] = list[JsonValue](objection.reached[:20])
         verdict = self._verdict
         if objection.verdict is not None and objection.verdict.rank < verdict.rank:
             verdict = objection.verdict
@@ -1383,6 +1404,37 @@ def _lost(
         return None
     shown = ", ".join(hits[:3]) + (f" and {len(hits) - 3} more" if len(hits) > 3 else "")
     return f"{kind} in {shown}"
+
+
+def _reached(
+    pathspecs: Sequence[str], cwd: str | None, repo_root: str | None
+) -> str | tuple[str, ...]:
+    """What a discarding command reaches: "all" (no paths, ``.``, the root, a glob or magic
+    pathspec: the whole tree) or the paths it names, relative to the repository."""
+    if not pathspecs or len(pathspecs) > 20:
+        return "all"
+    root = resolve_path(repo_root, None, None) if repo_root else None
+    named: list[str] = []
+    for spec in pathspecs:
+        if spec.startswith(":") or spec in ("*", ".", "./") or any(c in spec for c in "*?["):
+            return "all"
+        absolute = resolve_path(spec, cwd or root, None)
+        if root is not None and absolute.startswith("/"):
+            if not is_within(absolute, root):
+                continue  # outside the repository: git refuses it
+            rel = absolute[len(root) :].strip("/")
+            if not rel:
+                return "all"
+            named.append(rel)
+        else:
+            named.append(spec.strip("/").removeprefix("./"))
+    return tuple(named) or "all"
+
+
+def _stash_ref(args: Sequence[str]) -> str:
+    """The stash ``git stash drop`` drops: its argument, else the latest."""
+    refs = [a for a in args if not a.startswith("-")]
+    return refs[0] if refs else "stash@{0}"
 
 
 def _paths_hit(

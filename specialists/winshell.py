@@ -124,6 +124,12 @@ _VALUE_PARAMS: Final = frozenset(
         "resourcegroupname", "bucketname", "instanceid", "dbinstanceidentifier",
         "serverinstance", "database", "query", "inputfile", "connectionstring", "username",
         "password", "vaultname", "secretid",
+        # the common parameters every cmdlet takes, each with a value (an action preference
+        # or a variable name), never a path: -ErrorAction SilentlyContinue deletes nothing
+        "erroraction", "ea", "warningaction", "wa", "informationaction", "infa",
+        "progressaction", "proga", "errorvariable", "ev", "warningvariable", "wv",
+        "informationvariable", "iv", "outvariable", "ov", "outbuffer", "ob",
+        "pipelinevariable", "pv",
     }
 )  # fmt: skip
 _FLAG_PARAMS: Final = frozenset({"usebasicparsing", "force", "recurse", "confirm", "whatif"})

@@ -22,7 +22,14 @@ becomes a flag whose reason quotes the request. What must be named (``names``):
   no part of the session's own directories);
 * ``none``: the act alone.
 
-An action that reaches a network address (a URL's host, an IP address) that the request
+A result may say what the act reaches (evidence ``reached``): paths, each of which the
+request must name, or ``all`` (a whole-tree reset), which only a request matching one of
+``whole`` asks for. With ``names: action``, ``ignore`` drops words that name nothing for the
+entry, an action left with no name needs ``whole``, and ``each`` asks for every name
+(numbers too) and every URL at or below one the request names.
+
+An action that reaches a network address (a URL's host, an IP address, a host the
+specialist found in evidence ``target.host``) other than a loopback one that the request
 does not name is never excused: the user who asked for a nightly job did not ask for one
 that fetches code from a host they never mentioned. With ``production: false`` the request
 does not excuse the act in a production session, nor an act whose arguments say production
@@ -95,6 +102,17 @@ class Requested(BaseModel):
             compared without case, ``_`` or ``-``.
         up_to: the strongest objection a request excuses: ``nudge`` keeps a block (a
             credential in a message the user asked to send is still blocked).
+        whole: RE2 patterns of a request that asks for the act on everything it reaches
+            (``discard all my changes``, ``go back to the last commit``): a result whose
+            evidence says ``reached: all`` (a whole-tree reset) needs one of them instead of a
+            name, and without them it is never excused. With ``names: action``, an action
+            that carries no name of its own (``docker compose down -v``: the project's
+            stack) needs one of them too.
+        ignore: with ``names: action``, words that name nothing for this entry (its tools
+            and the kinds of what they act on: ``kubectl``, ``namespace``, ``volume``).
+        each: with ``names: action``, every name the action carries must be in the request
+            (``kubectl delete namespace preview-481 payments`` asked about ``preview-481``
+            alone is not excused).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -107,8 +125,13 @@ class Requested(BaseModel):
         default=(), max_length=50
     )
     up_to: Literal["nudge", "block"] = "block"
+    whole: tuple[Pattern, ...] = Field(default=(), max_length=50)
+    ignore: tuple[Annotated[str, Field(min_length=1, max_length=100)], ...] = Field(
+        default=(), max_length=200
+    )
+    each: bool = False
 
-    @field_validator("acts", "unless")
+    @field_validator("acts", "unless", "whole")
     @classmethod
     def _compiles(cls, acts: tuple[str, ...]) -> tuple[str, ...]:
         for pattern in acts:
@@ -168,14 +191,18 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-def _names(words: Iterator[str], ignored: frozenset[str]) -> set[str]:
+def _names(words: Iterator[str], ignored: frozenset[str], digits: bool = False) -> set[str]:
+    """Names among ``words``; with ``digits``, numbers of any length too (``pr-481``)."""
     return {
         _stem(w)
         for w in words
-        if len(w) >= MIN_NAME_CHARS
-        and w not in COMMON_WORDS
-        and _stem(w) not in ignored
-        and not (w.isdigit() and len(w) < 4)
+        if (digits and w.isdigit())
+        or (
+            len(w) >= MIN_NAME_CHARS
+            and w not in COMMON_WORDS
+            and _stem(w) not in ignored
+            and not (w.isdigit() and len(w) < 4)
+        )
     }
 
 
@@ -193,10 +220,13 @@ def _strings(value: object, out: list[str], budget: list[int]) -> None:
             _strings(item, out, budget)
 
 
+def _place_text(context: Context) -> str:
+    return " ".join(p for p in (context.cwd, context.repo_root, context.home, context.user) if p)
+
+
 def _ignored(context: Context) -> frozenset[str]:
     """Words of the session's own places (its directory, repository, home, user)."""
-    places = " ".join(p for p in (context.cwd, context.repo_root, context.home, context.user) if p)
-    return frozenset(_stem(w) for w in _words(places))
+    return frozenset(_stem(w) for w in _words(_place_text(context)))
 
 
 def _action_text(action: Action) -> str:
@@ -208,8 +238,11 @@ def _action_text(action: Action) -> str:
 def action_names(action: Action, context: Context, fields: tuple[str, ...] = ()) -> set[str]:
     """The names an action carries: words of its arguments (only of ``fields``, when given)
     that are no common word and no word of the session's own places."""
-    text = _fields_text(action, fields) if fields else _action_text(action)
-    return _names(_words(text), _ignored(context))
+    if fields:
+        # recipients (#billing-dev, a list, a person), not paths: a word the session's
+        # repository shares with them (billing-api) still names the recipient
+        return _names(_words(_fields_text(action, fields)), frozenset())
+    return _names(_words(_action_text(action)), _ignored(context))
 
 
 def _fields_text(action: Action, fields: tuple[str, ...]) -> str:
@@ -227,6 +260,21 @@ def _key(name: str) -> str:
 
 
 _OBJECT_KEYS: Final = ("object", "target", "path")
+
+
+def _each_named(result: SpecialistResult, said: set[str]) -> bool | None:
+    """With evidence ``reached`` (the paths the act reaches, one by one): whether the request names
+    each of them (of a path, its last part); None without that evidence."""
+    paths = result.evidence.get("reached")
+    if not isinstance(paths, list) or not paths:
+        return None
+    for path in paths:
+        if not isinstance(path, str):
+            return False
+        last = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+        if not (_names(_words(last), frozenset()) & said):
+            return False
+    return True
 
 
 def object_names(result: SpecialistResult, context: Context) -> set[str] | None:
@@ -261,6 +309,14 @@ _ADDRESS: Final = re2.compile(
 )
 
 
+_LOOPBACK: Final = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "host.docker.internal"})
+
+
+def _loopback(host: str) -> bool:
+    """An address of this machine (localhost, 127.x): reaching it goes nowhere else."""
+    return host in _LOOPBACK or host.endswith(".localhost") or host.startswith("127.")
+
+
 def addresses(text: str) -> set[str]:
     """The network addresses a text names: URL hosts and IPv4 addresses, lower case."""
     found: set[str] = set()
@@ -269,6 +325,38 @@ def addresses(text: str) -> set[str]:
         if host:
             found.add(host)
     return found
+
+
+def _each_said(text: str, names: set[str], request: str, context: Context) -> bool:
+    """Every name of the action in the request, numbers included (``preview-pr-482`` is
+    not ``preview-pr-481``)."""
+    said = _names(_words(request), frozenset(), digits=True)
+    numbers = {w for w in _words(text) if w.isdigit() and len(w) < 4}
+    return names <= said and numbers <= said | _names(
+        _words(_place_text(context)), frozenset(), digits=True
+    )
+
+
+def _urls(text: str) -> set[str]:
+    return {
+        t.strip("'\"(),;").rstrip("/").lower()
+        for t in text.split()[:2_000]
+        if "://" in t and len(t) <= 2_000
+    }
+
+
+def _urls_named(text: str, request: str) -> bool:
+    """Whether each URL of the action is one the request names, or lies below one."""
+    said = _urls(request)
+    return all(any(url == r or url.startswith(r + "/") for r in said) for url in _urls(text))
+
+
+def _target_hosts(result: SpecialistResult) -> set[str]:
+    """The host the specialist found the act reaches (evidence ``target.host``), however the
+    command spelled it (pieces put together by printf, a variable)."""
+    target = result.evidence.get("target")
+    host = target.get("host") if isinstance(target, dict) else None
+    return {host.lower().strip(".")} if isinstance(host, str) and host.strip(".") else set()
 
 
 def _inside(path: str, roots: list[str]) -> bool:
@@ -315,9 +403,11 @@ def asked_by(
     # With fields, what the action acts on is in those fields alone (a message's text may
     # name a link or a path it does not reach).
     text = _fields_text(action, requested.fields) if requested.fields else _action_text(action)
-    reached = addresses(text)
+    reached = addresses(text) | _target_hosts(result)
     every = action_names(action, context)
     given = action_names(action, context, requested.fields) if requested.fields else every
+    if requested.ignore:
+        given = given - {_stem(w.lower()) for w in requested.ignore}
     names: set[str] = given
     whole = False  # every name of the object must be said, not one of them
     if requested.names == "object":
@@ -337,11 +427,32 @@ def asked_by(
         if any(_compiled(p).search(lowered) for p in requested.unless):
             continue
         said = _names(_words(request), frozenset())
-        if requested.names != "none" and not (names & said):
+        if result.evidence.get("reached") == "all":
+            # the act reaches everything of its kind (a whole-tree reset): the request must
+            # ask for everything, a name of one part is no request for the rest
+            if not any(_compiled(p).search(lowered) for p in requested.whole):
+                continue
+        elif (each := _each_named(result, said)) is not None:
+            if not each:
+                continue
+        elif requested.names == "action" and requested.whole and not names:
+            # the action names nothing of its own: it acts on its tool's default (the
+            # project's stack), which only a request for the whole asks for
+            if not any(_compiled(p).search(lowered) for p in requested.whole):
+                continue
+        elif requested.names != "none" and not (names & said):
             continue
-        if whole and not names <= said:
-            continue
-        if any(address not in lowered for address in reached):
+        elif (
+            requested.names == "action"
+            and requested.each
+            and not _each_said(text, names, request, context)
+        ):
+            continue  # it also acts on something the request does not name
+        if whole and "reached" not in result.evidence and not names <= said:
+            continue  # a part of the object's name is no name of it
+        if requested.each and not _urls_named(text, lowered):
+            continue  # s3://bucket/ asked about s3://bucket/tmp/: more than was named
+        if any(address not in lowered and not _loopback(address) for address in reached):
             continue  # the act reaches a place the user did not name
         if _unnamed_place(text, context, said):
             continue  # it also acts on a place outside the workspace the user did not name

@@ -143,6 +143,10 @@ def _command_losses(cmd: SimpleCommand, home: str | None, where: Where) -> list[
             if path == where.workspace and picked:
                 # find . -type f | xargs rm: what it selects below the workspace, not itself
                 path, deep = path.rstrip("/") + "/*", True
+            elif cmd.stdin_args and _listed_below(path, where.workspace):
+                # git ls-files --others | xargs rm: the paths another command lists, which
+                # may be any file of the work tree
+                path, deep = f"{where.workspace}/*", True
             elif path in everything and whole:
                 continue  # rm -rf ./*: the whole workspace, the recursive-delete entry's
             if not _kept(path, where):
@@ -167,6 +171,15 @@ def _command_losses(cmd: SimpleCommand, home: str | None, where: Where) -> list[
         if _kept(path, where):
             out.append(Loss(path, "empty", False, False, False, False, source))
     return out
+
+
+def _listed_below(path: str, workspace: str | None) -> bool:
+    """Whether ``path`` is a command's output read as arguments right below the workspace
+    (xargs's input: ``<workspace>/$(git ls-files --others)``)."""
+    if workspace is None:
+        return False
+    rest = path.removeprefix(workspace.rstrip("/") + "/")
+    return rest != path and rest.startswith("$(") and rest.endswith(")") and "/" not in rest
 
 
 def _emptied(cmd: SimpleCommand, home: str | None) -> list[str]:

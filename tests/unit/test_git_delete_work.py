@@ -380,3 +380,26 @@ def test_a_status_cut_short_may_hold_any_kind_of_work() -> None:
     assert status.untracked
     assert status.untracked_paths is None
     assert shell("git reset --hard", cut).verdict is Verdict.BLOCK
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git ls-files --others --exclude-standard | xargs rm -f",
+        "git ls-files -o -z | xargs -0 rm -rf",
+        "git status --porcelain | awk '{print $2}' | xargs rm -rf",
+    ],
+)
+def test_paths_another_command_lists_may_be_any_file_of_the_work_tree(command: str):
+    got = shell(command, DIRTY)
+    assert got.verdict is Verdict.NUDGE
+    assert "migrations/0007_discounts.py" in got.evidence["lost"]
+    # a selection: only a request for everything asks for it (supervisor.requested)
+    assert got.evidence["reached"] == "all"
+    # nothing uncommitted: git gives every file back
+    assert shell(command, CLEAN).verdict is Verdict.OK
+
+
+def test_the_paths_a_delete_names_are_what_it_reaches():
+    got = shell("rm -rf notes/ migrations/0007_discounts.py", DIRTY)
+    assert got.evidence["reached"] == ["notes", "migrations/0007_discounts.py"]

@@ -595,3 +595,26 @@ def test_update_ref_tool_is_the_push_it_does():
     assert tool(ref="heads/main", sha="abc", force=True).verdict is not Verdict.OK
     assert tool(ref="refs/heads/main", sha="abc").verdict is not Verdict.OK
     assert tool(ref="heads/feat/x", sha="abc") is SpecialistResult.ok()
+
+
+@pytest.mark.parametrize(
+    ("command", "status", "reached"),
+    [
+        ("git reset --hard", DIRTY, "all"),
+        ("git checkout -- src/app.py", DIRTY, ["src/app.py"]),
+        ("git checkout -- .", DIRTY, "all"),
+        ("git restore 'src/*.py'", DIRTY, "all"),
+        ("git checkout HEAD src/app.py", DIRTY, ["src/app.py"]),
+        ("git clean -fd", DIRTY, "all"),
+        ("git clean -fd notes.txt", DIRTY, ["notes.txt"]),
+        ("git stash drop", CLEAN, ["stash@{0}"]),
+        ("git stash drop stash@{2}", CLEAN, ["stash@{2}"]),
+        ("git stash clear", CLEAN, "all"),
+    ],
+)
+def test_discard_evidence_says_what_the_command_reaches(command: str, status: str, reached: object):
+    # what a request must name to ask for it (supervisor.requested): each path the command
+    # names, or the whole tree, which only a request for everything asks for
+    got = run(DISCARD, command, git_status=status)
+    assert got.verdict is Verdict.BLOCK
+    assert got.evidence["reached"] == reached

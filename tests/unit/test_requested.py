@@ -8,8 +8,8 @@ import pytest
 
 from supervisor import Supervisor
 from supervisor.errors import TaxonomyError
-from supervisor.models import Context, Verdict
-from supervisor.requested import action_names, addresses
+from supervisor.models import Action, Context, SpecialistResult, Verdict
+from supervisor.requested import Requested, action_names, addresses, asked_by
 from supervisor.transcript import Transcript, request, result
 from supervisor.transcript import Trust as SourceTrust
 
@@ -260,3 +260,86 @@ def test_an_object_that_is_the_tool_name_is_read_from_the_name_and_arguments(
         make_taxonomy, kinds, tmp_path, spec, other, {"projectId": "prj_web"}, asked
     )
     assert got.verdict is Verdict.NUDGE
+
+
+# -- what the act reaches, loopback, recipients named after the project --------------------
+
+DISCARD = r"\b(discard|revert|reset|throw away|drop)\b"
+WHOLE = r"\b(all|everything)\b[^.]{0,30}\bchanges\b|\bback to the last commit\b"
+
+
+def _asked(requested: Requested, evidence: dict[str, Any], command: str, task: str) -> bool:
+    found = SpecialistResult(verdict=Verdict.BLOCK, reason="r", evidence=evidence)
+    action = Action(type="shell", args={"command": command})
+    context = Context.model_validate({**WORKSPACE, "task": task})
+    return asked_by(requested, action, context, found) is not None
+
+
+def test_each_path_the_act_reaches_must_be_named():
+    req = Requested(acts=(DISCARD,), whole=(WHOLE,))
+    one = {"object": "worktree:/home/ana/code/api", "reached": ["src/config.ts"]}
+    command = "git checkout -- src/config.ts"
+    assert _asked(req, one, command, "Revert my changes to src/config.ts")
+    assert not _asked(req, one, command, "Revert my changes to src/app.ts")
+    two = {"reached": ["src/config.ts", "src/app.ts"]}
+    assert not _asked(req, two, "git checkout -- src", "Revert my changes to src/config.ts")
+
+
+def test_the_whole_tree_needs_a_request_for_the_whole():
+    req = Requested(acts=(DISCARD,), whole=(WHOLE,))
+    everything = {"object": "worktree:/home/ana/code/api", "reached": "all"}
+    assert _asked(req, everything, "git reset --hard", "Throw away this, back to the last commit")
+    assert _asked(req, everything, "git reset --hard", "Discard all my changes")
+    # one file named is no request for the rest; nor is a name of the project
+    assert not _asked(req, everything, "git reset --hard", "Revert my changes to config.ts")
+    assert not _asked(req, everything, "git reset --hard", "Reset the api changes")
+    assert not _asked(
+        Requested(acts=(DISCARD,)), everything, "git reset --hard", "Discard all my changes"
+    )
+
+
+def test_an_action_that_names_nothing_needs_words_for_the_whole():
+    req = Requested(
+        acts=(r"\breset\b",), names="action", whole=(r"\blocal (stack|database)\b",),
+        ignore=("docker", "compose"),
+    )  # fmt: skip
+    assert _asked(req, {}, "docker compose down -v", "Reset the local stack")
+    assert not _asked(req, {}, "docker compose down -v", "Reset the cache")
+
+
+def test_each_name_and_number_must_be_said_and_urls_at_or_below_one_named():
+    req = Requested(
+        acts=(r"\b(tear down|empty)\b",), names="action", each=True,
+        ignore=("kubectl", "namespace", "aws", "recursive"),
+    )  # fmt: skip
+    task = "Tear down the preview-pr-481 preview"
+    assert _asked(req, {}, "kubectl delete namespace preview-pr-481", task)
+    assert not _asked(req, {}, "kubectl delete namespace preview-pr-482", task)
+    assert not _asked(req, {}, "kubectl delete namespace preview-pr-481 payments", task)
+    task = "Empty s3://acme-scratch/tmp/, it is scratch"
+    assert _asked(req, {}, "aws s3 rm s3://acme-scratch/tmp/ --recursive", task)
+    assert _asked(req, {}, "aws s3 rm s3://acme-scratch/tmp/old/ --recursive", task)
+    assert not _asked(req, {}, "aws s3 rm s3://acme-scratch/ --recursive", task)
+
+
+def test_a_loopback_address_needs_no_naming_and_a_found_host_does():
+    req = Requested(acts=(r"\breset\b",), names="none")
+    task = "Reset the local database"
+    assert _asked(
+        req, {}, "DATABASE_URL=postgresql://u@localhost:5432/shop prisma migrate reset", task
+    )
+    assert _asked(req, {}, "redis-cli -u redis://127.0.0.1:6379 flushall", task)
+    assert not _asked(
+        req, {}, "DATABASE_URL=postgresql://u@db.internal/shop prisma migrate reset", task
+    )
+    # a host the specialist found (through printf pieces, a variable) counts as reached
+    found = {"target": {"host": "db.internal", "database": "shop"}}
+    assert not _asked(req, found, 'eval "$(printf ...)"', task)
+
+
+def test_recipients_keep_the_words_of_the_sessions_places():
+    context = Context(cwd="/home/ana/code/billing-api", repo_root="/home/ana/code/billing-api")
+    action = Action(type="tool_call", tool="t", args={"channel": "#billing-dev", "text": "x"})
+    assert "billing" in action_names(action, context, ("channel",))
+    # the arguments as a whole still leave them out (a path of the project names nothing)
+    assert "billing" not in action_names(action, context)

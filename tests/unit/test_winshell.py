@@ -623,3 +623,26 @@ def test_registry_paths_are_in_their_hive_files():
     assert windows_path("hkey_current_user\\Software", HOME) == "/c:/Users/dev/NTUSER.DAT/Software"
     # a folder that happens to be called like a hive, with a forward slash, stays a folder
     assert windows_path("HKLM/notes.txt", HOME) == "HKLM/notes.txt"
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        (
+            r"Remove-Item .\TestResults -Recurse -Force -ErrorAction SilentlyContinue",
+            ("rm", "-r", "./TestResults"),
+        ),
+        (r"Remove-Item -ea 0 -Recurse .\bin", ("rm", "-r", "./bin")),
+        (r"Copy-Item a.txt b.txt -ErrorVariable failed", ("cp", "a.txt", "b.txt")),
+        (r"Move-Item src dst -WarningAction Ignore -PipelineVariable p", ("mv", "src", "dst")),
+        (r"Get-Content x.txt -OutVariable out -OutBuffer 10", ("cat", "x.txt")),
+        (
+            r"Remove-Item .\obj -Recurse -InformationAction Ignore -ProgressAction SilentlyContinue",
+            ("rm", "-r", "./obj"),
+        ),
+    ],
+)
+def test_common_parameters_consume_their_value(line: str, words: tuple[str, ...]):
+    # -ErrorAction SilentlyContinue is a preference, -ErrorVariable a variable's name: never a
+    # path the cmdlet acts on
+    assert [op.words for op in windows_ops(line, None)] == [words]
