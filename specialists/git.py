@@ -34,6 +34,10 @@ Each entry runs the checks named in ``checks`` (usually one):
   ``--prune``, ``branch -D`` (or ``-d --force``), ``reflog expire``, ``gc --prune=now``,
   ``update-ref -d``, a branch moved elsewhere (``branch -f NAME [START]``; ``checkout -B`` /
   ``switch -C`` of a protected branch to another start point).
+- ``stage_secrets``: a bulk ``git add`` (``-A``, ``.``, a directory, a glob) or ``commit -a``
+  that stages files ``context.git_status`` lists (untracked or changed) matching ``secrets``
+  (``.env``, private keys...) and not ``secrets_none`` (``.env.example``); a file named one by
+  one is another entry's (the shell kind's paths).
 - ``hook_bypass``: ``--no-verify`` on any subcommand, ``commit -n``, ``-c core.hooksPath=``
   or ``config core.hooksPath`` pointing away from the repository (or unset), and hook
   switches set on the line (``HUSKY=0``, ``SKIP=...``; config ``hook_variables``).
@@ -96,7 +100,9 @@ MAX_STATUS_LINES: Final = 5_000
 MAX_RECENT: Final = 10
 TEXT_CAP: Final = 200
 
-Check = Literal["force_push", "discard_work", "delete_work", "history_rewrite", "hook_bypass"]
+Check = Literal[
+    "force_push", "discard_work", "delete_work", "history_rewrite", "hook_bypass", "stage_secrets"
+]
 Strength = Literal["flag", "nudge", "block"]
 
 
@@ -130,6 +136,8 @@ class GitConfig(KindConfig):
         disposable: ``delete_work``: file-name globs whose loss is no loss of work.
         delete_paths_none: ``delete_work``: path globs another entry judges the deletion of
             (backups, tests): one act draws one objection.
+        secrets: ``stage_secrets``: path globs of credential files.
+        secrets_none: ``stage_secrets``: path globs that are no credential (examples).
         verdict: the verdict on an objection; the entry's ``default_verdict`` when unset.
         max_chars: a shell command is cut here before parsing.
     """
@@ -148,6 +156,12 @@ class GitConfig(KindConfig):
         default_factory=lambda: list(DEFAULT_DISPOSABLE), max_length=200
     )
     delete_paths_none: list[Annotated[str, AfterValidator(_check_path_glob)]] = Field(
+        default_factory=list, max_length=200
+    )
+    secrets: list[Annotated[str, AfterValidator(_check_path_glob)]] = Field(
+        default_factory=list, max_length=200
+    )
+    secrets_none: list[Annotated[str, AfterValidator(_check_path_glob)]] = Field(
         default_factory=list, max_length=200
     )
     verdict: Strength | None = None
@@ -597,6 +611,8 @@ class GitSpecialist:
         "_hook_vars",
         "_max_chars",
         "_protected",
+        "_secrets",
+        "_secrets_none",
         "_unknown_objects",
         "_unknown_verdict",
         "_use_context",
@@ -618,6 +634,8 @@ class GitSpecialist:
         self._delete_verdict = Verdict(config.delete_verdict)
         self._disposable = WordGlobs(config.disposable, lazy=True)
         self._elsewhere = path_globs(tuple(config.delete_paths_none))
+        self._secrets = path_globs(tuple(config.secrets))
+        self._secrets_none = path_globs(tuple(config.secrets_none))
         # a write tool's text is compared with the file's (recorded for a replay)
         self.observes = "delete_work" in self._checks
 
@@ -708,7 +726,58 @@ class GitSpecialist:
             )
         if check == "hook_bypass":
             return self._hooks(git, parsed, context)
+        if check == "stage_secrets":
+            return self._stage(git, context, status)
         return None  # delete_work is judged once per action, not per git command
+
+    # stage_secrets -----------------------------------------------------------------------
+
+    def _stage(self, git: _Git, context: Context, status: GitStatus) -> _Objection | None:
+        """A bulk add or ``commit -a`` that stages credential files the status lists."""
+        if git.sub in ("add", "stage"):
+            opts = _options(git.args, sub="add")
+            if opts.short & {"p", "i", "n", "e"} or _PICKED_ADD & set(opts.long):
+                return None  # the user picks the hunks, or nothing is staged
+            specs = (*opts.positionals, *opts.after_dashdash)
+            tracked_only = "u" in opts.short or "update" in opts.long
+            if not specs and not (opts.short & {"A"} or "all" in opts.long or tracked_only):
+                return None
+            if specs and not any(_bulk(spec) for spec in specs):
+                return None  # files named one by one: the shell entry's paths
+            what = "git add " + " ".join(git.args)[:60]
+        elif git.sub == "commit":
+            opts = _options(git.args, "mFCc", ("message", "file", "reuse-message"), sub="commit")
+            if not ("a" in opts.short or "all" in opts.long):
+                return None
+            specs, tracked_only, what = (), True, "git commit -a"
+        else:
+            return None
+        if not status.known:
+            return None
+        changed = list(status.tracked_paths or ())
+        if not tracked_only:
+            changed += status.untracked_paths or ()
+        staged = _paths_hit(changed, specs or (".",), git.cwd, context.repo_root)
+        root = resolve_path(context.repo_root, None, None) if context.repo_root else None
+        home = context.home
+        secrets = [
+            path
+            for path in staged[:MAX_STATUS_LINES]
+            if self._secrets.match(f"{root}/{path}" if root else path, home)
+            and not self._secrets_none.match(f"{root}/{path}" if root else path, home)
+        ]
+        if not secrets:
+            return None
+        more = f" and {len(secrets) - 3} more" if len(secrets) > 3 else ""
+        shown = ", ".join(secrets[:3]) + more
+        return _Objection(
+            "stage_secrets",
+            secrets[0],
+            f"{what} stages {shown}, credential files the work-tree status lists",
+            "Stage the files you changed by name, leave the credential files out (add them to "
+            ".gitignore) and commit an example file with placeholder values instead.",
+            git,
+        )
 
     # force_push --------------------------------------------------------------------------
 
@@ -1373,6 +1442,19 @@ def _build_output_only(pathspecs: Sequence[str]) -> bool:
         if parts[-1] not in BUILD_DIRS:
             return False
     return True
+
+
+_PICKED_ADD: Final = frozenset({"patch", "interactive", "dry-run", "edit"})
+
+
+def _bulk(spec: str) -> bool:
+    """A pathspec that selects many files: the tree, a directory, a glob or magic."""
+    if spec in (".", "./", ":/", "*", ":") or spec.startswith(":"):
+        return True
+    if any(c in spec for c in "*?["):
+        return True
+    last = spec.rstrip("/").rsplit("/", 1)[-1]
+    return spec.endswith("/") or "." not in last  # a directory, by its shape
 
 
 def _lost(
