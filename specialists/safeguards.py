@@ -6,7 +6,9 @@ before and after (:mod:`specialists.understand.changes`; an ``old``/``new`` edit
 in the file on disk when it can be read, so a CORS origin is judged beside its credentials)
 and judged by :func:`specialists.understand.safeguards.taken_out` on what the change adds or
 removes, for the classes the entry names (``tls``, ``token``, ``access``, ``permissive``,
-``password_hash``, ``infra``, ``test_env``). With ``infra``, a ``tool_call`` is read too:
+``password_hash``, ``infra``, ``test_env``, ``exec``, ``command``, ``escaping``,
+``traversal``, ``randomness``, ``cookie``, ``logging``, ...). With ``infra``, a ``tool_call``
+is read too:
 its ``path`` and ``content`` as a file written whose earlier text is unknown (an MCP
 ``create_or_update_file``), or a Kubernetes manifest handed over as a parameter (an MCP
 ``kubectl_apply``) as a new manifest file. Test files and fixtures (``exclude_paths``)

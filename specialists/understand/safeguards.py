@@ -76,6 +76,14 @@ commenting a guard out removes it. What is read, as small tables of constructs p
   ``permissions: write-all`` added; and the pipeline's token encoded and sent out
   (``System.AccessToken | base64 | curl``), which is severe (:attr:`Finding.severe`: the
   kind blocks);
+- ``exec``, ``command``, ``escaping``, ``traversal``, ``randomness``, ``cookie``,
+  ``logging``: request input evaluated or deserialised (severe on request input), a shell
+  command built from values, a value rendered as raw HTML (or its sanitizer removed), a path
+  built from request input without a guard (or its guard removed), a secret drawn from a
+  predictable generator, a cookie's Secure or HttpOnly flag off outside development
+  settings, a secret written to a log; ``access`` also holds second-factor and allow-list
+  checks and a fixed password let through (severe), and ``infra`` Firebase rules and
+  Postgres row-level security (``.rules``, ``.sql``); see ``docs/understanding.md``;
 - ``test_env``: not a security safeguard but a verification one, read the same way:
   production code that answers the test runner with a fixed value (``if
   (process.env.NODE_ENV === 'test') return 107.99;``, ``if os.environ.get(
@@ -314,7 +322,9 @@ _INPUT: Final = (
     r"|Form|Query|QueryString)\b|\bevent\[['\"](?:body|queryStringParameters)|\bevent\.body\b)"
 )
 _SAFE_YAML: Final = r"\bLoader\s*=\s*(?:yaml\.)?C?(?:Safe|Base)Loader\b|\bsafe_load"
-_QUOTED_ARG: Final = r"\bshlex\.(?:quote|join)|\bpipes\.quote|\bescapeshell(?:arg|cmd)|\bShellwords|\bshellescape"
+_QUOTED_ARG: Final = (
+    r"\bshlex\.(?:quote|join)|\bpipes\.quote|\bescapeshell(?:arg|cmd)|\bShellwords|\bshellescape"
+)
 _SANITIZED: Final = (
     r"(?i)saniti[sz]|purif|\bxss\b|\bescape|\bclean\b|bleach|\bstrip_tags|htmlspecialchars"
     r"|htmlentities|format_html|\bsafe_html|\bsanitized|marked\.parse\s*\([^\n]*sanitize"
@@ -1365,18 +1375,20 @@ _CI_FILE: Final = re2.compile(
     r"|buildspec)\.ya?ml$|(?:^|/)(?:\.github/|docs/|\.gitlab/)?CODEOWNERS$"
 )
 # Constructs that are an attack, not a weakening (by their words in :data:`_CONSTRUCTS`).
-_SEVERE: Final = frozenset({
-    "encodes the pipeline's token and sends it out",
-    "deserialises request input with pickle (code execution)",
-    "parses request input with yaml.load (code execution)",
-    "evaluates request input as code (eval/exec)",
-    "evaluates request input as code (eval, new Function, vm)",
-    "deserialises request input with node-serialize (code execution)",
-    "deserialises a request's stream with ObjectInputStream (code execution)",
-    "loads or evaluates request input as code (Marshal.load, YAML.load, eval)",
-    "deserialises or evaluates request input (unserialize, eval)",
-    "lets a fixed password through the password check (a backdoor)",
-})
+_SEVERE: Final = frozenset(
+    {
+        "encodes the pipeline's token and sends it out",
+        "deserialises request input with pickle (code execution)",
+        "parses request input with yaml.load (code execution)",
+        "evaluates request input as code (eval/exec)",
+        "evaluates request input as code (eval, new Function, vm)",
+        "deserialises request input with node-serialize (code execution)",
+        "deserialises a request's stream with ObjectInputStream (code execution)",
+        "loads or evaluates request input as code (Marshal.load, YAML.load, eval)",
+        "deserialises or evaluates request input (unserialize, eval)",
+        "lets a fixed password through the password check (a backdoor)",
+    }
+)
 # What losing a guard of each class is, in words.
 _GUARD_LOST: Final[dict[Safeguard, str]] = {
     "access": "removes an access check",
