@@ -321,6 +321,11 @@ _INPUT: Final = (
     r"|GetRawData|FormValue)\b|\bgetParameter\s*\(|\bgetInputStream\s*\(|\bRequest\.(?:Body"
     r"|Form|Query|QueryString)\b|\bevent\[['\"](?:body|queryStringParameters)|\bevent\.body\b)"
 )
+# The name a client gave an uploaded file (Flask/Werkzeug, multer, Spring, ASP.NET).
+_UPLOAD_NAME: Final = (
+    r"\b(?:files?|uploads?|uploaded_?file|f|attachment|image|photo|avatar|document)\w*"
+    r"(?:\[[^\]\n]*\])?\.(?:filename|originalname|FileName)\b|getOriginalFilename\(\)"
+)
 _SAFE_YAML: Final = r"\bLoader\s*=\s*(?:yaml\.)?C?(?:Safe|Base)Loader\b|\bsafe_load"
 _QUOTED_ARG: Final = (
     r"\bshlex\.(?:quote|join)|\bpipes\.quote|\bescapeshell(?:arg|cmd)|\bShellwords|\bshellescape"
@@ -342,7 +347,7 @@ _WEAK_RANDOM: Final = (
     r"|getrandbits|sample|uniform)\s*\(|(?:^|[^\w.$>:])(?:rand|mt_rand|lcg_value|uniqid)\s*\("
     r"|\brand\.(?:Int|Intn|Int31|Int63|Int63n|Uint32|Uint64|Read|Float64)\w*\s*\("
     r"|\bnew\s+Random\s*\(|\bRandom\(\)\.|\bRandom\.(?:Next|next)\w*\s*\(|\bRandom\.rand\s*\("
-    r"|\bDate\.now\s*\(\)\.toString\s*\(\s*36|\btime\.time\s*\(\))"
+    r"|\bDate\.now\s*\(\)\.toString\s*\(\s*36)"
 )
 _STRONG_RANDOM: Final = (
     r"(?i)\bsecrets\.|SystemRandom|\bcrypto\b|randomBytes|getRandomValues|randomUUID"
@@ -357,6 +362,8 @@ _NOT_LOGGED_SECRET: Final = (
     r"(?i)mask|redact|\*\*\*|hash|\blen\s*\(|\.length|\bsize\b|sanitiz|(?:password|token)_?(?:reset"
     r"|changed|expir\w*|policy|strength|hash|type|count|len|url|endpoint|id)\b|has_(?:password"
     r"|token)|is_\w+|_(?:set|valid|ok|present|required|missing|exists)\b|tokeniz|tokens?_used"
+    # tokens of a model's output streamed, and examples in docstrings
+    r"|\bfor\s+\w*token\w*\s+in\b|\bend\s*=|\bflush\s*=|stream|chunk|delta|^\s*(?:>>>|\.\.\.)\s"
 )
 # A refusal after a check: an error, a denial, a redirect, a 401/403.
 _DENIAL: Final = (
@@ -967,8 +974,7 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
        r"|\bres\.download|\breadFile(?:Sync)?|\bcreateReadStream|\bfopen|\bfile_get_contents"
        r"|\breadfile|\bFile\.(?:read|open|ReadAllText|ReadAllBytes|OpenRead|Delete)|\bos\.(?:Open"
        r"|ReadFile|Remove)|\bhttp\.ServeFile|\bsend_data|\bPhysicalFile|\bFileResponse"
-       r"|(?:^|[^\w.])open)\s*\([^\n]*(?:" + _INPUT + r"|\.filename\b|\boriginalname\b"
-       r"|getOriginalFilename\(\)|\.FileName\b)"
+       r"|(?:^|[^\w.])open)\s*\([^\n]*(?:" + _INPUT + r"|" + _UPLOAD_NAME + r")"
        r"|\b(?:UPLOAD|MEDIA|STATIC|BASE|ROOT|DATA)\w*\s*\+\s*(?:['\"]/['\"]\s*\+\s*)?" + _INPUT,
        "builds a file path from the caller's input without a guard (path traversal)",
        unless=_PATH_GUARDED),
@@ -1015,7 +1021,7 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
        r"(?i)(?:\b(?:log|logger|logging|_logger|_log|console|slog|zap|logrus|Log|Logger"
        r"|Rails\.logger|System\.(?:out|err)|Console|fmt)\.\w+|(?:^|[^\w.])(?:print|println|printf"
        r"|puts|error_log|var_dump|print_r)|\blog\.Print\w*)\s*\(?[^\n]*(?:[{(,+$]\s*|\$\{\s*"
-       r"|#\{\s*|%\(\s*|\.)(?:\w+[._])?" + _LOGGED_SECRET + r"\w*\s*(?:[}),+\]=]|$|\n)",
+       r"|#\{\s*|%\(\s*|\.)(?:\w+[._])?" + _LOGGED_SECRET + r"s?\s*(?:[}),+\]=]|$|\n)",
        "writes a password, token or key to a log", unless=_NOT_LOGGED_SECRET),
     # -- access: a second factor or an allow-list checked and refused ----------------------
     _c("access", "code",

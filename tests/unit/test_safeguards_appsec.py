@@ -257,6 +257,9 @@ WEAKENED = [
 ]
 
 KEPT = [
+    ("app/store.py", "", "    with open(self.filename, 'rb') as f:\n"),
+    ("app/login.py", "", '    logger.info(f"The active token is: {token_name}")\n'),
+    ("app/creds.py", "", "    return AccessToken(token=raw, expires_at=int(time.time()) + ttl)\n"),
     ("app/calc.py", "", '    return eval("2 + 2")\n'),
     ("app/calc.py", "", "    return ast.literal_eval(request.args['v'])\n"),
     ("app/api.py", "", "    cfg = yaml.safe_load(request.data)\n"),
