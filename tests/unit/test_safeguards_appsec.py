@@ -336,3 +336,23 @@ def test_request_input_executed_is_severe() -> None:
 
 def test_a_comment_is_not_code() -> None:
     assert found("app/calc.py", "", "    # eval(request.args['expr'])\n") == set()
+
+
+def test_a_python_command_built_in_a_variable_is_read_by_the_parser() -> None:
+    from specialists.safeguards import SafeguardsConfig, SafeguardsSpecialist
+    from supervisor.models import Action, Context, Verdict
+
+    kind = SafeguardsSpecialist(SafeguardsConfig(safeguards=["command"]), Verdict.NUDGE)
+    ctx = Context(cwd="/w/app", repo_root="/w/app", home="/w")
+
+    def verdict(content: str) -> Verdict:
+        action = Action(type="file_write", args={"path": "/w/app/net.py", "content": content})
+        return kind.evaluate(action, ctx).verdict
+
+    built = 'def f(host):\n    cmd = f"ping -c 1 {host}"\n    subprocess.run(cmd, shell=True)\n'
+    quoted = (
+        'def f(host):\n    cmd = f"ping {shlex.quote(host)}"\n    subprocess.run(cmd, shell=True)\n'
+    )
+    assert verdict(built) == Verdict.NUDGE
+    assert verdict(quoted) == Verdict.OK
+    assert verdict('def f():\n    subprocess.run("make clean", shell=True)\n') == Verdict.OK
