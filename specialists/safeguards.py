@@ -6,7 +6,9 @@ before and after (:mod:`specialists.understand.changes`; an ``old``/``new`` edit
 in the file on disk when it can be read, so a CORS origin is judged beside its credentials)
 and judged by :func:`specialists.understand.safeguards.taken_out` on what the change adds or
 removes, for the classes the entry names (``tls``, ``token``, ``access``, ``permissive``,
-``password_hash``, ``infra``, ``test_env``). With ``infra``, a ``tool_call`` is read too:
+``password_hash``, ``infra``, ``test_env``, ``exec``, ``command``, ``escaping``,
+``traversal``, ``randomness``, ``cookie``, ``logging``, ...). With ``infra``, a ``tool_call``
+is read too:
 its ``path`` and ``content`` as a file written whose earlier text is unknown (an MCP
 ``create_or_update_file``), or a Kubernetes manifest handed over as a parameter (an MCP
 ``kubectl_apply``) as a new manifest file. Test files and fixtures (``exclude_paths``)
@@ -94,7 +96,8 @@ class SafeguardsConfig(KindConfig):
         safeguards: the classes judged (see :mod:`specialists.understand.safeguards`).
         exclude_paths: globs of files not judged (test files and fixtures by default).
         python_tls: with ``tls``, read Python files' certificate checks through the
-            ``python_ast`` logic.
+            ``python_ast`` logic (and, with ``command``, its ``shell_injection`` check, which
+            follows a command built in a variable of the same function).
         max_bytes: a file larger than this on disk is not read (its earlier text is unknown).
         verdict: the verdict on a finding; the entry's ``default_verdict`` when unset.
     """
@@ -126,10 +129,16 @@ class SafeguardsSpecialist:
         self._safeguards = tuple(config.safeguards)
         self._exclude = PathMatcher(config.exclude_paths)
         self._python: PythonAstSpecialist | None = None
+        checks: list[Literal["tls_verification_disabled", "shell_injection"]] = []
         if "tls" in config.safeguards and config.python_tls:
+            checks.append("tls_verification_disabled")
+        if "command" in config.safeguards and config.python_tls:
+            # a command string built in a variable of the same function, read by the parser
+            checks.append("shell_injection")
+        if checks:
             self._python = PythonAstSpecialist(
                 PythonAstConfig(
-                    checks=["tls_verification_disabled"],
+                    checks=list(checks),
                     exclude_paths=config.exclude_paths,
                     verdict=config.verdict,
                 ),

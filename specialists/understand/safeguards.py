@@ -76,6 +76,14 @@ commenting a guard out removes it. What is read, as small tables of constructs p
   ``permissions: write-all`` added; and the pipeline's token encoded and sent out
   (``System.AccessToken | base64 | curl``), which is severe (:attr:`Finding.severe`: the
   kind blocks);
+- ``exec``, ``command``, ``escaping``, ``traversal``, ``randomness``, ``cookie``,
+  ``logging``: request input evaluated or deserialised (severe on request input), a shell
+  command built from values, a value rendered as raw HTML (or its sanitizer removed), a path
+  built from request input without a guard (or its guard removed), a secret drawn from a
+  predictable generator, a cookie's Secure or HttpOnly flag off outside development
+  settings, a secret written to a log; ``access`` also holds second-factor and allow-list
+  checks and a fixed password let through (severe), and ``infra`` Firebase rules and
+  Postgres row-level security (``.rules``, ``.sql``); see ``docs/understanding.md``;
 - ``test_env``: not a security safeguard but a verification one, read the same way:
   production code that answers the test runner with a fixed value (``if
   (process.env.NODE_ENV === 'test') return 107.99;``, ``if os.environ.get(
@@ -112,15 +120,16 @@ __all__ = [
 
 Safeguard = Literal[
     "tls", "token", "access", "permissive", "password_hash", "infra", "test_env", "hardening",
-    "injection", "release",
+    "injection", "release", "exec", "command", "escaping", "traversal", "randomness", "cookie",
+    "logging",
 ]  # fmt: skip
 Language = Literal[
     "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config", "hcl",
-    "xml", "owners",
+    "xml", "owners", "sql", "template",
 ]  # fmt: skip
 LANGUAGES: Final[tuple[Language, ...]] = (
     "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config", "hcl",
-    "xml", "owners",
+    "xml", "owners", "sql", "template",
 )  # fmt: skip
 
 _EXTENSIONS: Final[dict[str, Language]] = {
@@ -160,6 +169,21 @@ _EXTENSIONS: Final[dict[str, Language]] = {
     ".tfvars": "hcl",
     ".hcl": "hcl",
     ".config": "xml",
+    ".rules": "config",  # Firebase security rules
+    ".sql": "sql",
+    ".html": "template",
+    ".htm": "template",
+    ".jinja": "template",
+    ".jinja2": "template",
+    ".j2": "template",
+    ".njk": "template",
+    ".erb": "template",
+    ".hbs": "template",
+    ".handlebars": "template",
+    ".mustache": "template",
+    ".twig": "template",
+    ".ejs": "template",
+    ".liquid": "template",
 }
 
 _CODE: Final = frozenset({"python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php"})
@@ -192,6 +216,8 @@ _COMMENT_MARKERS: Final[tuple[tuple[Language, str], ...]] = (
     ("hcl", r"#|//|/\*|\*"),
     ("xml", r"<!--"),
     ("owners", "#"),
+    ("sql", "--"),
+    ("template", r"\{#|<!--|<%#|\{\{!|\{\{--"),
 )
 _COMMENT_LINE: Final[dict[Language, re2._Regexp]] = {
     language: re2.compile(r"(?m)^[ \t]*(?:" + markers + r")[^\n]*(?:\r?\n|$)")
@@ -281,6 +307,69 @@ _REJECTED: Final = (
     r"(?i)(?:\b(?:if|unless|elif|guard)\b[^\n]*(?:\n[^\n]{0,80}?)?"
     r"|(?:&&|\|\||\bor\b|\band\b)[ \t]*)(?:" + _REFUSAL + r")"
     r"|(?:" + _REFUSAL + r")[^\n]*\b(?:unless|if)\b"
+)
+
+# What a request carries: its body, query, form, files, cookies (Flask, Django, Express, Go,
+# Java servlets, Rails, PHP, ASP.NET, AWS Lambda events).
+_INPUT: Final = (
+    r"(?:\brequest\.(?:data|body|args|form|json|values|files|GET|POST|query_params|get_data"
+    r"|get_json|stream|params|query|cookies|content|input|raw_post_data|read)\b|\breq\.(?:body"
+    r"|query|params|cookies|rawBody)\b|\b(?:ctx|context)\.(?:request\.body|query|params"
+    r"|req\.body)\b|\$_(?:GET|POST|REQUEST|COOKIE|FILES)\b|\$request->(?:input|get|query|all"
+    r"|post|getContent)\b|\bparams\[|\bparams\.(?:require|permit|fetch)\b|\bcookies\["
+    r"|\br\.(?:Body|URL\.Query|FormValue|PostFormValue|Form)\b|\bc\.(?:Query|Param|PostForm"
+    r"|GetRawData|FormValue)\b|\bgetParameter\s*\(|\bgetInputStream\s*\(|\bRequest\.(?:Body"
+    r"|Form|Query|QueryString)\b|\bevent\[['\"](?:body|queryStringParameters)|\bevent\.body\b)"
+)
+# The name a client gave an uploaded file (Flask/Werkzeug, multer, Spring, ASP.NET).
+_UPLOAD_NAME: Final = (
+    r"\b(?:files?|uploads?|uploaded_?file|f|attachment|image|photo|avatar|document)\w*"
+    r"(?:\[[^\]\n]*\])?\.(?:filename|originalname|FileName)\b|getOriginalFilename\(\)"
+)
+_SAFE_YAML: Final = r"\bLoader\s*=\s*(?:yaml\.)?C?(?:Safe|Base)Loader\b|\bsafe_load"
+_QUOTED_ARG: Final = (
+    r"\bshlex\.(?:quote|join)|\bpipes\.quote|\bescapeshell(?:arg|cmd)|\bShellwords|\bshellescape"
+)
+_SANITIZED: Final = (
+    r"(?i)saniti[sz]|purif|\bxss\b|\bescape|\bclean\b|bleach|\bstrip_tags|htmlspecialchars"
+    r"|htmlentities|format_html|\bsafe_html|\bsanitized|marked\.parse\s*\([^\n]*sanitize"
+)
+_PATH_GUARDED: Final = (
+    r"(?i)secure_filename|safe_join|basename|filepath\.(?:Base|Clean)|Path\.GetFileName"
+    r"|FilenameUtils\.getName|sanitize_?filename|realpath|getCanonicalPath|uuid|\bslugify"
+)
+_SECRET_NAME: Final = (
+    r"(?i:\b\w*(?:token|passw|secret|nonce|otp|salt|reset_?code|verification_?code"
+    r"|confirm\w*_?code|session_?id|api_?key|apikey|secret_?key|signing_?key|csrf))"
+)
+_WEAK_RANDOM: Final = (
+    r"(?:\bMath\.random\s*\(|\brandom\.(?:random|randint|choice|choices|randrange"
+    r"|getrandbits|sample|uniform)\s*\(|(?:^|[^\w.$>:])(?:rand|mt_rand|lcg_value|uniqid)\s*\("
+    r"|\brand\.(?:Int|Intn|Int31|Int63|Int63n|Uint32|Uint64|Read|Float64)\w*\s*\("
+    r"|\bnew\s+Random\s*\(|\bRandom\(\)\.|\bRandom\.(?:Next|next)\w*\s*\(|\bRandom\.rand\s*\("
+    r"|\bDate\.now\s*\(\)\.toString\s*\(\s*36)"
+)
+_STRONG_RANDOM: Final = (
+    r"(?i)\bsecrets\.|SystemRandom|\bcrypto\b|randomBytes|getRandomValues|randomUUID"
+    r"|SecureRandom|random_bytes|random_int|openssl_random|RandomNumberGenerator|uuid4|urandom"
+    r"|crypto/rand|\bjitter|\bdelay|\bbackoff"
+)
+_LOGGED_SECRET: Final = (
+    r"(?i:password|passwd|\bpwd|secret|token|api_?key|apikey|private_?key|access_?key"
+    r"|card_?number|\bcvv|\bcvc|client_?secret)"
+)
+_NOT_LOGGED_SECRET: Final = (
+    r"(?i)mask|redact|\*\*\*|hash|\blen\s*\(|\.length|\bsize\b|sanitiz|(?:password|token)_?(?:reset"
+    r"|changed|expir\w*|policy|strength|hash|type|count|len|url|endpoint|id)\b|has_(?:password"
+    r"|token)|is_\w+|_(?:set|valid|ok|present|required|missing|exists)\b|tokeniz|tokens?_used"
+    # tokens of a model's output streamed, and examples in docstrings
+    r"|\bfor\s+\w*token\w*\s+in\b|\bend\s*=|\bflush\s*=|stream|chunk|delta|^\s*(?:>>>|\.\.\.)\s"
+)
+# A refusal after a check: an error, a denial, a redirect, a 401/403.
+_DENIAL: Final = (
+    r"(?:\b(?:raise|throw|abort|deny|denied|halt|redirect\w*|http\.Error|render)\b"
+    r"|\breturn\s+(?:false|False|None|nil|null|res\.status|Response|HttpResponseForbidden"
+    r"|HttpResponseRedirect|Unauthorized|Forbid|error|err|jsonify)\b|\b(?:401|403)\b)"
 )
 
 _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
@@ -779,6 +868,194 @@ _CONSTRUCTS: Final[tuple[_Construct, ...]] = (
        r"(?i)(?:->|::)(?:query|exec|prepare|select|statement|raw|whereRaw|DB::raw)\s*\(\s*"
        r"\"[^\"\n]*\$\w|(?i)(?:mysqli_query|pg_query)\s*\([^,\n]*,\s*\"[^\"\n]*\$\w",
        "builds an SQL query from variables in the string (SQL injection)"),
+    # -- exec: input deserialised or evaluated ---------------------------------------------
+    # (with what a request carries on the line: code execution of the caller's input)
+    _c("exec", "python",
+       r"\b(?:pickle|cPickle|_pickle|dill|cloudpickle|marshal|jsonpickle|shelve)\.(?:loads?"
+       r"|decode|Unpickler)\s*\([^\n]*" + _INPUT,
+       "deserialises request input with pickle (code execution)"),
+    _c("exec", "python", r"\byaml\.(?:load|load_all|unsafe_load)\s*\([^\n]*" + _INPUT,
+       "parses request input with yaml.load (code execution)", unless=_SAFE_YAML),
+    _c("exec", "python", r"\byaml\.(?:unsafe_load|full_load)\s*\(|\byaml\.load(?:_all)?\s*\("
+       r"[^\n]*\bLoader\s*=\s*(?:yaml\.)?(?:Unsafe|Full)?Loader\b",
+       "parses YAML with an unsafe loader (yaml.unsafe_load, Loader=yaml.Loader)"),
+    _c("exec", "python", r"(?:^|[^\w.])(?:eval|exec)\s*\([^\n]*" + _INPUT,
+       "evaluates request input as code (eval/exec)"),
+    _c("exec", "javascript",
+       r"(?:^|[^\w.])(?:eval|new\s+Function|Function)\s*\([^\n]*" + _INPUT
+       + r"|\bvm2?\.(?:runInNewContext|runInThisContext|runInContext|compileFunction)\s*\("
+       r"[^\n]*" + _INPUT + r"|\bnew\s+vm\.Script\s*\([^\n]*" + _INPUT,
+       "evaluates request input as code (eval, new Function, vm)"),
+    _c("exec", "javascript", r"\b(?:serialize\.)?unserialize\s*\([^\n]*" + _INPUT,
+       "deserialises request input with node-serialize (code execution)"),
+    _c("exec", "jvm",
+       r"\bnew\s+ObjectInputStream\s*\([^\n]*(?:getInputStream|getBody|request|req\b|body"
+       r"|socket|payload)|\bnew\s+XMLDecoder\s*\([^\n]*(?:getInputStream|request|body)",
+       "deserialises a request's stream with ObjectInputStream (code execution)"),
+    _c("exec", "ruby",
+       r"\bMarshal\.load\s*\(?[^\n]*" + _INPUT + r"|\b(?:YAML|Psych)\.(?:load|unsafe_load)"
+       r"\s*\(?[^\n]*" + _INPUT + r"|(?:^|[^\w.])(?:eval|instance_eval|class_eval)\s*\(?"
+       r"[^\n]*" + _INPUT,
+       "loads or evaluates request input as code (Marshal.load, YAML.load, eval)"),
+    _c("exec", "php",
+       r"(?:^|[^\w>:])(?:unserialize|eval|assert|create_function)\s*\([^\n]*" + _INPUT,
+       "deserialises or evaluates request input (unserialize, eval)",
+       unless=r"allowed_classes['\"]\s*=>\s*false"),
+    _c("exec", "csharp",
+       r"\bnew\s+(?:BinaryFormatter|NetDataContractSerializer|SoapFormatter|LosFormatter)\s*\("
+       r"|\bTypeNameHandling\s*=\s*TypeNameHandling\.(?:All|Auto|Objects|Arrays)\b",
+       "deserialises with a type-carrying formatter (BinaryFormatter, TypeNameHandling)"),
+    # -- command: a shell command built from values ----------------------------------------
+    _c("command", "python",
+       r"\b(?:subprocess\.)?(?:run|call|check_call|check_output|Popen)\s*\(\s*(?:[fF]['\"]"
+       r"[^\n]*\{|['\"][^'\"\n]*['\"]\s*(?:%|\+|\.format\s*\()|\w+\s*\+)[^\n]*\bshell\s*=\s*True"
+       r"|\bos\.(?:system|popen)\s*\(\s*(?:[fF]['\"][^\n]*\{|['\"][^'\"\n]*['\"]\s*(?:%|\+"
+       r"|\.format\s*\()|\w+\s*\+)"
+       r"|\bsubprocess\.(?:getoutput|getstatusoutput)\s*\(\s*(?:[fF]['\"][^\n]*\{|['\"]"
+       r"[^'\"\n]*['\"]\s*(?:%|\+|\.format\s*\())",
+       "runs a shell command built from values (command injection)", unless=_QUOTED_ARG),
+    _c("command", "javascript",
+       r"(?:^|[^\w.]|\b(?:child_process|cp|childProcess|proc)\.)(?:exec|execSync)\s*\(\s*(?:`"
+       r"[^`\n]*\$\{|['\"][^'\"\n]*['\"]\s*\+)"
+       r"|\b(?:spawn|spawnSync|execa)\s*\(\s*`[^`\n]*\$\{[^\n]*\bshell\s*:\s*true",
+       "runs a shell command built from values (command injection)", unless=_QUOTED_ARG),
+    _c("command", "go",
+       r"\bexec\.Command(?:Context)?\s*\(\s*(?:ctx\s*,\s*)?\"(?:/bin/)?(?:ba|z)?sh\"\s*,\s*\"-c\""
+       r"\s*,\s*(?:fmt\.Sprintf\s*\(|\"[^\"\n]*\"\s*\+|\w+\s*\+)",
+       "runs a shell command built from values (command injection)"),
+    _c("command", "jvm",
+       r"\b(?:getRuntime\(\)|runtime|rt)\.exec\s*\(\s*(?:\"[^\"\n]*\"\s*\+|String\.format\s*\(|"
+       r"\w+\s*\+)|\bnew\s+ProcessBuilder\s*\([^\n]*\"(?:-c|/c)\"\s*,\s*(?:\"[^\"\n]*\"\s*\+"
+       r"|String\.format\s*\(|\w+\s*\+)",
+       "runs a shell command built from values (command injection)"),
+    _c("command", "ruby",
+       r"(?:^|[^\w.])(?:system|exec|spawn|IO\.popen|Open3\.\w+)\s*\(?\s*\"[^\"\n]*#\{|`[^`\n]*#\{"
+       r"|%x[({\[][^\n]*#\{",
+       "runs a shell command built from values (command injection)", unless=_QUOTED_ARG),
+    _c("command", "php",
+       r"(?:^|[^\w>:$])(?:shell_exec|exec|system|passthru|popen|proc_open)\s*\(\s*(?:\"[^\"\n]*"
+       r"\$|['\"][^'\"\n]*['\"]\s*\.\s*\$)|`[^`\n]*\$\w",
+       "runs a shell command built from values (command injection)", unless=_QUOTED_ARG),
+    _c("command", "csharp",
+       r"\bProcess\.Start\s*\(\s*\"(?:cmd(?:\.exe)?|(?:/bin/)?(?:ba)?sh|powershell)\"\s*,\s*"
+       r"(?:\$\"|\"[^\"\n]*\"\s*\+)|\bArguments\s*=\s*(?:\$\"(?:/c|-c)\b|\"(?:/c|-c)[^\"\n]*\""
+       r"\s*\+)",
+       "runs a shell command built from values (command injection)"),
+    # -- escaping: a value put into a page without escaping --------------------------------
+    _c("escaping", "javascript",
+       r"\bdangerouslySetInnerHTML\s*=\s*\{\s*\{\s*__html\s*:\s*(?:[A-Za-z_$][\w$.\[\]()]*\s*"
+       r"[},|?]|`[^`\n]*\$\{)",
+       "puts a value into the page as raw HTML (dangerouslySetInnerHTML)", unless=_SANITIZED),
+    _c("escaping", "javascript",
+       r"\.(?:innerHTML|outerHTML)\s*\+?=\s*(?:[A-Za-z_$][\w$.\[\]]*\s*(?:;|$|\n|\+)|`[^`\n]*"
+       r"\$\{|['\"][^'\"\n]*['\"]\s*\+)|\.insertAdjacentHTML\s*\(\s*['\"]\w+['\"]\s*,\s*[A-Za-z_$`]"
+       r"|\bdocument\.write(?:ln)?\s*\(\s*[A-Za-z_$`]",
+       "writes a value into the page as raw HTML (innerHTML)", unless=_SANITIZED),
+    _c("escaping", "javascript template",
+       r"\bv-html\s*=\s*['\"]|\{@html\s+[\w$]|\bbypassSecurityTrust(?:Html|Script|Url"
+       r"|ResourceUrl|Style)\s*\(\s*[A-Za-z_$]",
+       "renders a value as raw HTML (v-html, {@html}, bypassSecurityTrust)", unless=_SANITIZED),
+    _c("escaping", "python",
+       r"(?:^|[^\w.])(?:mark_safe|Markup|SafeString)\s*\(\s*(?:[fF]['\"]|[A-Za-z_][\w.\[\]]*"
+       r"\s*[)%+]|['\"][^'\"\n]*['\"]\s*(?:%|\+|\.format))"
+       r"|\bautoescape\s*=\s*False\b",
+       "marks a value safe HTML without escaping it (mark_safe, Markup)", unless=_SANITIZED),
+    _c("escaping", "template",
+       r"\{\{[^}\n]*\|\s*safe\b|\{%-?\s*autoescape\s+(?:off|false)\b|\{\{\{[^}\n]*\}\}\}"
+       r"|<%-[^%\n]*%>|<%==|<%=\s*raw\b|\{!![^\n]*!!\}|\|\s*raw\b[^}\n]*\}\}|\.html_safe\b",
+       "renders a value without escaping it (|safe, raw, {!! !!}, <%- %>)", unless=_SANITIZED),
+    _c("escaping", "ruby php",
+       r"\.html_safe\b|(?:^|[^\w.])raw\s*\(?\s*@?[a-z_]|\{!![^\n]*!!\}",
+       "renders a value without escaping it (html_safe, raw, {!! !!})", unless=_SANITIZED),
+    # -- traversal: a path built from what the caller sent ---------------------------------
+    _c("traversal", "code",
+       r"(?:\bos\.path\.join|\bpath\.(?:join|resolve)|\bfilepath\.Join|\bPaths?\.(?:get|of)"
+       r"|\bPath\.Combine|\bFile\.join|\bnew\s+File|\bsend_file|\bsend_from_directory|\bsendFile"
+       r"|\bres\.download|\breadFile(?:Sync)?|\bcreateReadStream|\bfopen|\bfile_get_contents"
+       r"|\breadfile|\bFile\.(?:read|open|ReadAllText|ReadAllBytes|OpenRead|Delete)|\bos\.(?:Open"
+       r"|ReadFile|Remove)|\bhttp\.ServeFile|\bsend_data|\bPhysicalFile|\bFileResponse"
+       r"|(?:^|[^\w.])open)\s*\([^\n]*(?:" + _INPUT + r"|" + _UPLOAD_NAME + r")"
+       r"|\b(?:UPLOAD|MEDIA|STATIC|BASE|ROOT|DATA)\w*\s*\+\s*(?:['\"]/['\"]\s*\+\s*)?" + _INPUT,
+       "builds a file path from the caller's input without a guard (path traversal)",
+       unless=_PATH_GUARDED),
+    # -- randomness: a secret drawn from a predictable generator ---------------------------
+    _c("randomness", "code",
+       _SECRET_NAME + r"\w*['\"]?\s*(?::[^=\n]{0,40})?(?:=|:=|=>|:)\s*[^\n]*" + _WEAK_RANDOM,
+       "draws a token, password or key from a predictable generator (Math.random, random)",
+       unless=_STRONG_RANDOM),
+    _c("randomness", "code",
+       r"\b(?:def|function|func|fn)\s+\w*" + _SECRET_NAME + r"\w*\s*\([^)\n]*\)[^\n]*"
+       r"(?:\n[^\n]*){0,6}?" + _WEAK_RANDOM,
+       "draws a token, password or key from a predictable generator (Math.random, random)",
+       unless=_STRONG_RANDOM),
+    # -- cookie: a session cookie's flags turned off ---------------------------------------
+    _c("cookie", "python",
+       r"\b(?:SESSION|CSRF|REMEMBER)_COOKIE_(?:SECURE|HTTPONLY)\s*=\s*False\b"
+       r"|\bset_cookie\s*\([^\n]*\b(?:secure|httponly)\s*=\s*False\b",
+       "turns a session cookie's Secure or HttpOnly flag off"),
+    _c("cookie", "javascript",
+       r"\bhttpOnly['\"]?\s*:\s*false\b|\b(?:cookie|cookieOptions|cookieOpts)['\"]?\s*[:=]\s*\{"
+       r"[^{}]*\bsecure['\"]?\s*:\s*false\b|\.cookie\s*\([^;{}]*\{[^{}]*\bsecure\s*:\s*false\b",
+       "turns a session cookie's Secure or HttpOnly flag off"),
+    _c("cookie", "go", r"\b(?:Secure|HttpOnly)\s*:\s*false\b",
+       "turns a session cookie's Secure or HttpOnly flag off"),
+    _c("cookie", "jvm",
+       r"\bset(?:Secure|HttpOnly)\s*\(\s*false\s*\)|\b(?:secure|httpOnly)\s*=\s*false\b",
+       "turns a session cookie's Secure or HttpOnly flag off"),
+    _c("cookie", "csharp",
+       r"\b(?:HttpOnly|Secure)\s*=\s*false\b|\bCookieSecurePolicy\.None\b|\bHttpOnlyPolicy\.None\b",
+       "turns a session cookie's Secure or HttpOnly flag off"),
+    _c("cookie", "ruby",
+       r"(?:cookie|session_store|cookies\[)[^\n]*\b(?:secure|httponly):\s*false\b",
+       "turns a session cookie's Secure or HttpOnly flag off"),
+    _c("cookie", "php",
+       r"['\"](?:secure|http_only|httponly)['\"]\s*=>\s*false\b|session\.cookie_(?:secure"
+       r"|httponly)['\"]\s*,\s*['\"]?(?:0|false|off)\b",
+       "turns a session cookie's Secure or HttpOnly flag off"),
+    _c("cookie", "config",
+       r"(?i)\b(?:SESSION_SECURE_COOKIE|SESSION_COOKIE_SECURE|SESSION_COOKIE_HTTPONLY"
+       r"|server\.servlet\.session\.cookie\.(?:secure|http-only))['\"]?\s*[:=]\s*['\"]?false\b",
+       "turns a session cookie's Secure or HttpOnly flag off"),
+    # -- logging: a secret written to a log ------------------------------------------------
+    _c("logging", "code",
+       r"(?i)(?:\b(?:log|logger|logging|_logger|_log|console|slog|zap|logrus|Log|Logger"
+       r"|Rails\.logger|System\.(?:out|err)|Console|fmt)\.\w+|(?:^|[^\w.])(?:print|println|printf"
+       r"|puts|error_log|var_dump|print_r)|\blog\.Print\w*)\s*\(?[^\n]*(?:[{(,+$]\s*|\$\{\s*"
+       r"|#\{\s*|%\(\s*|\.)(?:\w+[._])?" + _LOGGED_SECRET + r"s?\s*(?:[}),+\]=]|$|\n)",
+       "writes a password, token or key to a log", unless=_NOT_LOGGED_SECRET),
+    # -- access: a second factor or an allow-list checked and refused ----------------------
+    _c("access", "code",
+       r"(?i)\b(?:if|unless|elif)\b[^\n]*(?:mfa|otp|totp|2fa|two_?factor|second_?factor"
+       r"|\bverify_\w+|\bverify[A-Z]\w*)[^\n]*(?:\n[^\n]{0,120}?)?" + _DENIAL,
+       "a second-factor (MFA, OTP) or verification check", mode="guard"),
+    _c("access", "code",
+       r"(?i)\b(?:if|unless|elif)\b[^\n]*(?:is_?allowed\w*|allowed_?hosts|\bALLOWED_\w+"
+       r"|allow_?list|white_?list|in_allowlist)[^\n]*(?:\n[^\n]{0,120}?)?" + _DENIAL,
+       "an allow-list check", mode="guard"),
+    # a fixed password let through by the password check: a backdoor
+    _c("access", "code",
+       r"(?i:\$?\w*(?:password|passwd|\bpwd|passphrase|\bpass)\w*)\s*(?:===?|\.equals\s*\()\s*"
+       r"['\"][^'\"\n]+['\"]\s*\)?\s*(?:\)\s*)?(?:\{|:|then)?\s*(?:\n\s*)?return\s+(?:true|True)\b"
+       r"|['\"][^'\"\n]+['\"]\s*===?\s*(?i:\$?\w*(?:password|passwd|\bpwd|passphrase)\w*)\s*"
+       r"\)?\s*(?:\{|:|then)?\s*(?:\n\s*)?return\s+(?:true|True)\b"
+       r"|(?:\|\||\bor\b)\s*(?i:\$?\w*(?:password|passwd|\bpwd|passphrase)\w*)\s*===?\s*['\"]"
+       r"[^'\"\n]+['\"]|(?i:\$?\w*(?:password|passwd|\bpwd|passphrase)\w*)\s*===?\s*['\"]"
+       r"[^'\"\n]+['\"]\s*(?:\|\||\bor\b)",
+       "lets a fixed password through the password check (a backdoor)"),
+    # -- infra: open security rules (Firebase, Postgres row-level security) ----------------
+    _c("infra", "config",
+       r"\ballow\s+(?:[\w]+\s*,\s*)*(?:write|create|update|delete)\b(?:\s*,\s*\w+)*\s*(?::\s*if\s+"
+       r"(?:true\b|request\.time\s*<\s*timestamp\.date)|;)"
+       r"|['\"]\.write['\"]\s*:\s*['\"]?true\b",
+       "lets anyone write (Firebase rules allow write: if true)"),
+    _c("infra", "sql python javascript go ruby php jvm csharp",
+       r"(?i)\bDISABLE\s+ROW\s+LEVEL\s+SECURITY\b|\bNO\s+FORCE\s+ROW\s+LEVEL\s+SECURITY\b",
+       "turns row-level security off (DISABLE ROW LEVEL SECURITY)"),
+    _c("infra", "sql",
+       r"(?i)\bCREATE\s+POLICY\s+(?:\"[^\"]*\"|\w+)\s+ON\s+[\w.\"]+\s+(?:AS\s+\w+\s+)?"
+       r"(?:FOR\s+(?:ALL|INSERT|UPDATE|DELETE)\s+)?(?:TO\s+[\w\s,]+?\s+)?(?:USING|WITH\s+CHECK)"
+       r"\s*\(\s*true\s*\)",
+       "lets every role write every row (a policy USING (true))"),
     # -- release: the gates a change passes before it reaches production --------------------
     _c("release", "config",
        r"(?mi)^\s*environment:\s*['\"]?(?:prod\w*|live|release)\b"
@@ -858,6 +1135,10 @@ _CORS: Final[tuple[_Pair, ...]] = (
     _pair(
         "javascript",
         r"(?i)\borigin['\"]?\s*:\s*(?:['\"`]\*['\"`]|true\b)"
+        # a function that admits every origin: ``origin: (o, cb) => cb(null, true)``
+        r"|\borigin['\"]?\s*:\s*(?:async\s*)?(?:\(\s*\w*\s*(?:,\s*\w+\s*)?\)\s*=>\s*\{?\s*"
+        r"(?:return\s+)?|function\s*\w*\s*\(\s*\w*\s*(?:,\s*\w+\s*)?\)\s*\{\s*(?:return\s+)?)"
+        r"(?:\w+\s*\(\s*null\s*,\s*(?:true|origin|o|requestOrigin)\s*\)|true\b)"
         r"|Access-Control-Allow-Origin['\"]\s*,\s*(?:['\"`]\*['\"`]|req\.headers\.origin"
         r"|req\.header\(\s*['\"]origin|req\.get\(\s*['\"]origin|request\.headers\.get\(\s*['\"]origin)",
         r"(?i)\bcredentials['\"]?\s*:\s*true\b|Access-Control-Allow-Credentials['\"]\s*,\s*['\"`]?true",
@@ -943,10 +1224,19 @@ class Finding:
 
 
 # Per language, every construct in one pattern: most texts match none, and one pass says so.
-_ANY: Final[dict[Language, re2._Regexp]] = {
-    language: re2.compile(
-        "|".join(f"(?:{c.pattern.pattern})" for c in _CONSTRUCTS if language in c.languages)
-    )
+def _chunks(patterns: list[str], limit: int = 3000) -> tuple[re2._Regexp, ...]:
+    """Alternations of ``patterns`` of at most ``limit`` characters each: one alternation
+    of them all outgrows RE2's DFA memory and falls back to a slow engine."""
+    chunks: list[list[str]] = [[]]
+    for pattern in patterns:
+        if chunks[-1] and sum(map(len, chunks[-1])) + len(pattern) > limit:
+            chunks.append([])
+        chunks[-1].append(f"(?:{pattern})")
+    return tuple(re2.compile("|".join(chunk)) for chunk in chunks if chunk)
+
+
+_ANY: Final[dict[Language, tuple[re2._Regexp, ...]]] = {
+    language: _chunks([c.pattern.pattern for c in _CONSTRUCTS if language in c.languages])
     for language in LANGUAGES
     if any(language in c.languages for c in _CONSTRUCTS)
 }
@@ -959,7 +1249,7 @@ def _counts(text: str, language: Language) -> tuple[int, ...]:
     of another language), remembered: the entries of a pack read the same write."""
     code = _code(text, language)
     every = _ANY.get(language)
-    if every is None or every.search(code) is None:
+    if every is None or not any(chunk.search(code) for chunk in every):
         return _NONE
     counts = []
     for construct in _CONSTRUCTS:
@@ -1079,6 +1369,7 @@ def taken_out(
         found.extend(_swapped(language, before, after))
     if "permissive" in wanted:
         found.extend(_permissive(path, language, before, after))
+    found.extend(_weakened(language, before, after, wanted))
     return found
 
 
@@ -1090,7 +1381,20 @@ _CI_FILE: Final = re2.compile(
     r"|buildspec)\.ya?ml$|(?:^|/)(?:\.github/|docs/|\.gitlab/)?CODEOWNERS$"
 )
 # Constructs that are an attack, not a weakening (by their words in :data:`_CONSTRUCTS`).
-_SEVERE: Final = frozenset({"encodes the pipeline's token and sends it out"})
+_SEVERE: Final = frozenset(
+    {
+        "encodes the pipeline's token and sends it out",
+        "deserialises request input with pickle (code execution)",
+        "parses request input with yaml.load (code execution)",
+        "evaluates request input as code (eval/exec)",
+        "evaluates request input as code (eval, new Function, vm)",
+        "deserialises request input with node-serialize (code execution)",
+        "deserialises a request's stream with ObjectInputStream (code execution)",
+        "loads or evaluates request input as code (Marshal.load, YAML.load, eval)",
+        "deserialises or evaluates request input (unserialize, eval)",
+        "lets a fixed password through the password check (a backdoor)",
+    }
+)
 # What losing a guard of each class is, in words.
 _GUARD_LOST: Final[dict[Safeguard, str]] = {
     "access": "removes an access check",
@@ -1115,6 +1419,9 @@ _LOOPBACK_BIND: Final = re2.compile(
 def _excused(construct: _Construct, path: str, local_lost: bool = False) -> bool:
     """An added construct that is how the file is meant to be (a container listening on
     every interface; debugging in a config transform for debug builds)."""
+    if construct.safeguard == "cookie":
+        # a development or test settings file may send its cookies over plain HTTP
+        return _NOT_PRODUCTION_FILE.search(path) is not None
     if construct.safeguard != "hardening":
         return False
     if construct.words.startswith("binds"):
@@ -1202,6 +1509,102 @@ def _swapped(language: Language, before: str, after: str) -> list[Finding]:
         ) > _count(swap.second, code_before):
             return [Finding("token", swap.words)]
     return []
+
+
+@dataclass(frozen=True, slots=True)
+class _Swap:
+    """A protective call lost (``first``) while a weaker one is gained (``second``), or,
+    with ``kept``, while ``second`` stays in the text after the change."""
+
+    safeguard: Safeguard
+    first: re2._Regexp
+    second: re2._Regexp
+    words: str
+    kept: bool = False
+
+
+_CODE_CALL: Final = r"(?:^|[^\w.$>:])"
+_WEAKENINGS: Final[tuple[_Swap, ...]] = (
+    _Swap(
+        "exec",
+        re2.compile(
+            r"\b(?:safe_eval|literal_eval|simple_eval|SimpleEval|safeEval|evaluate_expression"
+            r"|expr_eval|numexpr\.evaluate|math\.evaluate|jsep|expression_?parser)\w*\s*\("
+        ),
+        re2.compile(_CODE_CALL + r"(?:eval|exec|new\s+Function|Function)\s*\(\s*[A-Za-z_$]"),
+        "replaces a safe evaluator by eval (code execution)",
+    ),
+    _Swap(
+        "randomness",
+        re2.compile(
+            r"\bsecrets\.\w+\s*\(|\bSystemRandom\b|\brandomBytes\s*\(|\bgetRandomValues\s*\("
+            r"|\brandomUUID\s*\(|\bSecureRandom\b|\brandom_bytes\s*\(|\brandom_int\s*\("
+            r"|\bcrypto/rand\b|\bRandomNumberGenerator\b|\bos\.urandom\s*\(|\bopenssl_random"
+        ),
+        re2.compile(_WEAK_RANDOM),
+        "replaces a cryptographic random source by a predictable one",
+    ),
+    _Swap(
+        "escaping",
+        re2.compile(
+            r"\bDOMPurify\.sanitize\s*\(|\bsanitize(?:Html|HTML|_html)?\s*\(|\bbleach\.clean\s*\("
+            r"|\bnh3\.clean\s*\(|\bhtml\.escape\s*\(|\bescape(?:Html|HTML|_html)\s*\("
+            r"|\bhtmlspecialchars\s*\(|\bhtmlentities\s*\(|\bHtmlEncode\s*\(|\bxss\s*\("
+        ),
+        re2.compile(
+            r"\bdangerouslySetInnerHTML\b|\.(?:innerHTML|outerHTML)\s*\+?=|\bv-html\b"
+            r"|\bmark_safe\s*\(|\bMarkup\s*\(|\|\s*safe\b|\.html_safe\b|\{!!|\bhtml\s*\(\s*\w"
+            r"|\bdocument\.write\s*\(|\binsertAdjacentHTML\s*\(|\becho\s"
+        ),
+        "removes the sanitizer of a value still rendered as raw HTML",
+        kept=True,
+    ),
+    _Swap(
+        "traversal",
+        re2.compile(
+            r"(?i)\b(?:secure_filename|safe_join|basename|filepath\.(?:Base|Clean)"
+            r"|Path\.GetFileName|FilenameUtils\.getName|sanitize_?filename|realpath"
+            r"|getCanonicalPath|is_relative_to|commonpath)\s*\("
+            r"|\b(?:startswith|startsWith|HasPrefix|StartsWith|start_with\?)\s*\([^\n]*(?i:base"
+            r"|root|dir|upload|static|media|allowed|safe)"
+        ),
+        re2.compile(
+            r"(?:\bos\.path\.join|\bpath\.(?:join|resolve)|\bfilepath\.Join|\bPaths?\.(?:get|of)"
+            r"|\bPath\.Combine|\bFile\.join|\bnew\s+File|\bsend_file|\bsend_from_directory"
+            r"|\bsendFile|\bres\.download|\breadFile(?:Sync)?|\bcreateReadStream|\bfopen"
+            r"|\bfile_get_contents|\bos\.(?:Open|ReadFile|Remove)|\bhttp\.ServeFile"
+            r"|" + _CODE_CALL + r"open)\s*\([^\n]*[A-Za-z_$][\w$]*\s*[),]"
+        ),
+        "removes a path guard (secure_filename, basename, a realpath prefix check) before a "
+        "file is opened (path traversal)",
+        kept=True,
+    ),
+)
+
+
+def _weakened(
+    language: Language, before: str, after: str, wanted: frozenset[Safeguard]
+) -> list[Finding]:
+    """A protective call taken out while the weaker or unguarded form is added or stays."""
+    if language not in _CODE and language != "template":
+        return []
+    swaps = [swap for swap in _WEAKENINGS if swap.safeguard in wanted]
+    if not swaps:
+        return []
+    code_before, code_after = _code(before, language), _code(after, language)
+    found: list[Finding] = []
+    for swap in swaps:
+        if _count(swap.first, code_after) >= _count(swap.first, code_before):
+            continue
+        then, now = _count(swap.second, code_before), _count(swap.second, code_after)
+        # (kept: not when handlers were deleted with their guards)
+        if now > then or (
+            swap.kept
+            and now > 0
+            and _count(_DEFINITION, code_after) >= _count(_DEFINITION, code_before)
+        ):
+            found.append(Finding(swap.safeguard, swap.words))
+    return found
 
 
 def _permissive(path: str, language: Language, before: str, after: str) -> list[Finding]:
