@@ -267,6 +267,7 @@ def test_several_secrets_are_counted_once_each():
             ".env.example",
             "API_KEY=changeme\nPASSWORD=<your-password>\nAWS_KEY=AKIAIOSFODNN7EXAMPLE\n",
         ),
+        write(".env.example", "STRIPE_WEBHOOK_SECRET=whsec_replace_me\nDB_PASS=fill-me-in\n"),
         write("cfg.yaml", "password: ${DB_PASSWORD}\ntoken: '{{ secrets.TOKEN }}'\n"),
         write(
             "docs.md",
