@@ -339,7 +339,7 @@ def _each_said(text: str, names: set[str], request: str, context: Context) -> bo
 
 def _urls(text: str) -> set[str]:
     return {
-        t.strip("'\"(),;").rstrip("/").lower()
+        t.strip("'\"(),;:!?`").rstrip(".").rstrip("/").lower()  # a sentence's full stop too
         for t in text.split()[:2_000]
         if "://" in t and len(t) <= 2_000
     }

@@ -320,6 +320,9 @@ def test_each_name_and_number_must_be_said_and_urls_at_or_below_one_named():
     assert _asked(req, {}, "aws s3 rm s3://acme-scratch/tmp/ --recursive", task)
     assert _asked(req, {}, "aws s3 rm s3://acme-scratch/tmp/old/ --recursive", task)
     assert not _asked(req, {}, "aws s3 rm s3://acme-scratch/ --recursive", task)
+    # a URL that ends the request's sentence is the same URL
+    ended = "Empty s3://acme-scratch/tmp."
+    assert _asked(req, {}, "aws s3 rm s3://acme-scratch/tmp/ --recursive", ended)
 
 
 def test_a_loopback_address_needs_no_naming_and_a_found_host_does():
