@@ -179,18 +179,25 @@ def _names(words: Iterator[str], ignored: frozenset[str]) -> set[str]:
     }
 
 
-def _strings(value: object, out: list[str], budget: list[int]) -> None:
+def _strings(value: object, out: list[str], budget: list[int], *, numbers: bool = False) -> None:
     if budget[0] <= 0:
         return
+    if numbers and isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
     if isinstance(value, str):
         out.append(value[: budget[0]])
         budget[0] -= len(value)
     elif isinstance(value, dict):
         for item in value.values():
-            _strings(item, out, budget)
+            _strings(item, out, budget, numbers=numbers)
     elif isinstance(value, list | tuple):
         for item in value:
-            _strings(item, out, budget)
+            _strings(item, out, budget, numbers=numbers)
+
+
+def _numbers(text: str) -> set[str]:
+    """The whole numbers a text names (``42`` of ``PR #42``), without leading zeros."""
+    return {w.lstrip("0") or "0" for w in _words(text) if w.isdigit() and len(w) <= 12}
 
 
 def _ignored(context: Context) -> frozenset[str]:
@@ -218,7 +225,7 @@ def _fields_text(action: Action, fields: tuple[str, ...]) -> str:
     budget = [MAX_ACTION_CHARS]
     for key, value in list(action.args.items())[:200]:
         if _key(key) in wanted:
-            _strings(value, texts, budget)
+            _strings(value, texts, budget, numbers=True)
     return "\n".join(texts)
 
 
@@ -319,6 +326,9 @@ def asked_by(
     every = action_names(action, context)
     given = action_names(action, context, requested.fields) if requested.fields else every
     names: set[str] = given
+    # A number in a field the entry names (a pull request's, an issue's) is a name however
+    # short: "merge PR #42" names pull_number 42.
+    numbered = _numbers(text) if requested.fields and requested.names == "action" else set()
     if requested.names == "object":
         if action.tool and result.evidence.get("object") == action.tool:
             # An object that is the tool's own name (mcp__vercel__delete_deployment): what
@@ -334,7 +344,7 @@ def asked_by(
         if any(_compiled(p).search(lowered) for p in requested.unless):
             continue
         said = _names(_words(request), frozenset())
-        if requested.names != "none" and not (names & said):
+        if requested.names != "none" and not (names & said) and not (numbered & _numbers(request)):
             continue
         if any(address not in lowered for address in reached):
             continue  # the act reaches a place the user did not name
