@@ -114,6 +114,7 @@ from specialists.understand.network import credential_in_args as _credential_in_
 from specialists.understand.network import host_text as _host_text_of
 from specialists.understand.options import Opt, split_options
 from specialists.understand.paths import Where
+from specialists.understand.payloads import personal_query_value
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, Setup, SpecialistKind, checked_before
@@ -245,6 +246,9 @@ class DomainConfig(KindConfig):
             exfiltration judged on where it goes and what it carries together. The reason
             names the kind, never the value. ``anything`` (default): every destination is
             judged.
+            ``personal``: a URL field's destination objects only when its query carries
+            a person's e-mail address or phone number
+            (:func:`~specialists.understand.payloads.personal_query_value`).
         credential_homes: variable-name globs (``GITHUB_TOKEN``, ``AWS_*``) mapped to the
             domains of the service each credential belongs to: a shell command that sends
             such a variable to a host outside them (and not on this machine or its private
@@ -267,7 +271,7 @@ class DomainConfig(KindConfig):
     deny_ip_literals: bool = False
     shell: bool = False
     shell_scope: Literal["all", "sending", "data"] = "all"
-    carrying: Literal["anything", "credential"] = "anything"
+    carrying: Literal["anything", "credential", "personal"] = "anything"
     credential_homes: dict[
         Annotated[str, AfterValidator(_check_variable_glob)],
         Annotated[list[Annotated[str, AfterValidator(_allowed_entry)]], Field(min_length=1)],
@@ -349,6 +353,7 @@ class DomainSpecialist:
         "_fields",
         "_homes",
         "_max_chars",
+        "_personal_only",
         "_schemes",
         "_sending_only",
         "_shell",
@@ -371,6 +376,7 @@ class DomainSpecialist:
         self._sending_only = config.shell_scope in ("sending", "data")
         self._data_only = config.shell_scope == "data"
         self._credential_only = config.carrying == "credential"
+        self._personal_only = config.carrying == "personal"
         self._homes = tuple(
             (word_globs((glob,)), frozenset(domains))
             for glob, domains in config.credential_homes.items()
@@ -402,7 +408,11 @@ class DomainSpecialist:
                 found.append(_credential_in_args(action) if self._credential_only else None)
             return found[0]
 
+        personal: list[str] = []  # carrying: personal: what the URL being judged carries
+
         def objection(result: SpecialistResult) -> SpecialistResult | None:
+            if self._personal_only:
+                return _carrying(result, personal[-1]) if personal else None
             if not self._credential_only:
                 return result
             what = carried()
@@ -414,6 +424,11 @@ class DomainSpecialist:
                 continue
             present = True
             for item in value if isinstance(value, list) else (value,):
+                if self._personal_only:
+                    carried_there = personal_query_value(item) if isinstance(item, str) else None
+                    if carried_there is None:
+                        continue  # no personal data goes there
+                    personal[:] = [carried_there]
                 if not isinstance(item, str):
                     problem = _Problem("unparseable", f"a {type(item).__name__}, not text")
                     hit = objection(self._problem(action, field, str(item), problem, allowed))

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, final
 
@@ -144,6 +144,11 @@ class RegexConfig(KindConfig):
         verdict: the verdict on a match; the entry's ``default_verdict`` when unset.
         object_field: a field whose value is put in ``evidence["object"]``, so that a repeated
             objection to the same thing (a path, a branch) is recognised.
+        unless_own_repository: fields that name a repository (``repo``, ``full_name``:
+            ``name``, ``owner/name`` or a URL): when one of them names the session's own
+            repository (the last part of ``context.repo_root``, without regard to case), the
+            action is fine. Without a ``repo_root`` nothing is the session's own (an unknown
+            fact excuses nothing).
         shell_texts: the ``command`` field of a shell command also holds, one per line after
             it, the command lines it runs inside it as they would run (the text of ``sh -c``
             and ``eval``, a here-document or decoded input fed to a shell, a substitution's
@@ -158,6 +163,7 @@ class RegexConfig(KindConfig):
     verdict: Literal["flag", "nudge", "block"] | None = None
     object_field: MatchField | None = None
     shell_texts: bool = False
+    unless_own_repository: list[MatchField] = Field(default_factory=list, max_length=20)
 
     @field_validator("match")
     @classmethod
@@ -340,6 +346,24 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _names_own_repository(values: Iterable[JsonValue], context: Context) -> bool:
+    """Whether one of ``values`` names the session's own repository (``repo_root``'s last
+    part): ``api``, ``acme/api``, ``https://github.com/acme/api.git``."""
+    root = (context.repo_root or "").replace("\\", "/").rstrip("/")
+    own = root.rsplit("/", 1)[-1].lower()
+    if not own:
+        return False
+    for value in values:
+        if not isinstance(value, str):
+            continue
+        name = value.strip().rstrip("/").rsplit("/", 1)[-1].lower()
+        if name.endswith(".git"):
+            name = name[:-4]
+        if name == own:
+            return True
+    return False
+
+
 @final
 class RegexSpecialist:
     """Objects when a pattern matches one of the action's fields and no exemption does."""
@@ -349,6 +373,7 @@ class RegexSpecialist:
         "_limit",
         "_match",
         "_object",
+        "_own_repository",
         "_unless",
         "_verdict",
         "execution",
@@ -368,6 +393,7 @@ class RegexSpecialist:
             for name, patterns in config.unless.items()
         )
         self._object = _field_getter(config.object_field) if config.object_field else None
+        self._own_repository = tuple(_field_getter(name) for name in config.unless_own_repository)
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal when none of the ``match`` fields is present, or the verdict."""
@@ -390,6 +416,10 @@ class RegexSpecialist:
         return SpecialistResult.ok() if present else SpecialistResult.refuse()
 
     def _exempt(self, action: Action, context: Context) -> bool:
+        if self._own_repository and _names_own_repository(
+            (get(action, context) for get in self._own_repository), context
+        ):
+            return True
         for field in self._unless:
             text = _text(field.get(action, context))
             if text is not None and field.matches(text[: self._limit].encode("utf-8", "replace")):

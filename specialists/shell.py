@@ -1674,8 +1674,11 @@ def _sends(cmd: SimpleCommand) -> bool:
 
 def _stdin_upload(words: Sequence[str]) -> bool:
     """Whether a storage or transfer program run with ``words`` uploads its input:
-    ``aws s3 cp - s3://b/k``, ``rclone rcat r:k``, ``gh gist create`` (no file or ``-``)."""
+    ``aws s3 cp - s3://b/k``, ``rclone rcat r:k``, ``gh gist create`` (no file or ``-``),
+    ``az storage blob upload --file /dev/stdin``."""
     if "-" in words[1:] or "rcat" in words[1:3]:
+        return True
+    if any(w.endswith("/dev/stdin") or w.endswith("/dev/fd/0") for w in words[1:]):
         return True
     return list(words[1:3]) == ["gist", "create"] and not any(
         not w.startswith("-") for w in words[3:]
@@ -1693,6 +1696,10 @@ def _output_piped_to_sender(cmd: SimpleCommand) -> bool:
         return False
     for program in cmd.pipe_sinks:  # cat f | gzip | base64 | curl -d @- …
         if program in SENDERS:
+            return True
+        # ... | gzip | gsutil cp - gs://b/k: a storage program at the end of a pipeline of
+        # carriers has nothing to do with its input but upload it
+        if program.lower() in TRANSFER_PROGRAMS and program != "gh":  # gh secret set reads it
             return True
         if program not in CARRIERS:
             return False

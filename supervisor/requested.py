@@ -206,18 +206,25 @@ def _names(words: Iterator[str], ignored: frozenset[str], digits: bool = False) 
     }
 
 
-def _strings(value: object, out: list[str], budget: list[int]) -> None:
+def _strings(value: object, out: list[str], budget: list[int], *, numbers: bool = False) -> None:
     if budget[0] <= 0:
         return
+    if numbers and isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
     if isinstance(value, str):
         out.append(value[: budget[0]])
         budget[0] -= len(value)
     elif isinstance(value, dict):
         for item in value.values():
-            _strings(item, out, budget)
+            _strings(item, out, budget, numbers=numbers)
     elif isinstance(value, list | tuple):
         for item in value:
-            _strings(item, out, budget)
+            _strings(item, out, budget, numbers=numbers)
+
+
+def _numbers(text: str) -> set[str]:
+    """The whole numbers a text names (``42`` of ``PR #42``), without leading zeros."""
+    return {w.lstrip("0") or "0" for w in _words(text) if w.isdigit() and len(w) <= 12}
 
 
 def _place_text(context: Context) -> str:
@@ -251,7 +258,7 @@ def _fields_text(action: Action, fields: tuple[str, ...]) -> str:
     budget = [MAX_ACTION_CHARS]
     for key, value in list(action.args.items())[:200]:
         if _key(key) in wanted:
-            _strings(value, texts, budget)
+            _strings(value, texts, budget, numbers=True)
     return "\n".join(texts)
 
 
@@ -410,6 +417,9 @@ def asked_by(
         given = given - {_stem(w.lower()) for w in requested.ignore}
     names: set[str] = given
     whole = False  # every name of the object must be said, not one of them
+    # A number in a field the entry names (a pull request's, an issue's) is a name however
+    # short: "merge PR #42" names pull_number 42.
+    numbered = _numbers(text) if requested.fields and requested.names == "action" else set()
     if requested.names == "object":
         if action.tool and result.evidence.get("object") == action.tool:
             # An object that is the tool's own name (mcp__vercel__delete_deployment): what
@@ -440,7 +450,9 @@ def asked_by(
             # project's stack), which only a request for the whole asks for
             if not any(_compiled(p).search(lowered) for p in requested.whole):
                 continue
-        elif requested.names != "none" and not (names & said):
+        elif (
+            requested.names != "none" and not (names & said) and not (numbered & _numbers(request))
+        ):
             continue
         elif (
             requested.names == "action"

@@ -1,5 +1,5 @@
-"""What an outgoing text carries that its letters do not show: encoded query values and the
-whole environment.
+"""What an outgoing text carries that its letters do not show: encoded query values, the
+whole environment, and personal data in a URL's query.
 
 Two readings, for the kinds that judge what leaves the machine (``secrets``):
 
@@ -12,6 +12,10 @@ Two readings, for the kinds that judge what leaves the machine (``secrets``):
   environment dump (``PATH=`` and ``HOME=`` lines with others beside them). Prose that
   names it ("the app reads process.env at start") and one named variable
   (``process.env.PORT``, ``os.environ["HOME"]``) are not the whole environment.
+
+- :func:`personal_query_value`: a URL's query value that is a person's e-mail address or
+  phone number (``?email=jane%40acme.io``, ``?phone=%2B15555550100``), said by kind, never
+  by value: a request that carries it hands it to the host.
 
 Everything is linear: RE2 patterns, and at most :data:`MAX_VALUES` values of at most
 :data:`MAX_VALUE_CHARS` characters decoded per URL.
@@ -31,6 +35,7 @@ __all__ = [
     "MAX_VALUE_CHARS",
     "decoded_query_values",
     "environment_references",
+    "personal_query_value",
     "urls_in",
 ]
 
@@ -71,6 +76,16 @@ _DUMP_LINE: Final = re2.compile(r"(?m)^(?:export\s+|declare -x\s+)?[A-Z_][A-Z0-9
 _DUMP_MARKS: Final = re2.compile(r"(?m)^(?:export\s+|declare -x\s+)?(?:PATH|HOME)=")
 MIN_DUMP_LINES: Final = 4
 
+# Personal data in a query value (percent-escapes undone first): an e-mail address, or a
+# phone number written as one (international form, or under a key that says phone). A
+# number alone under another key (an id, a page) is not a phone number.
+_EMAIL: Final = re2.compile(
+    r"^[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}$"
+)
+_PHONE_E164: Final = re2.compile(r"^\+[1-9][0-9 ().-]{7,18}[0-9]$")
+_PHONE_LOCAL: Final = re2.compile(r"^\(?[0-9][0-9 ().-]{6,18}[0-9]$")
+_PHONE_KEY: Final = re2.compile(r"(?i)(?:phone|mobile|msisdn|(?:^|[_.-])tel(?:$|[_.-])|cell)")
+
 
 def decoded_query_values(url: str) -> list[str]:
     """The query and fragment values of ``url`` that decode (base64, base64url or hex) to
@@ -92,6 +107,28 @@ def decoded_query_values(url: str) -> list[str]:
         if text is not None:
             found.append(text)
     return found
+
+
+def personal_query_value(url: str) -> str | None:
+    """What personal data a query value of ``url`` is (``an e-mail address``, ``a phone
+    number``), or None; at most :data:`MAX_VALUES` values are read."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return None
+    if not parts.query:
+        return None
+    for key, value in parse_qsl(parts.query)[:MAX_VALUES]:
+        value = value.strip()
+        if not value or len(value) > 320:
+            continue
+        if _EMAIL.fullmatch(value) is not None:
+            return "an e-mail address"
+        if _PHONE_E164.fullmatch(value) is not None:
+            return "a phone number"
+        if _PHONE_KEY.search(key) is not None and _PHONE_LOCAL.fullmatch(value) is not None:
+            return "a phone number"
+    return None
 
 
 def urls_in(text: str, *, queried: bool = True) -> list[str]:

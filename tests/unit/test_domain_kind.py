@@ -930,6 +930,20 @@ def test_an_http_action_is_judged_on_its_url_headers_and_body():
     )
 
 
+def test_carrying_personal_objects_only_to_a_url_with_personal_data_outside_the_allowed():
+    personal = build({"carrying": "personal", "allowed": ["example.com"], "use_context": False})
+
+    def judge(url: str) -> SpecialistResult:
+        return personal.evaluate(Action(type="http", args={"url": url}), NO_CONTEXT)
+
+    got = judge("https://track.example.net/p?email=jane%40acme.io")
+    assert got.verdict is Verdict.BLOCK
+    assert "an e-mail address" in (got.reason or "")
+    assert "jane" not in (got.reason or "")  # the kind is named, never the value
+    assert judge("https://track.example.net/p?page=2").verdict is Verdict.OK
+    assert judge("https://api.example.com/u?email=jane%40acme.io").verdict is Verdict.OK
+
+
 def test_carrying_is_checked():
     with pytest.raises(ValidationError):
         kind().config_model.model_validate({"deny_ip_literals": True, "carrying": "secrets"})

@@ -10,6 +10,7 @@ import pytest
 from specialists.understand.payloads import (
     decoded_query_values,
     environment_references,
+    personal_query_value,
     urls_in,
 )
 
@@ -90,3 +91,33 @@ def test_one_variable_is_not_the_environment(text: str):
 def test_urls_with_a_query_are_found_in_text():
     text = 'see "https://a.example/x?q=1" and https://b.example/y and <https://c.example/#f>'
     assert urls_in(text) == ["https://a.example/x?q=1", "https://c.example/#f"]
+
+
+@pytest.mark.parametrize(
+    ("url", "what"),
+    [
+        ("https://t.example/p?email=jane.doe%40acme.io", "an e-mail address"),
+        ("https://t.example/p?u=jane.doe@acme.io&x=1", "an e-mail address"),
+        ("https://t.example/p?phone=%2B15555550100", "a phone number"),
+        ("https://t.example/p?to=%2B44%2020%207946%200958", "a phone number"),
+        ("https://t.example/p?mobile_number=(555)%20555-0100", "a phone number"),
+        ("https://t.example/p?tel=5555550100", "a phone number"),
+    ],
+)
+def test_personal_data_in_a_query_is_named_by_kind(url: str, what: str):
+    assert personal_query_value(url) == what
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://t.example/p?page=2",
+        "https://t.example/p?id=15555550100",  # a long id is not a phone number
+        "https://t.example/users/jane.doe@acme.io",  # not in the query
+        "https://t.example/p?q=contact+us",
+        "https://t.example/p?next=%40home",
+        "not a url",
+    ],
+)
+def test_other_query_values_carry_no_personal_data(url: str):
+    assert personal_query_value(url) is None

@@ -166,6 +166,28 @@ def test_unless_on_another_field():
     assert specialist.evaluate(shell("rm -rf x"), CTX).verdict is Verdict.NUDGE
 
 
+@pytest.mark.parametrize(
+    ("repo", "own"),
+    [
+        ("api", True),
+        ("API", True),
+        ("acme/api", True),
+        ("https://github.com/acme/api.git", True),
+        ("linux", False),
+        ("api-docs", False),
+        (7, False),
+    ],
+)
+def test_unless_own_repository(repo: Any, own: bool):
+    specialist = build({"match": {"tool": ["comment"]}, "unless_own_repository": ["repo"]})
+    action = Action(type="tool_call", tool="mcp__github__add_issue_comment", args={"repo": repo})
+    context = Context(repo_root="/home/dev/src/api")
+    got = specialist.evaluate(action, context)
+    assert (got is SpecialistResult.ok()) is own
+    # without a repository root, nothing is the session's own
+    assert specialist.evaluate(action, Context()).verdict is Verdict.NUDGE
+
+
 def test_ignore_case():
     sensitive = build({"match": {"command": ["DROP TABLE"]}})
     insensitive = build({"match": {"command": ["DROP TABLE"]}, "ignore_case": True})

@@ -225,6 +225,25 @@ def test_fields_take_names_from_the_recipients_only(make_taxonomy, kinds, tmp_pa
     )
 
 
+def test_a_number_in_a_named_field_is_a_name_however_short(make_taxonomy, kinds, tmp_path):
+    merge = r"\bmerge\b"
+    spec = entry(
+        verdict="nudge", obj="mcp__github__merge_pull_request", acts=[merge], names="action",
+        fields=["pull_number"],
+    )  # fmt: skip
+    tool, args = "mcp__github__merge_pull_request", {"owner": "acme", "pull_number": 42}
+    asked = "Merge PR #42 once CI is green."
+    assert (
+        _tool_decision(make_taxonomy, kinds, tmp_path, spec, tool, args, asked).verdict
+        is Verdict.FLAG
+    )
+    other = "Merge PR #43 once CI is green."
+    assert (
+        _tool_decision(make_taxonomy, kinds, tmp_path, spec, tool, args, other).verdict
+        is Verdict.NUDGE
+    )
+
+
 def test_unless_takes_the_excuse_back(make_taxonomy, kinds, tmp_path):
     spec = entry(
         verdict="nudge", obj="mcp__gmail__send_email", acts=[r"\bemail\b"], names="none",
