@@ -305,7 +305,7 @@ def _table(table: object) -> str:
     from sqlglot import exp
 
     assert isinstance(table, exp.Table)
-    return table.name or "?"
+    return table.name or table.db or "?"  # DROP SCHEMA s: the schema is the table's db
 
 
 def _fallback(statement: str, unsure: bool) -> list[Destruction]:
