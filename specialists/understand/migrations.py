@@ -1,34 +1,42 @@
 """What a schema migration's forward step destroys: the tables, columns and rows it drops.
 
-A migration file written by an agent runs later, often on deploy, against every database
-the project has. :func:`migration_kind` says from a path alone whether a file is a migration
-and of which framework; :func:`destructions` reads its text, per framework, and names the
-drops its forward step makes; :func:`added_destructions` compares the text before and after
-a write or an edit and keeps those the change adds.
+A migration file written by an agent runs later, often on deploy, against every database the
+project has. :func:`migration_kind` says from a path alone whether a file is a migration and
+of which framework; :func:`destructions` reads its text, per framework, and names the drops
+its forward step makes; :func:`added_destructions` compares the text before and after a
+write or an edit and keeps those the change adds.
 
-* Alembic (``def upgrade():``, also ``upgrade_<engine>``) and Django (``operations = [...]``)
-  are read with ``ast``: ``op.drop_table``/``drop_column``, ``batch_op.drop_column`` (with the
-  table of its ``batch_alter_table``), ``op.execute``/``connection.execute`` of SQL;
-  ``DeleteModel``, ``RemoveField``, the forward SQL of ``RunSQL`` and the database operations
-  of ``SeparateDatabaseAndState`` (its state operations touch no table). ``downgrade()`` and
-  ``reverse_sql`` are the way back and are not judged.
+* Alembic (``def upgrade():``, also ``upgrade_<engine>``) and Django (``operations =
+  [...]``) are read with ``ast``: ``op.drop_table``/``drop_column``,
+  ``batch_op.drop_column`` (with the table of its ``batch_alter_table``),
+  ``op.execute``/``connection.execute`` of SQL; ``DeleteModel``, ``RemoveField``, the
+  forward SQL of ``RunSQL`` and the database operations of ``SeparateDatabaseAndState`` (its
+  state operations touch no table). ``downgrade()`` and ``reverse_sql`` are the way back and
+  are not judged.
 * Rails (``def change``/``def up``; ``def down`` and ``dir.down`` blocks are not judged),
-  Knex/TypeORM/Sequelize (``exports.up``, ``async up(``), Laravel (``function up()``), EF Core
-  (``void Up(MigrationBuilder``) and Go (goose's ``func up…``) are read by sections: each
-  method's header starts a section, and only the forward ones are read for the framework's
-  drop calls (``drop_table``, ``remove_column(s)``, ``remove_reference``, ``dropTable``,
-  ``dropColumn``, ``removeColumn``, ``Schema::drop``, ``$table->dropColumn``,
+  Ecto (``priv/repo/migrations/*.exs``: ``drop table(:x)``, ``remove :col``),
+  Knex/TypeORM/Sequelize (``exports.up``, ``async up(``), Laravel (``function up()``), EF
+  Core (``void Up(MigrationBuilder``) and Go (goose's ``func up…``) are read by sections:
+  each method's header starts a section, and only the forward ones are read for the
+  framework's drop calls (``drop_table``, ``remove_column(s)``, ``remove_reference``,
+  ``dropTable``, ``dropColumn``, ``removeColumn``, ``Schema::drop``, ``$table->dropColumn``,
   ``migrationBuilder.DropTable``...) and for SQL handed to ``execute``/``query``/``raw``/
   ``DB::statement``/``Sql``/``Exec``.
 * SQL migration files (Flyway ``V1__x.sql``, golang-migrate ``x.up.sql``, Prisma
-  ``migrations/*/migration.sql``, any ``.sql`` in a migrations directory; goose's ``-- +goose
-  Down`` and dbmate's ``-- migrate:down`` sections, ``*.down.sql``, Flyway's undo ``U1__`` and
-  Sqitch's ``revert/`` are the way back) are parsed with sqlglot.
+  ``migrations/*/migration.sql``, any ``.sql`` in a migrations directory; goose's ``--
+  +goose Down`` and dbmate's ``-- migrate:down`` sections, ``*.down.sql``, Flyway's undo
+  ``U1__`` and Sqitch's ``revert/`` are the way back) are parsed with sqlglot.
 
 In SQL, a drop is DROP TABLE/SCHEMA/DATABASE, ALTER TABLE ... DROP [COLUMN] (not a
-constraint or an index), TRUNCATE, and DELETE without WHERE. Creating, renaming, adding
-columns, dropping indexes, constraints or views, and updates with a WHERE name nothing. Test
-files and documentation are no migrations. Linear-time patterns (RE2) only.
+constraint or an index), TRUNCATE, and DELETE without WHERE; a table rebuilt in place (rows
+copied to a new table, the old dropped, the new renamed to its name) is not dropped. In
+code, a whole table emptied is one too: Django's ``Model.objects.all().delete()`` in a
+forward ``RunPython`` function, Rails' ``Model.delete_all``, ``knex('t').del()``,
+``bulkDelete('T', null)``, Laravel's ``DB::table('t')->truncate()``, Ecto's
+``Repo.delete_all(Model)``; a filtered delete (``.filter(...)``, ``.where(...)``) is a WHERE
+and passes. Creating, renaming, adding columns, dropping indexes, constraints or views, and
+updates with a WHERE name nothing. Test files and documentation are no migrations.
+Linear-time patterns (RE2) only.
 """
 
 from __future__ import annotations
@@ -51,7 +59,7 @@ __all__ = [
     "sql_destructions",
 ]
 
-Framework = Literal["python", "rails", "js", "laravel", "efcore", "go", "sql"]
+Framework = Literal["python", "rails", "ecto", "js", "laravel", "efcore", "go", "sql"]
 
 MAX_TEXT: Final = 1_000_000
 
@@ -96,6 +104,7 @@ _EXTENSIONS: Final[dict[str, Framework]] = {
     "cts": "js",
     "php": "laravel",
     "cs": "efcore",
+    "exs": "ecto",
     "go": "go",
     "sql": "sql",
 }
@@ -202,15 +211,63 @@ def _clean(name: str) -> str:
 
 def sql_destructions(sql: str, *, unsure: bool = False) -> list[Destruction]:
     """The drops in SQL text: parsed with sqlglot, statement by statement (a statement no
-    dialect parses is read by its first words)."""
+    dialect parses is read by its first words).
+
+    A table rebuilt in place (rows copied into a new table, the old one dropped, the new one
+    renamed to the old name: Prisma's and SQLite's way of altering a table) is not a dropped
+    table; the columns Prisma warns it drops in doing so (``drop the column `x` on the `T`
+    table``, in the file's comments) are dropped columns."""
+    statements = [(text, _parse(text)) for text in _statements(sql)]
+    copied: dict[str, int] = {}  # table -> first statement copying its rows elsewhere
+    renamed: dict[str, int] = {}  # table -> last statement renaming another table to it
+    for index, (_text, tree) in enumerate(statements):
+        for name in _copied_from(tree):
+            copied.setdefault(name, index)
+        for name in _renamed_to(tree):
+            renamed[name] = index
     found: list[Destruction] = []
-    for statement in _statements(sql):
-        parsed = _parse(statement)
-        if parsed is None:
-            found.extend(_fallback(statement, unsure))
-        else:
-            found.extend(_parsed(parsed, statement, unsure))
+    for index, (text, tree) in enumerate(statements):
+        got = _fallback(text, unsure) if tree is None else _parsed(tree, text, unsure)
+        for item in got:
+            key = item.target.lower()
+            if item.act == "drops table" and copied.get(key, len(statements)) < index < renamed.get(
+                key, -1
+            ):
+                continue  # rebuilt in place: the rows were copied into its successor
+            found.append(item)
+    seen = {(d.act, d.target.lower()) for d in found}
+    for warned in _PRISMA_WARNING.finditer(sql):
+        target = f"{warned.group(2)}.{warned.group(1)}"
+        if ("drops column", target.lower()) not in seen:
+            seen.add(("drops column", target.lower()))
+            found.append(Destruction("drops column", target, unsure))
     return found
+
+
+_PRISMA_WARNING: Final = re2.compile(
+    r"(?i)about to drop the column `([^`\n]{1,200})` on the `([^`\n]{1,200})` table"
+)
+
+
+def _copied_from(tree: object | None) -> list[str]:
+    """The tables an ``INSERT ... SELECT ... FROM t`` copies rows out of."""
+    from sqlglot import exp
+
+    if not isinstance(tree, exp.Insert) or not isinstance(tree.expression, exp.Select):
+        return []
+    return [t.name.lower() for t in tree.expression.find_all(exp.Table) if t.name]
+
+
+def _renamed_to(tree: object | None) -> list[str]:
+    from sqlglot import exp
+
+    if not isinstance(tree, exp.Alter):
+        return []
+    out = []
+    for action in tree.args.get("actions") or []:
+        if isinstance(action, exp.AlterRename) and isinstance(action.this, exp.Table):
+            out.append(action.this.name.lower())
+    return out
 
 
 def _statements(sql: str) -> Iterator[str]:
@@ -345,6 +402,11 @@ def _python(text: str, fragment: bool) -> list[Destruction] | None:
         return None
     found: list[Destruction] = []
     placed = False
+    functions = {
+        node.name: node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             if node.name == "upgrade" or node.name.startswith("upgrade_"):
@@ -357,7 +419,7 @@ def _python(text: str, fragment: bool) -> list[Destruction] | None:
         ):
             placed = True
             if isinstance(node.value, ast.List | ast.Tuple):
-                found.extend(_django(node.value.elts, unsure=False))
+                found.extend(_django(node.value.elts, unsure=False, functions=functions))
     if not placed and fragment:
         # A fragment that shows neither function nor list: Django operations are forward
         # whatever their place; an Alembic call may be in the way back, which is not known.
@@ -366,7 +428,7 @@ def _python(text: str, fragment: bool) -> list[Destruction] | None:
             if isinstance(stmt, ast.Expr):
                 value = stmt.value
                 top.extend(value.elts if isinstance(value, ast.Tuple | ast.List) else [value])
-        found.extend(_django(top, unsure=False))
+        found.extend(_django(top, unsure=False, functions=functions))
         found.extend(_alembic(tree, unsure=True))
     return found
 
@@ -432,7 +494,12 @@ def _alembic(scope: ast.AST, *, unsure: bool) -> list[Destruction]:
     return found
 
 
-def _django(operations: Iterable[ast.expr], *, unsure: bool) -> list[Destruction]:
+def _django(
+    operations: Iterable[ast.expr],
+    *,
+    unsure: bool,
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
+) -> list[Destruction]:
     found: list[Destruction] = []
     for op in operations:
         if not isinstance(op, ast.Call):
@@ -451,7 +518,32 @@ def _django(operations: Iterable[ast.expr], *, unsure: bool) -> list[Destruction
         elif name == "SeparateDatabaseAndState":
             database = _arg(op, 0, "database_operations")
             if isinstance(database, ast.List | ast.Tuple):
-                found.extend(_django(database.elts, unsure=unsure))
+                found.extend(_django(database.elts, unsure=unsure, functions=functions))
+        elif name == "RunPython":
+            code = _arg(op, 0, "code")
+            function = functions.get(code.id) if isinstance(code, ast.Name) else None
+            if function is not None:
+                found.extend(_emptied(function, unsure))
+    return found
+
+
+def _emptied(function: ast.AST, unsure: bool) -> list[Destruction]:
+    """Models a data migration's function empties: ``Order.objects.all().delete()`` or
+    ``Order.objects.delete()`` (a filtered queryset's delete is a WHERE, and passes)."""
+    found: list[Destruction] = []
+    for node in ast.walk(function):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "delete"
+        ):
+            continue
+        queryset = node.func.value
+        if isinstance(queryset, ast.Call) and _name_of(queryset.func) == "all":
+            queryset = queryset.func.value if isinstance(queryset.func, ast.Attribute) else queryset
+        if isinstance(queryset, ast.Attribute) and queryset.attr == "objects":
+            model = _name_of(queryset.value) or "?"
+            found.append(Destruction("deletes every row of", model, unsure))
     return found
 
 
@@ -475,7 +567,9 @@ def _sql_strings(node: ast.expr | None) -> list[str]:
 # Other languages: by sections
 
 
-_Shape = Literal["table", "table_column", "table_columns", "column", "named", "sql"]
+_Shape = Literal[
+    "table", "table_column", "table_columns", "column", "named", "sql", "receiver", "column_first"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -512,6 +606,22 @@ _RUBY_OPS: Final = (
         "column",
     ),
     _op(r"\b(?:execute|exec_query)\b\s*\(?", "sql", "sql"),
+    # a model emptied: Order.delete_all, Order.all.destroy_all (not Order.where(...).delete_all)
+    _op(
+        r"\b([A-Z]\w*)(?:\s*\.\s*all)?\s*\.\s*(?:delete_all|destroy_all)\b",
+        "deletes every row of",
+        "receiver",
+    ),
+)
+_ECTO_OPS: Final = (
+    _op(r"\bdrop(?:_if_exists)?\s*\(?\s*table\s*\(", "drops table", "table"),
+    _op(r"\bremove(?:_if_exists)?\b\s*\(?", "drops column", "column_first"),
+    _op(r"\bexecute\b\s*\(?", "sql", "sql"),
+    _op(
+        r"\b[Rr]epo\s*\.\s*delete_all\s*\(\s*\(?\s*([A-Z][\w.]*)\s*\)",
+        "deletes every row of",
+        "receiver",
+    ),
 )
 _JS_OPS: Final = (
     _op(
@@ -528,6 +638,17 @@ _JS_OPS: Final = (
     _op(r"\b(?:queryRunner)\s*\.\s*dropColumns\s*\(", "drops column", "table_columns"),
     _op(r"\.\s*(?:dropColumns?|dropTimestamps)\s*\(", "drops column", "column"),
     _op(r"\.\s*(?:query|raw|execute)\s*\(", "sql", "sql"),
+    # every row of a table: knex('t').del(), knex('t').truncate(), bulkDelete('T', null|{})
+    _op(
+        r"\bknex\s*\(\s*['\"`](\w+)['\"`]\s*\)\s*\.\s*(?:del|delete|truncate)\s*\(",
+        "deletes every row of",
+        "receiver",
+    ),
+    _op(
+        r"\.\s*bulkDelete\s*\(\s*['\"`](\w+)['\"`]\s*,\s*(?:null|\{\s*\})",
+        "deletes every row of",
+        "receiver",
+    ),
 )
 _PHP_OPS: Final = (
     _op(r"Schema\s*::\s*(?:drop|dropIfExists)\s*\(", "drops table", "table"),
@@ -539,6 +660,11 @@ _PHP_OPS: Final = (
         "column",
     ),
     _op(r"DB\s*::\s*(?:statement|unprepared)\s*\(", "sql", "sql"),
+    _op(
+        r"DB\s*::\s*table\s*\(\s*['\"](\w+)['\"]\s*\)\s*->\s*(?:delete|truncate)\s*\(",
+        "deletes every row of",
+        "receiver",
+    ),
 )
 _CS_OPS: Final = (
     _op(r"\.\s*(?:DropTable|DropSchema)\s*\(", "drops table", "named"),
@@ -590,9 +716,16 @@ _LANGUAGES: Final[dict[Framework, _Language]] = {
         ops=_CS_OPS,
     ),
     "go": _Language(
-        forward=re2.compile(r"\bfunc\s+(?:[uU]p\w*)\s*\("),
-        backward=re2.compile(r"\bfunc\s+(?:[dD]own\w*)\s*\("),
+        forward=re2.compile(r"\bfunc\s+[uU]p(?:[A-Z0-9_]\w*)?\s*\("),
+        backward=re2.compile(r"\bfunc\s+[dD]own(?:[A-Z0-9_]\w*)?\s*\("),
         ops=_GO_OPS,
+    ),
+    "ecto": _Language(
+        forward=re2.compile(r"(?m)^[ \t]*def\s+(?:up|change)\b"),
+        backward=re2.compile(r"(?m)^[ \t]*def\s+down\b"),
+        ops=_ECTO_OPS,
+        indent_blocks=True,
+        table_context=re2.compile(r"\balter\s*\(?\s*table\s*\(\s*[:\"](\w+)"),
     ),
     "python": _Language(
         forward=re2.compile(r"(?m)^[ \t]*def\s+upgrade\w*\s*\(|\boperations\s*="),
@@ -695,8 +828,13 @@ def _ops_in(
                 if sql:
                     yield from sql_destructions(sql, unsure=unsure)
                 continue
+            if op.shape == "receiver":
+                yield Destruction(op.act, match.group(1) or "?", unsure)
+                continue
             names = _names(window, op.shape)
-            if op.shape == "column" and language.table_context is not None:
+            if op.shape == "column_first":
+                names = names[:1]
+            if op.shape in ("column", "column_first") and language.table_context is not None:
                 owner = _last(language.table_context, segment[: match.start()])
                 names = [f"{owner}.{n}" if owner else n for n in names]
             for name in names or ["?"]:

@@ -28,6 +28,7 @@ def named(found: list[Destruction]) -> list[str]:
         ("database/migrations/2026_01_01_x.php", "laravel"),
         ("Data/Migrations/20260101_X.cs", "efcore"),
         ("db/migrations/00001_x.go", "go"),
+        ("priv/repo/migrations/20260101_x.exs", "ecto"),
         ("src/main/resources/db/migration/V2__drop.sql", "sql"),
         ("V2_1__drop.sql", "sql"),
         ("migrations/000002_x.up.sql", "sql"),
@@ -259,3 +260,96 @@ def test_unknown_before_counts_every_drop():
 def test_not_a_migration_names_nothing():
     assert destructions("tests/test_x.py", ALEMBIC) == []
     assert destructions("docs/migrations.md", "DROP TABLE a;") == []
+
+
+PRISMA_SQLITE = """/*
+  Warnings:
+
+  - You are about to drop the column `nickname` on the `User` table. All the data in the
+    column will be lost.
+
+*/
+-- RedefineTables
+PRAGMA foreign_keys=OFF;
+CREATE TABLE "new_User" ("id" INTEGER NOT NULL PRIMARY KEY, "email" TEXT NOT NULL);
+INSERT INTO "new_User" ("email", "id") SELECT "email", "id" FROM "User";
+DROP TABLE "User";
+ALTER TABLE "new_User" RENAME TO "User";
+PRAGMA foreign_keys=ON;
+"""
+
+
+def test_a_table_rebuilt_in_place_is_not_dropped_but_its_warned_columns_are():
+    path = "prisma/migrations/20260101_x/migration.sql"
+    assert named(destructions(path, PRISMA_SQLITE)) == ["drops column User.nickname"]
+    quiet = PRISMA_SQLITE.split("*/", 1)[1]
+    assert destructions(path, quiet) == []
+    # dropped first and only then recreated: the rows are gone
+    gone = 'DROP TABLE "User";\nCREATE TABLE "User" ("id" INTEGER);\n'
+    assert named(destructions(path, gone)) == ["drops table User"]
+
+
+ECTO = """defmodule Shop.Repo.Migrations.DropLegacy do
+  use Ecto.Migration
+
+  def change do
+    alter table(:users) do
+      remove :email, :string
+      add :nick, :string
+    end
+    drop table(:legacy_orders)
+    drop index(:users, [:nick])
+    execute "UPDATE users SET a = 1 WHERE b = 2", "DROP TABLE x"
+  end
+
+  def down do
+    drop table(:nicks)
+  end
+end
+"""
+
+
+def test_ecto():
+    assert named(destructions("priv/repo/migrations/20260101_drop.exs", ECTO)) == [
+        "drops table legacy_orders",
+        "drops column users.email",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "wanted"),
+    [
+        (
+            "shop/migrations/0020_purge.py",
+            "from django.db import migrations\n\n\ndef purge(apps, schema_editor):\n"
+            "    Cart = apps.get_model('shop', 'Cart')\n    Cart.objects.all().delete()\n"
+            "    Order = apps.get_model('shop', 'Order')\n"
+            "    Order.objects.filter(status='draft').delete()\n\n\n"
+            "class Migration(migrations.Migration):\n"
+            "    operations = [migrations.RunPython(purge, migrations.RunPython.noop)]\n",
+            ["deletes every row of Cart"],
+        ),
+        (
+            "db/migrate/1_purge.rb",
+            "class Purge < ActiveRecord::Migration[7.1]\n  def up\n    Session.delete_all\n"
+            "    Order.where(draft: true).delete_all\n  end\nend\n",
+            ["deletes every row of Session"],
+        ),
+        (
+            "migrations/3_purge.js",
+            "exports.up = async (knex) => {\n  await knex('sessions').del();\n"
+            "  await knex('carts').where('old', true).del();\n};\n"
+            "exports.down = async () => {};\n",
+            ["deletes every row of sessions"],
+        ),
+        (
+            "database/migrations/2026_purge.php",
+            "<?php\nreturn new class extends Migration {\n    public function up(): void\n    {\n"
+            "        DB::table('sessions')->truncate();\n"
+            "        DB::table('carts')->where('old', true)->delete();\n    }\n};\n",
+            ["deletes every row of sessions"],
+        ),
+    ],
+)
+def test_rows_emptied_in_code(path: str, text: str, wanted: list[str]):
+    assert named(destructions(path, text)) == wanted
