@@ -42,6 +42,7 @@ Linear-time patterns (RE2) only.
 from __future__ import annotations
 
 import ast
+import bisect
 import textwrap
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -217,7 +218,9 @@ def sql_destructions(sql: str, *, unsure: bool = False) -> list[Destruction]:
     renamed to the old name: Prisma's and SQLite's way of altering a table) is not a dropped
     table; the columns Prisma warns it drops in doing so (``drop the column `x` on the `T`
     table``, in the file's comments) are dropped columns."""
-    statements = [(text, _parse(text)) for text in _statements(sql)]
+    statements = [
+        (text, _parse(text) if _worth_parsing(text) else None) for text in _statements(sql)
+    ]
     copied: dict[str, int] = {}  # table -> first statement copying its rows elsewhere
     renamed: dict[str, int] = {}  # table -> last statement renaming another table to it
     for index, (_text, tree) in enumerate(statements):
@@ -249,6 +252,17 @@ _PRISMA_WARNING: Final = re2.compile(
 )
 
 
+# The statements that can drop, empty or copy a table; others (CREATE, INSERT ... VALUES,
+# UPDATE, a seed file's thousands of rows) are not parsed.
+_MAY_DROP: Final = re2.compile(
+    r"(?is)^(?:\s+|--[^\n]*\n|/\*.*?\*/)*(?:drop|alter|truncate|delete|with|insert\b.*\bselect)\b"
+)
+
+
+def _worth_parsing(statement: str) -> bool:
+    return _MAY_DROP.search(statement[:100_000]) is not None
+
+
 def _copied_from(tree: object | None) -> list[str]:
     """The tables an ``INSERT ... SELECT ... FROM t`` copies rows out of."""
     from sqlglot import exp
@@ -270,8 +284,12 @@ def _renamed_to(tree: object | None) -> list[str]:
     return out
 
 
+_DOLLAR: Final = re2.compile(r"\$[A-Za-z_]*\$")
+
+
 def _statements(sql: str) -> Iterator[str]:
-    """Statements split at semicolons outside quotes and comments."""
+    """Statements split at semicolons outside quotes, dollar quotes (a function's ``$$``
+    body) and comments."""
     start = 0
     quote = ""
     i = 0
@@ -283,6 +301,10 @@ def _statements(sql: str) -> Iterator[str]:
                 quote = ""
         elif ch in "'\"`":
             quote = ch
+        elif ch == "$" and (tag := _DOLLAR.match(sql, i)) is not None:
+            end = sql.find(tag.group(0), tag.end())
+            i = n if end < 0 else end + len(tag.group(0))
+            continue
         elif ch == "-" and sql.startswith("--", i):
             end = sql.find("\n", i)
             i = n if end < 0 else end
@@ -365,7 +387,17 @@ def _table(table: object) -> str:
     return table.name or table.db or "?"  # DROP SCHEMA s: the schema is the table's db
 
 
+_DELETE_FROM: Final = re2.compile(r"(?is)^\s*delete\s+from\s+([\w.\"`\[\]]+)")
+_WHERE: Final = re2.compile(r"(?i)\bwhere\b")
+
+
 def _fallback(statement: str, unsure: bool) -> list[Destruction]:
+    """A statement no dialect parses, read by its first words."""
+    deleted = _DELETE_FROM.search(statement)
+    if deleted is not None:
+        if _WHERE.search(statement) is not None:
+            return []
+        return [Destruction("deletes every row of", _clean(deleted.group(1)), unsure)]
     found = _SQL_FALLBACK.search(statement)
     if found is None:
         return []
@@ -402,24 +434,35 @@ def _python(text: str, fragment: bool) -> list[Destruction] | None:
         return None
     found: list[Destruction] = []
     placed = False
-    functions = {
-        node.name: node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-    }
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            if node.name == "upgrade" or node.name.startswith("upgrade_"):
-                found.extend(_alembic(node, unsure=False))
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    operations: list[ast.List | ast.Tuple] = []
+    # Functions and ``operations`` lists sit at module or class level: no walk of the
+    # whole tree (a long migration has a million nodes).
+    scopes: list[ast.AST] = [tree]
+    while scopes:
+        scope = scopes.pop()
+        for node in ast.iter_child_nodes(scope):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                functions.setdefault(node.name, node)
+            elif isinstance(node, ast.ClassDef | ast.If | ast.Try):
+                scopes.append(node)
+            elif isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "operations" for t in node.targets
+            ):
                 placed = True
-            elif node.name == "downgrade" or node.name.startswith("downgrade_"):
-                placed = True
-        elif isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "operations" for t in node.targets
-        ):
+                if isinstance(node.value, ast.List | ast.Tuple):
+                    operations.append(node.value)
+    for name, function in functions.items():
+        if name == "upgrade" or name.startswith("upgrade_"):
+            found.extend(_alembic(function, unsure=False))
             placed = True
-            if isinstance(node.value, ast.List | ast.Tuple):
-                found.extend(_django(node.value.elts, unsure=False, functions=functions))
+            # the module's helpers the upgrade calls (``_drop_legacy()``), one level deep
+            for called in _called(function, functions):
+                found.extend(_alembic(called, unsure=False))
+        elif name == "downgrade" or name.startswith("downgrade_"):
+            placed = True
+    for listed in operations:
+        found.extend(_django(listed.elts, unsure=False, functions=functions))
     if not placed and fragment:
         # A fragment that shows neither function nor list: Django operations are forward
         # whatever their place; an Alembic call may be in the way back, which is not known.
@@ -431,6 +474,23 @@ def _python(text: str, fragment: bool) -> list[Destruction] | None:
         found.extend(_django(top, unsure=False, functions=functions))
         found.extend(_alembic(tree, unsure=True))
     return found
+
+
+def _called(
+    function: ast.AST, functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    names = {
+        node.func.id
+        for node in ast.walk(function)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    return [
+        functions[n]
+        for n in sorted(names)
+        if n in functions
+        and not n.startswith(("upgrade", "downgrade"))
+        and functions[n] is not function
+    ]
 
 
 def _name_of(func: ast.expr) -> str:
@@ -456,8 +516,11 @@ def _arg(call: ast.Call, index: int, *names: str) -> ast.expr | None:
 
 def _alembic(scope: ast.AST, *, unsure: bool) -> list[Destruction]:
     batches: dict[str, str] = {}
+    calls: list[ast.Call] = []
     for node in ast.walk(scope):
-        if isinstance(node, ast.With | ast.AsyncWith):
+        if isinstance(node, ast.Call):
+            calls.append(node)
+        elif isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
                 call = item.context_expr
                 if (
@@ -467,9 +530,7 @@ def _alembic(scope: ast.AST, *, unsure: bool) -> list[Destruction]:
                 ):
                     batches[item.optional_vars.id] = _string(_arg(call, 0, "table_name")) or "?"
     found: list[Destruction] = []
-    for node in ast.walk(scope):
-        if not isinstance(node, ast.Call):
-            continue
+    for node in calls:
         name = _name_of(node.func)
         if name == "drop_table":
             table = _string(_arg(node, 0, "table_name")) or "?"
@@ -816,6 +877,7 @@ def _ops_in(
     text: str, start: int, end: int, language: _Language, unsure: bool
 ) -> Iterator[Destruction]:
     segment = text[start:end]
+    owners: list[tuple[int, str]] | None = None  # where each table context starts, in order
     taken: set[int] = set()  # a call read by an earlier, more precise pattern
     for op in language.ops:
         for match in op.pattern.finditer(segment):
@@ -835,17 +897,15 @@ def _ops_in(
             if op.shape == "column_first":
                 names = names[:1]
             if op.shape in ("column", "column_first") and language.table_context is not None:
-                owner = _last(language.table_context, segment[: match.start()])
+                if owners is None:
+                    owners = [
+                        (m.start(), m.group(1)) for m in language.table_context.finditer(segment)
+                    ]
+                at = bisect.bisect_left(owners, (match.start(), "")) - 1
+                owner = owners[at][1] if at >= 0 else None
                 names = [f"{owner}.{n}" if owner else n for n in names]
             for name in names or ["?"]:
                 yield Destruction(op.act, name, unsure)
-
-
-def _last(pattern: re2._Regexp, text: str) -> str | None:
-    last = None
-    for found in pattern.finditer(text):
-        last = found.group(1)
-    return last
 
 
 def _first_literal(window: str, segment: str, at: int) -> str | None:

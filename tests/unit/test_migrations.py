@@ -353,3 +353,25 @@ def test_ecto():
 )
 def test_rows_emptied_in_code(path: str, text: str, wanted: list[str]):
     assert named(destructions(path, text)) == wanted
+
+
+def test_a_function_body_is_one_statement():
+    body = (
+        "CREATE FUNCTION purge() RETURNS trigger AS $$\nBEGIN\n  DELETE FROM carts;\n"
+        "  RETURN NULL;\nEND;\n$$ LANGUAGE plpgsql;\nALTER TABLE users DROP COLUMN email;\n"
+    )
+    assert named(sql_destructions(body)) == ["drops column users.email"]
+
+
+def test_a_helper_the_upgrade_calls_is_read():
+    text = (
+        "def _drop_legacy():\n    op.drop_table('legacy')\n\n\n"
+        "def _restore():\n    op.drop_table('restored')\n\n\n"
+        "def upgrade():\n    _drop_legacy()\n\n\ndef downgrade():\n    _restore()\n"
+    )
+    assert named(destructions("alembic/versions/1.py", text)) == ["drops table legacy"]
+
+
+def test_a_seed_file_is_not_parsed_row_by_row():
+    seed = "INSERT INTO a VALUES (1);\n" * 2000 + "DELETE FROM b;\n"
+    assert named(destructions("db/migration/V3__seed.sql", seed)) == ["deletes every row of b"]
