@@ -22,6 +22,8 @@ write or an edit and keeps those the change adds.
   ``dropTable``, ``dropColumn``, ``removeColumn``, ``Schema::drop``, ``$table->dropColumn``,
   ``migrationBuilder.DropTable``...) and for SQL handed to ``execute``/``query``/``raw``/
   ``DB::statement``/``Sql``/``Exec``.
+* Liquibase XML changelogs (``<dropTable>``, ``<dropColumn>``, ``<delete>`` without
+  ``<where>``, ``<sql>``; ``<rollback>`` is the way back).
 * SQL migration files (Flyway ``V1__x.sql``, golang-migrate ``x.up.sql``, Prisma
   ``migrations/*/migration.sql``, any ``.sql`` in a migrations directory; goose's ``--
   +goose Down`` and dbmate's ``-- migrate:down`` sections, ``*.down.sql``, Flyway's undo
@@ -60,7 +62,7 @@ __all__ = [
     "sql_destructions",
 ]
 
-Framework = Literal["python", "rails", "ecto", "js", "laravel", "efcore", "go", "sql"]
+Framework = Literal["python", "rails", "ecto", "js", "laravel", "efcore", "go", "sql", "liquibase"]
 
 MAX_TEXT: Final = 1_000_000
 
@@ -108,6 +110,7 @@ _EXTENSIONS: Final[dict[str, Framework]] = {
     "exs": "ecto",
     "go": "go",
     "sql": "sql",
+    "xml": "liquibase",
 }
 
 
@@ -132,6 +135,8 @@ def migration_kind(path: str) -> Framework | None:
         if _FLYWAY.search(name) or lowered.endswith(".up.sql") or lowered == "migration.sql":
             return "sql"
         return "sql" if dirs & (_MIGRATION_DIRS | {"changelog", "deploy"}) else None
+    if framework == "liquibase":  # an XML changelog: db/changelog/*.xml, changelog-*.xml
+        return "liquibase" if "changelog" in lowered or "changelog" in dirs else None
     if framework == "efcore" and (lowered.endswith(".designer.cs") or "modelsnapshot" in lowered):
         return None
     if framework == "js" and lowered.endswith(".d.ts"):
@@ -148,6 +153,8 @@ def destructions(path: str, text: str, *, fragment: bool = False) -> list[Destru
     text = text[:MAX_TEXT]
     if framework == "sql":
         return sql_destructions(_forward_sql(text))
+    if framework == "liquibase":
+        return _liquibase(text, fragment)
     if framework == "python":
         found = _python(text, fragment)
         if found is not None:
@@ -413,6 +420,47 @@ def _fallback(statement: str, unsure: bool) -> list[Destruction]:
         if column.lower() not in _NOT_A_COLUMN:
             out.append(Destruction("drops column", f"{owner}.{column}", unsure))
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# Liquibase XML changelogs
+
+_ROLLBACK: Final = re2.compile(r"(?s)<rollback\b[^>]*/>|<rollback\b.*?</rollback\s*>")
+_LIQUIBASE_CHANGE: Final = re2.compile(
+    r"(?s)<(dropTable|dropColumn|delete)\b([^>]*?)(/?)>|<sql\b[^>]*>(.*?)</sql\s*>"
+)
+_ATTRIBUTE: Final = re2.compile(r"\b(tableName|columnName)\s*=\s*[\"']([^\"']*)[\"']")
+_NESTED_COLUMN: Final = re2.compile(r"<column\b[^>]*\bname\s*=\s*[\"']([^\"']*)[\"']")
+_CLOSING: Final = re2.compile(r"</(?:dropColumn|delete)\s*>")
+
+
+def _liquibase(text: str, fragment: bool) -> list[Destruction]:
+    """The drops of a Liquibase XML changelog's changes, less its ``<rollback>`` blocks:
+    ``<dropTable>``, ``<dropColumn>`` (its ``columnName`` or nested ``<column name>``),
+    ``<delete>`` without ``<where>``, and the SQL of ``<sql>``."""
+    forward = _ROLLBACK.sub("", text)
+    found: list[Destruction] = []
+    for change in _LIQUIBASE_CHANGE.finditer(forward):
+        if change.group(4) is not None:
+            body = change.group(4).replace("<![CDATA[", "").replace("]]>", "")
+            found.extend(sql_destructions(body))
+            continue
+        tag, attributes, closed = change.group(1), change.group(2), change.group(3) == "/"
+        named = {m.group(1): m.group(2) for m in _ATTRIBUTE.finditer(attributes)}
+        table = named.get("tableName", "?")
+        inner = ""
+        if not closed:
+            end = _CLOSING.search(forward, change.end())
+            inner = forward[change.end() : end.start() if end is not None else len(forward)]
+        if tag == "dropTable":
+            found.append(Destruction("drops table", table))
+        elif tag == "dropColumn":
+            columns = [named["columnName"]] if "columnName" in named else []
+            columns += [m.group(1) for m in _NESTED_COLUMN.finditer(inner)]
+            found.extend(Destruction("drops column", f"{table}.{c}") for c in columns or ["?"])
+        elif "<where" not in inner:
+            found.append(Destruction("deletes every row of", table))
+    return found
 
 
 # ---------------------------------------------------------------------------------------

@@ -375,3 +375,36 @@ def test_a_helper_the_upgrade_calls_is_read():
 def test_a_seed_file_is_not_parsed_row_by_row():
     seed = "INSERT INTO a VALUES (1);\n" * 2000 + "DELETE FROM b;\n"
     assert named(destructions("db/migration/V3__seed.sql", seed)) == ["deletes every row of b"]
+
+
+LIQUIBASE = """<databaseChangeLog>
+  <changeSet id="7" author="agent">
+    <dropColumn tableName="users" columnName="email"/>
+    <dropColumn tableName="orders">
+      <column name="notes"/>
+    </dropColumn>
+    <dropIndex indexName="ix_a" tableName="users"/>
+    <delete tableName="carts"><where>created &lt; now()</where></delete>
+    <delete tableName="sessions"/>
+    <sql><![CDATA[DROP TABLE legacy_orders;]]></sql>
+    <rollback>
+      <dropTable tableName="coupons"/>
+    </rollback>
+  </changeSet>
+  <changeSet id="8" author="agent">
+    <createTable tableName="coupons"><column name="id" type="int"/></createTable>
+    <rollback><dropTable tableName="coupons"/></rollback>
+  </changeSet>
+</databaseChangeLog>
+"""
+
+
+def test_liquibase_xml():
+    assert migration_kind("src/main/resources/db/changelog/db.changelog-7.xml") == "liquibase"
+    assert migration_kind("src/main/resources/pom.xml") is None
+    assert named(destructions("db/changelog/changes-7.xml", LIQUIBASE)) == [
+        "drops column users.email",
+        "drops column orders.notes",
+        "deletes every row of sessions",
+        "drops table legacy_orders",
+    ]
