@@ -214,6 +214,9 @@ class ClassifierConfig(KindConfig):
         holdout: the share of examples held out for that comparison.
         min_examples: fewer labelled examples than this is not enough to train.
         random_state: fixes the split, the folds and the solver: same data, same model.
+        min_words: a text whose fields hold fewer words (runs of two or more letters) than
+            this is not scored and passes (an instruction needs a sentence: ``npm test`` is
+            none); 0 scores every text.
     """
 
     fields: list[FieldName] = Field(default_factory=lambda: list(DEFAULT_FIELDS), min_length=1)
@@ -226,6 +229,7 @@ class ClassifierConfig(KindConfig):
     holdout: float = Field(default=0.25, ge=0.1, le=0.5)
     min_examples: int = Field(default=20, ge=8)
     random_state: int = Field(default=7, ge=0)
+    min_words: int = Field(default=0, ge=0, le=1_000)
 
     @field_validator("fields")
     @classmethod
@@ -1759,6 +1763,13 @@ class ClassifierSpecialist:
         text, truncated = text_view(action, self.config.fields, self.config.max_input_chars)
         if text is None:
             return SpecialistResult.refuse()
+        if self.config.min_words and not _has_words(
+            action, self.config.fields, self.config.min_words, self.config.max_input_chars
+        ):
+            return SpecialistResult(
+                verdict=Verdict.OK,
+                evidence={"skipped": f"fewer than {self.config.min_words} words"},
+            )
         info = context.observe("model", {"entry": self.entry_id}, self._current)
         model = self._recorded(info)
         if model.bundle.numpy_due():  # one-time work, as the model's load
@@ -1786,6 +1797,31 @@ class ClassifierSpecialist:
             ),
             evidence=evidence,
         )
+
+
+def _has_words(action: Action, fields: Sequence[str], count: int, limit: int) -> bool:
+    """Whether the fields' values hold at least ``count`` words (runs of two or more
+    letters), read in one pass over at most ``limit`` characters of each."""
+    found = 0
+    for name in fields:
+        value = _getter(name)(action)
+        if value is None:
+            continue
+        run = 0
+        for ch in str(value)[:limit]:
+            if ch.isalpha():
+                run += 1
+                continue
+            if run >= 2:
+                found += 1
+                if found >= count:
+                    return True
+            run = 0
+        if run >= 2:
+            found += 1
+        if found >= count:
+            return True
+    return False
 
 
 def _build(entry: Entry, config: KindConfig) -> ClassifierSpecialist:

@@ -439,7 +439,11 @@ _POWERSHELL_START: Final = re2.compile(
 
 
 def _reads_as_powershell(command: str) -> bool:
-    return _POWERSHELL_START.search(command[:200]) is not None
+    head = command[:200]
+    first = head.lstrip()[:1]
+    if first not in ("$", "[", "&"):  # what the pattern can start with: most lines end here
+        return False
+    return _POWERSHELL_START.search(head) is not None
 
 
 def _names_powershell(command: str) -> bool:

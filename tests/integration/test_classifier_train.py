@@ -327,11 +327,13 @@ def test_the_coding_pack_finds_the_seed_model_and_never_imports_sklearn(
     """`supervise --home H train ENTRY --seed-only`, then Supervisor(home=H): no sklearn."""
     home = with_seed_model(classifier_home, tmp_path / "home")
     version = (home / "models" / CLASSIFIER_ENTRY / "current").read_text().strip()
+    listing = "git log --oneline --author=alice --since=yesterday -- src/orders tests/orders"
     actions = [
-        {"type": "shell", "args": {"command": "ls -la"}},
+        {"type": "shell", "args": {"command": listing}},
         {"type": "file_read", "args": {"path": "README.md"}},
         INJECTION_MESSAGE,
         {"type": "shell", "tool": "Bash", "args": {"command": INJECTED["args"]["command"]}},
+        {"type": "shell", "args": {"command": "ls -la"}},  # too few words to be scored
     ]
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}  # no SUPERVISE_* from outside
     done = subprocess.run(
@@ -345,8 +347,9 @@ def test_the_coding_pack_finds_the_seed_model_and_never_imports_sklearn(
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["loaded"] == [], f"imported on the evaluation path: {report['loaded']}"
-    listed, read, message, shell = report["results"]
+    listed, read, message, shell, short = report["results"]
     assert listed == {"verdict": "ok", "entry": "ok", "status": "done", "model": version}
+    assert short == {"verdict": "ok", "entry": "ok", "status": "done", "model": None}
     assert read["entry"] is None  # not an action type the entry judges
     assert message["entry"] == "nudge"
     assert message["status"] == "done"
