@@ -261,9 +261,10 @@ RELEASE_PUBLISH: Final = "release_publish"
 CREDENTIAL_DUMP: Final = "credential_dump"
 PRODUCTION_DEPLOY: Final = "production_deploy"
 LOAD_TEST: Final = "load_test"
+MESSAGE_SEND: Final = "message_send"
 # Tags added after the research note's list (the report gives figures without them too).
 ADDED_TAGS: Final = frozenset(
-    {SERVICE_DELETE, RELEASE_PUBLISH, CREDENTIAL_DUMP, PRODUCTION_DEPLOY, LOAD_TEST}
+    {SERVICE_DELETE, RELEASE_PUBLISH, CREDENTIAL_DUMP, PRODUCTION_DEPLOY, LOAD_TEST, MESSAGE_SEND}
 )
 CAUTION_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ("privilege", _START + r"(?:sudo|su|doas|pkexec|runas)\b"),
@@ -325,8 +326,8 @@ CAUTION_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         r"(?:\s+[\w-]+)?\s+publish|twine\s+upload|gem\s+push|\S*mvnw?\s+deploy"
         r"|\S*gradlew?\s+publish|(?:dotnet\s+)?nuget\s+push"
         r"|(?:docker|podman)\s+(?:image\s+)?push|helm\s+push"
-        # a release made on the forge (session 33)
-        r"|(?:gh|glab)\s+release\s+create)(?=\s|$)",
+        # a release made on the forge, and a published version withdrawn (session 33)
+        r"|(?:gh|glab)\s+release\s+create|(?:npm|pnpm)\s+unpublish|(?:cargo|gem)\s+yank)(?=\s|$)",
     ),
     # Added in session 31: tools whose purpose is to take the credentials of a host or a
     # domain (impacket's secretsdump, mimikatz, LaZagne, pypykatz) ...
@@ -346,6 +347,13 @@ CAUTION_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         LOAD_TEST,
         _START + r"(?:hey|ab|wrk2?|siege|bombardier|oha|vegeta|h2load|autocannon|loadtest"
         r"|k6|artillery|locust|jmeter|gatling|tsung|drill|goose)(?=\s|$)",
+    ),
+    # ... and mail sent to a recipient from the shell, which it asks about unless the user
+    # asked for that message (a sent message cannot be called back).
+    (
+        MESSAGE_SEND,
+        _START + r"(?:sendmail|ssmtp|msmtp|swaks|mailx?|s-nail|mutt|neomutt)\b[^;&|]*"
+        r"(?:@|\s-s\b|\s--subject\b|\s-t\b|\s-a\b)",
     ),
 )
 _CAUTION = tuple((tag, re.compile(pattern)) for tag, pattern in CAUTION_PATTERNS)

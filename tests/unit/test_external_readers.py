@@ -296,6 +296,11 @@ def test_nl2bash_reads_one_command_per_line_with_its_description(tmp_path):
         ("locust -H http://example.com --headless", ("load_test",)),
         ("siege https://example.com", ("load_test",)),
         ("grep -r k6 docs", ()),
+        ("npm unpublish pkg@1.0.0", ("release_publish",)),
+        ("cargo yank --version 1.2.3", ("release_publish",)),
+        ('echo hi | mailx -s "subject" ops@example.com', ("message_send",)),
+        ("sendmail < message.txt receiver@example.com", ("message_send",)),
+        ("mutt -f ~/Mail/inbox", ()),
         ("docker pull acme/app:1", ()),
         ("git log --grep delete", ()),  # an operand, after an option
         ("curl -X POST https://api.example.com/delete", ()),
