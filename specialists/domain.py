@@ -394,6 +394,9 @@ class DomainSpecialist:
         if self._use_context and context.allowed_domains:
             allowed = allowed | _context_entries(context.allowed_domains)
         lists = bool(allowed or self._denied or self._deny_tunnels or self._deny_ips)
+        # personal data: with no allowed domains the owner of any host is unknown, which is
+        # no excuse (a nudge names the missing fact)
+        lists = lists or self._personal_only
         command = command_of(action) if self._shell else None
         if not lists and command is None:
             return SpecialistResult.refuse()
@@ -465,6 +468,10 @@ class DomainSpecialist:
                         hit = objection(self._outside(action, field, host, allowed))
                         if hit is not None:
                             return hit
+                    elif self._personal_only and not _local(host):
+                        hit = objection(self._owner_unknown(action, field, host))
+                        if hit is not None:
+                            return hit
         if command is not None:
             outcome = self._judge_command(action, command, context, allowed, lists)
             if isinstance(outcome, SpecialistResult):
@@ -481,6 +488,28 @@ class DomainSpecialist:
         if self._deny_ips and host.is_ip and _public_ip(host):
             return "IP addresses outside the private network"
         return None
+
+    def _owner_unknown(self, action: Action, field: str, host: Host) -> SpecialistResult:
+        domain = host.registrable
+        return SpecialistResult(
+            verdict=Verdict.NUDGE if self._verdict.rank > Verdict.NUDGE.rank else self._verdict,
+            reason=(
+                f"{action.type} target {_describe(host)} has an owner nobody gave (no allowed "
+                "domains are set)"
+            ),
+            correction=(
+                "Leave the personal data out of the URL, or ask the user whether this host may "
+                "have it (allowed_domains says which hosts are the project's)."
+            ),
+            evidence={
+                "field": field,
+                "domain": domain,
+                "host": host.name,
+                "object": domain,
+                "missing": "allowed_domains",
+                **_kind_of(host),
+            },
+        )
 
     def _outside(
         self, action: Action, field: str, host: Host, allowed: frozenset[str]

@@ -118,16 +118,22 @@ def personal_query_value(url: str) -> str | None:
         return None
     if not parts.query:
         return None
-    for key, value in parse_qsl(parts.query)[:MAX_VALUES]:
-        value = value.strip()
-        if not value or len(value) > 320:
-            continue
-        if _EMAIL.fullmatch(value) is not None:
-            return "an e-mail address"
-        if _PHONE_E164.fullmatch(value) is not None:
-            return "a phone number"
-        if _PHONE_KEY.search(key) is not None and _PHONE_LOCAL.fullmatch(value) is not None:
-            return "a phone number"
+    read = 0
+    for key, whole in parse_qsl(parts.query)[:MAX_VALUES]:
+        # a list in one value (emails=a@x.com,b@y.com) is read item by item
+        for value in whole.replace(";", ",").split(",")[:MAX_VALUES]:
+            read += 1
+            if read > MAX_VALUES:
+                return None
+            value = value.strip()
+            if not value or len(value) > 320:
+                continue
+            if _EMAIL.fullmatch(value) is not None:
+                return "an e-mail address"
+            if _PHONE_E164.fullmatch(value) is not None:
+                return "a phone number"
+            if _PHONE_KEY.search(key) is not None and _PHONE_LOCAL.fullmatch(value) is not None:
+                return "a phone number"
     return None
 
 

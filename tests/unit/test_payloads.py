@@ -102,6 +102,8 @@ def test_urls_with_a_query_are_found_in_text():
         ("https://t.example/p?to=%2B44%2020%207946%200958", "a phone number"),
         ("https://t.example/p?mobile_number=(555)%20555-0100", "a phone number"),
         ("https://t.example/p?tel=5555550100", "a phone number"),
+        ("https://t.example/p?ids=4,5&emails=a.b@x.io,c.d@y.io", "an e-mail address"),
+        ("https://t.example/p?phones=4155550123,2125550188", "a phone number"),
     ],
 )
 def test_personal_data_in_a_query_is_named_by_kind(url: str, what: str):
