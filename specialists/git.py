@@ -14,11 +14,13 @@ Each entry runs the checks named in ``checks`` (usually one):
   ``context.branch``. ``--force-with-lease`` is fine on an unprotected branch, but a plain
   ``--force`` right after a lease push to the same branch (in ``context.recent_actions``) is
   the "lease was rejected, so force it" pattern and objects.
-- ``discard_work``: ``reset --hard``, ``checkout -- <paths>``, ``checkout <ref> -- <paths>``,
-  ``checkout <ref> <paths>``, ``checkout --pathspec-from-file``, ``checkout -f``,
-  ``switch -f``/``--discard-changes``, ``restore <paths>`` (work tree),
+- ``discard_work``: ``reset --hard``, ``read-tree -u --reset``, ``checkout -- <paths>``,
+  ``checkout <ref> -- <paths>``, ``checkout <ref> <paths>``, ``checkout --pathspec-from-file``,
+  ``checkout -f``, ``switch -f``/``--discard-changes``, ``restore <paths>`` (work tree),
   ``clean -f`` (untracked; ``-x`` ignored too) when ``context.git_status`` shows work those
-  would lose; ``stash drop``/``stash clear`` and ``worktree remove --force`` always (stashes
+  would lose; ``reset --hard/--keep/--merge REF`` when the status's branch line says the
+  branch is ahead of its upstream (the commits never pushed are left behind); ``stash
+  drop``/``stash clear`` and ``worktree remove --force`` always (stashes
   and other worktrees are not in the status).
 - ``delete_work``: not git at all, but the same loss: a delete or an emptying of files in
   the work tree (:mod:`specialists.understand.worktree`: ``rm -rf src/``, ``find . -name
@@ -196,6 +198,7 @@ class GitStatus:
     tracked_paths: tuple[str, ...] | None = None
     untracked_paths: tuple[str, ...] | None = None
     complete: bool = True
+    ahead: int = 0  # local commits the upstream does not have (``## b...o/b [ahead 3]``)
 
     @property
     def dirty(self) -> bool:
@@ -221,7 +224,10 @@ def parse_status(text: str | None) -> GitStatus:
     new: list[str] = []
     porcelain = True
     complete = len(every) <= MAX_STATUS_LINES
+    ahead = 0
     for line in lines:
+        if line.startswith("## ") or line.startswith("# branch.ab "):
+            ahead = max(ahead, _ahead(line))
         if not line.strip() or line.startswith("##") or line.startswith("# "):
             continue
         if line.startswith("... ") and line.rstrip().endswith("(truncated)"):
@@ -254,9 +260,11 @@ def parse_status(text: str | None) -> GitStatus:
         porcelain = False
         break
     if porcelain and not complete:  # work of unknown paths: not a short list hiding one
-        return GitStatus(True, True, True, ignored, complete=False)
+        return GitStatus(True, True, True, ignored, complete=False, ahead=ahead)
     if porcelain:
-        return GitStatus(True, tracked, untracked, ignored, tuple(changed), tuple(new))
+        if not (tracked or untracked or ignored or ahead):
+            return _CLEAN
+        return GitStatus(True, tracked, untracked, ignored, tuple(changed), tuple(new), ahead=ahead)
     lowered = body.lower()
     tracked = (
         "changes not staged" in lowered
@@ -269,6 +277,23 @@ def parse_status(text: str | None) -> GitStatus:
     if not (tracked or untracked):
         tracked = untracked = True  # a status we cannot read: assume there is work
     return GitStatus(True, tracked, untracked, False)
+
+
+def _ahead(line: str) -> int:
+    """Commits ahead of the upstream in a status branch line: porcelain v1's ``## b...o/b
+    [ahead 3, behind 1]`` or v2's ``# branch.ab +3 -1``."""
+    if line.startswith("# branch.ab "):
+        word = line.split()[2] if len(line.split()) > 2 else ""
+        return int(word[1:]) if word.startswith("+") and word[1:].isdigit() else 0
+    at = line.find("[ahead ")
+    if at < 0:
+        return 0
+    digits = ""
+    for ch in line[at + 7 : at + 17]:
+        if not ch.isdigit():
+            break
+        digits += ch
+    return int(digits) if digits else 0
 
 
 # --------------------------------------------------------------------------------------
@@ -730,6 +755,28 @@ class GitSpecialist:
             return self._stage(git, context, status)
         return None  # delete_work is judged once per action, not per git command
 
+    def _commits_dropped(self, git: _Git, opts: _Opts, status: GitStatus) -> _Objection | None:
+        """``reset --hard/--keep/--merge REF`` while the branch has commits its upstream
+        lacks: the branch moves to REF and those commits are left behind (only the reflog
+        still finds them)."""
+        if not status.ahead or not ({"hard", "keep", "merge"} & set(opts.long)):
+            return None
+        ref = opts.positionals[0] if opts.positionals else ""
+        if not ref or ref in ("HEAD", "@"):
+            return None
+        mode = next(m for m in ("hard", "keep", "merge") if m in opts.long)
+        plural = "s" if status.ahead != 1 else ""
+        return _Objection(
+            "discard_work",
+            f"commits:{ref}",
+            f"git reset --{mode} {ref} leaves {status.ahead} local commit{plural} that were "
+            "never pushed behind (only the reflog still finds them)",
+            "Push the commits or keep them on a branch first (git branch keep-work), or "
+            "rebase onto the upstream instead of resetting to it.",
+            git,
+            reached="all",
+        )
+
     # stage_secrets -----------------------------------------------------------------------
 
     def _stage(self, git: _Git, context: Context, status: GitStatus) -> _Objection | None:
@@ -869,6 +916,14 @@ class GitSpecialist:
             opts = _options(args, sub="reset")
             if "hard" in opts.long or "merge" in opts.long:
                 what = f"git reset --{'hard' if 'hard' in opts.long else 'merge'}"
+            dropped = self._commits_dropped(git, opts, status)
+            if dropped is not None:
+                return dropped
+        elif sub == "read-tree":
+            opts = _options(args, sub="read-tree")
+            # read-tree -u --reset (or -m) writes the tree's files over the work tree's
+            if "u" in opts.short and ("reset" in opts.long or "m" in opts.short):
+                what = "git read-tree -u --reset"
         elif sub == "checkout":
             opts = _options(args, "bBU", _CHECKOUT_VALUES, sub="checkout")
             if opts.after_dashdash:
