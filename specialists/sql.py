@@ -1303,6 +1303,7 @@ _RESET_PROGRAMS: Final = frozenset(
         "typeorm",
         "dotnet",
         "dotnet-ef",
+        "supabase",
         *_LAUNCHERS,
     }
 )
@@ -1353,7 +1354,8 @@ def reset_of(cmd: SimpleCommand) -> str | None:
     ``alembic downgrade base``, ``flask db downgrade base``, ``rails``/``rake`` ``db:drop``,
     ``db:reset``, ``db:schema:load``, ``db:purge``, ``manage.py flush|reset_db``, ``knex
     migrate:rollback --all``, ``sequelize db:drop|db:migrate:undo:all``, ``typeorm
-    schema:drop``; through ``npx``, ``bundle exec``, ``uv run``, ``python -m`` and the like.
+    schema:drop``, ``supabase db reset --linked|--db-url``; through ``npx``, ``bundle exec``,
+    ``uv run``, ``python -m`` and the like.
     """
     words = _tool_words(cmd)
     if not words:
@@ -1396,6 +1398,12 @@ def reset_of(cmd: SimpleCommand) -> str | None:
                 return f"sequelize {word} drops the database or every migrated table"
     elif tool == "typeorm" and "schema:drop" in plain:
         return "typeorm schema:drop drops every table"
+    elif tool == "supabase" and _in_order(plain, ("db", "reset")):
+        # without these it resets the local development stack, which is what it is for
+        if "--linked" in args:
+            return "supabase db reset --linked resets the linked project's database"
+        if _option_value(args, "--db-url") is not None:
+            return "supabase db reset --db-url resets the database the URL names"
     elif tool in ("dotnet", "dotnet-ef") and (tool == "dotnet-ef" or plain[:1] == ["ef"]):
         if _in_order(plain, ("database", "drop")):
             return "dotnet ef database drop drops the database"
@@ -1485,8 +1493,10 @@ def _reset_sources(parsed: ParsedShell, context: Context) -> list[ShellSql]:
         environment = runner_environment(cmd)
         if environment:
             assigned["RAILS_ENV"] = environment
-        url = _env(_ORM_URLS, assigned, context.env)
+        url = _option_value(cmd.argv, "--db-url") or _env(_ORM_URLS, assigned, context.env)
         target_values = connection(url) if url else {}
+        if not url and "--linked" in cmd.argv and _tool_words(cmd)[:1] == ["supabase"]:
+            target_values = {"host": "supabase.co"}  # the linked project: db.<ref>.supabase.co
         given = _option_value(cmd.argv, "--connection")
         if given is not None:  # dotnet ef … --connection "Server=…;Database=…"
             server, database = connection_target(given)

@@ -903,6 +903,11 @@ def test_sql_the_command_does_not_show_is_judged_by_its_target(command: str):
         ("dotnet ef database drop --force", "dotnet ef database"),
         ("dotnet ef --project src/Shop.Api database update 0", "dotnet ef src/Shop.Api"),
         ("dotnet-ef database drop -f", "dotnet-ef database drop"),
+        ("supabase db reset --linked", "supabase db reset"),
+        (
+            "npx supabase db reset --db-url postgresql://u:p@db.x.supabase.co/postgres",
+            "supabase db reset",
+        ),
     ],
 )
 def test_resets_are_recognised(command: str, label: str):
@@ -929,6 +934,8 @@ def test_resets_are_recognised(command: str, label: str):
         "dotnet ef database update AddOrders",
         "dotnet ef migrations remove",
         "dotnet build",
+        "supabase db reset",  # the local development stack: what the command is for
+        "supabase db push",
     ],
 )
 def test_ordinary_migrations_are_not_resets(command: str):
