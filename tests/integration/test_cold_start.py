@@ -48,7 +48,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_building_the_coding_pack_imports_no_heavy_library(home: Path) -> None:
-    result = _probe(home, {"type": "shell", "args": {"command": "ls -la"}})
+    # (a command of six words or more: the learned entry scores it; "ls -la" it skips)
+    command = "git log --oneline --author=alice -- src/orders tests/orders"
+    result = _probe(home, {"type": "shell", "args": {"command": command}})
     assert result["built"] == dict.fromkeys(HEAVY, False)
     # The home's first call installs the learned entry's shipped seed model (NumPy writes
     # its bundle again, uncompressed)...

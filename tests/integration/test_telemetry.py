@@ -94,7 +94,9 @@ def test_a_specialist_that_failed_is_an_error_span(tmp_path, exporter, write_tax
         record=False,
         observers=[DecisionSpans(provider)],
     ) as sup:
-        decision = sup.check({"type": "shell", "args": {"command": "ls"}}, CONTEXT)
+        # six words or more: the classifier entry scores it ("ls" alone it skips)
+        command = "git log --oneline --author=alice -- src/orders tests/orders"
+        decision = sup.check({"type": "shell", "args": {"command": command}}, CONTEXT)
     failed = [e for e, r in decision.results.items() if r.status.value == "error"]
     assert failed, "expected the untrained classifier entry to fail"
     errors = {
