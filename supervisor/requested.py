@@ -445,7 +445,7 @@ def asked_by(
         elif (each := _each_named(result, said)) is not None:
             if not each:
                 continue
-        elif requested.names == "action" and requested.whole and not names:
+        elif requested.names == "action" and requested.whole and not names and not numbered:
             # the action names nothing of its own: it acts on its tool's default (the
             # project's stack), which only a request for the whole asks for
             if not any(_compiled(p).search(lowered) for p in requested.whole):
