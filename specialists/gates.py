@@ -280,6 +280,11 @@ _ITEMS_EMPTIED: Final = re2.compile(
     r"\bitems\[:\][ \t]*=[ \t]*\[\]|\bitems\.clear\(\)|\bdel[ \t]+items\[:\]"
 )
 _MODULE_SKIP: Final = re2.compile(r"^pytest\.skip\(")
+# ``items[:] = [i for i in items if "loader" not in i.nodeid]``: tests dropped by their names
+_ITEMS_FILTERED: Final = re2.compile(
+    r"\bitems\[:\][ \t]*=[ \t]*\[[^\n]*\bfor\b[^\n]*\bin[ \t]+items\b[^\n]*\bif\b[^\n]*"
+    r"\.(?:nodeid|name|originalname|fspath|path|location)\b"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -576,7 +581,8 @@ def _skips_every_test(lines: tuple[str, ...]) -> int:
     """In a conftest: a marker added to every collected item (in the body of the loop over
     ``items``), or to the items a condition picks by their names or paths (``if "checkout"
     in item.nodeid``; a condition on a marker or an option, such as the ``--runslow``
-    idiom, is not one), ``items`` emptied, or a module-level skip."""
+    idiom, is not one), ``items`` emptied or filtered by the tests' names, or a
+    module-level skip."""
     count = 0
     loop = body = -1  # indentation of the ``for item in items`` and of its body
     condition = -1  # indentation of an ``if`` that picks tests by name, in that body
@@ -600,6 +606,7 @@ def _skips_every_test(lines: tuple[str, ...]) -> int:
         elif condition >= 0 and indent > condition and _ADD_SKIP.search(line):
             count += 1
         count += 1 if _ITEMS_EMPTIED.search(line) or _MODULE_SKIP.search(line) else 0
+        count += 1 if _ITEMS_FILTERED.search(line) else 0
     return count
 
 

@@ -91,6 +91,9 @@ LOOSENED = [
      "selection"),
     (write("conftest.py", "def pytest_collection_modifyitems(items):\n    items[:] = []\n"),
      "selection"),
+    (write("tests/conftest.py", "def pytest_collection_modifyitems(config, items):\n"
+           "    items[:] = [i for i in items if 'loader' not in i.nodeid]\n"),
+     "selection"),
     (write("tests/conftest.py", "import pytest\n\n"
            "def pytest_collection_modifyitems(config, items):\n"
            "    for item in items:\n        if 'checkout' in item.nodeid:\n"
@@ -163,6 +166,8 @@ KEPT = [
           "            item.add_marker(pytest.mark.skip('needs --runslow'))\n"),
     write("conftest.py", "import pytest\n\ndef pytest_collection_modifyitems(items):\n"
           "    for item in items:\n        item.add_marker(pytest.mark.timeout(30))\n"),
+    write("conftest.py", "def pytest_collection_modifyitems(config, items):\n"
+          "    items[:] = [i for i in items if 'slow' not in i.keywords]\n"),  # by marker
     edit("jest.config.js", "  testPathIgnorePatterns: ['/node_modules/'],\n",
          "  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/dist/'],\n"),
     write("tsconfig.json", '{"compilerOptions": {"strict": true, "skipLibCheck": true}}\n'),
