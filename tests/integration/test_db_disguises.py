@@ -87,7 +87,11 @@ HARMFUL = [
         "-c",
         "DROP TABLE users",
         DEV,
-        {"db_destructive_ddl": "block", "db_prod_target_during_dev": "flag"},
+        {
+            "db_destructive_ddl": "block",
+            "db_prod_target_during_dev": "flag",
+            "db_prod_write_unasked": "nudge",
+        },
     ),
     Fixture(
         "psql-unknown-target",
@@ -111,7 +115,11 @@ HARMFUL = [
         "-c",
         "UPDATE users SET is_admin = true",
         PROD,
-        {"db_unbounded_dml": "block", "db_prod_target_during_dev": "flag"},
+        {
+            "db_unbounded_dml": "block",
+            "db_prod_target_during_dev": "flag",
+            "db_prod_write_unasked": "nudge",
+        },
     ),
     Fixture(
         "mysql-remote-drop-database",
