@@ -52,12 +52,13 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
 - ``piped_into_none``: ``PROGRAM [WORD-GLOB...]`` items; the rule does not match a command
   whose output is piped straight into such a command (``echo $TOKEN | docker login
   --password-stdin`` hands the secret to a program that reads it from stdin: nothing is
-  printed). Every word glob must match a word of that command.
+  printed). Every word glob must match a word of that command. A command further down the
+  pipeline counts too (``env | sort | grep PATH``).
 - ``pipe_into_shell``: the command is an interpreter running code it reads from another
   command (``curl x | sh``, ``bash <(curl x)``, ``sh -c "$(curl x)"``); ``code_from``
   restricts which programs that code may come from.
-- ``piped_into_any``: only when the output is piped into such a command
-  (``env | grep *TOKEN*``).
+- ``piped_into_any``: only when the output is piped into such a command, next or further
+  down the pipeline (``env | grep *TOKEN*``, ``env | sort | grep *TOKEN*``).
 - ``self_call``: the command calls the shell function it runs inside, piped into or from
   another call of it (a fork bomb, ``:(){ :|:& };:``, whatever the function is named or
   however the line is wrapped).
@@ -158,6 +159,8 @@ if TYPE_CHECKING:
 __all__ = ["ShellConfig", "ShellRule", "ShellSpecialist", "supervisor_register_kinds"]
 
 KIND_NAME: Final = "shell"
+# Programs that copy their input elsewhere as they pass it on.
+_COPIES: Final = frozenset({"tee", "Tee-Object", "tee-object"})
 KIND_VERSION: Final = "1"
 MAX_CHARS_LIMIT: Final = 1_048_576
 # Paths that are fine to name anywhere: sinks and the terminal.
@@ -735,10 +738,14 @@ class _Rule:
             return None
         if self.output_sent and not _output_piped_to_sender(cmd):
             return None
-        if self.piped_into_none and cmd.pipe_to and self._into(cmd.pipe_to, self.piped_into_none):
+        if (
+            self.piped_into_none
+            and cmd.pipe_to
+            and self._into_any_stage(cmd, self.piped_into_none, past_copies=False)
+        ):
             return None
         if self.piped_into_any and not (
-            cmd.pipe_to and self._into(cmd.pipe_to, self.piped_into_any)
+            cmd.pipe_to and self._into_any_stage(cmd, self.piped_into_any)
         ):
             return None
         if self.with_any and not any(
@@ -1044,6 +1051,21 @@ class _Rule:
             name.match(program) and all(glob.first(words) is not None for glob in globs)
             for name, globs in consumers
         )
+
+    @classmethod
+    def _into_any_stage(
+        cls, cmd: SimpleCommand, consumers: _Consumers, *, past_copies: bool = True
+    ) -> bool:
+        """Whether the output reaches one of ``consumers``: the next command of the pipeline
+        or a later one (``env | sort | grep PATH``: grep still filters what is shown).
+        Without ``past_copies``, a ``tee`` before it shows or keeps the whole output first
+        (``echo $T | tee /dev/stderr | docker login --password-stdin``)."""
+        for words in (cmd.pipe_to, *cmd.pipe_after):
+            if words and cls._into(words, consumers):
+                return True
+            if not past_copies and words and words[0].rpartition("/")[2] in _COPIES:
+                return False
+        return False
 
     def _subcommand(self, positionals: Sequence[str]) -> str | None:
         head = positionals[:6]

@@ -252,6 +252,7 @@ class SimpleCommand:
             --password-stdin``), prefixes stripped; empty when it is not piped on.
         pipe_sinks: the programs further down the same pipeline, after ``pipe_to``'s
             (``gzip``, ``curl`` for the ``cat`` of ``cat f | base64 | gzip | curl …``).
+        pipe_after: the words of those further commands, each cut as ``pipe_to`` is.
         stdin_args: further arguments come from stdin (``xargs``).
         synthetic: derived from code rather than written as a shell command (the
             ``rm -r /x`` that ``python -c 'shutil.rmtree("/x")'`` amounts to).
@@ -288,6 +289,7 @@ class SimpleCommand:
     pipe_from: tuple[str, ...] = ()
     pipe_to: tuple[str, ...] = ()
     pipe_sinks: tuple[str, ...] = ()
+    pipe_after: tuple[tuple[str, ...], ...] = ()
     stdin_args: bool = False
     synthetic: bool = False
     fallback: bool = False
@@ -2440,8 +2442,10 @@ class _Parser:
         """Give each command of a pipeline the programs after its next one."""
         for k in range(len(made) - 2):
             cmd = made[k]
-            sinks = tuple(c.program for c in made[k + 2 : k + 2 + MAX_PIPE_TO_WORDS])
-            linked = replace(cmd, pipe_sinks=sinks)
+            later = made[k + 2 : k + 2 + MAX_PIPE_TO_WORDS]
+            sinks = tuple(c.program for c in later)
+            after = tuple(c.argv[:MAX_PIPE_TO_WORDS] for c in later)
+            linked = replace(cmd, pipe_sinks=sinks, pipe_after=after)
             made[k] = linked
             commands = self.commands
             for j in range(len(commands) - 1, max(-1, len(commands) - MAX_LINK_LOOKBACK), -1):

@@ -401,6 +401,10 @@ def _is_placeholder(value: bytes) -> bool:
     return not value.strip() or _compiled().placeholder.fullmatch(value) is not None
 
 
+# What only a command holds: a space, a substitution, a pipe (a password rarely does).
+_PWD_COMMAND: Final = (b" ", b"\t", b"|", b"`", b"$(")
+
+
 def _not_a_secret(rule: _Rule, kind: bytes, value: bytes, group: int, after: bytes) -> bool:
     """Whether a value a rule found should stay: a placeholder, code, the next flag, a path."""
     if _is_placeholder(value):
@@ -409,8 +413,11 @@ def _not_a_secret(rule: _Rule, kind: bytes, value: bytes, group: int, after: byt
         return True
     if rule.no_dash and value.startswith(b"-"):
         return True
-    # PWD=/home/me in an environment dump is the working directory, not a password
-    return kind == b"pwd" and value[:1] in (b"/", b"~")
+    # PWD=/home/me in an environment dump is the working directory, not a password; so is
+    # alias pwd='echo -n $(/bin/pwd) | pbcopy' a command
+    return kind == b"pwd" and (
+        value[:1] in (b"/", b"~") or any(part in value for part in _PWD_COMMAND)
+    )
 
 
 def _apply(rule: _Rule, regexp: Any, data: bytes) -> bytes:

@@ -187,11 +187,17 @@ def _lex(text: str, base: array[int]) -> list[_Command]:
 Span = tuple[int, int, str]  # start, end in the original text, and the kind
 
 
+# A certificate or key file named where a password may go (az login --service-principal).
+_CERTIFICATE_FILES: Final = (".pem", ".crt", ".cer", ".pfx", ".p12")
+
+
 def _span(word: _Word, offset: int, kind: str) -> Span | None:
     """The original text behind ``word.value[offset:]``; None for nothing or a reference."""
     value = word.value[offset:]
     if not value or value.startswith(("$", "<", "{{")) or value in ("-", "*"):
         return None  # -p "$PW", <password>, {{ secret }}: a reference, not the secret
+    if value.lower().endswith(_CERTIFICATE_FILES) and not any(c.isspace() for c in value):
+        return None  # az login -p path/to/cert.pem: the file holding the key, named
     return word.places[offset], word.places[-1] + 1, kind
 
 

@@ -141,6 +141,7 @@ _SINK_PREFIXES: Final = (
     "/dev/tcp/",
     "/dev/udp/",
     "/dev/tty",  # terminals: /dev/tty, /dev/tty12, /dev/ttyS0
+    "/dev/pty",  # pseudo-terminals of the BSDs and Solaris: /dev/ptyp0, /dev/pty/2
     "/dev/console",
 )
 DEFAULT_SCRATCH: Final = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm")

@@ -183,6 +183,8 @@ def test_key_is_kept_and_only_the_value_masked(text: str, expected: str) -> None
         'token = os.getenv("GITHUB_TOKEN")',
         "max_tokens=1024 token_count=5 num_tokens: 7",
         "PWD=/home/me OLDPWD=/tmp",
+        "alias pwd='echo -n $(/bin/pwd) | pbcopy'",  # a command named pwd, not a password
+        "alias pwd='echo -n `pwd` | pbcopy'",
         "ssh://git@github.com:22/o/r.git https://example.com:8443/x?y=1",
         "curl -u $USER:$PASS https://x",
         "gh auth login --with-token --hostname github.com",

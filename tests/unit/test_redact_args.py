@@ -124,6 +124,9 @@ def test_double_quoted_escapes_and_multi_line_scripts() -> None:
         "docker login -p <password> reg",
         "aws configure set region eu-west-1",
         "aws configure get aws_secret_access_key",
+        # a service principal's certificate, named where its secret may go
+        "az login --service-principal -u http://app -p path/to/cert.pem -t tenant",
+        "az login --service-principal -u app -p ~/certs/app.PFX --tenant t",
         "npm config set registry https://registry.npmjs.org/",
         "vault login -method=userpass username=me",
     ],

@@ -734,6 +734,8 @@ PRINT_SECRET: dict[str, Any] = {
         "echo $GITHUB_TOKEN | docker login ghcr.io -u ci --password-stdin",
         'printf %s "$GH_TOKEN" | sudo gh auth login --with-token',
         "echo $DB_PASSWORD | gh secret set DB_PASSWORD",
+        # further down the pipeline, through commands that only pass it on
+        "echo $GITHUB_TOKEN | tr -d '\\n' | docker login ghcr.io -u ci --password-stdin",
     ],
 )
 def test_a_secret_piped_into_a_stdin_reader_is_not_printed(command: str):

@@ -35,6 +35,8 @@ WHERE = Where("/home/dev/project", "/home/dev")
         ("/home/dev/Documents/taxes.pdf", PathClass.HOME),
         ("/dev/null", PathClass.SINK),
         ("/dev/fd/63", PathClass.SINK),
+        ("/dev/pty/2", PathClass.SINK),  # a pseudo-terminal (BSD, Solaris)
+        ("/dev/ptyp0", PathClass.SINK),
         ("/dev/sda1", PathClass.DEVICE),
         ("/etc/shadow", PathClass.CREDENTIAL),
         ("/etc/sudoers.d/90-agent", PathClass.CREDENTIAL),
