@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Final
 
 import re2
-from pydantic import Field
+from pydantic import Field, JsonValue
 
 from specialists.removal import Glob, Pattern
 from specialists.understand.changes import file_changes, matching
@@ -41,8 +43,10 @@ from supervisor.taxonomy import Entry
 __all__ = ["AgentSettingsConfig", "AgentSettingsSpecialist", "supervisor_register_kinds"]
 
 KIND_NAME: Final = "agent_settings"
-KIND_VERSION: Final = "1"
+KIND_VERSION: Final = "2"
 DEFAULT_MAX_BYTES: Final = 1_000_000
+MAX_ITEMS: Final = 50  # items granted or taken away, named in the evidence
+MAX_ITEM_CHARS: Final = 200
 
 
 class AgentSettingsConfig(KindConfig):
@@ -69,9 +73,16 @@ _KEY_AT_START: Final = re2.compile(r"^\s*[\"']?[\w.@/-]+[\"']?\s*[:=]")
 
 @dataclass(frozen=True, slots=True)
 class _Counts:
-    granted: int
-    restrained: int
-    granting: int
+    """The items under granting and restraining keys, and the granting ``key: value`` pairs."""
+
+    granted: tuple[str, ...]
+    restrained: tuple[str, ...]
+    granting: tuple[str, ...]
+
+
+def _gained(now: Sequence[str], was: Sequence[str]) -> list[str]:
+    """The items of ``now`` that ``was`` does not hold (as many times as they are new)."""
+    return list((Counter(now) - Counter(was)).elements())
 
 
 class AgentSettingsSpecialist:
@@ -107,21 +118,29 @@ class AgentSettingsSpecialist:
             was = self._counts(change.before, change.path)
             now = self._counts(change.after, change.path)
             said = []
-            if now.granted > was.granted:
+            if len(now.granted) > len(was.granted):
                 said.append("grants more (an allow rule, an auto-approval or a server added)")
-            if now.granting > was.granting:
+            if len(now.granting) > len(was.granting):
                 said.append("sets a permission that skips asking")
-            if now.restrained < was.restrained:
+            if len(now.restrained) < len(was.restrained):
                 said.append("restrains less (a deny rule, an ask rule or a hook removed)")
             if said:
-                return self._object(change.path, "; ".join(said))
+                # what it grants or takes away, item by item: a request that names each
+                # (``allow npm run lint``) asks for this change and no other
+                reached = [
+                    *_gained(now.granted, was.granted),
+                    *_gained(now.granting, was.granting),
+                    *_gained(was.restrained, now.restrained),
+                ]
+                return self._object(change.path, "; ".join(said), reached)
         return SpecialistResult.ok()
 
-    def _object(self, path: str, what: str) -> SpecialistResult:
+    def _object(self, path: str, what: str, reached: Sequence[str] = ()) -> SpecialistResult:
+        evidence: dict[str, JsonValue] = {"object": path}
+        if reached:
+            evidence["reached"] = [item[:MAX_ITEM_CHARS] for item in reached[:MAX_ITEMS]]
         return SpecialistResult(
-            verdict=self.default,
-            reason=f"the change to {path} {what}",
-            evidence={"object": path},
+            verdict=self.default, reason=f"the change to {path} {what}", evidence=evidence
         )
 
     def _counts(self, text: str, path: str) -> _Counts:
@@ -129,13 +148,15 @@ class AgentSettingsSpecialist:
         its structure when it parses as JSON or TOML (the whole file), else line by line."""
         document = _parsed(text, path)
         if document is not None:
-            counts = [0, 0, 0]
-            self._walk(document, None, counts, 0)
-            return _Counts(*counts)
+            items: tuple[list[str], list[str], list[str]] = ([], [], [])
+            self._walk(document, None, items, 0)
+            return _Counts(*(tuple(found) for found in items))
         return self._lines(text)
 
-    def _walk(self, node: object, under: int | None, counts: list[int], depth: int) -> None:
-        """Count ``node``'s items under a granting (0) or restraining (1) key; granting
+    def _walk(
+        self, node: object, under: int | None, counts: tuple[list[str], ...], depth: int
+    ) -> None:
+        """Collect ``node``'s items under a granting (0) or restraining (1) key; granting
         ``key: value`` pairs into counts[2]."""
         if depth > 64:
             return
@@ -150,25 +171,27 @@ class AgentSettingsSpecialist:
                 if not isinstance(value, dict | list):
                     literal = "true" if value is True else json.dumps(value)
                     if self.granting.search(shown + literal):
-                        counts[2] += 1
+                        counts[2].append(f"{key}: {literal}")
                 if kind is not None and isinstance(value, dict) and kind != under:
-                    counts[kind] += len(value)  # each server or tool named under it
+                    counts[kind].extend(str(k) for k in value)  # each server or tool under it
                 self._walk(value, kind, counts, depth + 1)
         elif isinstance(node, list):
             for item in node:
                 self._walk(item, under, counts, depth + 1)
         elif under is not None and (isinstance(node, str) or node is True):
-            counts[under] += 1
+            counts[under].append(node if isinstance(node, str) else "true")
 
     def _lines(self, text: str) -> _Counts:
-        granted = restrained = granting = 0
+        granted: list[str] = []
+        restrained: list[str] = []
+        granting: list[str] = []
         block: str | None = None  # "grant" / "restrain" while inside such a key's block
         depth = 0
         for line in text.splitlines():
             if self.granting.search(line):
-                granting += 1
+                granting.append(line.strip())
             if block is None and line.lstrip().startswith("[") and self.grants.search(line):
-                granted += 1  # a TOML table that adds one (``[mcp_servers.x]``)
+                granted.append(line.strip())  # a TOML table that adds one (``[mcp_servers.x]``)
                 continue
             if block is None or (depth <= 0 and _KEY_AT_START.search(line)):
                 block, depth = None, 0
@@ -181,15 +204,12 @@ class AgentSettingsSpecialist:
                 rest = line[line.find(":") + 1 :] if ":" in line else line
             else:
                 rest = line
-            items = sum(1 for _ in _QUOTED.finditer(rest))
-            if block == "grant":
-                granted += items
-            else:
-                restrained += items
+            items = [m.group()[1:-1] for m in _QUOTED.finditer(rest)]
+            (granted if block == "grant" else restrained).extend(items)
             depth += sum(rest.count(c) for c in "[{") - sum(rest.count(c) for c in "]}")
             if depth <= 0 and not rest.rstrip().endswith((":", "=")):
                 block, depth = None, 0
-        return _Counts(granted, restrained, granting)
+        return _Counts(tuple(granted), tuple(restrained), tuple(granting))
 
 
 def _parsed(text: str, path: str) -> object | None:

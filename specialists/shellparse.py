@@ -487,8 +487,11 @@ _Setting = tuple[
 
 def _setting(context: Context, max_chars: int) -> _Setting:
     """What a parse depends on besides the command, as a cache key: cwd, home, the known
-    variables, the limit and the files the session wrote earlier."""
-    env = context.env
+    variables, the limit and the files the session wrote earlier. The context's ``user``
+    is ``$USER`` and ``$LOGNAME`` where the environment does not say otherwise."""
+    env: Mapping[str, str] = context.env
+    if context.user and not ("USER" in env and "LOGNAME" in env):
+        env = {"USER": context.user, "LOGNAME": context.user, **env}
     key_env = tuple(sorted(env.items())) if env else ()
     cwd = context.cwd or context.repo_root
     return cwd, _home_of(context), key_env, max_chars, _written_earlier(context)

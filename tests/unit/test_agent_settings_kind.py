@@ -114,6 +114,35 @@ def test_a_change_that_does_not_widen_passes(action: Action):
     assert build().evaluate(action, CTX).verdict is Verdict.OK
 
 
+@pytest.mark.parametrize(
+    ("action", "reached"),
+    [
+        (
+            edit(
+                ".claude/settings.json",
+                '"allow": ["Bash(npm test:*)"]',
+                '"allow": ["Bash(npm test:*)", "Bash(npm run lint:*)", "Bash(curl:*)"]',
+            ),
+            ["Bash(npm run lint:*)", "Bash(curl:*)"],
+        ),
+        (
+            edit(".claude/settings.json", '"deny": ["Bash(rm:*)", "Read(.env)"]', '"deny": []'),
+            ["Bash(rm:*)", "Read(.env)"],
+        ),
+        (
+            edit(
+                ".codex/config.toml", 'approval_policy = "on-request"', 'approval_policy = "never"'
+            ),
+            ['approval_policy: "never"'],
+        ),
+    ],
+)
+def test_the_evidence_names_each_item_granted_or_taken_away(action: Action, reached: list[str]):
+    result = build().evaluate(action, CTX)
+    assert result.verdict is Verdict.BLOCK
+    assert result.evidence["reached"] == reached  # what a request must name to ask for it
+
+
 def test_other_files_are_not_judged():
     assert build().evaluate(edit("src/app.py", "a", "b"), CTX).verdict is Verdict.REFUSE
 

@@ -197,6 +197,20 @@ def test_home_from_env_and_unset_marker():
     assert parsed.commands[0].unset_vars == ("TOKEN",)
 
 
+def test_the_contexts_user_is_dollar_user():
+    from supervisor import Context
+
+    command = "chown -R $USER:$LOGNAME ~/.npm"
+    known = shellparse.parse_for(command, Context(home="/home/dev", user="dev", cwd="/w"))
+    assert known.commands[0].positionals == ("dev:dev", "/home/dev/.npm")
+    # the environment's own value wins; without a user it stays unknown
+    env = {"USER": "ci", "LOGNAME": "ci"}
+    given = shellparse.parse_for(command, Context(home="/home/dev", user="dev", env=env))
+    assert given.commands[0].positionals == ("ci:ci", "/home/dev/.npm")
+    unknown = shellparse.parse_for(command, Context(home="/home/dev", cwd="/w"))
+    assert unknown.commands[0].unset_vars == ("USER", "LOGNAME")
+
+
 def test_parameter_operators():
     assert targets("rm -rf ${BUILD:-/tmp/b}/x") == ["/tmp/b/x"]
     assert targets("B=out; rm -rf ${B:-/}") == ["/work/app/out"]
