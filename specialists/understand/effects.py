@@ -55,6 +55,8 @@ _ATTR_WRITERS: Final = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl"
 # rmdir is not one: it removes only empty directories, so no data goes with them
 _DELETERS: Final = frozenset({"rm", "unlink", "shred", "srm", "trash", "trash-put"})
 _COPIERS: Final = frozenset({"cp", "install", "ln", "rsync", "scp", "mv"})
+# ssh-keygen's options that only query the -f file (or a known_hosts file).
+_KEYGEN_QUERIES: Final = ("l", "y", "e", "i", "F", "H", "B", "Q", "D", "Y")
 
 
 def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEffect]:
@@ -64,8 +66,8 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
     ``rm``/``unlink``/``shred`` and ``find -delete`` delete (not ``rmdir``: empty directories),
     ``mv`` deletes its sources and writes its destination, ``cp``/``rsync``/``install``/``ln``
     read sources and write the destination (``rsync --delete`` also deletes there), ``tee``,
-    ``touch``, editors, ``chmod``/``chown``, ``sed -i``, ``dd of=``, ``curl -o``, ``wget -O``
-    write, ``mkdir`` writes, readers (``cat``, ``less``, ``grep``, ``source``...) and ``curl -d
+    ``touch``, editors, ``chmod``/``chown``, ``sed -i``, ``dd of=``, ``curl -o``, ``wget -O``,
+    ``ssh-keygen -f`` with its question answered (``<<< y``, over a key already there) write, ``mkdir`` writes, readers (``cat``, ``less``, ``grep``, ``source``...) and ``curl -d
     @f`` / ``-T f`` read. Unknown programs contribute only their redirections.
     """
     effects: list[PathEffect] = []
@@ -166,6 +168,15 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
         whole = not derived and not command.has_flag("no-recursion")
         for mode, word, tree in archive_effects(command):
             add(mode, word, tree=tree and whole)
+    elif (
+        program == "ssh-keygen"
+        and (key := _option_value(command.argv, "-f")) is not None
+        and not command.has_flag(*_KEYGEN_QUERIES)
+        and _stdin_answers(command)
+    ):
+        # it asks before it writes over a key file that is there, so it writes over one only
+        # when its input answers for it (``<<< y``, ``yes |``); a new file is no overwrite
+        add("write", key)
     elif program in ("sqlite3", "sqlite") and args:
         add("read", args[0])  # sqlite3 FILE [SQL]: the database file is read
     elif (served := _served(command)) is not None:
@@ -325,6 +336,17 @@ _REMOTE_COPY_OPTIONS: Final = {
         }
     ),
 }  # fmt: skip
+
+
+def _stdin_answers(command: SimpleCommand) -> bool:
+    """Whether the command's input comes from text (a here-string or here-document, a
+    pipe from another command), which answers a question it asks (not ``< /dev/null``)."""
+    if command.pipe_from:
+        return True
+    return any(
+        r.op in ("<<<", "<<", "<<-") or (r.op == "<" and r.path not in (None, "/dev/null"))
+        for r in command.redirects
+    )
 
 
 def _option_value(argv: tuple[str, ...], *names: str) -> str | None:

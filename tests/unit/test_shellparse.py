@@ -1494,6 +1494,14 @@ def test_word_globs():
         ("ls > /dev/null", [("write", "/dev/null")]),
         ("git status", []),
         ("sqlite3 ~/db.sqlite 'select * from t'", [("read", "/home/u/db.sqlite")]),
+        # ssh-keygen asks before it replaces a key: only an answer fed in writes over one
+        (
+            "ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519 -N '' <<< y",
+            [("write", "/home/u/.ssh/id_ed25519")],
+        ),
+        ("yes | ssh-keygen -q -f ~/.ssh/id_rsa -N ''", [("write", "/home/u/.ssh/id_rsa")]),
+        ("ssh-keygen -t ed25519 -f ~/.ssh/id_work -N ''", []),
+        ("ssh-keygen -l -f ~/.ssh/id_rsa.pub <<< y", []),
     ],
 )
 def test_path_effects(command: str, effects: list[tuple[str, str]]):
