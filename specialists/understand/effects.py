@@ -67,8 +67,9 @@ def path_effects(command: SimpleCommand, home: str | None = None) -> list[PathEf
     ``mv`` deletes its sources and writes its destination, ``cp``/``rsync``/``install``/``ln``
     read sources and write the destination (``rsync --delete`` also deletes there), ``tee``,
     ``touch``, editors, ``chmod``/``chown``, ``sed -i``, ``dd of=``, ``curl -o``, ``wget -O``,
-    ``ssh-keygen -f`` with its question answered (``<<< y``, over a key already there) write, ``mkdir`` writes, readers (``cat``, ``less``, ``grep``, ``source``...) and ``curl -d
-    @f`` / ``-T f`` read. Unknown programs contribute only their redirections.
+    ``ssh-keygen -f`` with its question answered (``<<< y``, over a key already there) write,
+    ``mkdir`` writes, readers (``cat``, ``less``, ``grep``, ``source``...) and ``curl -d @f`` /
+    ``-T f`` read. Unknown programs contribute only their redirections.
     """
     effects: list[PathEffect] = []
     cwd = command.cwd
