@@ -3,7 +3,8 @@
 A command that changes a service (``kubectl apply``, ``helm upgrade --install``, ``vercel
 deploy --prod``, ``fly deploy``, ``eb deploy``, ``ansible-playbook``, ``az webapp deployment``,
 ``gcloud run deploy``, ``aws route53 change-resource-record-sets``, ``serverless deploy``,
-``cap production deploy``, ``psql $PROD_DATABASE_URL -f``, ``stripe refunds create``, an MCP
+``cap production deploy``, the project's own ``./deploy.sh production`` or ``make deploy
+ENV=prod``, ``psql $PROD_DATABASE_URL -f``, ``stripe refunds create``, an MCP
 tool named for a deploy, PowerShell's ``Invoke-Command -ComputerName``) lands somewhere: a
 kube context and namespace, a helm namespace, a cloud project, resource group, profile or
 stage, an app, an inventory, a database named by a connection variable, live or test keys.
@@ -1110,6 +1111,56 @@ _READERS: Final = {
 }
 
 
+# -- the project's own deploy entry points ---------------------------------------------------
+
+# What a script or task is named when it ships the project: deploy.sh, bin/release,
+# make deploy-prod, npm run deploy:production, just ship.
+_DEPLOY_NAME: Final = re2.compile(r"^(?:deploy|release|ship|promote|publish)(?:$|[-_:.])")
+_TASK_RUNNERS: Final = {
+    "make": 0, "gmake": 0, "just": 0, "task": 0, "mage": 0, "invoke": 0, "fab": 0, "rake": 0,
+    "npm": 1, "pnpm": 1, "yarn": 1, "bun": 1, "composer": 1,
+}  # fmt: skip
+_SCRIPT_HOSTS: Final = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "ruby", "perl", "pwsh"}
+)
+MAX_DEPLOY_WORDS: Final = 12
+
+
+def _deploy_named(word: str) -> bool:
+    return _DEPLOY_NAME.search(posixpath.basename(word).lower()) is not None
+
+
+def _project_deploy(cmd: SimpleCommand) -> Landing | None:
+    """The project's own deploy script or task (``./deploy.sh production``, ``make
+    deploy ENV=prod``, ``npm run deploy:prod``), landing where its name, arguments and
+    assignments say: each of them is a place (``production``, ``ENV=prod``, ``deploy:prod``)."""
+    if not cmd.argv:
+        return None
+    words = [w for w in cmd.argv[1:] if not w.startswith("-")]
+    if cmd.program in _TASK_RUNNERS:
+        skip = _TASK_RUNNERS[cmd.program]
+        rest = words[1:] if skip and words and words[0] in ("run", "run-script") else words
+        if not rest or not _deploy_named(rest[0]):
+            return None
+        name, args = rest[0], rest[1:]
+        tool, operation = cmd.program, name
+    elif cmd.program in _SCRIPT_HOSTS and words and _deploy_named(words[0]):
+        name, args = words[0], words[1:]
+        tool, operation = cmd.program, posixpath.basename(name)
+    elif "/" in cmd.argv[0] or cmd.program.endswith((".sh", ".py", ".ps1")):
+        if not _deploy_named(cmd.program):
+            return None  # (a path: a script of the project's, not a tool on PATH)
+        name, args = cmd.program, words
+        tool, operation = posixpath.basename(name), "run"
+    else:
+        return None
+    flagged = [w.split("=", 1)[1] for w in cmd.argv[1:] if w.startswith("--") and "=" in w]
+    places = [("target", posixpath.basename(name))]
+    places += [("argument", w) for w in (*args, *flagged)[:MAX_DEPLOY_WORDS]]
+    places += [("setting", f"{k}={v}") for k, v in cmd.assignments[:MAX_DEPLOY_WORDS]]
+    return Landing(tool, operation, True, tuple(places))
+
+
 # -- databases -------------------------------------------------------------------------------
 
 _READ_STATEMENTS: Final = frozenset(
@@ -1312,6 +1363,8 @@ def _shell(command: str, context: Context, words: frozenset[str]) -> list[Landin
         else:
             reader = _READERS.get(cmd.program)
             landing = reader(cmd, state, words) if reader is not None else None
+            if landing is None:
+                landing = _project_deploy(cmd)
         state.env = env
         if landing is not None:
             if cmd.via:

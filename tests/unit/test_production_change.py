@@ -125,6 +125,15 @@ def test_name_words_split_camel_case_and_punctuation():
         "sh -c 'kubectl --context prod-eks apply -f k8s/'",
         "C=prod-eks; kubectl --context $C apply -f k8s/",
         'eval "$(echo a3ViZWN0bCAtLWNvbnRleHQgcHJvZC1la3MgYXBwbHkgLWYgay55YW1s | base64 -d)"',
+        # the project's own deploy script or task, told to ship to production
+        "./deploy.sh production",
+        "bin/deploy --env=prod",
+        "bash scripts/release.sh live",
+        "DEPLOY_ENV=production ./scripts/deploy.sh",
+        "make deploy ENV=production",
+        "npm run deploy:prod",
+        "pnpm deploy-production",
+        "sh -c 'T=production; ./deploy.sh $T'",
     ],
 )
 def test_a_change_aimed_at_production_is_stopped(command: str):
@@ -221,6 +230,13 @@ def test_a_tool_call_or_request_aimed_at_production_is_stopped(action: Action):
         "helm upgrade --install api ./chart",
         "fly deploy",
         "terraform apply",
+        "./deploy.sh",
+        "./deploy.sh staging",
+        "make deploy-preview",
+        "npm run deploy:dev",
+        # not a deploy by its name, whatever it is given
+        "./build.sh production",
+        "make test ENV=production",
     ],
 )
 def test_reads_and_other_targets_pass(command: str):
