@@ -70,7 +70,7 @@ from specialists.understand.depfiles import (
     swapped_hashes,
 )
 from specialists.understand.forks import fork_of, named_in_task, repo_of
-from specialists.understand.hosts import covering, normalise_host
+from specialists.understand.hosts import covering, normalise_host, private_network
 from specialists.understand.options import split_options, words
 from specialists.upstreams import (
     action_refs,
@@ -315,8 +315,8 @@ class DependencySourceSpecialist:
         )
 
     def _allowed(self, location: _Location, context: Context) -> bool:
-        if trusted_location(location, self._trusted):
-            return True
+        if trusted_location(location, self._trusted) or private_network(location.host):
+            return True  # (a registry on the private network is the organisation's own)
         if self.config.use_context and context.allowed_domains:
             entries = frozenset(
                 d.strip().lower().removeprefix("*.") for d in context.allowed_domains

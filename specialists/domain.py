@@ -94,6 +94,7 @@ from specialists.understand.hosts import (
     covering,
     normalise_host,
     parse_target,
+    private_network,
     suffix_list,
     suffix_list_setup,
     suffix_list_version,
@@ -189,13 +190,6 @@ def _check_variable_glob(value: str) -> str:
     if not value or not all(c.isalnum() or c in "_*?" for c in value):
         raise ValueError(f"{value!r} is not a variable name or a glob of one (GITHUB_TOKEN, AWS_*)")
     return value
-
-
-def _local(host: Host) -> bool:
-    """This machine or its private network (a mock or a proxy of the service runs there)."""
-    if host.is_ip:
-        return not _public_ip(host)
-    return host.name == "localhost" or host.name.endswith((".localhost", ".local", ".internal"))
 
 
 def _scheme(value: str) -> str:
@@ -468,7 +462,7 @@ class DomainSpecialist:
                         hit = objection(self._outside(action, field, host, allowed))
                         if hit is not None:
                             return hit
-                    elif self._personal_only and not _local(host):
+                    elif self._personal_only and not private_network(host):
                         hit = objection(self._owner_unknown(action, field, host))
                         if hit is not None:
                             return hit
@@ -636,7 +630,7 @@ class DomainSpecialist:
         judged = False
         home = self._home_of(dest) if self._homes else None
         for host in parsed:
-            if home is not None and not _local(host) and covering(host, home[1]) is None:
+            if home is not None and not private_network(host) and covering(host, home[1]) is None:
                 name, domains = home
                 listing = _listing(domains, CORRECTION_LIST_CAP)
                 return _RANK_DENIED, partial(

@@ -34,7 +34,7 @@ from pydantic import AfterValidator, Field, JsonValue
 
 from specialists.shellparse import command_of, parse_for
 from specialists.understand.globs import word_globs
-from specialists.understand.hosts import Host, covering, public_ip, tunnel_of
+from specialists.understand.hosts import covering, private_network, tunnel_of
 from specialists.understand.network import network_sends
 from specialists.understand.outbound import (
     FREE_MAIL_DOMAINS,
@@ -134,12 +134,6 @@ class OutboundConfig(KindConfig):
     surfaces: list[Surface] = Field(default_factory=lambda: list(SURFACES), min_length=1)
     verdict: Literal["flag", "nudge", "block"] | None = None
     data_verdict: Literal["flag", "nudge", "block"] = "nudge"
-
-
-def _local(host: Host) -> bool:
-    if host.is_ip:
-        return not public_ip(host)
-    return host.name == "localhost" or host.name.endswith((".localhost", ".local", ".internal"))
 
 
 @final
@@ -256,7 +250,7 @@ class OutboundSpecialist:
         entry = covering(host, self._denied)
         if entry is not None:
             return f"{host.name}, a collector or paste site ({entry})", False
-        if _local(host):
+        if private_network(host):
             return None
         if fact.mailbox and covering(host, FREE_MAIL_DOMAINS) is not None:
             return f"{fact.to}, a personal mailbox anyone can open", False
@@ -282,7 +276,7 @@ class OutboundSpecialist:
             "object": (fact.host.registrable if fact.host else fact.to)[:200],
         }
         if fact.carries in ("credential", "environment"):
-            if fact.host is not None and _local(fact.host):
+            if fact.host is not None and private_network(fact.host):
                 return None
             where = fact.host.name if fact.host else fact.to
             return SpecialistResult(

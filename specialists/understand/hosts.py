@@ -34,6 +34,7 @@ __all__ = [
     "covering",
     "normalise_host",
     "parse_target",
+    "private_network",
     "public_ip",
     "suffix_list",
     "suffix_list_version",
@@ -340,6 +341,19 @@ def public_ip(host: Host) -> bool:
     if address.is_link_local:
         return True  # 169.254.169.254: cloud metadata, credentials
     return not address.is_private
+
+
+# Names that resolve only on this machine or inside an organisation's own network (RFC 6762's
+# .local, .internal as ICANN reserved it in 2024, .home.arpa of RFC 8375, and the common .lan).
+PRIVATE_SUFFIXES: Final = (".localhost", ".local", ".internal", ".home.arpa", ".lan")
+
+
+def private_network(host: Host) -> bool:
+    """This machine or its private network: a private or loopback address, ``localhost``, or a
+    name under a suffix that only a private network resolves (``pypi.acme.internal``)."""
+    if host.is_ip:
+        return not public_ip(host)
+    return host.name == "localhost" or host.name.endswith(PRIVATE_SUFFIXES)
 
 
 def clip(text: str, limit: int) -> str:

@@ -121,6 +121,13 @@ def test_moved_sources_are_nudged(action: dict[str, Any]) -> None:
             "args": {"command": "npm config set registry https://registry.npmjs.org/"},
         },
         {"type": "shell", "args": {"command": "pip install -i https://pypi.org/simple requests"}},
+        # a registry on the private network is the organisation's own
+        {
+            "type": "shell",
+            "args": {"command": "pip install --index-url https://pypi.acme.internal/simple x"},
+        },
+        write(".npmrc", "registry=https://npm.build.lan/\n"),
+        {"type": "shell", "args": {"command": "npm config set registry https://10.1.2.3:4873/"}},
     ],
 )
 def test_same_or_allowed_sources_pass(action: dict[str, Any]) -> None:
