@@ -687,6 +687,11 @@ def _pip_options(collected: _Collected, words: Sequence[str]) -> list[str]:
             collected.indexes.append((opt.written, opt.value))
         elif opt.name == "trusted-host" and opt.value:
             collected.trusted_hosts.append(opt.value)
+        elif opt.name in ("r", "requirement") and "://" in opt.value:
+            # a list fetched from a URL: whatever it names (packages, indexes, direct URLs)
+            # comes from that host, so the host is a source like an index (a constraints
+            # file only pins versions of what is installed anyway)
+            collected.indexes.append((opt.written, opt.value))
         elif opt.name in ("e", "editable") and opt.value:
             specs.append(opt.value)
         elif opt.name == "pip-args" and opt.value:

