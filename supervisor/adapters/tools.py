@@ -29,7 +29,15 @@ from supervisor.adapters.readings import (
     read_arguments,
     sink_parameters,
 )
-from supervisor.models import Action, Context, Decision, SpecialistResult, Verdict, strictest
+from supervisor.models import (
+    DERIVED_KEY,
+    Action,
+    Context,
+    Decision,
+    SpecialistResult,
+    Verdict,
+    strictest,
+)
 from supervisor.transcript import ResultTrust, Source, Trust, bounded
 
 if TYPE_CHECKING:
@@ -65,9 +73,8 @@ ANSWER_TYPE: Final = "message"  # the agent's reply to its user, as an action
 ANSWER_RECIPIENT: Final = "user"
 
 # Metadata keys a record carries: on the tool call, the actions read from it; on a derived
-# action, where it came from.
+# action, where it came from (supervisor.models.DERIVED_KEY, which routes it by its type).
 READINGS_KEY: Final = "supervise_readings"
-DERIVED_KEY: Final = "supervise_derived_from"
 # The field that a well-known type's kinds read: a tool mapped to the type (by name or
 # ``mapping``) whose arguments fill it is judged as that type alone; one that does not (a
 # ``github_create_file`` guessed as ``git``, with no ``argv``) is read by its arguments too.
@@ -75,12 +82,13 @@ _JUDGED_FIELD: Final[dict[str, tuple[str, ...]]] = {
     "shell": ("command",),
     "sql": ("query",),
     "file_write": ("path",),
-    "file_edit": ("path",),
+    "file_edit": ("path", "diff"),
     "file_read": ("path",),
     "file_delete": ("path",),
     "http": ("url",),
     "click": ("url",),
     "git": ("argv", "command"),
+    "web_search": ("query",),
 }
 
 # Name fragments that say what a tool does, most specific first.
@@ -202,11 +210,21 @@ def read_tool_call(
     action = action_from_tool_call(
         tool_name, arguments, mapping=mapping, agent=agent, session=session, metadata=metadata
     )
-    annotated = bool(annotations is not None and annotations.for_tool(tool_name))
-    fields = _JUDGED_FIELD.get(action.type, ())
-    if not annotated and any(action.args.get(f) is not None for f in fields):
+    if not _read_by_arguments(action, annotations):
         return ToolCallReading(_with_sinks(action, annotations))
     return _with_readings(_with_sinks(action, annotations), annotations)
+
+
+def _read_by_arguments(action: Action, annotations: ToolAnnotations | None) -> bool:
+    """Whether a tool's call is also read by its arguments: unless its type is a well-known
+    one whose field its arguments fill (``bash`` with a ``command``), or the annotations
+    name the tool."""
+    if not action.tool:
+        return False
+    if annotations is not None and annotations.for_tool(action.tool):
+        return True
+    fields = _JUDGED_FIELD.get(action.type, ())
+    return not any(action.args.get(f) is not None for f in fields)
 
 
 def _with_sinks(action: Action, annotations: ToolAnnotations | None) -> Action:
@@ -221,10 +239,15 @@ def _with_sinks(action: Action, annotations: ToolAnnotations | None) -> Action:
 def read_action(
     action: Action | Mapping[str, Any], annotations: ToolAnnotations | None = None
 ) -> ToolCallReading:
-    """An action as sent (``supervise check``): a ``tool_call`` is also read by its arguments.
+    """An action as sent (``supervise check``, a hook's mapping of a call): a tool's call is
+    also read by its arguments, as :func:`read_tool_call` reads it.
 
-    The action itself is kept as it is (its type is not guessed from the tool's name);
-    only the derived actions are added.
+    That is a ``tool_call``, and a call of another type whose arguments lack the field its
+    type's kinds read (an MCP tool ``mcp__github__create_or_update_file`` typed ``git`` by its
+    name, with a ``path`` and ``content`` and no ``argv``; a ``message`` with attachments),
+    or one the annotations name. The action itself is kept as it is (its type is not guessed
+    from the tool's name); only the derived actions are added. A derived action, or one
+    with no tool, is not read again.
 
     Raises:
         InvalidActionError: ``action`` does not validate.
@@ -238,7 +261,7 @@ def read_action(
             action = Action.model_validate(action)
         except ValidationError as exc:
             raise InvalidActionError(f"not a valid action: {exc}") from exc
-    if action.type != "tool_call" or not action.tool:
+    if DERIVED_KEY in action.metadata or not _read_by_arguments(action, annotations):
         return ToolCallReading(action)
     return _with_readings(_with_sinks(action, annotations), annotations)
 
