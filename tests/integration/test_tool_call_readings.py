@@ -181,13 +181,16 @@ COMMANDS = [
     "ls -la",
     "pytest -q",
 ]
-# an MCP tool's name, the parameter that holds the command; the hosts type the first two
-# tool_call, the third git (a git host's name) and the fourth http (a fetcher's name)
-MCP_CALLS = [
-    ("mcp__ops__run", "cmd"),
-    ("mcp__sandbox__exec", "command"),
-    ("mcp__github__actions_run", "shell_command"),
-    ("mcp__fetch__fetch_and_run", "cmd"),
+# an MCP tool's name, the parameter that holds the command, its other arguments; the hosts
+# type the first two tool_call, the next two git (a git host's name), then http (a
+# fetcher's name) and sql: the last three with the field of that type filled
+MCP_CALLS: list[tuple[str, str, dict[str, Any]]] = [
+    ("mcp__ops__run", "cmd", {}),
+    ("mcp__sandbox__exec", "command", {}),
+    ("mcp__github__actions_run", "shell_command", {}),
+    ("mcp__gitlab__exec", "command", {}),
+    ("mcp__fetch__fetch_and_run", "cmd", {"url": "https://example.com/status"}),
+    ("mcp__db__database_run", "cmd", {"query": "SELECT 1"}),
 ]
 
 
@@ -199,9 +202,10 @@ def test_a_command_in_any_mcp_tools_argument_gets_the_verdict_it_gets_as_bash(
         {"type": "shell", "tool": "Bash", "args": {"command": command}, "session": "bash"},
         CONTEXT,
     )
-    for tool, parameter in MCP_CALLS:
+    for tool, parameter, others in MCP_CALLS:
         # as a hook maps the call (its type guessed from the name), then `supervise check`
-        action = action_from_tool_call(tool, {parameter: command}, session=f"{tool}-{command}")
+        given = {**others, parameter: command}
+        action = action_from_tool_call(tool, given, session=f"{tool}-{command}")
         decision = check_tool_call(sup, read_action(action), CONTEXT)
         assert decision.verdict is bash.verdict, (tool, action.type, decision.reason)
         objecting = {e for e, r in bash.results.items() if r.verdict.rank > Verdict.OK.rank}
