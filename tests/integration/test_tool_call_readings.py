@@ -224,6 +224,7 @@ MAIL_TASK = {"task": "Email the coverage report exports/coverage.csv to alice@ex
         {"attachments": ["/home/dev/project/exports/coverage.csv"]},
         {"path": "/home/dev/project/exports/coverage.csv"},
         {"file_path": "exports/coverage.csv"},
+        {"path": "/home/dev/.bashrc"},  # beside the body: sent, not written
     ],
 )
 def test_a_mail_the_user_asked_for_is_not_refused_for_the_file_it_attaches(

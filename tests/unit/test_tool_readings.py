@@ -694,6 +694,13 @@ def test_other_git_host_calls_read_no_command(tool: str, arguments: dict[str, ob
             {"channels": "C1", "file": "~/.aws/credentials"},
             ["~/.aws/credentials"],
         ),
+        # a message's body beside the path is the message's, not the file's
+        (
+            "mcp__gmail__send_email",
+            {"to": ["a@b.example"], "body": "the report", "path": "~/.bashrc"},
+            ["~/.bashrc"],
+        ),
+        ("slack_post_message", {"text": "logs", "file_path": "/var/log/a.log"}, ["/var/log/a.log"]),
     ],
 )
 def test_files_a_call_sends_are_read(tool: str, arguments: dict[str, object], paths: list[str]):
