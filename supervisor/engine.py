@@ -62,6 +62,7 @@ from supervisor.judged import (
 )
 from supervisor.memory import InProcessMemory, NudgeMemory, StoreMemory
 from supervisor.models import (
+    DERIVED_KEY,
     EMPTY_CONTEXT,
     Action,
     Context,
@@ -71,6 +72,7 @@ from supervisor.models import (
     SpecialistResult,
     Status,
     Verdict,
+    routed_tool,
 )
 from supervisor.observe import Recorder
 from supervisor.plugins import KindRegistry
@@ -498,8 +500,10 @@ class Engine:
             self._bind_home(home)
         self._budgets_ns = {t: ms * 1_000_000 for t, ms in taxonomy.budgets_ms.items()}
         self._default_budget_ns = taxonomy.budget_ms("default") * 1_000_000
+        # Routes per (type, tool the entries' globs see): a derived action (a command read
+        # from an MCP call's argument) is routed by its type, apart from its call.
         self._route_cache: dict[tuple[str, str | None], _Route] = {}
-        # Per (type, tool) that no entry applies to: the note the decision carries.
+        # Per (type, routed tool) that no entry applies to: the note the decision carries.
         self._uncovered: dict[tuple[str, str | None], str] = {}
         self._said_uncovered: set[str] = set()
         self._cache_lock = threading.Lock()
@@ -543,7 +547,10 @@ class Engine:
         if type(action) is Action and replay is None:
             # The action's fields read from its dict: a model's attribute costs more.
             fields = action.__dict__
-            route = self._route_cache.get((fields["type"], fields["tool"]))
+            tool = fields["tool"]
+            if tool is not None and DERIVED_KEY in fields["metadata"]:
+                tool = None  # routed_tool(action), spelled out
+            route = self._route_cache.get((fields["type"], tool))
             if route is not None and route[3] is not None:
                 # No entry applies: the decision is an ok with nothing to run, built here
                 # (the hot path of actions nobody checks) from the values its route keeps,
@@ -598,7 +605,7 @@ class Engine:
         import asyncio
 
         if type(action) is Action:
-            route = self._route_cache.get((action.type, action.tool))
+            route = self._route_cache.get((action.type, routed_tool(action)))
             if route is not None and route[3] is not None:
                 return self.check(action, context)  # nothing to run, so nothing to wait for
         run = self._start(action, context)
@@ -641,7 +648,7 @@ class Engine:
             budget_ns = max(budget_ns, REPLAY_DEADLINE_NS)
         run = _Run(action, ctx, self._ids(), start, start + budget_ns, {}, [], replay=replay)
         if not inline and not pooled:
-            run.coverage = self._uncovered.get((action.type, action.tool))
+            run.coverage = self._uncovered.get((action.type, routed_tool(action)))
             if run.coverage is not None and replay is None:
                 self._say_uncovered(run.coverage)
             return run
@@ -708,8 +715,9 @@ class Engine:
 
     def _route(self, action: Action) -> _Route:
         """(inline, pooled, plan) slots whose entries apply to this action, and how the
-        screened inline ones run; cached per type/tool."""
-        key = (action.type, action.tool)
+        screened inline ones run; cached per type and routed tool (a derived action's
+        route is its type's, never its call's)."""
+        key = (action.type, routed_tool(action))
         route = self._route_cache.get(key)
         if route is None:
             slots = [s for s in self._slots if s.entry.applies_to.matches(action)]
@@ -1088,7 +1096,8 @@ def _decision(values: dict[str, Any]) -> Decision:
 def uncovered_note(action: Action) -> str:
     """What a decision says when no entry of the taxonomy applies to its action."""
     note = f"no entry covers action type {_shown(action.type)}"
-    return note if action.tool is None else f"{note} or tool {_shown(action.tool)}"
+    tool = routed_tool(action)
+    return note if tool is None else f"{note} or tool {_shown(tool)}"
 
 
 def _shown(name: str) -> str:

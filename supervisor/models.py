@@ -68,6 +68,7 @@ class History(Protocol):
 
 __all__ = [
     "CHECKED_BEFORE",
+    "DERIVED_KEY",
     "Action",
     "Context",
     "Correction",
@@ -80,6 +81,7 @@ __all__ = [
     "Status",
     "Verdict",
     "checked_before",
+    "routed_tool",
     "strictest",
 ]
 
@@ -172,6 +174,26 @@ class Action(BaseModel):
         if info.context is None or not checked_before(info):
             check_depth(value, what=f"the action's {info.field_name}")
         return value
+
+
+# The metadata key of an action read from another call's arguments (a ``cmd`` parameter's
+# shell command): the call it came from (its tool, parameters, decision).
+DERIVED_KEY: Final = "supervise_derived_from"
+
+
+def routed_tool(action: Action) -> str | None:
+    """The tool name that entries' ``applies_to.tools`` globs see: the action's own, or
+    None for an action derived from a call's arguments (``metadata.supervise_derived_from``).
+
+    A derived action is what its parameter stands for (the ``file_read`` of an e-mail's
+    attachment) and is routed by its type alone: an entry scoped to the tool (``mcp__*``
+    sends) judges the call itself, which holds what it reads (the recipients), not a part
+    of it.
+    """
+    tool = action.tool
+    if tool is not None and DERIVED_KEY in action.metadata:
+        return None
+    return tool
 
 
 class Observation(BaseModel):

@@ -34,7 +34,7 @@ from pydantic import (
 
 from supervisor._yaml import LocatedDict, YamlError, load_yaml, position_of
 from supervisor.errors import SourceError, TaxonomyError
-from supervisor.models import Action, Context, Verdict, checked_before
+from supervisor.models import Action, Context, Verdict, checked_before, routed_tool
 from supervisor.plugins import KindRegistry
 from supervisor.requested import Requested
 from supervisor.specialist import CHECKED_BEFORE, KindConfig
@@ -106,7 +106,8 @@ class AppliesTo(BaseModel):
     """The entry's domain, declared: action types and/or tool-name globs (``mcp__*``).
 
     An action is in the domain when its type is listed (or ``*`` is) or its tool matches one
-    of the globs.
+    of the globs; an action derived from a call's arguments by its type only
+    (:func:`~supervisor.models.routed_tool`).
     """
 
     model_config = _FROZEN
@@ -122,7 +123,7 @@ class AppliesTo(BaseModel):
     def matches(self, action: Action) -> bool:
         if "*" in self.action_types or action.type in self.action_types:
             return True
-        tool = action.tool
+        tool = routed_tool(action)
         return tool is not None and any(fnmatchcase(tool, glob) for glob in self.tools)
 
 

@@ -194,6 +194,9 @@ _WRITE_VERBS: Final = (
 _SEND_VERBS: Final = frozenset(
     {"upload", "attach", "send", "share", "email", "mail", "post", "publish", "gist"}
 )
+# Verbs of a tool that sends a message: a body or text beside a path is the message, and the
+# path a file it sends (an attachment), read here; it writes nothing here.
+_MESSAGE_VERBS: Final = frozenset({"send", "email", "mail", "reply", "post"})
 # Tool names that run what they are given: any string argument may be the command.
 _RUN_VERBS: Final = ("run", "exec", "eval", "spawn", "launch", "invoke", "execute")
 
@@ -845,9 +848,12 @@ def _path_role(tool: str, arguments: Mapping[str, Any]) -> Role:
     name = tool.lower()
     if any(verb in name for verb in _DELETE_VERBS):
         return "path_delete"
+    words = argument_name(tool).split("_")
+    if not _MESSAGE_VERBS.isdisjoint(words):
+        return "path_read"  # send_email(to, body, path): the body is the mail's, not the file's
     if any(argument_name(k) in _CONTENT_NAMES for k in arguments):
         return "path_write"
-    if not _SEND_VERBS.isdisjoint(argument_name(tool).split("_")):
+    if not _SEND_VERBS.isdisjoint(words):
         return "path_read"  # the file goes out: read here
     if any(verb in name for verb in _WRITE_VERBS):
         return "path_write"

@@ -29,7 +29,15 @@ from supervisor.adapters.readings import (
     read_arguments,
     sink_parameters,
 )
-from supervisor.models import Action, Context, Decision, SpecialistResult, Verdict, strictest
+from supervisor.models import (
+    DERIVED_KEY,
+    Action,
+    Context,
+    Decision,
+    SpecialistResult,
+    Verdict,
+    strictest,
+)
 from supervisor.transcript import ResultTrust, Source, Trust, bounded
 
 if TYPE_CHECKING:
@@ -65,9 +73,8 @@ ANSWER_TYPE: Final = "message"  # the agent's reply to its user, as an action
 ANSWER_RECIPIENT: Final = "user"
 
 # Metadata keys a record carries: on the tool call, the actions read from it; on a derived
-# action, where it came from.
+# action, where it came from (supervisor.models.DERIVED_KEY, which routes it by its type).
 READINGS_KEY: Final = "supervise_readings"
-DERIVED_KEY: Final = "supervise_derived_from"
 # The field that a well-known type's kinds read: a tool mapped to the type (by name or
 # ``mapping``) whose arguments fill it is judged as that type alone; one that does not (a
 # ``github_create_file`` guessed as ``git``, with no ``argv``) is read by its arguments too.
@@ -75,12 +82,13 @@ _JUDGED_FIELD: Final[dict[str, tuple[str, ...]]] = {
     "shell": ("command",),
     "sql": ("query",),
     "file_write": ("path",),
-    "file_edit": ("path",),
+    "file_edit": ("path", "diff"),
     "file_read": ("path",),
     "file_delete": ("path",),
     "http": ("url",),
     "click": ("url",),
     "git": ("argv", "command"),
+    "web_search": ("query",),
 }
 
 # Name fragments that say what a tool does, most specific first.
@@ -193,8 +201,10 @@ def read_tool_call(
     """The tool call and the actions its arguments stand for.
 
     A tool whose name or ``mapping`` already makes it a well-known type, with the field
-    that type's kinds read (``command``, ``query``, ``path``, ``url``), is that action
-    alone, unless ``annotations`` name it. Otherwise each parameter is read by its
+    that type's kinds read (``command``, ``query``, ``path``, ``url``), is that action,
+    with only a shell command among its other arguments read (a ``cmd`` beside a ``url``;
+    the ``command`` of a tool typed ``git`` by its name), unless ``annotations`` name it.
+    Otherwise each parameter is read by its
     annotation, else by the default reading (its name, and cautiously its value): a
     ``cmd`` is a shell command, a ``sql`` a query, a ``file_path`` a file read or (by the
     tool's verb, or a content parameter beside it) written or deleted, a ``url`` a request.
@@ -202,11 +212,17 @@ def read_tool_call(
     action = action_from_tool_call(
         tool_name, arguments, mapping=mapping, agent=agent, session=session, metadata=metadata
     )
-    annotated = bool(annotations is not None and annotations.for_tool(tool_name))
-    fields = _JUDGED_FIELD.get(action.type, ())
-    if not annotated and any(action.args.get(f) is not None for f in fields):
-        return ToolCallReading(_with_sinks(action, annotations))
     return _with_readings(_with_sinks(action, annotations), annotations)
+
+
+def _judged_alone(action: Action, annotations: ToolAnnotations | None) -> bool:
+    """Whether a call is of a well-known type whose field its arguments fill (``bash`` with
+    a ``command``, ``edit_file`` with a ``path``), and the annotations do not name its tool:
+    it is judged as that action, and only a command among its other arguments is read."""
+    if annotations is not None and annotations.for_tool(action.tool or ""):
+        return False
+    fields = _JUDGED_FIELD.get(action.type, ())
+    return any(action.args.get(f) is not None for f in fields)
 
 
 def _with_sinks(action: Action, annotations: ToolAnnotations | None) -> Action:
@@ -221,10 +237,16 @@ def _with_sinks(action: Action, annotations: ToolAnnotations | None) -> Action:
 def read_action(
     action: Action | Mapping[str, Any], annotations: ToolAnnotations | None = None
 ) -> ToolCallReading:
-    """An action as sent (``supervise check``): a ``tool_call`` is also read by its arguments.
+    """An action as sent (``supervise check``, a hook's mapping of a call): a tool's call is
+    also read by its arguments, as :func:`read_tool_call` reads it.
 
-    The action itself is kept as it is (its type is not guessed from the tool's name);
-    only the derived actions are added.
+    That is a ``tool_call``, and a call of another type: wholly when its arguments lack the
+    field its type's kinds read (an MCP tool ``mcp__github__create_or_update_file`` typed
+    ``git`` by its name, with a ``path`` and ``content`` and no ``argv``; a ``message`` with
+    attachments) or the annotations name it, else for a shell command only (the hosts' own
+    ``Bash`` or ``Write`` give nothing more). The action itself is kept as it is (its type
+    is not guessed from the tool's name); only the derived actions are added. A derived
+    action, or one with no tool, is not read again.
 
     Raises:
         InvalidActionError: ``action`` does not validate.
@@ -238,18 +260,30 @@ def read_action(
             action = Action.model_validate(action)
         except ValidationError as exc:
             raise InvalidActionError(f"not a valid action: {exc}") from exc
-    if action.type != "tool_call" or not action.tool:
+    if DERIVED_KEY in action.metadata or not action.tool:
         return ToolCallReading(action)
+    if _judged_alone(action, annotations):
+        # a well-known type with its field (the hosts' own Bash, Write, WebFetch, and an MCP
+        # tool typed by its name): only what else its arguments hold, and no sinks added
+        return _with_readings(action, annotations)
     return _with_readings(_with_sinks(action, annotations), annotations)
 
 
 def _with_readings(action: Action, annotations: ToolAnnotations | None) -> ToolCallReading:
     tool = action.tool or ""
+    if not tool:
+        return ToolCallReading(action)
+    alone = _judged_alone(action, annotations)
     readings, extra = read_arguments(tool, action.args, annotations)
     kept: list[Reading] = []
     for r in readings:
         if r.action_type == action.type and all(action.args.get(k) == v for k, v in r.args.items()):
             continue  # the call itself already is this action
+        if alone and (r.action_type != "shell" or action.type == "shell"):
+            # what the call's field already says (an edit's path, a web search's query) or
+            # its setting (a shell tool's working directory); but a command is a command
+            # whatever the name typed the call (a `command` of an MCP tool typed `git`)
+            continue
         same = next(
             (i for i, k in enumerate(kept) if (k.action_type, k.args) == (r.action_type, r.args)),
             None,

@@ -67,6 +67,36 @@ def test_entries_not_applicable_do_not_run(engine):
     assert set(d.results) == {"mcp"}
 
 
+@pytest.mark.parametrize("api", ["sync", "async"])
+def test_a_derived_action_is_routed_by_its_type_not_by_its_calls_tool(engine, api):
+    """An action read from an MCP call's arguments (an attachment's file read) keeps the
+    call's tool name for the record, but a tool-glob entry (meant for the call: a send
+    judged by its recipients) does not judge it, not even from a route the call left in
+    the cache; a type entry does."""
+    eng = engine(
+        scripted("send", {"verdict": "nudge"}, applies_to={"tools": ["mcp__*"]}),
+        scripted("reads", {"execution": "inline"}, applies_to={"action_types": ["file_read"]}),
+    )
+    tool = "mcp__gmail__send_email"
+    call = {"type": "file_read", "tool": tool, "args": {"path": "/w/report.csv"}}
+    derived = {**call, "metadata": {"supervise_derived_from": {"tool": tool}}}
+
+    def check(action):
+        return eng.check(action) if api == "sync" else asyncio.run(eng.acheck(action))
+
+    for _ in range(2):  # the second time from the routes the first one cached
+        assert set(check(call).results) == {"send", "reads"}
+        assert set(check(derived).results) == {"reads"}
+    # no entry for the type: the fast path of uncovered actions does not take the call's
+    # route either, and its note names the type alone
+    shell = {"type": "shell", "tool": tool, "args": {"command": "ls"}}
+    for _ in range(2):
+        assert set(check(shell).results) == {"send"}
+        alone = check({**shell, "metadata": derived["metadata"]})
+        assert alone.results == {}
+        assert alone.coverage == "no entry covers action type 'shell'"
+
+
 def test_authority_caps_the_verdict(engine):
     d = engine(
         scripted("b", {"verdict": "block"}, default_verdict="block", authority="flag")
