@@ -1283,10 +1283,44 @@ _SERVICE_WORDS: Final = frozenset(
 )  # fmt: skip
 
 
+_WORKFLOW_WORDS: Final = frozenset(
+    {"workflow", "workflows", "pipeline", "pipelines", "job", "jobs"}
+)
+_DISPATCH_VERBS: Final = frozenset({"run", "trigger", "dispatch", "start", "execute", "create"})
+_WORKFLOW_KEYS: Final = (
+    "workflow_id", "workflowId", "workflow", "workflow_file", "pipeline", "job",
+)  # fmt: skip
+
+
+def _workflow_dispatch(action: Action, tool: str, words: list[str]) -> list[Landing]:
+    """A CI workflow started through a forge's tool (``run_workflow``, ``trigger_pipeline``)
+    that is a deploy by its name (``deploy.yml``, ``release``): it lands where its inputs say
+    (``environment: production``)."""
+    if not (_WORKFLOW_WORDS & set(words) and _DISPATCH_VERBS & set(words)):
+        return []
+    named = next(
+        (v for k in _WORKFLOW_KEYS if isinstance(v := action.args.get(k), str | int)), None
+    )
+    if named is None or not _deploy_named(str(named)):
+        return []
+    places: list[tuple[str, str]] = [("workflow", str(named))]
+    inputs = action.args.get("inputs") or action.args.get("variables") or {}
+    if isinstance(inputs, dict):
+        for key, value in list(inputs.items())[:64]:
+            norm = "".join(c for c in str(key).lower() if c.isalnum())
+            if isinstance(value, str) and len(value) <= 512 and norm in _TOOL_PLACE_KEYS:
+                places.append((f"input {key}", value))
+    return [Landing(tool, "run", True, tuple(places))]
+
+
 def _tool_call(action: Action) -> list[Landing]:
     tool = action.tool or ""
     name = tool.split("__")[-1] if tool.startswith("mcp__") else tool
-    verbs = [w for w in name_words(name) if w in _TOOL_LOOKS or w in _TOOL_CHANGES]
+    words = name_words(name)
+    dispatched = _workflow_dispatch(action, tool, words)
+    if dispatched:
+        return dispatched
+    verbs = [w for w in words if w in _TOOL_LOOKS or w in _TOOL_CHANGES]
     if not verbs:
         return []
     if verbs[0] not in _DEPLOY_VERBS and not _SERVICE_WORDS & set(name_words(tool)):

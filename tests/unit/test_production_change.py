@@ -150,6 +150,14 @@ def test_a_change_aimed_at_production_is_stopped(command: str):
         tool("mcp__terraform__apply", workspace="prod", destroy=True),
         tool("mcp__stripe__create_refund", charge="ch_1", api_key="sk_live_abc"),
         tool("mcp__gcp__deployService", projectId="acme-prod", service="api"),
+        # a deploy workflow started through the forge, its inputs naming production
+        tool(
+            "mcp__github__run_workflow",
+            workflow_id="deploy.yml",
+            ref="feat/x",
+            inputs={"environment": "production"},
+        ),
+        tool("mcp__gitlab__trigger_pipeline", job="release", variables={"ENV": "prod"}),
         Action(
             type="http",
             args={
@@ -252,6 +260,8 @@ def test_reads_and_other_targets_pass(command: str):
         tool("mcp__terraform__plan", workspace="prod"),
         tool("mcp__github__create_issue", title="Deploy to production"),
         tool("mcp__linear__update_issue", project="Prod launch", title="Ship the cart"),
+        tool("mcp__github__run_workflow", workflow_id="deploy.yml", inputs={"environment": "qa"}),
+        tool("mcp__github__run_workflow", workflow_id="ci.yml", inputs={"environment": "prod"}),
         shell("curl https://api.stripe.com/v1/charges -u sk_live_51Hq9aZ:"),
         Action(type="http", args={"method": "GET", "url": "https://api.stripe.com/v1/charges"}),
     ],
