@@ -304,6 +304,10 @@ def _wmic(cmd: SimpleCommand) -> list[ProcessSignal]:
     at = next((i for i, w in enumerate(lowered) if w == "process"), None)
     if at is None or not ("delete" in lowered or "terminate" in lowered):
         return []
+    key = lowered[at + 1] if at + 1 < len(lowered) else ""
+    if key not in ("where", "delete", "call", "") and not key.startswith("/"):
+        # wmic process 4242 delete: the process with that handle (its PID)
+        return [ProcessSignal(cmd.program, "pid", words[at + 1], "KILL", cmd)]
     if "where" not in lowered:
         return [ProcessSignal(cmd.program, "every", "-1", "KILL", cmd)]
     start = lowered.index("where") + 1

@@ -200,6 +200,7 @@ def test_reading_or_other_values_start_nothing(line: str):
         ),
         ("wmic process where name='node.exe' delete", [("name", "node.exe", "KILL")]),
         ("wmic process where processid=4242 call terminate", [("pid", "4242", "KILL")]),
+        ("wmic process 4242 delete", [("pid", "4242", "KILL")]),
         ("wmic process list brief", []),
     ],
 )
