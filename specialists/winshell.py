@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import ipaddress
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final, NamedTuple
@@ -373,6 +374,7 @@ class _Line:
     # a file written on the line -> the POSIX command that stands for running it
     files: dict[str, str] = field(default_factory=dict)
     read_into: dict[str, tuple[str, ...]] = field(default_factory=dict)  # $k -> files read
+    sockets: set[tuple[str, ...]] = field(default_factory=set)  # the sockets already read
 
     def remember(self, table: dict[str, str], key: str, value: str) -> None:
         if key in table or len(table) < MAX_NAMES:
@@ -384,6 +386,7 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
     previous: _Parsed | None = None
     fetched_before: str | None = None  # what the previous statement downloaded, if it did
     pipe_source: tuple[str, ...] = ()  # the file (or the environment) the pipeline carries
+    steps: list[tuple[_Parsed, str]] = []  # the pipeline's steps so far
     statements = list(_statements(text))
     home = line.home
     for index, (sep, raw) in enumerate(statements):
@@ -395,6 +398,7 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
             value = _string_value(statement, line.strings)
             if value is not None:  # $c = 'Invoke-' + 'Expression': a name kept for later
                 line.remember(line.strings, target, value)
+                line.read_into.pop(target, None)
                 previous, fetched_before = None, None
                 continue
         words = _named(_words(statement), statement, line.strings, called=sep == "&")
@@ -410,26 +414,27 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
         ):
             # … | ConvertFrom-SecureString -AsPlainText: the value printed
             parsed = _Parsed(parsed.verb, {**parsed.params, "asplaintext": ""}, parsed.args)
-        if target is not None and parsed.verb in _READ:
-            line.read_into[target] = tuple(_paths(parsed, home))
-        if target is not None and _lists_environment(parsed, statement):
-            line.read_into[target] = (_ENVIRONMENT,)  # $e = Get-ChildItem Env: | Out-String
-        if sep == "|" and parsed.verb in _FETCH and pipe_source and "infile" not in parsed.params:
-            # Get-Content F | Invoke-RestMethod -Method Post: the pipeline's input is the body
-            parsed = _Parsed(parsed.verb, {**parsed.params, "infile": pipe_source[0]}, parsed.args)
-        body = parsed.params.get("body", "").lower() if parsed.verb in _FETCH else ""
-        sent = line.read_into.get(body[1:], ()) if body.startswith("$") else ()
-        if body == "(" and parsed.args and parsed.args[0].lower() in _READ:
-            # -Body (Get-Content F): what the parentheses read is the body
-            sent = tuple(_paths(_parse(parsed.args), home))
-        if sent and "infile" not in parsed.params:
-            # -Body $k of a file read into $k: the file is what goes out (as with -InFile)
-            parsed = _Parsed(parsed.verb, {**parsed.params, "infile": sent[0]}, parsed.args)
+        if target is not None:
+            # $k = Get-Content F, $k = [IO.File]::ReadAllText(F), $k = @{d = (gc F)} |
+            # ConvertTo-Json, $k = Get-ChildItem Env: | Out-String: what $k carries
+            carried = _reads_in(statement, line)
+            if carried:
+                line.read_into[target] = carried
+            else:
+                line.read_into.pop(target, None)
+        sent: tuple[str, ...] = ()
+        if parsed.verb in _FETCH:
+            sent = _request_sends(statement, line)
+            if sep == "|" and pipe_source:
+                # Get-Content F | Invoke-RestMethod -Method Post: the pipeline's input is
+                # the body
+                sent = (*pipe_source, *sent)
         if any(w.lower() in _USAGE for w in words[1:]):
             previous, fetched_before = parsed, None
             continue  # format c: /?, Remove-Item -?: the command prints its usage only
         if sep != "|":
             pipe_source = ()
+            steps = []
         if parsed.verb in _READ:
             pipe_source = tuple(_paths(parsed, home))[:1]
         elif _lists_environment(parsed, statement):
@@ -441,7 +446,20 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
             )
             if source is not None:  # $s = irm URL, $t = $s.Content: the download it holds
                 line.remember(line.fetched, target, source)
-        op = _translate(parsed, statement, home, piped=sep == "|", previous=previous)
+        if statement.lower().endswith(").kill()") and statement.startswith("("):
+            # (Get-Process node).Kill(): what the parentheses list, stopped
+            listed = _unwrap(_leading_expression(statement)[0])
+            listed_words = _words(listed)
+            op = (
+                _processes_stopped([(_parse(listed_words), listed)], statement)
+                if listed_words
+                else None
+            )
+        elif sep == "|" and steps and _stops_processes(parsed, statement):
+            # Get-Process | Where-Object {…} | Stop-Process: the processes the pipeline keeps
+            op = _processes_stopped(steps, statement)
+        else:
+            op = _translate(parsed, statement, home, piped=sep == "|", previous=previous, sent=sent)
         after = statements[index + 1] if index + 1 < len(statements) else ("", "")
         if op is not None and op.words == ("env",) and after[0] == "|":
             op = _filtered_environment(_words(after[1]), statement) or op
@@ -452,7 +470,15 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
             # New-LocalUser, reg add ...): rules keyed on its name judge it as if typed
             ops.append(WindowsOp("argv", _as_written(words, home), statement))
         lowered = statement.lower()
+        if parsed.verb not in _READ and parsed.verb not in _FETCH:
+            # [IO.File]::ReadAllText(F) anywhere in a statement: F read, as Get-Content F
+            read = _api_reads(statement, line)
+            if read:
+                ops.append(WindowsOp("argv", ("cat", *read), statement))
         ops.extend(_uploads(statement, line))
+        persisted = _environment_set(statement, line)
+        if persisted is not None:  # [Environment]::SetEnvironmentVariable(N, V, 'Machine')
+            ops.append(persisted)
         if "::getenvironmentvariables()" in lowered:  # [Environment]::…()
             ops.append(WindowsOp("argv", ("env",), statement))
         if "protecteddata]::unprotect" in lowered:
@@ -475,7 +501,9 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
         if depth < MAX_DEPTH:
             inner = _inner_line(statement, parsed.verb, line.strings)
             if inner:  # powershell -c "…", cmd /c "…": a line of its own
-                ops.extend(_read(inner, _Line(home, files=line.files), depth + 1))
+                ops.extend(
+                    _read(inner, _Line(home, files=line.files, sockets=line.sockets), depth + 1)
+                )
             item = _listed_item(previous) if sep == "|" else None
             for body in _blocks(statement):
                 # { … } of ForEach-Object, if, try, Invoke-Command: its statements run;
@@ -487,9 +515,12 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
                 # iex ('Remove-'+'Item …'), [scriptblock]::Create('Set-Mp'+'Preference …')
                 ops.extend(_read(body, line, depth + 1))
         previous = parsed
+        steps.append((parsed, statement))
         if sep == "|" and parsed.verb in _PASS_THROUGH and fetched is None:
             fetched = fetched_before  # iwr URL | % Content | iex: still what was downloaded
         fetched_before = fetched
+    ops.extend(_sockets(text, line))
+    ops.extend(_root_store_added(text, line))
     return ops
 
 
@@ -531,11 +562,14 @@ def _known_string(word: str, strings: dict[str, str]) -> str:
 
 
 def _blocks(statement: str) -> list[str]:
-    """The bodies of the script blocks ``{ … }`` a statement holds at its top level."""
+    """The bodies of the script blocks ``{ … }`` a statement holds at its top level (a
+    hashtable ``@{ k = v }`` is data, not a block: what its values read is read with the
+    value, :func:`_reads_in`)."""
     bodies: list[str] = []
     quote = ""
     depth = 0
     start = 0
+    table = False
     for i, c in enumerate(statement):
         if quote:
             quote = "" if c == quote else quote
@@ -545,9 +579,10 @@ def _blocks(statement: str) -> list[str]:
             depth += 1
             if depth == 1:
                 start = i + 1
+                table = i > 0 and statement[i - 1] == "@"
         elif c == "}" and depth:
             depth -= 1
-            if depth == 0 and statement[start:i].strip():
+            if depth == 0 and statement[start:i].strip() and not table:
                 bodies.append(statement[start:i].strip())
     return bodies
 
@@ -1174,6 +1209,544 @@ def _uploads(statement: str, line: _Line) -> list[WindowsOp]:
     return ops
 
 
+# -- what a value carries: files read, the environment -------------------------------------
+
+# .NET's calls that read a whole file (the first argument is its path).
+_FILE_READ_CALLS: Final = (
+    "::readalltext(", "::readallbytes(", "::readalllines(", "::readlines(", "::openread(",
+    "::opentext(",
+)  # fmt: skip
+# Get-Content's parameters that take a value that is not the path.
+_READ_VALUED: Final = frozenset(
+    {"encoding", "tail", "totalcount", "head", "first", "last", "readcount", "delimiter",
+     "stream", "filter", "include", "exclude", "credential"}
+)  # fmt: skip
+_PATH_PARAMS: Final = frozenset({"path", "literalpath", "lp", "pspath"})
+# Tokens after which a word stands where a command does: (, {, |, ;, = and a start.
+_COMMAND_PLACES: Final = frozenset({"(", "{", "|", ";", "="})
+MAX_TOKENS: Final = 512
+
+
+def _tokens(text: str) -> list[tuple[str, bool]]:
+    """The words of an expression with whether each was quoted; ``( ) { } ; | , =`` are
+    words of their own (``@(``, ``$(`` and ``@{`` open as ``(`` and ``{``)."""
+    tokens: list[tuple[str, bool]] = []
+    current: list[str] = []
+    quoted = False
+    quote = ""
+
+    def flush() -> None:
+        nonlocal quoted
+        if current or quoted:
+            tokens.append(("".join(current), quoted))
+            current.clear()
+        quoted = False
+
+    for i, c in enumerate(text):
+        if len(tokens) >= MAX_TOKENS:
+            break
+        if quote:
+            if c == quote:
+                quote = ""
+            else:
+                current.append(c)
+        elif c in "'\"":
+            quote, quoted = c, True
+        elif c in " \t\n":
+            flush()
+        elif c in "(){};|,=":
+            flush()
+            tokens.append((c, False))
+        elif c in "@$" and text[i + 1 : i + 2] in ("(", "{") and not current:
+            continue  # @( $( @{: the bracket alone
+        else:
+            current.append(c)
+    flush()
+    return tokens
+
+
+def _argument(statement: str, names: frozenset[str]) -> str | None:
+    """The text given to one of the parameters ``names`` (lower case, without the dash) as
+    written: ``-Body (gc F -Raw)`` gives ``(gc F -Raw)``; a parenthesised, braced or quoted
+    value is taken whole, any other up to the next space."""
+    for start, end in _spans(statement):
+        word = statement[start:end]
+        if not word.startswith("-"):
+            continue
+        name, colon, value = word[1:].partition(":")
+        if name.lower() not in names:
+            continue
+        rest = (value + statement[end:]) if colon else statement[end:].lstrip()
+        return _group(rest)
+    return None
+
+
+def _group(text: str) -> str:
+    """The value ``text`` starts with: a bracketed group (``(…)``, ``@(…)``, ``$(…)``,
+    ``@{…}``, ``{…}``) with its brackets, a quoted string, or a word."""
+    at = 1 if text[:2] in ("@(", "$(", "@{") else 0
+    if text[at : at + 1] in ("(", "{"):
+        depth = 0
+        quote = ""
+        for i in range(at, len(text)):
+            c = text[i]
+            if quote:
+                quote = "" if c == quote else quote
+            elif c in "'\"":
+                quote = c
+            elif c in "({":
+                depth += 1
+            elif c in ")}":
+                depth -= 1
+                if depth == 0:
+                    return text[: i + 1]
+        return text
+    if text[:1] in ("'", '"'):
+        end = text.find(text[0], 1)
+        return text[: end + 1] if end > 0 else text
+    end = next((i for i, c in enumerate(text) if c in " \t"), len(text))
+    return text[:end]
+
+
+def _reads_in(text: str, line: _Line, *, items: bool = False) -> tuple[str, ...]:
+    """What the value of an expression carries: the files it reads (``Get-Content F``,
+    ``gc F``, ``[IO.File]::ReadAllText(F)``, a variable a file was read into), as the
+    POSIX-style paths of :func:`windows_path`, and ``<environment>`` when it lists the
+    environment. ``items``: a file given as an item (``Get-Item F``, as ``-Form`` sends
+    it) counts too."""
+    found: list[str] = []
+    tokens = _tokens(text)
+    readers = _READ | {"get-item", "gi"} if items else _READ
+    for i, (word, quoted) in enumerate(tokens):
+        if quoted or (i and tokens[i - 1][0] not in _COMMAND_PLACES):
+            continue
+        verb = word.lower()
+        if verb in readers:
+            path = _read_target(tokens, i + 1, line)
+            if path:
+                found.append(windows_path(path, line.home))
+        elif verb in _LIST_ITEMS:
+            where = next((w for w, _ in tokens[i + 1 : i + 4] if not w.startswith("-")), "")
+            if where.lower() in _ENV_DRIVE:
+                found.append(_ENVIRONMENT)
+    found += _api_reads(text, line)
+    if "::getenvironmentvariables()" in text.lower():
+        found.append(_ENVIRONMENT)
+    for name in _variables(text):
+        found += line.read_into.get(name, ())
+    return tuple(dict.fromkeys("<expr>" if f.startswith("$") else f for f in found))
+
+
+def _read_target(tokens: Sequence[tuple[str, bool]], at: int, line: _Line) -> str | None:
+    """The path a reading cmdlet is given, from its words at ``at`` on."""
+    i = at
+    while i < len(tokens):
+        word, quoted = tokens[i]
+        if not quoted and word in (")", "}", ";", "|", ","):
+            return None
+        if not quoted and word.startswith("-") and len(word) > 1:
+            name = word[1:].rstrip(":").lower()
+            if name in _PATH_PARAMS:
+                i += 1
+                continue
+            i += 2 if name in _READ_VALUED else 1
+            continue
+        if not quoted and word == "(":
+            return _joined_path(tokens, i + 1, line)
+        return _path_value(word, line)
+    return None
+
+
+def _joined_path(tokens: Sequence[tuple[str, bool]], at: int, line: _Line) -> str | None:
+    """``(Join-Path A B)``: ``A\\B``; None for any other parenthesised path."""
+    if at >= len(tokens) or tokens[at][0].lower() != "join-path":
+        return None
+    parts: list[str] = []
+    for word, quoted in tokens[at + 1 :]:
+        if not quoted and word == ")":
+            break
+        if quoted or not word.startswith("-"):
+            parts.append(_path_value(word, line).rstrip("\\/"))
+    return "\\".join(parts[:2]) if parts else None
+
+
+def _path_value(word: str, line: _Line) -> str:
+    """A path as written, with a ``$name`` the line assigned a string spelled out."""
+    if word.startswith("$") and word[1:].lower() in line.strings:
+        return line.strings[word[1:].lower()]
+    return word
+
+
+def _api_reads(text: str, line: _Line) -> list[str]:
+    """The files .NET calls read whole in ``text`` (``[IO.File]::ReadAllText(F)``,
+    ``[System.IO.File]::ReadAllBytes((Join-Path $HOME '.ssh\\id_rsa'))``)."""
+    lowered = text.lower()
+    found: list[str] = []
+    for call in _FILE_READ_CALLS:
+        at = lowered.find(call)
+        while at >= 0 and len(found) < MAX_NAMES:
+            argument = _call_argument(text, at + len(call) - 1)
+            if argument:
+                tokens = _tokens(argument)
+                first = tokens[0] if tokens else ("", False)
+                path = (
+                    _joined_path(tokens, 1, line)
+                    if first == ("(", False)
+                    else _path_value(first[0], line)
+                )
+                if path:
+                    found.append(windows_path(path, line.home))
+            at = lowered.find(call, at + len(call))
+    return found
+
+
+def _request_sends(statement: str, line: _Line) -> tuple[str, ...]:
+    """What a web request statement sends from the machine: the files or environment its
+    ``-Body`` is built from (``-Body (Get-Content F -Raw)``, ``-Body $k``, ``-Body @{d =
+    [IO.File]::ReadAllText(F)}``) and the files its ``-Form`` attaches (``-Form @{f =
+    Get-Item F}``)."""
+    body = _argument(statement, frozenset({"body"}))
+    form = _argument(statement, frozenset({"form"}))
+    sent = _reads_in(body, line) if body else ()
+    if form:
+        sent = (*sent, *_reads_in(form, line, items=True))
+    return tuple(dict.fromkeys(sent))
+
+
+# -- sockets the shell holds ---------------------------------------------------------------
+
+# .NET's socket classes, as New-Object and [Type]::new name them (System. is optional).
+_SOCKET_CLIENTS: Final = ("net.sockets.tcpclient", "net.sockets.udpclient", "net.sockets.socket")
+_SOCKET_LISTENER: Final = "net.sockets.tcplistener"
+_CONNECTS: Final = (".connect(", ".connectasync(", ".beginconnect(")
+# What reads from a socket: its stream, a reader over it, a datagram received.
+_SOCKET_READS: Final = (".getstream(", "streamreader", ".receive(", ".acceptsocket(")
+# What runs text as a command: PowerShell's evaluators and the process starters.
+_RUNNERS: Final = frozenset({"iex", "invoke-expression", "invoke-command", "icm", "start-process"})
+_RUNNER_CALLS: Final = ("[scriptblock]::create", "invokescript(", "diagnostics.process")
+
+
+def _sockets(text: str, line: _Line) -> list[WindowsOp]:
+    """The network connections a line opens inside the shell with .NET's sockets, as the
+    POSIX commands that do the same.
+
+    A socket whose stream the line reads and runs as commands (``iex``, ``Invoke-Expression``,
+    ``[scriptblock]::Create``, a process started) is a shell served over the network:
+    ``nc -e powershell HOST PORT`` (``nc -l -p PORT -e powershell`` for a listener). A
+    client socket to an address outside the private networks is a connection the shell holds
+    open, as bash's ``exec 3<>/dev/tcp/HOST/PORT`` is (the first step of the same reverse
+    shell, run in a session that keeps the object); one to a name or a private address is
+    ``nc -z HOST PORT``, a connection the egress entries judge by its host.
+    """
+    lowered = text.lower()
+    clients = [c for c in _SOCKET_CLIENTS if c in lowered]
+    listens = _SOCKET_LISTENER in lowered
+    if not clients and not listens:
+        return []
+    words = {w for w in _identifier_words(lowered)}
+    runs = bool(words & _RUNNERS) or any(c in lowered for c in _RUNNER_CALLS)
+    reads = any(r in lowered for r in _SOCKET_READS)
+    ops: list[WindowsOp] = []
+    if listens:
+        port = _listener_port(text, lowered, line)
+        if runs and reads:
+            ops.append(WindowsOp("argv", ("nc", "-l", "-p", port, "-e", "powershell"), text))
+    for name in clients:
+        host, port = _socket_target(text, lowered, name, line)
+        if host is None:
+            continue
+        if runs and reads:
+            ops.append(WindowsOp("argv", ("nc", "-e", "powershell", host, port), text))
+        elif _outside_address(host):
+            ops.append(WindowsOp("shell", (f"exec 3<>/dev/tcp/{host}/{port}",), text))
+        else:
+            ops.append(WindowsOp("argv", ("nc", "-z", host, port), text))
+    fresh = [op for op in ops if (op.kind, *op.words) not in line.sockets]
+    line.sockets.update((op.kind, *op.words) for op in fresh)
+    return fresh
+
+
+def _identifier_words(lowered: str) -> Iterator[str]:
+    """The names in a text (letters, digits, ``-`` and ``_``), in order."""
+    start = -1
+    for i, c in enumerate(lowered):
+        if c.isalnum() or c in "-_":
+            if start < 0:
+                start = i
+        elif start >= 0:
+            yield lowered[start:i]
+            start = -1
+    if start >= 0:
+        yield lowered[start:]
+
+
+def _socket_target(text: str, lowered: str, name: str, line: _Line) -> tuple[str | None, str]:
+    """(host, port) a socket of class ``name`` connects to: the constructor's arguments
+    (``TCPClient('1.2.3.4', 4444)``, ``-ArgumentList 'h', 443``, ``::new('h', 443)``) or a
+    later ``.Connect('h', 443)``; host None when it connects nowhere the text says."""
+    at = lowered.find(name) + len(name)
+    rest = text[at:]
+    if rest.startswith("]::new"):
+        rest = rest[len("]::new") :]
+    elif rest.startswith("]"):
+        rest = rest[1:]
+    rest = rest.lstrip()
+    arguments: list[str] = []
+    if rest.startswith("("):
+        arguments = _call_arguments(rest)
+    elif rest.lower().startswith(("-argumentlist", "-args")):
+        value = rest.split(None, 1)[1] if " " in rest else ""
+        arguments = [a.strip() for a in _group(value).strip("()").split(",")]
+    if len(arguments) < 2:
+        for call in _CONNECTS:
+            found = lowered.find(call)
+            if found >= 0:
+                arguments = _call_arguments(text[found + len(call) - 1 :])
+                break
+    if len(arguments) < 2:
+        return None, ""
+    host = _socket_value(arguments[0], line)
+    port = _socket_value(arguments[1], line)
+    return host, port
+
+
+def _listener_port(text: str, lowered: str, line: _Line) -> str:
+    """The port a ``TcpListener`` listens on (its last constructor argument, or the number a
+    ``[Net.Sockets.TcpListener]4444`` cast gives)."""
+    rest = text[lowered.find(_SOCKET_LISTENER) + len(_SOCKET_LISTENER) :]
+    if rest.startswith("]::new"):
+        rest = rest[len("]::new") :]
+    elif rest.startswith("]"):
+        rest = rest[1:]
+    rest = rest.lstrip()
+    if rest.startswith("("):
+        arguments = _call_arguments(rest)
+        return _socket_value(arguments[-1], line) if arguments else "<expr>"
+    digits = "".join(c for c in rest[:6] if c.isdigit())
+    return digits or "<expr>"
+
+
+def _call_arguments(text: str) -> list[str]:
+    """The comma-separated arguments of the call whose ``(`` starts ``text``."""
+    inner = _call_argument(text, 0)
+    if inner is None:
+        return []
+    parts: list[str] = []
+    depth = 0
+    quote = ""
+    start = 0
+    for i, c in enumerate(inner):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(inner[start:i].strip())
+            start = i + 1
+    parts.append(inner[start:].strip())
+    return [p for p in parts if p]
+
+
+def _socket_value(expr: str, line: _Line) -> str:
+    """A host or port as written, a quoted string unquoted and a known ``$name`` spelled
+    out; ``<expr>`` for anything else."""
+    value = _string_value(expr, line.strings)
+    if value is not None:
+        return value.strip() or "<expr>"
+    text = expr.strip()
+    return text if text.replace(".", "").replace(":", "").isalnum() else "<expr>"
+
+
+def _outside_address(host: str) -> bool:
+    """An IP address outside the private, loopback and link-local networks."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return address.is_global
+
+
+# -- processes a pipeline stops -------------------------------------------------------------
+
+_WMI_LISTINGS: Final = frozenset({"get-ciminstance", "gcim", "get-wmiobject", "gwmi"})
+# Where-Object's comparison operators, by whether they keep what matches or what does not.
+_KEEPS: Final = frozenset(
+    {"eq", "ieq", "ceq", "like", "ilike", "clike", "match", "imatch", "cmatch", "in", "contains"}
+)
+_DROPS: Final = frozenset(
+    {"ne", "ine", "cne", "notlike", "inotlike", "notmatch", "inotmatch", "notin", "notcontains"}
+)
+_PROCESS_NAMES: Final = frozenset({"name", "processname"})
+_PROCESS_IDS: Final = frozenset({"id", "processid"})
+_ORDERING: Final = frozenset({"sort-object", "sort", "out-host", "tee-object", "tee"})
+
+
+def _stops_processes(parsed: _Parsed, statement: str) -> bool:
+    """Whether a pipeline step stops the processes it is given (``Stop-Process``, ``kill``,
+    ``% { $_.Kill() }``, ``% Kill``, ``Invoke-CimMethod -MethodName Terminate``,
+    ``Remove-CimInstance``), naming none itself."""
+    verb = parsed.verb
+    lowered = statement.lower()
+    if verb in _KILL:
+        return not (parsed.params.get("name") or parsed.params.get("id") or parsed.args)
+    if verb in ("foreach-object", "%", "foreach"):
+        words = set(_identifier_words(lowered))
+        return (
+            ".kill(" in lowered
+            or bool(words & {"stop-process", "spps"})
+            or ("kill" in [a.lower() for a in parsed.args])
+        )
+    if verb in ("invoke-cimmethod", "invoke-wmimethod"):
+        return "terminate" in lowered
+    return verb in ("remove-ciminstance", "rcim", "remove-wmiobject")
+
+
+def _processes_stopped(steps: Sequence[tuple[_Parsed, str]], source: str) -> WindowsOp | None:
+    """What stopping the processes a pipeline passes on amounts to: ``kill -9 -1`` when it
+    passes on (nearly) every process (``Get-Process``, or kept by what they are not:
+    ``Where-Object { $_.Name -notin … }``), ``pkill NAME`` when it keeps processes by name,
+    ``kill PID`` by id, ``pkill -f CONDITION`` by any other property; a WMI listing of
+    ``Win32_Process`` is ``wmic process where FILTER call terminate``."""
+    first, text = steps[0]
+    selection: tuple[str, str | None]
+    if first.verb in _WMI_LISTINGS and "win32_process" in text.lower():
+        condition = _unquote(_argument(text, frozenset({"filter"})) or "")
+        where = ("where", condition) if condition else ()
+        return WindowsOp("argv", ("wmic", "process", *where, "call", "terminate"), source)
+    if first.verb not in _LIST_PROCESSES:
+        return None
+    if first.params.get("id"):
+        value = first.params["id"]
+        return WindowsOp("argv", ("kill", value if value.isdigit() else "<expr>"), source)
+    named = first.params.get("name") or next(
+        (a for a in first.args if not a.startswith(("-", "$"))), None
+    )
+    selection = ("name", named) if named else ("every", None)
+    for parsed, statement in steps[1:]:
+        if parsed.verb in _FILTERS:
+            selection = _kept(selection, statement)
+        elif parsed.verb in ("select-object", "select") and parsed.params.keys() & {
+            "first",
+            "last",
+            "index",
+            "skip",
+        }:
+            if selection[0] == "every":
+                selection = ("pattern", statement)
+        elif parsed.verb not in _ORDERING:
+            return None  # a step that passes on something else
+    return _killed(selection, source)
+
+
+def _kept(selection: tuple[str, str | None], statement: str) -> tuple[str, str | None]:
+    """The processes a ``Where-Object`` keeps of ``selection``: by name or id when it
+    compares those, (nearly) the same when it only drops some, by a condition otherwise."""
+    tokens = [(w.lower(), q) for w, q in _tokens(statement)]
+    keeps: dict[str, str] = {}
+    drops = other = False
+    for i, (word, quoted) in enumerate(tokens):
+        if quoted or not word.startswith("-") or word[1:] not in _KEEPS | _DROPS:
+            continue
+        left = tokens[i - 1][0] if i else ""
+        right = tokens[i + 1][0] if i + 1 < len(tokens) else ""
+        if right == "(":  # -in @('a','b'): the first item
+            right = tokens[i + 2][0] if i + 2 < len(tokens) else ""
+        prop, value = _property(left), right
+        if prop is None and word[1:] in ("contains", "notcontains"):
+            prop, value = _property(right), left
+        if prop is None:
+            other = True
+        elif word[1:] in _DROPS:
+            drops = drops or prop in _PROCESS_NAMES | _PROCESS_IDS
+            other = other or prop not in _PROCESS_NAMES | _PROCESS_IDS
+        elif prop in _PROCESS_NAMES:
+            keeps.setdefault("name", value)
+        elif prop in _PROCESS_IDS:
+            keeps.setdefault("pid", value)
+        else:
+            other = True
+    if "pid" in keeps:
+        return ("pid", keeps["pid"])
+    if "name" in keeps:
+        return ("name", keeps["name"])
+    if selection[0] != "every" or (drops and not other):
+        return selection
+    return ("pattern", statement)
+
+
+def _property(word: str) -> str | None:
+    """The property a comparison's side names (``$_.ProcessName``, ``ProcessName`` in the
+    simplified syntax), lower case; None for a value."""
+    for prefix in ("$_.", "$psitem."):
+        if word.startswith(prefix):
+            return word[len(prefix) :]
+    if word.startswith(("$", "@", "(")) or not word.replace("_", "").isalnum():
+        return None
+    return word if word in _PROCESS_NAMES | _PROCESS_IDS else None
+
+
+def _killed(selection: tuple[str, str | None], source: str) -> WindowsOp:
+    """The POSIX command that stops ``selection`` (scope, what it names)."""
+    scope, target = selection
+    target = (target or "").strip("'\"")
+    if scope == "every" or target in ("*", ""):
+        return WindowsOp("argv", ("kill", "-9", "-1"), source)
+    if scope == "pid":
+        return WindowsOp("argv", ("kill", target if target.isdigit() else "<expr>"), source)
+    if scope == "pattern":
+        return WindowsOp("argv", ("pkill", "-f", target), source)
+    return WindowsOp("argv", ("pkill", target.removesuffix(".exe")), source)
+
+
+def _environment_set(statement: str, line: _Line) -> WindowsOp | None:
+    """``[Environment]::SetEnvironmentVariable(NAME, VALUE, 'Machine'|'User')`` as the
+    ``setx [/M] NAME VALUE`` that makes the same lasting change (a value the reader cannot
+    spell out is kept as written, so a reference to the old value stays visible); None for
+    the process's own scope, which changes nothing after the session."""
+    lowered = statement.lower()
+    at = lowered.find("::setenvironmentvariable(")
+    if at < 0 or not lowered[:at].rstrip("]").endswith("environment"):
+        return None
+    arguments = _call_arguments(statement[at + len("::setenvironmentvariable") :])
+    if len(arguments) < 3:
+        return None
+    name = _string_value(arguments[0], line.strings)
+    scope = (_string_value(arguments[2], line.strings) or arguments[2]).lower()
+    if not name or not scope.strip("[]").endswith(("machine", "user")):
+        return None
+    value = _string_value(arguments[1], line.strings)
+    if value is None:
+        value = arguments[1]
+    machine = ("/M",) if scope.endswith("machine") else ()
+    return WindowsOp("argv", ("setx", name, value or '""', *machine), statement)
+
+
+def _root_store_added(text: str, line: _Line) -> list[WindowsOp]:
+    """A certificate added through .NET to a ``Root`` or ``AuthRoot`` store
+    (``$s = New-Object …X509Store('Root', 'LocalMachine'); $s.Open('ReadWrite');
+    $s.Add($c)``) as the ``certutil -addstore Root`` that does the same."""
+    lowered = text.lower()
+    at = lowered.find("x509store")
+    if at < 0 or ".add(" not in lowered:
+        return []
+    rest = text[at + len("x509store") :].lstrip("]").removeprefix("::new").lstrip()
+    arguments = _call_arguments(rest) if rest.startswith("(") else []
+    if rest.lower().startswith(("-argumentlist", "-args")) and " " in rest:
+        arguments = _group(rest.split(None, 1)[1]).strip("()").split(",")
+    store = (_string_value(arguments[0], line.strings) or arguments[0]) if arguments else ""
+    if store.strip("'\" ").lower().rsplit(":", 1)[-1] not in ("root", "authroot"):
+        return []
+    op = WindowsOp("argv", ("certutil", "-addstore", "Root", "<expr>"), text)
+    if ("store", *op.words) in line.sockets:
+        return []
+    line.sockets.add(("store", *op.words))
+    return [op]
+
+
 def _url(parsed: _Parsed) -> str:
     return parsed.params.get("uri") or next(
         (a for a in parsed.args if "://" in a), parsed.args[0] if parsed.args else "<expr>"
@@ -1225,8 +1798,16 @@ def _split_array(word: str) -> list[str]:
 
 
 def _translate(
-    parsed: _Parsed, source: str, home: str | None, *, piped: bool, previous: _Parsed | None
+    parsed: _Parsed,
+    source: str,
+    home: str | None,
+    *,
+    piped: bool,
+    previous: _Parsed | None,
+    sent: Sequence[str] = (),
 ) -> WindowsOp | None:
+    """The POSIX command one statement amounts to, or None. ``sent``: the files (or the
+    environment) the statement's request carries, when it is a request."""
     verb = parsed.verb
     params = parsed.params
     if verb in _REMOVE:
@@ -1301,21 +1882,19 @@ def _translate(
             out = params.get("destination") or (parsed.args[1] if len(parsed.args) > 1 else None)
         if out:
             words += ["-o", windows_path(out, home)]
-        if params.get("infile") == _ENVIRONMENT:
+        files = [windows_path(params["infile"], home)] if params.get("infile") else []
+        files += [f for f in sent if f not in files]
+        if _ENVIRONMENT in files:
             return WindowsOp("shell", (f"env | curl -sS --data-binary @- {_q(url)}",), source)
-        if params.get("infile"):
-            words += ["--data-binary", "@" + windows_path(params["infile"], home)]
+        for path in files:
+            words += ["--data-binary", "@" + path]
         return WindowsOp("argv", (*words, url), source)
     if verb in _KILL:
-        if params.get("name") or (parsed.args and not parsed.args[0].isdigit()):
-            return WindowsOp("argv", ("pkill", params.get("name") or parsed.args[0]), source)
-        if piped and previous is not None and previous.verb in _LIST_PROCESSES:
-            # Get-Process NAME | Stop-Process: those; Get-Process | Stop-Process: every one
-            named = previous.params.get("name") or next(iter(previous.args), None)
-            if named:
-                return WindowsOp("argv", ("pkill", named), source)
-            return WindowsOp("argv", ("kill", "-9", "-1"), source)
-        return None
+        # Stop-Process -Name node: by name; -Name *: every process; -Id N, $p: one process
+        named = params.get("name") or next(
+            (a for a in parsed.args if not a.isdigit() and not a.startswith("$")), None
+        )
+        return _killed(("name", named), source) if named else None
     if verb in _SEARCH:  # Select-String -Pattern P -Path F: grep P F
         paths = [windows_path(p, home) for p in _split_array(params.get("path", "")) if p]
         if not paths:

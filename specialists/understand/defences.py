@@ -30,6 +30,12 @@ What counts as a defence switched off (:data:`Defence`):
 - ``encryption``: BitLocker turned off or suspended (``Disable-BitLocker``,
   ``manage-bde -off``);
 - ``smartscreen``: SmartScreen switched off by its policy or Explorer's setting;
+- ``root_trust``: a certificate made a trusted root, whose key's holder can then read and
+  alter every TLS connection (``Import-Certificate``/``Import-PfxCertificate`` into a
+  ``Root`` or ``AuthRoot`` store, ``certutil -addstore Root``, NSS's ``certutil -A -t C,,``,
+  macOS's ``security add-trusted-cert``, p11-kit's ``trust anchor``, ``keytool -importcert``
+  into Java's ``cacerts``; a file copied into the system's anchors directory is a path
+  rule's);
 - ``audit``: a cloud audit trail or threat detector stopped or deleted (CloudTrail,
   GuardDuty, Config, Security Hub, Cloud Logging sinks, Azure diagnostic settings);
 - ``exposure``: a network rule admitting the whole internet (``0.0.0.0/0``, ``::/0``,
@@ -70,6 +76,7 @@ Defence = Literal[
     "host_audit",
     "encryption",
     "smartscreen",
+    "root_trust",
 ]
 # How a credential is taken: a cloud instance's token from its metadata service, a secret
 # key exported from a keyring, the account hives or the domain's database copied, a
@@ -97,6 +104,7 @@ _WORDS: Final[dict[str, str]] = {
     "host_audit": "switches off the Windows audit policy",
     "encryption": "turns off BitLocker disk encryption",
     "smartscreen": "switches off SmartScreen",
+    "root_trust": "makes a certificate authority trusted for every TLS connection",
     "metadata_token": "takes the instance's cloud credentials from its metadata service",
     "lsass_dump": "dumps the memory of LSASS, which holds the logged-on users' credentials",
     "dumping_tool": "runs a credential-dumping tool",
@@ -522,6 +530,10 @@ def _defences(cmd: SimpleCommand) -> Iterator[DefenceOff]:
         text = " ".join(words).lower()
         if any(w in text for w in _HISTORY_WORDS):
             yield DefenceOff("history", program, "the PSReadLine history file")
+    elif name in _TRUSTERS:
+        trusted = _root_trust(name, [w for w in words])
+        if trusted:
+            yield DefenceOff("root_trust", program, trusted)
     elif name in ("aws", "gcloud", "az", "gsutil", "gh"):
         audit = _audit(name, cmd)
         if audit:
@@ -529,6 +541,50 @@ def _defences(cmd: SimpleCommand) -> Iterator[DefenceOff]:
         opened = _exposure(name, cmd)
         if opened:
             yield DefenceOff("exposure", program, opened)
+
+
+# -- trusted roots --------------------------------------------------------------------------
+
+_TRUSTERS: Final = frozenset(
+    {"import-certificate", "import-pfxcertificate", "certutil", "security", "trust", "keytool"}
+)
+_ROOT_STORES: Final = frozenset({"root", "authroot"})
+
+
+def _root_trust(name: str, words: Sequence[str]) -> str | None:
+    """The certificate (or store) a command makes a trusted root, as written, or None."""
+    lowered = [w.lower() for w in words]
+    if name in ("import-certificate", "import-pfxcertificate"):
+        params, args = _params(words)
+        store = "".join(c for c in params.get("certstorelocation", "").lower() if c not in "\\/")
+        if store.endswith(tuple(_ROOT_STORES)):
+            return params.get("filepath") or (args[0] if args else params["certstorelocation"])
+        return None
+    if name == "certutil":
+        for i, word in enumerate(lowered):
+            if word in ("-addstore", "/addstore"):
+                store = next((w for w in lowered[i + 1 :] if not w.startswith(("-", "/"))), "")
+                return words[-1] if store.strip("'\"") in _ROOT_STORES else None
+        # NSS's certutil -A -t "C,,": added as a certificate authority for TLS servers
+        if "-A" in words:
+            trust = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "-t"), "")
+            if "C" in trust.split(",")[0]:
+                return next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "-i"), trust)
+        return None
+    if name == "security":
+        if lowered[:1] != ["add-trusted-cert"]:
+            return None
+        policy = next((lowered[i + 1] for i, w in enumerate(lowered[:-1]) if w == "-r"), "")
+        return None if policy in ("deny", "unspecified") else (words[-1] if len(words) > 1 else "")
+    if name == "trust":
+        if lowered[:1] == ["anchor"] and not {"--remove", "-r"} & set(lowered):
+            return words[-1] if len(words) > 1 else "an anchor"
+        return None
+    # keytool -importcert (-import) into Java's cacerts: trusted by every Java program
+    imports = {"-importcert", "-import"} & set(lowered)
+    if imports and any("cacerts" in w for w in lowered):
+        return next((words[i + 1] for i, w in enumerate(lowered[:-1]) if w == "-file"), "cacerts")
+    return None
 
 
 # -- credentials taken from the machine ----------------------------------------------------

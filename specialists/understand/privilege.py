@@ -28,9 +28,14 @@ __all__ = ["ADMIN_GROUPS", "Change", "PrivilegeChange", "privilege_changes", "pr
 # program set to start by itself with another's rights (``autostart``: a debugger attached
 # to an accessibility program in Image File Execution Options, what Winlogon starts at
 # every logon, a WMI event subscription that runs a command).
+# The search PATH (``path_replaced``: the machine's or the user's PATH written without
+# its old value, by setx, [Environment]::SetEnvironmentVariable or the Environment registry
+# key, so every directory it held is gone for every program started after;
+# ``machine_path``: the machine's PATH written, even extended, for every user and service).
 Change = Literal[
-    "elevate", "shell", "setuid", "account", "admin", "sudoers", "service", "autostart"
-]
+    "elevate", "shell", "setuid", "account", "admin", "sudoers", "service", "autostart",
+    "path_replaced", "machine_path",
+]  # fmt: skip
 
 # Groups whose members may act as root (or as good as root: docker, lxd, disk).
 ADMIN_GROUPS: Final = frozenset(
@@ -48,6 +53,8 @@ _CHANGE_WORDS: Final[dict[str, str]] = {
     "sudoers": "edits the sudoers policy",
     "service": "changes at boot the service",
     "autostart": "sets a program to start by itself:",
+    "path_replaced": "replaces, dropping every directory it held, the search PATH",
+    "machine_path": "writes, for every user and service, the search PATH",
 }
 
 
@@ -116,6 +123,9 @@ def privilege_changes(cmd: SimpleCommand) -> list[PrivilegeChange]:
     started = _autostart(cmd)
     if started is not None:
         found.append(PrivilegeChange("autostart", program, started, cmd))
+    search_path = _search_path(cmd)
+    if search_path is not None:
+        found.append(PrivilegeChange(search_path[0], program, search_path[1], cmd))
     for redirect in cmd.redirects:
         path = redirect.path or ""
         if redirect.writes and (path == "/etc/sudoers" or path.startswith("/etc/sudoers.d/")):
@@ -223,3 +233,56 @@ def _autostart(cmd: SimpleCommand) -> str | None:
         if subscribes and (name != "wmic" or "create" in text):
             return "a WMI event subscription"
     return None
+
+
+# The registry keys that hold the persistent environment: the machine's and the user's.
+_MACHINE_ENVIRONMENT: Final = "controlsessionmanagerenvironment"
+_USER_ENVIRONMENT: Final = ("hkcu:environment", "hkcuenvironment", "hkey_current_userenvironment")
+# setx's switches that take a value (a remote machine, its user and password, a file).
+_SETX_VALUED: Final = frozenset({"/s", "/u", "/p", "/f", "/a", "/r", "/d", "-s", "-u", "-p"})
+
+
+def _search_path(cmd: SimpleCommand) -> tuple[Change, str] | None:
+    """(``path_replaced`` or ``machine_path``, what is written) when ``cmd`` writes the
+    persistent PATH: ``setx [/M] PATH VALUE``, the Environment registry keys (``reg add
+    HKCU\\Environment /v Path /d …``, ``Set-ItemProperty 'HKLM:\\…\\Session
+    Manager\\Environment' -Name Path …``; PowerShell's
+    ``[Environment]::SetEnvironmentVariable`` is read as setx,
+    :mod:`specialists.winshell`). A value that names the old one (``%PATH%``,
+    ``$env:Path``, a variable or an expression) extends it; a literal one replaces it."""
+    name = cmd.program.lower().rsplit("\\", 1)[-1].removesuffix(".exe")
+    machine = False
+    if name == "setx":
+        words: list[str] = []
+        skip = False
+        for word in cmd.argv[1:]:
+            lowered = word.lower()
+            if skip:
+                skip = False
+            elif lowered in ("/m", "-m"):
+                machine = True
+            elif lowered in _SETX_VALUED:
+                skip = True
+            else:
+                words.append(word)
+        if len(words) < 2:
+            return None
+        variable, value = words[0], words[1]
+    else:
+        setting = registry_write(cmd)
+        if setting is None:
+            return None
+        key = "".join(c for c in setting[0].lower() if c not in "\\/ '\"")
+        if key.endswith(_MACHINE_ENVIRONMENT):
+            machine = True
+        elif not key.endswith(_USER_ENVIRONMENT):
+            return None
+        variable, value = setting[1], setting[2]
+    if variable.strip("'\"").lower() != "path":
+        return None
+    lowered = value.lower()
+    extended = any(w in lowered for w in ("%path%", "$", "(", "<expr>")) or bool(cmd.variables)
+    where = "of the machine" if machine else "of the user"
+    if not extended:
+        return "path_replaced", f"{where} with {value!r}"
+    return ("machine_path", f"{where} ({value})") if machine else None

@@ -96,6 +96,11 @@ _KILLALL_VALUED: Final = frozenset({"-u", "--user", "-s", "--signal", "-o", "-y"
 def signals_of(cmd: SimpleCommand) -> list[ProcessSignal]:
     """The processes ``cmd`` signals, one :class:`ProcessSignal` per target named."""
     program = cmd.program
+    lowered = program.lower().removesuffix(".exe")
+    if lowered == "taskkill":
+        return _taskkill(cmd)
+    if lowered == "wmic":
+        return _wmic(cmd)
     if program == "kill":
         return _kill(cmd)
     if program in ("pkill", "killall", "skill"):
@@ -119,8 +124,6 @@ def signals_of(cmd: SimpleCommand) -> list[ProcessSignal]:
         )
     ):
         return [ProcessSignal(program, "unit", cmd.positionals[0], "stop", cmd)]
-    if program == "taskkill":
-        return _taskkill(cmd)
     return []
 
 
@@ -245,15 +248,73 @@ def _systemctl(cmd: SimpleCommand) -> list[ProcessSignal]:
 
 
 def _taskkill(cmd: SimpleCommand) -> list[ProcessSignal]:
-    """``taskkill /IM node.exe /F``, ``taskkill /PID 4242``."""
+    """``taskkill /IM node.exe /F``, ``taskkill /PID 4242``, ``taskkill /FI "USERNAME eq
+    dev"`` (switches in any case, ``-`` or ``/``)."""
     words = cmd.argv[1:]
     found: list[ProcessSignal] = []
-    force = any(w.lower().lstrip("/") == "f" for w in words)
+    force = any(w.lower().lstrip("/-") == "f" for w in words)
     signal = "KILL" if force else "TERM"
     for i, word in enumerate(words[:-1]):
-        flag = word.lower().lstrip("/")
+        flag = word.lower().lstrip("/-")
         if flag == "im":
-            found.append(ProcessSignal("taskkill", "name", words[i + 1], signal, cmd))
+            scope: Scope = "every" if words[i + 1].strip("'\"") == "*" else "name"
+            found.append(ProcessSignal("taskkill", scope, words[i + 1], signal, cmd))
         elif flag == "pid":
             found.append(ProcessSignal("taskkill", "pid", words[i + 1], signal, cmd))
+        elif flag == "fi":
+            found.append(_task_filter(words[i + 1], signal, cmd))
     return found
+
+
+# taskkill's filter names for a process's image name, its id and its user.
+_FILTER_SCOPES: Final[dict[str, Scope]] = {
+    "imagename": "name", "pid": "pid", "username": "user", "name": "name",
+    "processid": "pid", "handle": "pid",
+}  # fmt: skip
+_NEGATIONS: Final = frozenset({"ne", "!=", "<>", "not"})
+
+
+def _task_filter(text: str, signal: str, cmd: SimpleCommand) -> ProcessSignal:
+    """One ``/FI "NAME OP VALUE"`` filter of taskkill (or a WQL condition of wmic): a name,
+    an id or a user kept by ``eq``; every process but some when it keeps what is not
+    (``IMAGENAME ne explorer.exe``); a set named by a condition otherwise (``STATUS eq NOT
+    RESPONDING``, ``MEMUSAGE gt 100000``)."""
+    spaced = text.replace("!=", " \0 ").replace("<>", " \1 ").replace("=", " = ")
+    words = spaced.replace("\0", "!=").replace("\1", "<>").split()
+    lowered = [w.lower().strip("'\"") for w in words]
+    if len(lowered) >= 3:
+        name, op, value = lowered[0], lowered[1], words[2].strip("'\"")
+        scope = _FILTER_SCOPES.get(name)
+        if op in _NEGATIONS and scope in ("name", "pid"):
+            return ProcessSignal(cmd.program, "every", text, signal, cmd)
+        if op in ("eq", "=") and scope is not None and "*" not in value:
+            return ProcessSignal(cmd.program, scope, value, signal, cmd)
+        if op in ("eq", "=", "like") and scope == "name":
+            return ProcessSignal(cmd.program, "pattern", value, signal, cmd)
+    if lowered[:1] == ["not"]:
+        return ProcessSignal(cmd.program, "every", text, signal, cmd)
+    return ProcessSignal(cmd.program, "pattern", text, signal, cmd)
+
+
+def _wmic(cmd: SimpleCommand) -> list[ProcessSignal]:
+    """``wmic process [where COND] delete`` or ``… call terminate``: the processes the
+    condition keeps (every one without a condition)."""
+    words = list(cmd.argv[1:])
+    lowered = [w.lower() for w in words]
+    at = next((i for i, w in enumerate(lowered) if w == "process"), None)
+    if at is None or not ("delete" in lowered or "terminate" in lowered):
+        return []
+    key = lowered[at + 1] if at + 1 < len(lowered) else ""
+    if key not in ("where", "delete", "call", "") and not key.startswith("/"):
+        # wmic process 4242 delete: the process with that handle (its PID)
+        return [ProcessSignal(cmd.program, "pid", words[at + 1], "KILL", cmd)]
+    if "where" not in lowered:
+        return [ProcessSignal(cmd.program, "every", "-1", "KILL", cmd)]
+    start = lowered.index("where") + 1
+    end = next(
+        (i for i in range(start, len(lowered)) if lowered[i] in ("call", "delete")), len(words)
+    )
+    condition = " ".join(words[start:end]).strip('()" ')
+    for joiner in (" and ", " AND ", " or ", " OR "):
+        condition = condition.split(joiner)[0]
+    return [_task_filter(condition, "KILL", cmd)]

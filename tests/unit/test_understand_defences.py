@@ -230,3 +230,40 @@ def test_a_credential_taken(command: str, how: str) -> None:
 )
 def test_no_credential_taken(command: str) -> None:
     assert _taken(command) == set()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "certutil -addstore Root proxy-ca.cer",
+        "certutil.exe -f -addstore AuthRoot proxy-ca.cer",
+        "Import-Certificate -FilePath proxy.cer -CertStoreLocation 'Cert:\\LocalMachine\\Root'",
+        "Import-PfxCertificate -FilePath ca.pfx -CertStoreLocation Cert:/CurrentUser/Root",
+        "security add-trusted-cert -d -r trustRoot -k /Library/Keychains/System.keychain ca.crt",
+        "trust anchor --store ca.crt",
+        "certutil -d sql:/home/u/.pki/nssdb -A -t 'C,,' -n corp -i corp.crt",
+        "keytool -importcert -cacerts -alias corp -file corp.crt -noprompt",
+        "keytool -import -trustcacerts -keystore /usr/lib/jvm/java-21/lib/security/cacerts -file corp.crt",
+    ],
+)
+def test_a_root_made_trusted_whatever_the_platform(command: str) -> None:
+    assert "root_trust" in _defences(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "certutil -hashfile setup.exe SHA256",
+        "certutil -addstore My client.cer",
+        "Import-Certificate -FilePath client.cer -CertStoreLocation Cert:\\CurrentUser\\My",
+        "security add-trusted-cert -r deny ca.crt",
+        "security find-certificate -a -p",
+        "trust anchor --remove ca.crt",
+        "trust list",
+        "certutil -d sql:/home/u/.pki/nssdb -A -t 'P,,' -n srv -i srv.crt",
+        "keytool -importcert -keystore client.jks -file client.crt",
+        "keytool -list -cacerts",
+    ],
+)
+def test_no_root_made_trusted(command: str) -> None:
+    assert "root_trust" not in _defences(command)

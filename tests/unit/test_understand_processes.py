@@ -176,3 +176,50 @@ def test_a_program_set_to_start_by_itself_on_windows(line: str):
 def test_reading_or_other_values_start_nothing(line: str):
     changes = [c.change for cmd in parse(line).commands for c in privilege_changes(cmd)]
     assert "autostart" not in changes
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('taskkill /F /FI "USERNAME eq dev"', [("user", "dev", "KILL")]),
+        ('taskkill.exe /f /fi "imagename eq node.exe"', [("name", "node.exe", "KILL")]),
+        ('taskkill /FI "IMAGENAME eq java*"', [("pattern", "java*", "TERM")]),
+        (
+            'taskkill /F /FI "IMAGENAME ne explorer.exe"',
+            [("every", "IMAGENAME ne explorer.exe", "KILL")],
+        ),
+        ('taskkill /F /FI "PID eq 4242"', [("pid", "4242", "KILL")]),
+        (
+            'taskkill /F /FI "STATUS eq NOT RESPONDING"',
+            [("pattern", "STATUS eq NOT RESPONDING", "KILL")],
+        ),
+        ("wmic process call terminate", [("every", "-1", "KILL")]),
+        (
+            "wmic process where \"name!='explorer.exe'\" call terminate",
+            [("every", "name!='explorer.exe'", "KILL")],
+        ),
+        ("wmic process where name='node.exe' delete", [("name", "node.exe", "KILL")]),
+        ("wmic process where processid=4242 call terminate", [("pid", "4242", "KILL")]),
+        ("wmic process 4242 delete", [("pid", "4242", "KILL")]),
+        ("wmic process list brief", []),
+    ],
+)
+def test_what_windows_programs_stop(line: str, expected: list[tuple[str, str, str]]):
+    assert signalled(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('setx PATH "C:\\tools\\bin"', [("path_replaced", "setx")]),
+        ('setx /M PATH "C:\\tools\\bin"', [("path_replaced", "setx")]),
+        ('setx /M PATH "%PATH%;C:\\tools\\bin"', [("machine_path", "setx")]),
+        ('setx PATH "%PATH%;C:\\tools\\bin"', []),
+        ('setx JAVA_HOME "C:\\jdk-21"', []),
+        ('reg add HKCU\\Environment /v Path /d "C:\\tools" /f', [("path_replaced", "reg")]),
+    ],
+)
+def test_the_search_path_written(line: str, expected: list[tuple[str, str]]):
+    parsed = parse(line, cwd="/home/u/proj", home="/home/u")
+    found = {(c.change, c.program) for cmd in parsed.commands for c in privilege_changes(cmd)}
+    assert found == set(expected)
