@@ -352,10 +352,23 @@ def _urls(text: str) -> set[str]:
     }
 
 
+# Object stores whose URL's host part is a bucket the user calls by its name alone.
+_STORE_SCHEMES: Final = frozenset({"s3", "gs", "gcs", "az", "abfs", "abfss", "r2", "oss", "cos"})
+
+
 def _urls_named(text: str, request: str) -> bool:
-    """Whether each URL of the action is one the request names, or lies below one."""
+    """Whether each URL of the action is one the request names, or lies below one; a whole
+    bucket (``s3://acme-ci-test``, nothing below it) is named by its name alone."""
     said = _urls(request)
-    return all(any(url == r or url.startswith(r + "/") for r in said) for url in _urls(text))
+    tokens = {t.strip("'\"(),;:!?`").rstrip(".").lower() for t in request.split()[:2_000]}
+
+    def named(url: str) -> bool:
+        if any(url == r or url.startswith(r + "/") for r in said):
+            return True
+        scheme, _, bucket = url.partition("://")
+        return scheme in _STORE_SCHEMES and "/" not in bucket and bucket in tokens
+
+    return all(named(url) for url in _urls(text))
 
 
 def _target_hosts(result: SpecialistResult) -> set[str]:

@@ -342,6 +342,11 @@ def test_each_name_and_number_must_be_said_and_urls_at_or_below_one_named():
     # a URL that ends the request's sentence is the same URL
     ended = "Empty s3://acme-scratch/tmp."
     assert _asked(req, {}, "aws s3 rm s3://acme-scratch/tmp/ --recursive", ended)
+    # a whole bucket is named by its name; what lies below it is not
+    task = "Empty the old test bucket acme-ci-test-0301, we are done with it"
+    assert _asked(req, {}, "aws s3 rm s3://acme-ci-test-0301 --recursive", task)
+    assert not _asked(req, {}, "aws s3 rm s3://acme-ci-test-0301/keep --recursive", task)
+    assert not _asked(req, {}, "aws s3 rm s3://acme-ci-test-0302 --recursive", task)
 
 
 def test_a_loopback_address_needs_no_naming_and_a_found_host_does():
