@@ -104,6 +104,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import pairwise
 from typing import TYPE_CHECKING, Annotated, Final, Generic, Literal, TypeVar, final
 
 import re2
@@ -146,6 +147,7 @@ from specialists.understand.paths import (
     holds_credentials,
     in_scratch,
 )
+from specialists.understand.pipelines import ci_commands
 from specialists.understand.privilege import Change, privilege_changes
 from specialists.understand.processes import Scope, signals_of
 from specialists.understand.transfers import TRANSFER_PROGRAMS, transfers
@@ -156,7 +158,15 @@ from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
 
-__all__ = ["ShellConfig", "ShellRule", "ShellSpecialist", "supervisor_register_kinds"]
+__all__ = [
+    "ShellConfig",
+    "ShellRule",
+    "ShellSpecialist",
+    "supervisor_register_kinds",
+    "task_commands",
+    "written_commands",
+    "written_program_of",
+]
 
 KIND_NAME: Final = "shell"
 # Programs that copy their input elsewhere as they pass it on.
@@ -237,6 +247,23 @@ def _check_consumer(item: str, info: ValidationInfo) -> str:
     return " ".join(words)
 
 
+def _check_task_pattern(pattern: str) -> str:
+    try:
+        re2.compile(pattern)
+    except re2.error as exc:
+        raise ValueError(f"not an RE2 pattern: {pattern!r} ({exc})") from exc
+    return pattern
+
+
+def _check_arg_pair(item: str, info: ValidationInfo) -> str:
+    parts = item.split()
+    if len(parts) != 2:
+        raise ValueError(f"an argument pair is two word globs, an option and its value: {item!r}")
+    for part in parts:
+        _check_word_glob(part, info)
+    return item
+
+
 def _check_subcommand(words: str, info: ValidationInfo) -> str:
     if not words.split():
         raise ValueError("a subcommand must have at least one word")
@@ -257,6 +284,10 @@ PathGlob = Annotated[str, AfterValidator(_check_path_glob)]
 FlagName = Annotated[str, AfterValidator(_flag_name)]
 Subcommand = Annotated[str, AfterValidator(_check_subcommand)]
 Consumer = Annotated[str, AfterValidator(_check_consumer)]
+TaskPattern = Annotated[
+    str, Field(min_length=1, max_length=500), AfterValidator(_check_task_pattern)
+]
+ArgPair = Annotated[str, AfterValidator(_check_arg_pair)]
 
 
 class Excuse(KindConfig):
@@ -329,6 +360,12 @@ class ShellRule(KindConfig):
         task_named: only when the word ``args_any`` matched (with its value, for an option
             given as two words) names what the user's request (``context.task``) is about:
             ``pytest -k 'not checkout'`` when the task is to fix the checkout tests.
+        task_any, task_none: RE2 patterns over the user's request (``context.task``, lower
+            case): only when one matches (a request to make the tests pass), and not when
+            one of ``task_none`` does (a request that says to skip them); no request, no
+            match for ``task_any``.
+        arg_pairs_any: ``OPTION-GLOB VALUE-GLOB`` items: two adjacent words, an option and
+            its value (``-x test``: Gradle told to exclude its test task).
         pipe_into_shell: the command runs code it reads from another command.
         self_call: the command calls the shell function it runs inside and pipes into or from
             another call of it (``:(){ :|:& };:``, whatever the function is named): each
@@ -409,6 +446,9 @@ class ShellRule(KindConfig):
     host: Literal["this", "another"] | None = None
     with_any: list[Consumer] = Field(default_factory=list, max_length=20)
     task_named: bool = False
+    task_any: list[TaskPattern] = Field(default_factory=list, max_length=20)
+    task_none: list[TaskPattern] = Field(default_factory=list, max_length=20)
+    arg_pairs_any: list[ArgPair] = Field(default_factory=list, max_length=50)
     excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
     verdict: Strength | None = None
     correction: str | None = Field(default=None, min_length=1, max_length=1000)
@@ -476,6 +516,9 @@ class ShellConfig(KindConfig):
         written_max_chars: a written program longer than this is judged when it runs, not
             when it is written (reading a large module costs tens of milliseconds; the
             programs that send a key or open a shell are short).
+        written_paths: with ``written_programs``, only files whose path matches one of these
+            globs are judged as run (``.github/workflows/*.yml``: an entry about what a CI
+            runner does with its secrets); unset, every program a file tool writes.
     """
 
     rules: Annotated[list[ShellRule], Field(max_length=200)] = Field(default_factory=list)
@@ -490,9 +533,12 @@ class ShellConfig(KindConfig):
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=MAX_CHARS_LIMIT)
     written_programs: Strength | None = None
     written_max_chars: int = Field(default=16_384, gt=0, le=MAX_CHARS_LIMIT)
+    written_paths: list[PathGlob] = Field(default_factory=list, max_length=100)
 
     @model_validator(mode="after")
     def _judges_something(self) -> ShellConfig:
+        if self.written_paths and self.written_programs is None:
+            raise ValueError("written_paths narrows written_programs: give written_programs")
         if not self.rules and self.verdict_when_truncated is None:
             raise ValueError(
                 "give at least one rule, or verdict_when_truncated for an entry about commands "
@@ -609,6 +655,7 @@ class _Rule:
 
     __slots__ = (
         "any_program",
+        "arg_pairs",
         "args_any",
         "args_none",
         "assignments_any",
@@ -647,7 +694,9 @@ class _Rule:
         "signals",
         "subcommands",
         "target",
+        "task_any",
         "task_named",
+        "task_none",
         "then_deleted",
         "variables_any",
         "verdict",
@@ -690,6 +739,16 @@ class _Rule:
         self.piped_into_any = _consumers(rule.piped_into_any)
         self.with_any = _consumers(rule.with_any)
         self.task_named = rule.task_named
+        self.task_any = (
+            re2.compile("|".join(f"(?:{p})" for p in rule.task_any)) if rule.task_any else None
+        )
+        self.task_none = (
+            re2.compile("|".join(f"(?:{p})" for p in rule.task_none)) if rule.task_none else None
+        )
+        self.arg_pairs = tuple(
+            (word_globs((first,)), word_globs((second,)))
+            for first, second in (item.split() for item in rule.arg_pairs_any)
+        )
         self.code_from = word_globs(tuple(rule.code_from))
         self.effects = frozenset(rule.effects_any)
         self.classes = frozenset(PathClass(c) for c in rule.classes_any)
@@ -730,6 +789,12 @@ class _Rule:
             return None
         if self.program_none is not None and self.program_none.match(cmd.program):
             return None
+        if self.task_any is not None or self.task_none is not None:
+            task = (context.task or "").lower()
+            if self.task_any is not None and not (task and self.task_any.search(task)):
+                return None
+            if self.task_none is not None and self.task_none.search(task):
+                return None
         if self.elsewhere is not None and cmd.remote is not self.elsewhere:
             return None
         if cmd.help and not (self.effects or self.redirects_any):
@@ -768,6 +833,12 @@ class _Rule:
         words = cmd.argv[1:]
         if self.args_none.globs and self.args_none.first(words) is not None:
             return None
+        if self.arg_pairs:
+            pair = _pair_in(words, self.arg_pairs)
+            if pair is None:
+                return None
+            matched.append(pair)
+            obj = f"{cmd.program}:{pair}"
         if self.args_any.globs:
             if cmd.inline_code is not None and cmd.inline_code not in words:
                 words = (*words, cmd.inline_code)  # what -EncodedCommand decodes to is a word
@@ -1178,6 +1249,15 @@ _NOT_NAMES: Final = frozenset(
 )  # fmt: skip
 
 
+def _pair_in(words: Sequence[str], pairs: Sequence[tuple[WordGlobs, WordGlobs]]) -> str | None:
+    """The first two adjacent ``words`` that match one of ``pairs`` (an option, its value)."""
+    for first, second in pairwise(words):
+        for option, value in pairs:
+            if option.match(first) and value.match(second):
+                return f"{first} {second}"
+    return None
+
+
 def _names_task(arg: str, words: Sequence[str], task: str | None) -> bool:
     """Whether the selection ``arg`` (and its value, when it is an option given as two
     words) names a word of the user's request: at least one word of four letters or more,
@@ -1296,6 +1376,21 @@ def written_program_of(
     return command, context.model_copy(update={"recent_actions": (*earlier, action)})
 
 
+def written_commands(action: Action, max_chars: int = MAX_CHARS_LIMIT) -> tuple[str, str] | None:
+    """(path, commands) for a file tool's write of a file whose text is commands that run
+    later without anyone typing them (:func:`task_commands`: ``package.json``'s scripts, a
+    CI workflow's steps, a Makefile's recipes); None for any other action or file, or when
+    they hold no command."""
+    if action.type not in ("file_write", "file_edit"):
+        return None
+    path = _written_path(action)
+    text = _written_text(action) if path is not None else None
+    if path is None or text is None or len(text) > max_chars:
+        return None
+    commands = task_commands(path, text)
+    return (path, commands) if commands and commands.strip() else None
+
+
 # Files whose text is commands a task runner runs later (make, just, npm/yarn/pnpm).
 _MAKEFILES: Final = frozenset({"makefile", "gnumakefile"})
 _JUSTFILES: Final = frozenset({"justfile", ".justfile"})
@@ -1322,7 +1417,11 @@ def task_commands(path: str, text: str) -> str | None:
     are neither package metadata nor version ranges; an editor's or a dev container's
     commands that run on their own (``.vscode/tasks.json``'s tasks, which can run when the
     folder is opened; ``devcontainer.json``'s ``postCreateCommand`` and the other lifecycle
-    commands)."""
+    commands); a CI file's steps (:func:`~specialists.understand.pipelines.ci_commands`: a
+    workflow's ``run:``, GitLab's ``script:``), which run on the next push."""
+    pipeline = ci_commands(path, text)
+    if pipeline is not None:  # a CI file's steps: run on the next push, secrets in reach
+        return pipeline
     base = posixpath.basename(path.replace("\\", "/"))
     lower = base.lower()
     if lower in _AUTO_RUN_FILES and (lower != "tasks.json" or _in_vscode(path)):
@@ -1756,6 +1855,7 @@ class ShellSpecialist:
         "_use_tmpdir",
         "_written",
         "_written_max",
+        "_written_paths",
         "execution",
     )
 
@@ -1783,12 +1883,17 @@ class ShellSpecialist:
         self._max_chars = config.max_chars
         self._written = Verdict(config.written_programs) if config.written_programs else None
         self._written_max = config.written_max_chars
+        self._written_paths = (
+            path_globs(tuple(config.written_paths)) if config.written_paths else None
+        )
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal for an action without a command, or the strongest rule's verdict
         (of the action, and of the program it writes when ``written_programs`` is set)."""
         result = self._evaluate(action, context)
         if self._written is None or result.verdict is Verdict.BLOCK:
+            return result
+        if self._written_paths is not None and not self._written_here(action, context):
             return result
         run = written_program_of(action, context, self._written_max)
         if run is None:
@@ -1810,6 +1915,15 @@ class ShellSpecialist:
                 "evidence": {**ran.evidence, "written_program": path},
             }
         )
+
+    def _written_here(self, action: Action, context: Context) -> bool:
+        """Whether the file ``action`` writes is one of ``written_paths``."""
+        path = _written_path(action)
+        if path is None or self._written_paths is None:
+            return False
+        home = context.home or context.env.get("HOME")
+        where = resolve_path(path, context.cwd or context.repo_root, home)
+        return self._written_paths.match(where, home)
 
     def _evaluate(self, action: Action, context: Context) -> SpecialistResult:
         command = command_of(action)
