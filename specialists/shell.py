@@ -83,6 +83,11 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
   :mod:`specialists.understand.defences`. Such a rule needs no ``program``.
 - ``host``: ``this`` or ``another``: only commands run on this host, or only those run on
   another (``ssh h CMD``, the far side of an ``scp``/``rsync`` to ``h:path``).
+- ``task_any`` / ``task_none``: RE2 patterns over the user's request: only while it asks for
+  something (the tests to pass), and not when it also says something else (to skip them).
+  ``arg_pairs_any``: an option and its value as two adjacent words (``-x test``).
+  ``status_ignored``: the command's failure is taken as success where it is written (``go
+  test ./... || true``, ``|| :``, ``|| exit 0``, ``|| echo …``).
 - ``excused_by`` (per rule or for the whole config): facts that make a match fine (a test
   environment, a container, a local emulator's endpoint, every URL on the line being one
   of a list: a vendor's own installer): the objection becomes a flag that says why.
@@ -90,7 +95,8 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
 File tools are judged too: ``file_write``/``file_edit`` (``path``, or the files a ``diff``
 names) as a write, ``file_delete`` as a delete, ``file_read`` as a read, so effect rules
 treat a file tool and a shell command alike; with ``written_programs``, a program a file
-tool writes is also judged as the command that runs it. An entry may have no rules and only
+tool writes is also judged as the command that runs it (with ``written_paths``, only the files
+those globs name: an entry about CI files). An entry may have no rules and only
 ``verdict_when_truncated``: it is then about commands too large or nested too deep to read.
 """
 
@@ -366,6 +372,9 @@ class ShellRule(KindConfig):
             match for ``task_any``.
         arg_pairs_any: ``OPTION-GLOB VALUE-GLOB`` items: two adjacent words, an option and
             its value (``-x test``: Gradle told to exclude its test task).
+        status_ignored: the command's failure is taken as success: its text is followed by
+            ``|| true``, ``|| :``, ``|| exit 0`` or ``|| echo …`` on the line (or in a text
+            the line runs), so whoever reads the exit status sees success.
         pipe_into_shell: the command runs code it reads from another command.
         self_call: the command calls the shell function it runs inside and pipes into or from
             another call of it (``:(){ :|:& };:``, whatever the function is named): each
@@ -449,6 +458,7 @@ class ShellRule(KindConfig):
     task_any: list[TaskPattern] = Field(default_factory=list, max_length=20)
     task_none: list[TaskPattern] = Field(default_factory=list, max_length=20)
     arg_pairs_any: list[ArgPair] = Field(default_factory=list, max_length=50)
+    status_ignored: bool = False
     excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
     verdict: Strength | None = None
     correction: str | None = Field(default=None, min_length=1, max_length=1000)
@@ -692,6 +702,7 @@ class _Rule:
         "self_call",
         "sends",
         "signals",
+        "status_ignored",
         "subcommands",
         "target",
         "task_any",
@@ -745,6 +756,7 @@ class _Rule:
         self.task_none = (
             re2.compile("|".join(f"(?:{p})" for p in rule.task_none)) if rule.task_none else None
         )
+        self.status_ignored = rule.status_ignored
         self.arg_pairs = tuple(
             (word_globs((first,)), word_globs((second,)))
             for first, second in (item.split() for item in rule.arg_pairs_any)
@@ -788,6 +800,8 @@ class _Rule:
         if not self.any_program and not self.wants(cmd.program):
             return None
         if self.program_none is not None and self.program_none.match(cmd.program):
+            return None
+        if self.status_ignored and not _status_ignored(cmd, parsed):
             return None
         if self.task_any is not None or self.task_none is not None:
             task = (context.task or "").lower()
@@ -1247,6 +1261,29 @@ _NOT_NAMES: Final = frozenset(
      "fullyqualifiedname", "name", "category", "class", "method", "glob", "pattern",
      "path", "paths", "testpathignorepatterns", "testpathignorepattern", "dtest", "unit"}
 )  # fmt: skip
+
+
+# What follows a command whose failure is taken as success: ``|| true``, ``|| :``, ``|| exit
+# 0``, ``|| echo failed`` (after its redirections, which are part of its text).
+_SUCCESS_ANYWAY: Final = re2.compile(
+    r"^[ \t]*\|\|[ \t]*(?:(?:true|:|/bin/true|/usr/bin/true|exit(?:[ \t]+0)?)[ \t]*"
+    r"(?:[;)&|#\n]|$)|(?:echo|printf)(?:[ \t;)&|\n]|$))"
+)
+
+
+def _status_ignored(cmd: SimpleCommand, parsed: ParsedShell) -> bool:
+    """Whether ``cmd``'s text is followed by ``|| true`` (or the like) where it is written."""
+    source = cmd.source
+    if not source:
+        return False
+    for text in (parsed.source, *parsed.texts):
+        start = text.find(source)
+        while start >= 0:
+            end = start + len(source)
+            if _SUCCESS_ANYWAY.search(text[end : end + 80]):
+                return True
+            start = text.find(source, start + 1)
+    return False
 
 
 def _pair_in(words: Sequence[str], pairs: Sequence[tuple[WordGlobs, WordGlobs]]) -> str | None:
