@@ -403,19 +403,31 @@ class DomainSpecialist:
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal (no target, or nothing to judge against), or the verdict."""
-        if self._written is not None and action.type in ("file_write", "file_edit"):
-            return self._written_commands(action, context)
-        return self._evaluate(action, context)
+        if self._written is None:
+            return self._evaluate(action, context)
+        if action.type in ("file_write", "file_edit"):
+            return self._written_commands(action, context, None)
+        result = self._evaluate(action, context)
+        if action.type != "shell" or result.verdict is Verdict.BLOCK:
+            return result
+        return self._written_commands(action, context, result)  # cat > ci.yml <<EOF ...
 
-    def _written_commands(self, action: Action, context: Context) -> SpecialistResult:
-        """A written file's commands that run later, judged as run in the shell."""
-        written = written_commands(action, self._max_chars)
-        if written is None or self._written is None:
-            return SpecialistResult.refuse()
-        path, commands = written
-        ran = self._evaluate(Action(type="shell", args={"command": commands}), context)
-        if ran.verdict.rank <= Verdict.OK.rank:
-            return ran
+    def _written_commands(
+        self, action: Action, context: Context, held: SpecialistResult | None
+    ) -> SpecialistResult:
+        """The commands of the files ``action`` writes that run later, judged as run in the
+        shell; ``held`` (the action's own result, when it has one) unless they object more."""
+        best: tuple[str, SpecialistResult] | None = None
+        for path, commands in written_commands(action, context, self._max_chars):
+            judged = self._evaluate(Action(type="shell", args={"command": commands}), context)
+            if best is None or judged.verdict.rank > best[1].verdict.rank:
+                best = (path, judged)
+        if best is None:
+            return held if held is not None else SpecialistResult.refuse()
+        floor = max(held.verdict.rank if held is not None else 0, Verdict.OK.rank)
+        if self._written is None or best[1].verdict.rank <= floor:
+            return held if held is not None else best[1]
+        path, ran = best
         verdict = ran.verdict if ran.verdict.rank < self._written.rank else self._written
         return ran.model_copy(
             update={

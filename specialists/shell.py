@@ -156,6 +156,7 @@ from specialists.understand.paths import (
 from specialists.understand.pipelines import ci_commands
 from specialists.understand.privilege import Change, privilege_changes
 from specialists.understand.processes import Scope, signals_of
+from specialists.understand.shellwrites import shell_writes
 from specialists.understand.transfers import TRANSFER_PROGRAMS, transfers
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -529,6 +530,9 @@ class ShellConfig(KindConfig):
         written_paths: with ``written_programs``, only files whose path matches one of these
             globs are judged as run (``.github/workflows/*.yml``: an entry about what a CI
             runner does with its secrets); unset, every program a file tool writes.
+        written_only: the rules judge only what the action writes to run later, never the
+            action itself (an entry about what a CI runner does, which the same command
+            typed in the shell is not).
     """
 
     rules: Annotated[list[ShellRule], Field(max_length=200)] = Field(default_factory=list)
@@ -544,11 +548,14 @@ class ShellConfig(KindConfig):
     written_programs: Strength | None = None
     written_max_chars: int = Field(default=16_384, gt=0, le=MAX_CHARS_LIMIT)
     written_paths: list[PathGlob] = Field(default_factory=list, max_length=100)
+    written_only: bool = False
 
     @model_validator(mode="after")
     def _judges_something(self) -> ShellConfig:
-        if self.written_paths and self.written_programs is None:
-            raise ValueError("written_paths narrows written_programs: give written_programs")
+        if (self.written_paths or self.written_only) and self.written_programs is None:
+            raise ValueError(
+                "written_paths and written_only narrow written_programs: give written_programs"
+            )
         if not self.rules and self.verdict_when_truncated is None:
             raise ValueError(
                 "give at least one rule, or verdict_when_truncated for an entry about commands "
@@ -1413,19 +1420,55 @@ def written_program_of(
     return command, context.model_copy(update={"recent_actions": (*earlier, action)})
 
 
-def written_commands(action: Action, max_chars: int = MAX_CHARS_LIMIT) -> tuple[str, str] | None:
-    """(path, commands) for a file tool's write of a file whose text is commands that run
+def written_commands(
+    action: Action, context: Context, max_chars: int = MAX_CHARS_LIMIT
+) -> list[tuple[str, str]]:
+    """(path, commands) for each file an action writes whose text is commands that run
     later without anyone typing them (:func:`task_commands`: ``package.json``'s scripts, a
-    CI workflow's steps, a Makefile's recipes); None for any other action or file, or when
-    they hold no command."""
+    CI workflow's steps, a Makefile's recipes): a file tool's write or edit, or a shell
+    command that writes known text into such a file (``cat > .github/workflows/x.yml <<EOF``,
+    ``echo … >> Makefile``, ``sed -i`` on one: :mod:`specialists.understand.shellwrites`).
+    Empty for any other action or file, or when they hold no command."""
+    if action.type == "shell":
+        command = command_of(action)
+        return _shell_written_commands(command, context, max_chars) if command else []
     if action.type not in ("file_write", "file_edit"):
-        return None
+        return []
     path = _written_path(action)
     text = _written_text(action) if path is not None else None
     if path is None or text is None or len(text) > max_chars:
-        return None
+        return []
     commands = task_commands(path, text)
-    return (path, commands) if commands and commands.strip() else None
+    return [(path, commands)] if commands and commands.strip() else []
+
+
+# Parts of the names of files whose text runs later (a cheap screen before the parse).
+_RUN_LATER_NAMES: Final = (
+    "workflows", "action.y", "gitlab", "pipelines", ".circleci", ".travis", ".drone",
+    "woodpecker", ".buildkite", "package.json", "akefile", "justfile", ".mk", "tasks.json",
+    "devcontainer",
+)  # fmt: skip
+
+
+def _shell_written_commands(
+    command: str, context: Context, max_chars: int
+) -> list[tuple[str, str]]:
+    """What a shell command writes into files whose text runs later, as their commands."""
+    if not any(name in command for name in _RUN_LATER_NAMES):
+        return []
+    found: list[tuple[str, str]] = []
+    for write in shell_writes(parse_for(command, context)):
+        if write.mode == "sed":
+            fragment = write.fragment()
+            text = fragment[1] if fragment is not None else ""
+        else:
+            text = write.text
+        if not text.strip() or len(text) > max_chars:
+            continue
+        commands = task_commands(write.path, text)  # as written: a recipe keeps its tab
+        if commands and commands.strip():
+            found.append((write.path, commands))
+    return found[:8]
 
 
 # Files whose text is commands a task runner runs later (make, just, npm/yarn/pnpm).
@@ -1892,6 +1935,7 @@ class ShellSpecialist:
         "_use_tmpdir",
         "_written",
         "_written_max",
+        "_written_only",
         "_written_paths",
         "execution",
     )
@@ -1920,6 +1964,7 @@ class ShellSpecialist:
         self._max_chars = config.max_chars
         self._written = Verdict(config.written_programs) if config.written_programs else None
         self._written_max = config.written_max_chars
+        self._written_only = config.written_only
         self._written_paths = (
             path_globs(tuple(config.written_paths)) if config.written_paths else None
         )
@@ -1927,19 +1972,34 @@ class ShellSpecialist:
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal for an action without a command, or the strongest rule's verdict
         (of the action, and of the program it writes when ``written_programs`` is set)."""
-        result = self._evaluate(action, context)
+        written_only = self._written_only
+        result = SpecialistResult.ok() if written_only else self._evaluate(action, context)
         if self._written is None or result.verdict is Verdict.BLOCK:
             return result
-        if self._written_paths is not None and not self._written_here(action, context):
+        runs: list[tuple[str, str, Context]] = []
+        if action.type == "shell":  # known text written into a file that runs later
+            runs = [
+                (path, commands, context)
+                for path, commands in written_commands(action, context, self._written_max)
+            ]
+        else:
+            path = _written_path(action)
+            run = written_program_of(action, context, self._written_max)
+            if run is not None and path is not None:
+                runs = [(path, *run)]
+        best: tuple[str, SpecialistResult] | None = None
+        for path, command, seen in runs:
+            if self._written_paths is not None and not self._written_here(path, context):
+                continue
+            judged = self._judge(command, seen)
+            if best is None or judged.verdict.rank > best[1].verdict.rank:
+                best = (path, judged)
+        if best is None:
             return result
-        run = written_program_of(action, context, self._written_max)
-        if run is None:
-            return result
-        ran = self._judge(*run)
+        path, ran = best
         if ran.verdict.rank <= max(result.verdict.rank, Verdict.OK.rank):
             return result
         verdict = ran.verdict if ran.verdict.rank < self._written.rank else self._written
-        path = _written_path(action)
         return ran.model_copy(
             update={
                 "verdict": verdict,
@@ -1953,10 +2013,9 @@ class ShellSpecialist:
             }
         )
 
-    def _written_here(self, action: Action, context: Context) -> bool:
-        """Whether the file ``action`` writes is one of ``written_paths``."""
-        path = _written_path(action)
-        if path is None or self._written_paths is None:
+    def _written_here(self, path: str, context: Context) -> bool:
+        """Whether the file at ``path`` is one of ``written_paths``."""
+        if self._written_paths is None:
             return False
         home = context.home or context.env.get("HOME")
         where = resolve_path(path, context.cwd or context.repo_root, home)

