@@ -1442,20 +1442,11 @@ def written_commands(
     return [(path, commands)] if commands and commands.strip() else []
 
 
-# Parts of the names of files whose text runs later (a cheap screen before the parse).
-_RUN_LATER_NAMES: Final = (
-    "workflows", "action.y", "gitlab", "pipelines", ".circleci", ".travis", ".drone",
-    "woodpecker", ".buildkite", "package.json", "akefile", "justfile", ".mk", "tasks.json",
-    "devcontainer",
-)  # fmt: skip
-
-
 def _shell_written_commands(
     command: str, context: Context, max_chars: int
 ) -> list[tuple[str, str]]:
-    """What a shell command writes into files whose text runs later, as their commands."""
-    if not any(name in command for name in _RUN_LATER_NAMES):
-        return []
+    """What a shell command writes into files whose text runs later, as their commands
+    (the parse is the one the rules use: a name put together from pieces is seen)."""
     found: list[tuple[str, str]] = []
     for write in shell_writes(parse_for(command, context)):
         if write.mode == "sed":
