@@ -49,7 +49,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated, Final
 
-from pydantic import AfterValidator, Field, JsonValue
+from pydantic import AfterValidator, Field, JsonValue, model_validator
 
 from specialists.package_install import (
     DEFAULT_REGISTRIES,
@@ -74,6 +74,7 @@ from specialists.understand.hosts import covering, normalise_host, private_netwo
 from specialists.understand.options import split_options, words
 from specialists.upstreams import (
     action_refs,
+    branch_action,
     hub_name,
     image_refs,
     lookalike_action,
@@ -123,6 +124,11 @@ class DependencySourceConfig(KindConfig):
         shell: also judge registry and index settings made by shell commands.
         max_bytes: a file larger than this on disk is not read.
         max_chars: a shell command is cut here before parsing.
+        sources: judge where dependencies come from (the hosts, forks and look-alikes
+            above); off for an entry about action branches alone.
+        action_branches: judge a third-party action a workflow change adds or changes that
+            runs from a branch (``someone/deploy@main``; :func:`specialists.upstreams.
+            branch_action`), which whoever can push to it can change under the workflow.
     """
 
     trusted_sources: list[Annotated[str, AfterValidator(source_entry)]] = Field(
@@ -132,6 +138,16 @@ class DependencySourceConfig(KindConfig):
     shell: bool = True
     max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0, le=50_000_000)
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=1_048_576)
+    sources: bool = True
+    action_branches: bool = False
+
+    @model_validator(mode="after")
+    def _judges_something(self) -> DependencySourceConfig:
+        if not (self.sources or self.action_branches):
+            raise ValueError("nothing to judge: give sources or action_branches")
+        if self.shell and not self.sources:
+            raise ValueError("shell judges registry settings, which are sources: set shell: false")
+        return self
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +217,10 @@ class DependencySourceSpecialist:
         self, path: str, before: str | None, after: str, context: Context
     ) -> Iterator[_Finding]:
         upstream = upstream_file(path)
+        if upstream == "workflow" and self.config.action_branches:
+            yield from self._judge_branches(path, before or "", after)
+        if not self.config.sources:
+            return
         if upstream is not None:
             yield from self._judge_upstreams(path, upstream, before or "", after)
             return
@@ -354,6 +374,28 @@ class DependencySourceSpecialist:
                     f"the change to {path} builds on {ref.ref[:120]}: {why}",
                     _IMAGE_FIX,
                 )
+
+    def _judge_branches(self, path: str, before: str, after: str) -> Iterator[_Finding]:
+        """Third-party actions the change adds or changes that run from a branch."""
+        old = {r.ref for r in action_refs(before)}
+        for ref in action_refs(after):
+            if ref.ref in old:
+                continue
+            branch = branch_action(ref.ref)
+            if branch is None:
+                continue
+            parts = ref.ref.partition("@")[0].split("/")
+            if self._trusted_path("github.com", parts[0], parts[1]):
+                continue  # the deployment's own actions
+            yield _Finding(
+                f"uses:{ref.ref[:120]}",
+                f"the change to {path} runs {ref.ref[:120]} from {branch}: whoever can push "
+                "there changes what this workflow runs, with its secrets (tj-actions/"
+                "changed-files, March 2025)",
+                f"Pin {ref.ref.partition('@')[0][:120]} to a full commit hash of a reviewed "
+                "release (uses: owner/action@<40-hex sha> # v1.2.3), or ask the user which "
+                "version to trust.",
+            )
 
     def _lookalike_image(self, ref: str) -> str | None:
         name = hub_name(ref)

@@ -83,6 +83,11 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
   :mod:`specialists.understand.defences`. Such a rule needs no ``program``.
 - ``host``: ``this`` or ``another``: only commands run on this host, or only those run on
   another (``ssh h CMD``, the far side of an ``scp``/``rsync`` to ``h:path``).
+- ``task_any`` / ``task_none``: RE2 patterns over the user's request: only while it asks for
+  something (the tests to pass), and not when it also says something else (to skip them).
+  ``arg_pairs_any``: an option and its value as two adjacent words (``-x test``).
+  ``status_ignored``: the command's failure is taken as success where it is written (``go
+  test ./... || true``, ``|| :``, ``|| exit 0``, ``|| echo …``).
 - ``excused_by`` (per rule or for the whole config): facts that make a match fine (a test
   environment, a container, a local emulator's endpoint, every URL on the line being one
   of a list: a vendor's own installer): the objection becomes a flag that says why.
@@ -90,7 +95,8 @@ Conditions (all optional, but a rule needs at least one that names what it is ab
 File tools are judged too: ``file_write``/``file_edit`` (``path``, or the files a ``diff``
 names) as a write, ``file_delete`` as a delete, ``file_read`` as a read, so effect rules
 treat a file tool and a shell command alike; with ``written_programs``, a program a file
-tool writes is also judged as the command that runs it. An entry may have no rules and only
+tool writes is also judged as the command that runs it (with ``written_paths``, only the files
+those globs name: an entry about CI files). An entry may have no rules and only
 ``verdict_when_truncated``: it is then about commands too large or nested too deep to read.
 """
 
@@ -104,6 +110,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import pairwise
 from typing import TYPE_CHECKING, Annotated, Final, Generic, Literal, TypeVar, final
 
 import re2
@@ -146,8 +153,10 @@ from specialists.understand.paths import (
     holds_credentials,
     in_scratch,
 )
+from specialists.understand.pipelines import ci_commands
 from specialists.understand.privilege import Change, privilege_changes
 from specialists.understand.processes import Scope, signals_of
+from specialists.understand.shellwrites import shell_writes
 from specialists.understand.transfers import TRANSFER_PROGRAMS, transfers
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -156,7 +165,15 @@ from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
 
-__all__ = ["ShellConfig", "ShellRule", "ShellSpecialist", "supervisor_register_kinds"]
+__all__ = [
+    "ShellConfig",
+    "ShellRule",
+    "ShellSpecialist",
+    "supervisor_register_kinds",
+    "task_commands",
+    "written_commands",
+    "written_program_of",
+]
 
 KIND_NAME: Final = "shell"
 # Programs that copy their input elsewhere as they pass it on.
@@ -237,6 +254,23 @@ def _check_consumer(item: str, info: ValidationInfo) -> str:
     return " ".join(words)
 
 
+def _check_task_pattern(pattern: str) -> str:
+    try:
+        re2.compile(pattern)
+    except re2.error as exc:
+        raise ValueError(f"not an RE2 pattern: {pattern!r} ({exc})") from exc
+    return pattern
+
+
+def _check_arg_pair(item: str, info: ValidationInfo) -> str:
+    parts = item.split()
+    if len(parts) != 2:
+        raise ValueError(f"an argument pair is two word globs, an option and its value: {item!r}")
+    for part in parts:
+        _check_word_glob(part, info)
+    return item
+
+
 def _check_subcommand(words: str, info: ValidationInfo) -> str:
     if not words.split():
         raise ValueError("a subcommand must have at least one word")
@@ -257,6 +291,10 @@ PathGlob = Annotated[str, AfterValidator(_check_path_glob)]
 FlagName = Annotated[str, AfterValidator(_flag_name)]
 Subcommand = Annotated[str, AfterValidator(_check_subcommand)]
 Consumer = Annotated[str, AfterValidator(_check_consumer)]
+TaskPattern = Annotated[
+    str, Field(min_length=1, max_length=500), AfterValidator(_check_task_pattern)
+]
+ArgPair = Annotated[str, AfterValidator(_check_arg_pair)]
 
 
 class Excuse(KindConfig):
@@ -329,6 +367,15 @@ class ShellRule(KindConfig):
         task_named: only when the word ``args_any`` matched (with its value, for an option
             given as two words) names what the user's request (``context.task``) is about:
             ``pytest -k 'not checkout'`` when the task is to fix the checkout tests.
+        task_any, task_none: RE2 patterns over the user's request (``context.task``, lower
+            case): only when one matches (a request to make the tests pass), and not when
+            one of ``task_none`` does (a request that says to skip them); no request, no
+            match for ``task_any``.
+        arg_pairs_any: ``OPTION-GLOB VALUE-GLOB`` items: two adjacent words, an option and
+            its value (``-x test``: Gradle told to exclude its test task).
+        status_ignored: the command's failure is taken as success: its text is followed by
+            ``|| true``, ``|| :``, ``|| exit 0`` or ``|| echo …`` on the line (or in a text
+            the line runs), so whoever reads the exit status sees success.
         pipe_into_shell: the command runs code it reads from another command.
         self_call: the command calls the shell function it runs inside and pipes into or from
             another call of it (``:(){ :|:& };:``, whatever the function is named): each
@@ -409,6 +456,10 @@ class ShellRule(KindConfig):
     host: Literal["this", "another"] | None = None
     with_any: list[Consumer] = Field(default_factory=list, max_length=20)
     task_named: bool = False
+    task_any: list[TaskPattern] = Field(default_factory=list, max_length=20)
+    task_none: list[TaskPattern] = Field(default_factory=list, max_length=20)
+    arg_pairs_any: list[ArgPair] = Field(default_factory=list, max_length=50)
+    status_ignored: bool = False
     excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
     verdict: Strength | None = None
     correction: str | None = Field(default=None, min_length=1, max_length=1000)
@@ -476,6 +527,12 @@ class ShellConfig(KindConfig):
         written_max_chars: a written program longer than this is judged when it runs, not
             when it is written (reading a large module costs tens of milliseconds; the
             programs that send a key or open a shell are short).
+        written_paths: with ``written_programs``, only files whose path matches one of these
+            globs are judged as run (``.github/workflows/*.yml``: an entry about what a CI
+            runner does with its secrets); unset, every program a file tool writes.
+        written_only: the rules judge only what the action writes to run later, never the
+            action itself (an entry about what a CI runner does, which the same command
+            typed in the shell is not).
     """
 
     rules: Annotated[list[ShellRule], Field(max_length=200)] = Field(default_factory=list)
@@ -490,9 +547,15 @@ class ShellConfig(KindConfig):
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=MAX_CHARS_LIMIT)
     written_programs: Strength | None = None
     written_max_chars: int = Field(default=16_384, gt=0, le=MAX_CHARS_LIMIT)
+    written_paths: list[PathGlob] = Field(default_factory=list, max_length=100)
+    written_only: bool = False
 
     @model_validator(mode="after")
     def _judges_something(self) -> ShellConfig:
+        if (self.written_paths or self.written_only) and self.written_programs is None:
+            raise ValueError(
+                "written_paths and written_only narrow written_programs: give written_programs"
+            )
         if not self.rules and self.verdict_when_truncated is None:
             raise ValueError(
                 "give at least one rule, or verdict_when_truncated for an entry about commands "
@@ -609,6 +672,7 @@ class _Rule:
 
     __slots__ = (
         "any_program",
+        "arg_pairs",
         "args_any",
         "args_none",
         "assignments_any",
@@ -645,9 +709,12 @@ class _Rule:
         "self_call",
         "sends",
         "signals",
+        "status_ignored",
         "subcommands",
         "target",
+        "task_any",
         "task_named",
+        "task_none",
         "then_deleted",
         "variables_any",
         "verdict",
@@ -690,6 +757,17 @@ class _Rule:
         self.piped_into_any = _consumers(rule.piped_into_any)
         self.with_any = _consumers(rule.with_any)
         self.task_named = rule.task_named
+        self.task_any = (
+            re2.compile("|".join(f"(?:{p})" for p in rule.task_any)) if rule.task_any else None
+        )
+        self.task_none = (
+            re2.compile("|".join(f"(?:{p})" for p in rule.task_none)) if rule.task_none else None
+        )
+        self.status_ignored = rule.status_ignored
+        self.arg_pairs = tuple(
+            (word_globs((first,)), word_globs((second,)))
+            for first, second in (item.split() for item in rule.arg_pairs_any)
+        )
         self.code_from = word_globs(tuple(rule.code_from))
         self.effects = frozenset(rule.effects_any)
         self.classes = frozenset(PathClass(c) for c in rule.classes_any)
@@ -730,6 +808,14 @@ class _Rule:
             return None
         if self.program_none is not None and self.program_none.match(cmd.program):
             return None
+        if self.status_ignored and not _status_ignored(cmd, parsed):
+            return None
+        if self.task_any is not None or self.task_none is not None:
+            task = (context.task or "").lower()
+            if self.task_any is not None and not (task and self.task_any.search(task)):
+                return None
+            if self.task_none is not None and self.task_none.search(task):
+                return None
         if self.elsewhere is not None and cmd.remote is not self.elsewhere:
             return None
         if cmd.help and not (self.effects or self.redirects_any):
@@ -768,6 +854,12 @@ class _Rule:
         words = cmd.argv[1:]
         if self.args_none.globs and self.args_none.first(words) is not None:
             return None
+        if self.arg_pairs:
+            pair = _pair_in(words, self.arg_pairs)
+            if pair is None:
+                return None
+            matched.append(pair)
+            obj = f"{cmd.program}:{pair}"
         if self.args_any.globs:
             if cmd.inline_code is not None and cmd.inline_code not in words:
                 words = (*words, cmd.inline_code)  # what -EncodedCommand decodes to is a word
@@ -1178,6 +1270,38 @@ _NOT_NAMES: Final = frozenset(
 )  # fmt: skip
 
 
+# What follows a command whose failure is taken as success: ``|| true``, ``|| :``, ``|| exit
+# 0``, ``|| echo failed`` (after its redirections, which are part of its text).
+_SUCCESS_ANYWAY: Final = re2.compile(
+    r"^[ \t]*\|\|[ \t]*(?:(?:true|:|/bin/true|/usr/bin/true|exit(?:[ \t]+0)?)[ \t]*"
+    r"(?:[;)&|#\n]|$)|(?:echo|printf)(?:[ \t;)&|\n]|$))"
+)
+
+
+def _status_ignored(cmd: SimpleCommand, parsed: ParsedShell) -> bool:
+    """Whether ``cmd``'s text is followed by ``|| true`` (or the like) where it is written."""
+    source = cmd.source
+    if not source:
+        return False
+    for text in (parsed.source, *parsed.texts):
+        start = text.find(source)
+        while start >= 0:
+            end = start + len(source)
+            if _SUCCESS_ANYWAY.search(text[end : end + 80]):
+                return True
+            start = text.find(source, start + 1)
+    return False
+
+
+def _pair_in(words: Sequence[str], pairs: Sequence[tuple[WordGlobs, WordGlobs]]) -> str | None:
+    """The first two adjacent ``words`` that match one of ``pairs`` (an option, its value)."""
+    for first, second in pairwise(words):
+        for option, value in pairs:
+            if option.match(first) and value.match(second):
+                return f"{first} {second}"
+    return None
+
+
 def _names_task(arg: str, words: Sequence[str], task: str | None) -> bool:
     """Whether the selection ``arg`` (and its value, when it is an option given as two
     words) names a word of the user's request: at least one word of four letters or more,
@@ -1296,6 +1420,48 @@ def written_program_of(
     return command, context.model_copy(update={"recent_actions": (*earlier, action)})
 
 
+def written_commands(
+    action: Action, context: Context, max_chars: int = MAX_CHARS_LIMIT
+) -> list[tuple[str, str]]:
+    """(path, commands) for each file an action writes whose text is commands that run
+    later without anyone typing them (:func:`task_commands`: ``package.json``'s scripts, a
+    CI workflow's steps, a Makefile's recipes): a file tool's write or edit, or a shell
+    command that writes known text into such a file (``cat > .github/workflows/x.yml <<EOF``,
+    ``echo … >> Makefile``, ``sed -i`` on one: :mod:`specialists.understand.shellwrites`).
+    Empty for any other action or file, or when they hold no command."""
+    if action.type == "shell":
+        command = command_of(action)
+        return _shell_written_commands(command, context, max_chars) if command else []
+    if action.type not in ("file_write", "file_edit"):
+        return []
+    path = _written_path(action)
+    text = _written_text(action) if path is not None else None
+    if path is None or text is None or len(text) > max_chars:
+        return []
+    commands = task_commands(path, text)
+    return [(path, commands)] if commands and commands.strip() else []
+
+
+def _shell_written_commands(
+    command: str, context: Context, max_chars: int
+) -> list[tuple[str, str]]:
+    """What a shell command writes into files whose text runs later, as their commands
+    (the parse is the one the rules use: a name put together from pieces is seen)."""
+    found: list[tuple[str, str]] = []
+    for write in shell_writes(parse_for(command, context)):
+        if write.mode == "sed":
+            fragment = write.fragment()
+            text = fragment[1] if fragment is not None else ""
+        else:
+            text = write.text
+        if not text.strip() or len(text) > max_chars:
+            continue
+        commands = task_commands(write.path, text)  # as written: a recipe keeps its tab
+        if commands and commands.strip():
+            found.append((write.path, commands))
+    return found[:8]
+
+
 # Files whose text is commands a task runner runs later (make, just, npm/yarn/pnpm).
 _MAKEFILES: Final = frozenset({"makefile", "gnumakefile"})
 _JUSTFILES: Final = frozenset({"justfile", ".justfile"})
@@ -1322,7 +1488,11 @@ def task_commands(path: str, text: str) -> str | None:
     are neither package metadata nor version ranges; an editor's or a dev container's
     commands that run on their own (``.vscode/tasks.json``'s tasks, which can run when the
     folder is opened; ``devcontainer.json``'s ``postCreateCommand`` and the other lifecycle
-    commands)."""
+    commands); a CI file's steps (:func:`~specialists.understand.pipelines.ci_commands`: a
+    workflow's ``run:``, GitLab's ``script:``), which run on the next push."""
+    pipeline = ci_commands(path, text)
+    if pipeline is not None:  # a CI file's steps: run on the next push, secrets in reach
+        return pipeline
     base = posixpath.basename(path.replace("\\", "/"))
     lower = base.lower()
     if lower in _AUTO_RUN_FILES and (lower != "tasks.json" or _in_vscode(path)):
@@ -1756,6 +1926,8 @@ class ShellSpecialist:
         "_use_tmpdir",
         "_written",
         "_written_max",
+        "_written_only",
+        "_written_paths",
         "execution",
     )
 
@@ -1783,21 +1955,42 @@ class ShellSpecialist:
         self._max_chars = config.max_chars
         self._written = Verdict(config.written_programs) if config.written_programs else None
         self._written_max = config.written_max_chars
+        self._written_only = config.written_only
+        self._written_paths = (
+            path_globs(tuple(config.written_paths)) if config.written_paths else None
+        )
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal for an action without a command, or the strongest rule's verdict
         (of the action, and of the program it writes when ``written_programs`` is set)."""
-        result = self._evaluate(action, context)
+        written_only = self._written_only
+        result = SpecialistResult.ok() if written_only else self._evaluate(action, context)
         if self._written is None or result.verdict is Verdict.BLOCK:
             return result
-        run = written_program_of(action, context, self._written_max)
-        if run is None:
+        runs: list[tuple[str, str, Context]] = []
+        if action.type == "shell":  # known text written into a file that runs later
+            runs = [
+                (path, commands, context)
+                for path, commands in written_commands(action, context, self._written_max)
+            ]
+        else:
+            path = _written_path(action)
+            run = written_program_of(action, context, self._written_max)
+            if run is not None and path is not None:
+                runs = [(path, *run)]
+        best: tuple[str, SpecialistResult] | None = None
+        for path, command, seen in runs:
+            if self._written_paths is not None and not self._written_here(path, context):
+                continue
+            judged = self._judge(command, seen)
+            if best is None or judged.verdict.rank > best[1].verdict.rank:
+                best = (path, judged)
+        if best is None:
             return result
-        ran = self._judge(*run)
+        path, ran = best
         if ran.verdict.rank <= max(result.verdict.rank, Verdict.OK.rank):
             return result
         verdict = ran.verdict if ran.verdict.rank < self._written.rank else self._written
-        path = _written_path(action)
         return ran.model_copy(
             update={
                 "verdict": verdict,
@@ -1810,6 +2003,14 @@ class ShellSpecialist:
                 "evidence": {**ran.evidence, "written_program": path},
             }
         )
+
+    def _written_here(self, path: str, context: Context) -> bool:
+        """Whether the file at ``path`` is one of ``written_paths``."""
+        if self._written_paths is None:
+            return False
+        home = context.home or context.env.get("HOME")
+        where = resolve_path(path, context.cwd or context.repo_root, home)
+        return self._written_paths.match(where, home)
 
     def _evaluate(self, action: Action, context: Context) -> SpecialistResult:
         command = command_of(action)

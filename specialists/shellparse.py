@@ -2765,6 +2765,9 @@ class _Parser:
                 nested.append(("shell:git alias", installed))
             # git config core.pager 'CMD', git -c core.fsmonitor='CMD' status: git runs CMD
             nested.extend(("shell:git config", line) for line in _git_config_commands(rest))
+        elif program in ("npm", "pnpm"):
+            # npm pkg set scripts.postinstall='CMD': what npm install (or npm run) will run
+            nested.extend(("shell:npm pkg set", line) for line in _package_scripts_set(rest))
         elif program == "watch":
             watched = _watch_command(rest)
             if watched:  # watch runs its words through sh -c, again and again
@@ -3590,6 +3593,23 @@ def _vim_shell_commands(words: Sequence[str]) -> list[str]:
             if line.startswith("!") and line[1:].strip():
                 out.append(line[1:])
     return out[:MAX_REMOTE_OPERANDS]
+
+
+def _package_scripts_set(words: Sequence[str]) -> list[str]:
+    """``npm pkg set scripts.NAME=CMD [...]`` (``pnpm pkg set`` too) and the older ``npm
+    set-script NAME CMD``: the command lines written into ``package.json``'s scripts, judged
+    as what is installed (a ``postinstall`` runs on every ``npm install``), as a git alias is."""
+    positionals = [w for w in words if not w.startswith("-")]
+    if positionals[:1] == ["set-script"] and len(positionals) >= 3:
+        return [positionals[2]] if positionals[2].strip() else []
+    if positionals[:2] != ["pkg", "set"]:
+        return []
+    found = []
+    for word in positionals[2:]:
+        key, equals, value = word.partition("=")
+        if equals and key.startswith("scripts.") and len(key) > 8 and value.strip():
+            found.append(value)
+    return found[:MAX_FUNCTIONS]
 
 
 def _git_alias_installed(words: Sequence[str]) -> str | None:

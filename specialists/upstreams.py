@@ -31,10 +31,12 @@ from specialists.package_install import confusable_skeleton, osa_distance
 from specialists.understand.options import words
 
 __all__ = [
+    "FIRST_PARTY_OWNERS",
     "OFFICIAL_IMAGES",
     "POPULAR_ACTIONS",
     "Ref",
     "action_refs",
+    "branch_action",
     "image_refs",
     "lookalike_action",
     "lookalike_image",
@@ -219,6 +221,40 @@ def lookalike_image(ref: str) -> str | None:
 
 def _unpinned(ref: str) -> bool:
     return not (_HEX40.match(ref) or _TAG.match(ref))
+
+
+# Owners whose actions are GitHub's own (first-party): a major tag of theirs is the usual pin.
+FIRST_PARTY_OWNERS: Final = frozenset({"actions", "github"})
+# Names that are a repository's branches, never its release tags.
+_BRANCH_NAMES: Final = frozenset(
+    {"main", "master", "develop", "development", "dev", "trunk", "next", "head", "edge",
+     "nightly", "canary", "latest", "stable", "unstable", "default", "release", "beta", "alpha"}
+)  # fmt: skip
+
+
+def branch_action(uses: str) -> str | None:
+    """The branch a third-party action ``uses`` (``owner/repo[/path]@ref``) runs from, or None.
+
+    A branch moves: whoever can push to it (its owner, or whoever took the owner's token)
+    changes what every workflow that names it runs, with that workflow's secrets. None for a
+    full commit hash, a version tag (``v4``, ``v1.2.3``, ``2.0``), GitHub's own actions
+    (``actions/*``, ``github/*``), a local action (``./``), an image (``docker://``) or a
+    reference built from an expression. A ref that is neither a hash nor a version is read
+    as a branch (``main``, ``v1-branch``, ``feature/x``, ``release/v1``).
+    """
+    if uses.startswith(("./", "../", "docker://")) or "$" in uses:
+        return None
+    path, at, ref = uses.partition("@")
+    parts = path.lower().split("/")
+    if len(parts) < 2 or not parts[0] or not parts[1] or parts[0] in FIRST_PARTY_OWNERS:
+        return None
+    if not at or not ref:
+        return "the repository's default branch"  # no ref at all: whatever is pushed there
+    if ref.lower() in _BRANCH_NAMES or "/" in ref or ref.lower().endswith(("-branch", "-dev")):
+        return f"the branch {ref}"
+    if _HEX40.match(ref) or _TAG.match(ref):
+        return None
+    return f"{ref}, which is not a release tag or a commit hash"
 
 
 def lookalike_action(uses: str) -> str | None:

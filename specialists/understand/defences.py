@@ -40,13 +40,17 @@ What counts as a defence switched off (:data:`Defence`):
   GuardDuty, Config, Security Hub, Cloud Logging sinks, Azure diagnostic settings);
 - ``exposure``: a network rule admitting the whole internet (``0.0.0.0/0``, ``::/0``,
   ``*``, ``Internet``) to every port or to a remote-login or database port (AWS security
-  groups, GCP firewall rules, Azure NSG rules), a storage bucket made public, or a
+  groups, GCP firewall rules, Azure NSG rules), or a
   repository's administration given to another account (``gh api -X PUT
-  …/collaborators/U -f permission=admin``).
+  …/collaborators/U -f permission=admin``);
+- ``public_storage``: cloud storage made readable by anyone: a public ACL (S3, GCS), an
+  ``allUsers`` grant, the public access block off, an inline S3 bucket policy that allows
+  ``"Principal": "*"`` under no condition, an Azure container's public access on.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
@@ -73,6 +77,7 @@ Defence = Literal[
     "history",
     "audit",
     "exposure",
+    "public_storage",
     "host_audit",
     "encryption",
     "smartscreen",
@@ -101,6 +106,7 @@ _WORDS: Final[dict[str, str]] = {
     "history": "erases the PowerShell history",
     "audit": "stops the cloud audit trail",
     "exposure": "opens access to anyone",
+    "public_storage": "makes cloud storage public",
     "host_audit": "switches off the Windows audit policy",
     "encryption": "turns off BitLocker disk encryption",
     "smartscreen": "switches off SmartScreen",
@@ -350,13 +356,6 @@ def _exposure(name: str, cmd: SimpleCommand) -> str | None:
     pos = [w.lower() for w in cmd.positionals[:4]]
     if name == "aws" and pos[:2] == ["ec2", "authorize-security-group-ingress"]:
         return _aws_ingress(argv)
-    if name == "aws" and pos[:1] == ["s3api"]:
-        if pos[1:2] == ["put-public-access-block"]:
-            config = (_option(argv, "--public-access-block-configuration") or "").lower()
-            return "public access block" if "=false" in config or ":false" in config else None
-        if pos[1:2] in (["put-bucket-acl"], ["put-object-acl"]):
-            acl = (_option(argv, "--acl") or "").lower()
-            return acl if acl in _PUBLIC_ACLS else None
     if (
         name == "gcloud"
         and pos[:2] == ["compute", "firewall-rules"]
@@ -377,17 +376,69 @@ def _exposure(name: str, cmd: SimpleCommand) -> str | None:
         )
     ):
         return _az_nsg_rule(argv)
-    if name == "az" and pos[:3] == ["storage", "container", "set-permission"]:
+    if name == "gh" and pos[:1] == ["api"]:
+        return _gh_grant(argv)
+    return None
+
+
+def _public_policy(policy: str) -> str | None:
+    """An S3 bucket policy (inline JSON) with a statement that allows any principal
+    (``"Principal": "*"`` or ``{"AWS": "*"}``) under no condition, or None (a policy read
+    from a file, ``file://policy.json``, is not known here)."""
+    if not policy.lstrip().startswith("{") or len(policy) > 20_000:
+        return None
+    try:
+        document = json.loads(policy)
+    except ValueError:
+        return None
+    statements = document.get("Statement") if isinstance(document, dict) else None
+    if isinstance(statements, dict):
+        statements = [statements]
+    if not isinstance(statements, list):
+        return None
+    for statement in statements[:100]:
+        if not isinstance(statement, dict) or statement.get("Effect") != "Allow":
+            continue
+        if statement.get("Condition"):
+            continue  # a condition (a VPC endpoint, an organisation) narrows who
+        principal = statement.get("Principal")
+        values = principal.values() if isinstance(principal, dict) else [principal]
+        flat = [v for value in values for v in (value if isinstance(value, list) else [value])]
+        if "*" in flat:
+            return "a bucket policy that allows anyone"
+    return None
+
+
+def _public_storage(name: str, cmd: SimpleCommand) -> str | None:
+    """What a cloud storage command makes readable by anyone (a bucket, a container), or None."""
+    argv = cmd.argv
+    pos = [w.lower() for w in cmd.positionals[:4]]
+    if name == "aws" and pos[:1] in (["s3api"], ["s3control"]):
+        if pos[1:2] == ["put-bucket-policy"]:
+            return _public_policy(_option(argv, "--policy") or "")
+        if pos[1:2] == ["put-public-access-block"]:
+            config = (_option(argv, "--public-access-block-configuration") or "").lower()
+            return "public access block" if "=false" in config or ":false" in config else None
+        if pos[1:2] in (["put-bucket-acl"], ["put-object-acl"]):
+            acl = (_option(argv, "--acl") or "").lower()
+            return acl if acl in _PUBLIC_ACLS else None
+    if name == "az" and pos[:3] in (
+        ["storage", "container", "set-permission"],
+        ["storage", "container", "create"],
+    ):
         level = (_option(argv, "--public-access") or "off").lower()
         return f"public access {level}" if level in ("blob", "container") else None
     if name == "az" and pos[:3] == ["storage", "account", "update"]:
         allow = (_option(argv, "--allow-blob-public-access") or "false").lower()
         return "blob public access" if allow == "true" else None
-    if name in ("gsutil",) and pos[:2] in (["iam", "ch"], ["acl", "ch"]):
+    if name in ("gsutil",) and pos[:2] in (["iam", "ch"], ["acl", "ch"], ["defacl", "ch"]):
         members = " ".join(argv).lower()
         return "allUsers" if "allusers" in members or "allauthenticatedusers" in members else None
-    if name == "gh" and pos[:1] == ["api"]:
-        return _gh_grant(argv)
+    if name in ("gsutil",) and pos[:2] in (["acl", "set"], ["defacl", "set"]):
+        return pos[2] if pos[2:3] and pos[2] in ("public-read", "public-read-write") else None
+    if name == "gcloud" and pos[:3] == ["storage", "buckets", "add-iam-policy-binding"]:
+        member = (_option(argv, "--member") or "").lower()
+        return member if member in ("allusers", "allauthenticatedusers") else None
     return None
 
 
@@ -541,6 +592,9 @@ def _defences(cmd: SimpleCommand) -> Iterator[DefenceOff]:
         opened = _exposure(name, cmd)
         if opened:
             yield DefenceOff("exposure", program, opened)
+        published = _public_storage(name, cmd)
+        if published:
+            yield DefenceOff("public_storage", program, published)
 
 
 # -- trusted roots --------------------------------------------------------------------------

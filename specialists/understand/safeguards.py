@@ -89,7 +89,10 @@ commenting a guard out removes it. What is read, as small tables of constructs p
   (process.env.NODE_ENV === 'test') return 107.99;``, ``if os.environ.get(
   "PYTEST_CURRENT_TEST"): return True``, ``testing.Testing()``, ``Rails.env.test?``),
   which makes the tests pass without the code working. A branch that only changes what is
-  logged or returns nothing is not one.
+  logged or returns nothing is not one;
+- ``ignored``: a ``.gitignore`` (``ignore`` language) that stops ignoring credential files
+  (``.env``, private keys, cloud credentials): the rule dropped or a negation added after
+  it (:func:`specialists.understand.ignores.unignored`).
 
 Patterns are RE2 (linear time on agent input); counts of one text are remembered
 (a pack's entries read the same write).
@@ -106,6 +109,7 @@ from typing import Final, Literal
 import re2
 
 from specialists.understand import infra
+from specialists.understand.ignores import ignore_file, unignored
 
 __all__ = [
     "LANGUAGES",
@@ -121,15 +125,15 @@ __all__ = [
 Safeguard = Literal[
     "tls", "token", "access", "permissive", "password_hash", "infra", "test_env", "hardening",
     "injection", "release", "exec", "command", "escaping", "traversal", "randomness", "cookie",
-    "logging",
+    "logging", "ignored",
 ]  # fmt: skip
 Language = Literal[
     "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config", "hcl",
-    "xml", "owners", "sql", "template",
+    "xml", "owners", "sql", "template", "ignore",
 ]  # fmt: skip
 LANGUAGES: Final[tuple[Language, ...]] = (
     "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config", "hcl",
-    "xml", "owners", "sql", "template",
+    "xml", "owners", "sql", "template", "ignore",
 )  # fmt: skip
 
 _EXTENSIONS: Final[dict[str, Language]] = {
@@ -196,6 +200,8 @@ def language_of(path: str) -> Language | None:
         return "config"
     if name == "codeowners":
         return "owners"
+    if ignore_file(path):
+        return "ignore"
     dot = name.rfind(".")
     if dot < 0:
         return None
@@ -216,6 +222,7 @@ _COMMENT_MARKERS: Final[tuple[tuple[Language, str], ...]] = (
     ("hcl", r"#|//|/\*|\*"),
     ("xml", r"<!--"),
     ("owners", "#"),
+    ("ignore", "#"),
     ("sql", "--"),
     ("template", r"\{#|<!--|<%#|\{\{!|\{\{--"),
 )
@@ -1311,6 +1318,12 @@ def taken_out(
     if language is None:
         return []
     wanted = frozenset(safeguards)
+    if language == "ignore":
+        exposed = unignored(before, after) if "ignored" in wanted else []
+        if not exposed:
+            return []
+        shown = ", ".join(exposed[:4]) + (" and more" if len(exposed) > 4 else "")
+        return [Finding("ignored", f"stops ignoring credential files (such as {shown})")]
     if "release" in wanted and _CI_FILE.search(path) is None:
         wanted = wanted - {"release"}
     was, now = _counts(before, language), _counts(after, language)

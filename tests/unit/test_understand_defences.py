@@ -83,8 +83,19 @@ def _taken(command: str) -> set[str]:
             "--source-address-prefixes '*' --destination-port-ranges 22",
             "exposure",
         ),
-        ("aws s3api put-bucket-acl --bucket b --acl public-read-write", "exposure"),
-        ("gsutil iam ch allUsers:objectViewer gs://b", "exposure"),
+        ("aws s3api put-bucket-acl --bucket b --acl public-read-write", "public_storage"),
+        ("gsutil iam ch allUsers:objectViewer gs://b", "public_storage"),
+        (
+            "aws s3api put-bucket-policy --bucket b --policy "
+            '\'{"Statement":[{"Effect":"Allow","Principal":{"AWS":"*"},"Action":"s3:GetObject"}]}\'',
+            "public_storage",
+        ),
+        (
+            "gcloud storage buckets add-iam-policy-binding gs://b --member=allUsers "
+            "--role=roles/storage.objectViewer",
+            "public_storage",
+        ),
+        ("az storage container create -n c --public-access container", "public_storage"),
         ("gh api --method PUT repos/o/r/collaborators/u -f permission=maintain", "exposure"),
     ],
 )
@@ -114,6 +125,13 @@ def test_a_defence_taken_away(command: str, what: str) -> None:
         "gcloud compute firewall-rules create db --allow tcp:5432 --source-ranges 10.0.0.0/8",
         "az network nsg rule create -g r --nsg-name n -n x --priority 1 --source-address-prefixes '*' --access Deny",
         "aws s3api put-bucket-acl --bucket b --acl private",
+        "aws s3api put-bucket-policy --bucket b --policy file://policy.json",
+        (
+            "aws s3api put-bucket-policy --bucket b --policy "
+            '\'{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject",'
+            '"Condition":{"StringEquals":{"aws:SourceVpce":"vpce-1a2b"}}}]}\''
+        ),
+        "az storage container set-permission -n c --public-access off",
         "gh api -X PUT repos/o/r/collaborators/u -f permission=push",
         "gh api repos/o/r/collaborators",
         "Get-MpComputerStatus",
