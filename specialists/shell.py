@@ -1762,6 +1762,15 @@ class ShellSpecialist:
         self._written = Verdict(config.written_programs) if config.written_programs else None
         self._written_max = config.written_max_chars
 
+    def reach(self) -> tuple[frozenset[str], tuple[WordGlobs, ...], bool, bool, int]:
+        """What the rules look at, for the kind's screen: the programs they name, the
+        program globs of the rest, whether one looks at every command, whether a command
+        too large to read has a verdict, and the parse limit."""
+        globs = tuple(r.program_globs for r in self._universal if r.program_globs is not None)
+        every = any(r.any_program for r in self._universal)
+        truncated = self._truncated is not None
+        return frozenset(self._by_program), globs, every, truncated, self._max_chars
+
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal for an action without a command, or the strongest rule's verdict
         (of the action, and of the program it writes when ``written_programs`` is set)."""
@@ -1938,6 +1947,95 @@ class ShellSpecialist:
         )
 
 
+# Distinct program names whose glob matches a screen remembers.
+_GLOBBED_CACHE_MAX: Final = 4096
+
+
+@final
+class ShellScreen:
+    """The ``shell`` kind's screen: one parse and one index of programs for every entry.
+
+    A rule looks only at the commands whose program it names (by name or by glob), unless
+    it names none (then at every command). Per program name the screen keeps the entries
+    whose rules name it; for a command line it reads which programs the line runs (the
+    parse the shell kinds share) and runs only the entries that name one of them, those
+    with a rule about every command, and, for a line too large to read, those that have a
+    verdict for it. Every other entry would find no rule to try: its answer is ok. An
+    action without a command line (a file tool, read as the command that runs what it
+    writes) is left to the entries themselves.
+    """
+
+    __slots__ = (
+        "_all",
+        "_every",
+        "_globbed",
+        "_globbed_at",
+        "_limits",
+        "_named",
+        "_others",
+        "_truncated",
+    )
+
+    def __init__(self, specialists: Sequence[object]) -> None:
+        self._all = tuple(range(len(specialists)))
+        named: dict[str, set[int]] = {}
+        globbed: list[tuple[WordGlobs, int]] = []
+        others: list[int] = []  # not ours to answer for: they always run
+        every: list[int] = []  # a rule about every command
+        truncated: list[int] = []
+        limits: dict[int, list[int]] = {}
+        for index, specialist in enumerate(specialists):
+            if not isinstance(specialist, ShellSpecialist):
+                others.append(index)
+                continue
+            programs, globs, any_program, when_truncated, limit = specialist.reach()
+            for program in programs:
+                named.setdefault(program, set()).add(index)
+            globbed.extend((glob, index) for glob in globs)
+            if any_program:
+                every.append(index)
+            if when_truncated:
+                truncated.append(index)
+            limits.setdefault(limit, []).append(index)
+        self._named = {program: frozenset(at) for program, at in named.items()}
+        self._globbed = tuple(globbed)
+        self._others = tuple(others)
+        self._every = frozenset(every)
+        self._truncated = frozenset(truncated)
+        # Per parse limit, the entries that read the line under it (most share one).
+        self._limits = tuple((limit, frozenset(at)) for limit, at in limits.items())
+        self._globbed_at: dict[str, frozenset[int]] = {}
+
+    def __call__(self, action: Action, context: Context) -> tuple[Sequence[int], Sequence[int]]:
+        command = command_of(action)
+        if command is None:
+            return self._all, ()
+        run = set(self._others)
+        for limit, members in self._limits:
+            parsed = parse_for(command, context, max_chars=limit)
+            reached = set(self._every) if parsed.commands else set()
+            if parsed.truncated:
+                reached |= self._truncated
+            for program in {cmd.program for cmd in parsed.commands}:
+                at = self._named.get(program)
+                if at is not None:
+                    reached |= at
+                if self._globbed:
+                    reached |= self._by_glob(program)
+            run |= reached if len(self._limits) == 1 else reached & members
+        return tuple(run), ()
+
+    def _by_glob(self, program: str) -> frozenset[int]:
+        """The entries with a program glob that matches ``program``."""
+        at = self._globbed_at.get(program)
+        if at is None:
+            at = frozenset(i for glob, i in self._globbed if glob.match(program))
+            if len(self._globbed_at) >= _GLOBBED_CACHE_MAX:
+                self._globbed_at.clear()
+            self._globbed_at[program] = at
+        return at
+
+
 def _correction(hit: _Hit, where: _Where) -> str:
     rule = hit.rule
     if rule.target in ("outside_workspace", "root_or_home"):
@@ -1974,6 +2072,7 @@ SHELL_KIND: Final = SpecialistKind(
     build=_build,
     version=KIND_VERSION,
     description="Rules over every simple command a shell command line would run.",
+    screen=ShellScreen,
 )
 
 
