@@ -109,6 +109,9 @@ STALL_NS: Final = 20_000_000
 # after this many calls in a row that took under a tenth of its timeout (doubled after
 # each further move, so one that is slow now and then settles on the thread).
 PROMOTE_AFTER: Final = 100
+# A screen slower than its specialists' shortest timeout this many calls in a row is
+# switched off (they then run on their own).
+SCREEN_STRIKES: Final = 3
 
 # What a pooled call gives back: its result, its wall time and the CPU time of its thread
 # (nanoseconds).
@@ -221,13 +224,15 @@ class _Slot:
 
 
 class _ScreenGroup:
-    """A kind's screen over the inline specialists it built for this taxonomy.
+    """A kind's screen over the specialists it built for this taxonomy.
 
-    One that raises or takes longer than the shortest timeout of its specialists is
-    switched off for good: they run on their own from then on, as without a screen.
+    One that raises, or takes longer than the shortest timeout of its specialists on
+    ``SCREEN_STRIKES`` calls in a row, is switched off for good: they run on their own from
+    then on, as without a screen. (One slow call alone is a pause of the process, a busy
+    machine or a long line read once for every entry, which the entries would pay too.)
     """
 
-    __slots__ = ("kind", "off", "screen", "slots", "timeout_ns")
+    __slots__ = ("kind", "off", "screen", "slots", "strikes", "timeout_ns")
 
     def __init__(self, kind: SpecialistKind, screen: Screen, slots: Sequence[_Slot]) -> None:
         self.kind = kind
@@ -235,6 +240,7 @@ class _ScreenGroup:
         self.slots = tuple(slots)
         self.timeout_ns = min(slot.timeout_ns for slot in slots)
         self.off = False
+        self.strikes = 0
 
     def ask(
         self, action: Action, context: Context
@@ -254,13 +260,19 @@ class _ScreenGroup:
             )
             return None
         elapsed = time.perf_counter_ns() - began
-        if elapsed > self.timeout_ns:
-            self.off = True  # this answer stands: it is here
+        if elapsed <= self.timeout_ns:
+            self.strikes = 0
+            return run, refused
+        self.strikes += 1  # this answer stands: it is here
+        if self.strikes >= SCREEN_STRIKES:
+            self.off = True
             log.warning(
-                "the screen of kind %r took %.1f ms; its %d specialists run on their own "
-                "from now on",
+                "the screen of kind %r took %.1f ms (%d calls in a row over %d ms); its %d "
+                "specialists run on their own from now on",
                 self.kind.name,
                 elapsed / 1e6,
+                self.strikes,
+                self.timeout_ns // 1_000_000,
                 len(self.slots),
             )
         return run, refused

@@ -110,7 +110,8 @@ class CountingPool(WorkerPool):
         return super().submit(fn)
 
 
-# One entry of each kind that runs on worker threads.
+# One entry of each kind with a screen that refuses most lines (gates and migration run on
+# worker threads: they read the files a line writes).
 THREAD_ENTRIES = (
     coding_entry("infra_prod_change_during_dev"),
     coding_entry("ci_pipeline_weakened"),
@@ -119,7 +120,7 @@ THREAD_ENTRIES = (
 
 
 @pytest.mark.parametrize("command", ["cat src/app.py", "pytest -q tests", "ls | wc -l"])
-def test_a_screened_thread_entry_is_not_sent_to_a_thread(command: str) -> None:
+def test_a_screened_entry_is_not_run_nor_sent_to_a_thread(command: str) -> None:
     pool = CountingPool()
     engine = Engine(load(*THREAD_ENTRIES), KINDS, pool=pool)
     decision = engine.check(Action(type="shell", args={"command": command}), CONTEXT)
@@ -130,18 +131,19 @@ def test_a_screened_thread_entry_is_not_sent_to_a_thread(command: str) -> None:
     )
 
 
-@pytest.mark.parametrize(
-    ("command", "sent"),
-    [
-        ("kubectl --context prod apply -f app.yaml", 1),  # lands on a service
-        ("echo 'x' > .github/workflows/ci.yml", 2),  # writes a file: gates, migration
-    ],
-)
-def test_a_thread_entry_with_something_to_read_still_runs(command: str, sent: int) -> None:
+def test_a_thread_entry_with_something_to_read_still_runs() -> None:
     pool = CountingPool()
     engine = Engine(load(*THREAD_ENTRIES), KINDS, pool=pool)
-    engine.check(Action(type="shell", args={"command": command}), CONTEXT)
-    assert pool.submitted == sent
+    writes = Action(type="shell", args={"command": "echo 'x' > .github/workflows/ci.yml"})
+    engine.check(writes, CONTEXT)
+    assert pool.submitted == 2  # gates, migration: the file the line writes is read
+
+
+def test_a_line_that_reaches_a_service_is_judged() -> None:
+    engine = Engine(load(*THREAD_ENTRIES), KINDS)
+    deploy = Action(type="shell", args={"command": "kubectl --context prod apply -f app.yaml"})
+    decision = engine.check(deploy, CONTEXT)
+    assert decision.results["infra_prod_change_during_dev"].verdict.value == "nudge"
 
 
 COMMANDS = (
