@@ -100,14 +100,15 @@ import posixpath
 import shlex
 import textwrap
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Annotated, Final, Generic, Literal, TypeVar, final
+from typing import TYPE_CHECKING, Annotated, Final, Literal, TypeVar, final
 
 import re2
 from pydantic import AfterValidator, Field, JsonValue, ValidationInfo, model_validator
 
+from specialists._memo import PerCommand
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
     ParsedShell,
@@ -126,8 +127,15 @@ from specialists.understand import (
     describe,
     diff_paths,
 )
-from specialists.understand.defences import Defence, Taken, credentials_taken, defences_off
-from specialists.understand.effects import PathEffect, path_effects
+from specialists.understand.defences import (
+    CredentialTaken,
+    Defence,
+    DefenceOff,
+    Taken,
+    credentials_taken,
+    defences_off,
+)
+from specialists.understand.effects import PathEffect, path_effects_of
 from specialists.understand.globs import (
     GLOB_CHARS,
     WordGlobs,
@@ -145,8 +153,8 @@ from specialists.understand.paths import (
     holds_credentials,
     in_scratch,
 )
-from specialists.understand.privilege import Change, privilege_changes
-from specialists.understand.processes import Scope, signals_of
+from specialists.understand.privilege import Change, PrivilegeChange, privilege_changes
+from specialists.understand.processes import ProcessSignal, Scope, signals_of
 from specialists.understand.transfers import TRANSFER_PROGRAMS, transfers
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -837,30 +845,23 @@ class _Rule:
         found: tuple[str, str] | None = None
         if self.signals:
             sig = next(
-                (x for x in signals_of(cmd) if x.scope in self.signals and not x.probe), None
+                (x for x in _signals(cmd, None) if x.scope in self.signals and not x.probe), None
             )
             if sig is None:
                 return None
             found = f"{sig.program}:{sig.scope}", sig.words
         if self.privileges:
-            change = next((x for x in privilege_changes(cmd) if x.change in self.privileges), None)
+            change = next((x for x in _privileges(cmd, None) if x.change in self.privileges), None)
             if change is None:
                 return None
             found = f"{change.program}:{change.change}", change.words
         if self.defences:
-            off = next((x for x in defences_off(cmd) if x.what in self.defences), None)
+            off = next((x for x in _defences(cmd, None) if x.what in self.defences), None)
             if off is None:
                 return None
             found = f"{off.program}:{off.what}", off.words
         if self.credentials:
-            taken = next(
-                (
-                    x
-                    for x in credentials_taken(cmd, command_targets(cmd))
-                    if x.how in self.credentials
-                ),
-                None,
-            )
+            taken = next((x for x in _credentials(cmd, None) if x.how in self.credentials), None)
             if taken is None:
                 return None
             found = f"{taken.program}:{taken.how}", taken.words
@@ -1474,35 +1475,6 @@ MAX_EARLIER: Final = 8  # earlier shell commands of the session read for staged 
 _T = TypeVar("_T")
 
 
-class _PerCommand(Generic[_T]):
-    """What a function of a command (and the home) gives, computed once per command for
-    all the rules and entries that ask about it in turn during a decision (per thread, the
-    last few commands)."""
-
-    __slots__ = ("_compute", "_local")
-
-    MAX_COMMANDS: Final = 64
-
-    def __init__(self, compute: Callable[[SimpleCommand, str | None], _T]) -> None:
-        self._compute = compute
-        self._local = threading.local()
-
-    def __call__(self, cmd: SimpleCommand, home: str | None) -> _T:
-        memo: dict[int, tuple[SimpleCommand, str | None, _T]] | None = getattr(
-            self._local, "memo", None
-        )
-        if memo is None:
-            memo = self._local.memo = {}
-        hit = memo.get(id(cmd))
-        if hit is not None and hit[0] is cmd and hit[1] == home:
-            return hit[2]
-        value = self._compute(cmd, home)
-        if len(memo) >= self.MAX_COMMANDS:
-            memo.clear()
-        memo[id(cmd)] = (cmd, home, value)  # holds cmd, so its id cannot be reused meanwhile
-        return value
-
-
 def _resolved_paths(cmd: SimpleCommand, home: str | None) -> tuple[str, ...]:
     return (
         *(resolve_path(w, cmd.cwd, home) for w in cmd.positionals if w),
@@ -1511,8 +1483,26 @@ def _resolved_paths(cmd: SimpleCommand, home: str | None) -> tuple[str, ...]:
 
 
 # ``path_effects`` of a command, and its resolved positionals and input-redirection targets.
-_effects_of: Final = _PerCommand(path_effects)
-_paths: Final = _PerCommand(_resolved_paths)
+_effects_of: Final = path_effects_of
+
+
+def _credentials_taken(cmd: SimpleCommand, _: str | None) -> list[CredentialTaken]:
+    return credentials_taken(cmd, command_targets(cmd))
+
+
+# What a command does to processes, privileges, defences and credentials, read once per
+# command for every rule that asks (several entries have rules about each).
+_signals: Final[PerCommand[SimpleCommand, list[ProcessSignal]]] = PerCommand(
+    lambda cmd, _: signals_of(cmd)
+)
+_privileges: Final[PerCommand[SimpleCommand, list[PrivilegeChange]]] = PerCommand(
+    lambda cmd, _: privilege_changes(cmd)
+)
+_defences: Final[PerCommand[SimpleCommand, list[DefenceOff]]] = PerCommand(
+    lambda cmd, _: defences_off(cmd)
+)
+_credentials: Final = PerCommand(_credentials_taken)
+_paths: Final = PerCommand(_resolved_paths)
 
 
 # Copiers that send only when an operand is on another machine (``host:path``).
