@@ -25,18 +25,11 @@ stop (its reason says the target was not named).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 
 from pydantic import Field, JsonValue
 
-from specialists.understand.landings import (
-    PRODUCTION_WORDS,
-    Landing,
-    landings,
-    may_land,
-    name_words,
-)
+from specialists.understand.landings import PRODUCTION_WORDS, Landing, landings, name_words
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -44,7 +37,7 @@ from supervisor.specialist import Execution, KindConfig, SpecialistKind
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
 
-__all__ = ["ProductionChangeConfig", "ProductionChangeScreen", "ProductionChangeSpecialist"]
+__all__ = ["ProductionChangeConfig", "ProductionChangeSpecialist"]
 
 KIND_NAME: Final = "production_change"
 KIND_VERSION: Final = "1"
@@ -157,26 +150,6 @@ class ProductionChangeSpecialist:
         )
 
 
-@final
-class ProductionChangeScreen:
-    """The kind's screen: a command line none of whose programs reaches a service is
-    refused for every entry at once (most lines: nothing is read for them)."""
-
-    __slots__ = ("_all", "_members", "_others")
-
-    def __init__(self, specialists: Sequence[object]) -> None:
-        self._all = tuple(range(len(specialists)))
-        self._members = tuple(
-            i for i, s in enumerate(specialists) if isinstance(s, ProductionChangeSpecialist)
-        )
-        self._others = tuple(i for i in self._all if i not in self._members)
-
-    def __call__(self, action: Action, context: Context) -> tuple[Sequence[int], Sequence[int]]:
-        if may_land(action, context):
-            return self._all, ()
-        return self._others, self._members
-
-
 def _what(landing: Landing) -> str:
     via = f" (through {landing.via})" if landing.via else ""
     return (
@@ -223,7 +196,6 @@ PRODUCTION_CHANGE_KIND: Final = SpecialistKind(
         "a deploy, apply, scale, DNS change or charge whose target reads as production, "
         "from a session whose environment is not production"
     ),
-    screen=ProductionChangeScreen,
 )
 
 

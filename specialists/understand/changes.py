@@ -149,11 +149,7 @@ def _shell_changes(
 ) -> list[Change] | None:
     """The changes a shell command makes to the files ``judged`` accepts, where the text
     it writes is known (:mod:`.shellwrites`); writes of one file follow each other."""
-    command = command_of(action)
-    if command is None or not command.strip():
-        return None
-    parsed = parse_for(command, context, max_chars=MAX_SHELL_CHARS)
-    writes = [w for w in shell_writes(parsed) if judged(w.path)]
+    writes = [w for w in _shell_writes(action, context) if judged(w.path)]
     if not writes:
         return None
     texts: dict[str, str | None] = {}
@@ -189,12 +185,15 @@ def may_change_files(action: Action, context: Context) -> bool:
     """False only when :func:`file_changes` finds no change whatever files it judges: a
     command line that writes no file with text it knows (most: ``git status``, ``pytest``).
     Other actions are left to it."""
-    if action.type != "shell":
-        return True
+    return action.type != "shell" or bool(_shell_writes(action, context))
+
+
+def _shell_writes(action: Action, context: Context) -> list[ShellWrite]:
+    """The writes of known text of a shell action's command line (:mod:`.shellwrites`)."""
     command = command_of(action)
     if command is None or not command.strip():
-        return False
-    return bool(shell_writes(parse_for(command, context, max_chars=MAX_SHELL_CHARS)))
+        return []
+    return shell_writes(parse_for(command, context, max_chars=MAX_SHELL_CHARS))
 
 
 class ChangeScreen:

@@ -46,7 +46,6 @@ __all__ = [
     "PRODUCTION_WORDS",
     "Landing",
     "landings",
-    "may_land",
     "name_words",
     "says_production",
 ]
@@ -1286,28 +1285,6 @@ def landings(
             return ()
         found = _shell(command, context, words)
     return tuple(_judged(landing, words) for landing in found[:MAX_LANDINGS])
-
-
-def may_land(action: Action, context: Context) -> bool:
-    """False only when :func:`landings` finds nothing in ``action`` whatever the words: a
-    command line none of whose programs reaches a service (a reader's, a database client's,
-    a PowerShell remote call's). Tool calls and HTTP requests are left to it."""
-    if action.type == "http" or (action.type == "tool_call" and "command" not in action.args):
-        return True
-    command = command_of(action)
-    if command is None:
-        return False
-    parsed = parse_for(command, context)
-    if any(c.program in _DB_CLIENTS for c in parsed.commands) or "exec" in parsed.programs:
-        return True
-    for raw in parsed.commands:
-        program = _unwrapped(raw).program
-        if program in _TERRAFORM or program in _READERS:
-            return True
-    return any(
-        "invoke-command" in text.lower() or "-computer" in text.lower()
-        for text in (command, *parsed.texts)
-    )
 
 
 def _judged(landing: Landing, words: frozenset[str]) -> Landing:

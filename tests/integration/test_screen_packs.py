@@ -65,7 +65,7 @@ def test_dev_set_decides_the_same(classifier_home: Path, tmp_path: Path) -> None
 
 def test_typical_shell_commands_decide_the_same(classifier_home: Path, tmp_path: Path) -> None:
     screened, alone = _engines("coding", with_seed_model(classifier_home, tmp_path))
-    assert {g.kind.name for g in screened._screens} >= {"regex", "shell", "production_change"}
+    assert {g.kind.name for g in screened._screens} >= {"regex", "shell", "gates", "migration"}
     context = Context(cwd="/home/dev/src/shop-api", repo_root="/home/dev/src/shop-api")
     commands = [
         *shell_commands(150, seed=3),
