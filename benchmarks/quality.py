@@ -23,7 +23,11 @@ often an expected entry reached at least its expected verdict. The two headline 
 
 Latency: ``Engine.check`` with the whole pack (memory in a SQLite store, as the budget entry
 needs, but no decision log) on 2,000 distinct typical shell commands, three times over in
-turns with the other setup (targets p50 <= 1 ms, p99 <= 5 ms, over the 6,000 timings), and on
+turns with the other setup (targets p50 <= 1 ms, p99 <= 5 ms, over the 6,000 timings). A
+floor takes the same turns: the commands through a plain function that splits each into
+words and tries three patterns, the least a check that reads a command costs; on a busy
+machine it rises with the rest, so ``p50/floor`` tells a slower pack from a busier machine.
+Then, on
 200 distinct 64 KB Python file writes (target p99 <= 50 ms). Next to them, 100 writes of the
 same modules with one ``verify=False`` in one function: the Python checks must parse those,
 and the pack objects (reported, not part of the target). The same without the entries that
@@ -38,6 +42,8 @@ import gc
 import json
 import logging
 import random
+import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -45,7 +51,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from supervisor.engine import Engine
 from supervisor.facade import Supervisor
@@ -412,6 +418,29 @@ def _timed(engine: Engine, actions: Sequence[dict[str, Any]], context: Context) 
     return times
 
 
+# The floor's patterns: what three plain rules about a command line would look for.
+_FLOOR_PATTERNS: Final = (r"\brm\s+-[a-z]*r", r"curl[^|]*\|\s*(ba)?sh", r"git\s+push\s.*--force")
+
+
+def _floor(actions: Sequence[dict[str, Any]]) -> list[float]:
+    """The floor's timings (ms) over ``actions``: split into words, three patterns."""
+    patterns = [re.compile(p) for p in _FLOOR_PATTERNS]
+    times = []
+    gc.collect()
+    gc.disable()
+    try:
+        for action in actions:
+            start = time.perf_counter_ns()
+            command = action["args"]["command"]
+            shlex.split(command)
+            for pattern in patterns:
+                pattern.search(command)
+            times.append((time.perf_counter_ns() - start) / 1e6)
+    finally:
+        gc.enable()
+    return times
+
+
 def measure_latency(
     taxonomy: Taxonomy,
     kinds: KindRegistry,
@@ -481,10 +510,12 @@ def measure_latency(
         # The setups take turns, a round each, so that a busy moment of the shared machine
         # falls on all of them; each round is a session of its own.
         shells: dict[str, list[float]] = {label: [] for label in setups}
+        floor: list[float] = []
         for turn in range(SHELL_ROUNDS):
             session = [{**action, "session": f"latency-{turn}"} for action in shell_actions]
             for label, engine in setups.items():
                 shells[label].extend(_timed(engine, session, context))
+            floor.extend(_floor(session))
         for label, engine in setups.items():
             shell = shells[label]
             write = _timed(engine, write_actions, context)
@@ -504,6 +535,11 @@ def measure_latency(
         if callable(close):
             close()
     report["history_entries"] = history
+    report["floor"] = {
+        "shell_p50_ms": percentile(floor, 0.50),
+        "shell_p99_ms": percentile(floor, 0.99),
+        "shell_n": len(floor),
+    }
     main = report["engine + store"]
     report["targets"] = {
         "shell_p50_ms": TARGET_SHELL_P50_MS,
@@ -583,6 +619,12 @@ def print_report(
                 f"p50 {row['write64k_finding_p50_ms']:.2f} ms, "
                 f"p99 {row['write64k_finding_p99_ms']:.2f} ms (n={row['finding_n']})"
             )
+        floor = latency["floor"]
+        print(
+            f"latency, floor             : shell p50 {floor['shell_p50_ms'] * 1000:.1f} µs, "
+            f"p99 {floor['shell_p99_ms'] * 1000:.1f} µs (n={floor['shell_n']}); engine + store "
+            f"p50/floor {latency['engine + store']['shell_p50_ms'] / floor['shell_p50_ms']:.0f}x"
+        )
         print(
             f"latency targets (engine + store): shell p50 <= {TARGET_SHELL_P50_MS} ms, "
             f"p99 <= {TARGET_SHELL_P99_MS} ms; 64 KB write p99 <= {TARGET_WRITE_P99_MS} ms "

@@ -1,8 +1,13 @@
-"""A small LRU cache where concurrent callers asking for the same key wait for one answer.
+"""Caches for what several entries of a pack work out from the same input in one decision.
 
-The entries of a pack judge the same write at once (several threads, or the caller's
-thread and workers); parsing a 64 KB file once instead of per entry is most of their cost.
-Used by the Python and the other-language test readers.
+:class:`SingleFlightCache`: a small LRU cache where concurrent callers asking for the same
+key wait for one answer. The entries of a pack judge the same write at once (several
+threads, or the caller's thread and workers); parsing a 64 KB file once instead of per
+entry is most of their cost. Used by the Python and the other-language test readers.
+
+:class:`PerCommand`: what a function of one parsed command (and the home) gives, kept per
+thread for the last few commands, so the rules and entries (of every kind) that ask about a
+command in turn during a decision work it out once.
 """
 
 from __future__ import annotations
@@ -11,12 +16,13 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future
-from typing import Generic, TypeVar
+from typing import Final, Generic, TypeVar
 
-__all__ = ["SingleFlightCache"]
+__all__ = ["PerCommand", "SingleFlightCache"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+C = TypeVar("C")
 
 
 class SingleFlightCache(Generic[K, V]):
@@ -60,3 +66,30 @@ class SingleFlightCache(Generic[K, V]):
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+
+
+class PerCommand(Generic[C, V]):
+    """``compute(cmd, home)``, computed once per command object (compared by identity) and
+    home, per thread, for the last :attr:`MAX_COMMANDS` commands. ``cmd`` must be immutable
+    (a parsed command is) and callers must not change what they get."""
+
+    __slots__ = ("_compute", "_local")
+
+    MAX_COMMANDS: Final = 64
+
+    def __init__(self, compute: Callable[[C, str | None], V]) -> None:
+        self._compute = compute
+        self._local = threading.local()
+
+    def __call__(self, cmd: C, home: str | None) -> V:
+        memo: dict[int, tuple[C, str | None, V]] | None = getattr(self._local, "memo", None)
+        if memo is None:
+            memo = self._local.memo = {}
+        hit = memo.get(id(cmd))
+        if hit is not None and hit[0] is cmd and hit[1] == home:
+            return hit[2]
+        value = self._compute(cmd, home)
+        if len(memo) >= self.MAX_COMMANDS:
+            memo.clear()
+        memo[id(cmd)] = (cmd, home, value)  # holds cmd, so its id cannot be reused meanwhile
+        return value

@@ -69,7 +69,7 @@ answer is the entry's verdict, naming the missing fact.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Final, Literal
 
@@ -77,7 +77,7 @@ import re2
 from pydantic import Field
 
 from specialists.removal import Glob, Pattern
-from specialists.understand.changes import applied, file_changes, matching
+from specialists.understand.changes import ChangeScreen, applied, file_changes, matching
 from specialists.understand.globs import PathGlobs
 from specialists.understand.lintrules import generated, not_source, rule_findings, suppressions
 from supervisor.hookspecs import hookimpl
@@ -715,12 +715,18 @@ def _build(entry: Entry, config: KindConfig) -> GatesSpecialist:
     return GatesSpecialist(config, Verdict(entry.default_verdict))
 
 
+def _screen(specialists: Sequence[object]) -> ChangeScreen:
+    """A command line that writes no file is refused for every entry at once."""
+    return ChangeScreen(specialists, GatesSpecialist)
+
+
 GATES_KIND: Final = SpecialistKind(
     name=KIND_NAME,
     config_model=GatesConfig,
     build=_build,
     version=KIND_VERSION,
     description="what a change does to a project's checks: removed, switched off, masked, loosened",
+    screen=_screen,
 )
 
 

@@ -18,11 +18,12 @@ forward step, still counts (unknown is not safe): the reason says the place is n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final, Literal
 
 from pydantic import Field
 
-from specialists.understand.changes import applied, file_changes
+from specialists.understand.changes import ChangeScreen, applied, file_changes
 from specialists.understand.migrations import Destruction, added_destructions, migration_kind
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -112,12 +113,18 @@ def _build(entry: Entry, config: KindConfig) -> MigrationSpecialist:
     return MigrationSpecialist(config, verdict)
 
 
+def _screen(specialists: Sequence[object]) -> ChangeScreen:
+    """A command line that writes no file is refused for every entry at once."""
+    return ChangeScreen(specialists, MigrationSpecialist)
+
+
 MIGRATION_KIND: Final = SpecialistKind(
     name=KIND_NAME,
     config_model=MigrationConfig,
     build=_build,
     version=KIND_VERSION,
     description="a migration file whose forward step a change makes drop tables, columns or rows",
+    screen=_screen,
 )
 
 

@@ -46,7 +46,7 @@ from specialists.shellparse import (
     resolve_path,
 )
 from specialists.understand.diffs import diff_paths
-from specialists.understand.effects import path_effects
+from specialists.understand.effects import path_effects_of
 from specialists.understand.globs import PathGlobs, is_within, path_globs
 from specialists.understand.paths import in_scratch, is_shell_startup
 from specialists.understand.startup import settings_only, tool_setup_output
@@ -331,7 +331,7 @@ class PathSpecialist:
         effects: list[_Effect] = []
         for cmd in parsed.commands:
             actor = repr(_cut(cmd.source, 60)) if cmd.synthetic else cmd.program or "a redirection"
-            for found in path_effects(cmd, parsed.home):
+            for found in path_effects_of(cmd, parsed.home):
                 settings = (
                     found.mode == "write" and self._settings is not None and _writes_setup(cmd)
                 )

@@ -84,7 +84,9 @@ class ProductionChangeSpecialist:
     __slots__ = ("_config", "_names", "_task_words", "_verdict", "_words", "execution")
 
     def __init__(self, config: ProductionChangeConfig, verdict: Verdict) -> None:
-        self.execution = Execution.THREAD
+        # Pure reading of the command and the context (no file, no query): the caller's
+        # thread, without a trip to a worker.
+        self.execution = Execution.INLINE
         self._config = config
         self._verdict = Verdict(config.verdict) if config.verdict else verdict
         self._words = frozenset(w.lower() for w in config.production_words)

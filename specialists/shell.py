@@ -107,15 +107,16 @@ import posixpath
 import shlex
 import textwrap
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import pairwise
-from typing import TYPE_CHECKING, Annotated, Final, Generic, Literal, TypeVar, final
+from typing import TYPE_CHECKING, Annotated, Final, Literal, TypeVar, final
 
 import re2
 from pydantic import AfterValidator, Field, JsonValue, ValidationInfo, model_validator
 
+from specialists._memo import PerCommand
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
     ParsedShell,
@@ -134,8 +135,15 @@ from specialists.understand import (
     describe,
     diff_paths,
 )
-from specialists.understand.defences import Defence, Taken, credentials_taken, defences_off
-from specialists.understand.effects import PathEffect, path_effects
+from specialists.understand.defences import (
+    CredentialTaken,
+    Defence,
+    DefenceOff,
+    Taken,
+    credentials_taken,
+    defences_off,
+)
+from specialists.understand.effects import PathEffect, path_effects_of
 from specialists.understand.globs import (
     GLOB_CHARS,
     WordGlobs,
@@ -154,8 +162,8 @@ from specialists.understand.paths import (
     in_scratch,
 )
 from specialists.understand.pipelines import ci_commands
-from specialists.understand.privilege import Change, privilege_changes
-from specialists.understand.processes import Scope, signals_of
+from specialists.understand.privilege import Change, PrivilegeChange, privilege_changes
+from specialists.understand.processes import ProcessSignal, Scope, signals_of
 from specialists.understand.shellwrites import shell_writes
 from specialists.understand.transfers import TRANSFER_PROGRAMS, transfers
 from supervisor.hookspecs import hookimpl
@@ -936,30 +944,23 @@ class _Rule:
         found: tuple[str, str] | None = None
         if self.signals:
             sig = next(
-                (x for x in signals_of(cmd) if x.scope in self.signals and not x.probe), None
+                (x for x in _signals(cmd, None) if x.scope in self.signals and not x.probe), None
             )
             if sig is None:
                 return None
             found = f"{sig.program}:{sig.scope}", sig.words
         if self.privileges:
-            change = next((x for x in privilege_changes(cmd) if x.change in self.privileges), None)
+            change = next((x for x in _privileges(cmd, None) if x.change in self.privileges), None)
             if change is None:
                 return None
             found = f"{change.program}:{change.change}", change.words
         if self.defences:
-            off = next((x for x in defences_off(cmd) if x.what in self.defences), None)
+            off = next((x for x in _defences(cmd, None) if x.what in self.defences), None)
             if off is None:
                 return None
             found = f"{off.program}:{off.what}", off.words
         if self.credentials:
-            taken = next(
-                (
-                    x
-                    for x in credentials_taken(cmd, command_targets(cmd))
-                    if x.how in self.credentials
-                ),
-                None,
-            )
+            taken = next((x for x in _credentials(cmd, None) if x.how in self.credentials), None)
             if taken is None:
                 return None
             found = f"{taken.program}:{taken.how}", taken.words
@@ -1666,35 +1667,6 @@ MAX_EARLIER: Final = 8  # earlier shell commands of the session read for staged 
 _T = TypeVar("_T")
 
 
-class _PerCommand(Generic[_T]):
-    """What a function of a command (and the home) gives, computed once per command for
-    all the rules and entries that ask about it in turn during a decision (per thread, the
-    last few commands)."""
-
-    __slots__ = ("_compute", "_local")
-
-    MAX_COMMANDS: Final = 64
-
-    def __init__(self, compute: Callable[[SimpleCommand, str | None], _T]) -> None:
-        self._compute = compute
-        self._local = threading.local()
-
-    def __call__(self, cmd: SimpleCommand, home: str | None) -> _T:
-        memo: dict[int, tuple[SimpleCommand, str | None, _T]] | None = getattr(
-            self._local, "memo", None
-        )
-        if memo is None:
-            memo = self._local.memo = {}
-        hit = memo.get(id(cmd))
-        if hit is not None and hit[0] is cmd and hit[1] == home:
-            return hit[2]
-        value = self._compute(cmd, home)
-        if len(memo) >= self.MAX_COMMANDS:
-            memo.clear()
-        memo[id(cmd)] = (cmd, home, value)  # holds cmd, so its id cannot be reused meanwhile
-        return value
-
-
 def _resolved_paths(cmd: SimpleCommand, home: str | None) -> tuple[str, ...]:
     return (
         *(resolve_path(w, cmd.cwd, home) for w in cmd.positionals if w),
@@ -1703,8 +1675,26 @@ def _resolved_paths(cmd: SimpleCommand, home: str | None) -> tuple[str, ...]:
 
 
 # ``path_effects`` of a command, and its resolved positionals and input-redirection targets.
-_effects_of: Final = _PerCommand(path_effects)
-_paths: Final = _PerCommand(_resolved_paths)
+_effects_of: Final = path_effects_of
+
+
+def _credentials_taken(cmd: SimpleCommand, _: str | None) -> list[CredentialTaken]:
+    return credentials_taken(cmd, command_targets(cmd))
+
+
+# What a command does to processes, privileges, defences and credentials, read once per
+# command for every rule that asks (several entries have rules about each).
+_signals: Final[PerCommand[SimpleCommand, list[ProcessSignal]]] = PerCommand(
+    lambda cmd, _: signals_of(cmd)
+)
+_privileges: Final[PerCommand[SimpleCommand, list[PrivilegeChange]]] = PerCommand(
+    lambda cmd, _: privilege_changes(cmd)
+)
+_defences: Final[PerCommand[SimpleCommand, list[DefenceOff]]] = PerCommand(
+    lambda cmd, _: defences_off(cmd)
+)
+_credentials: Final = PerCommand(_credentials_taken)
+_paths: Final = PerCommand(_resolved_paths)
 
 
 # Copiers that send only when an operand is on another machine (``host:path``).
@@ -1960,6 +1950,15 @@ class ShellSpecialist:
             path_globs(tuple(config.written_paths)) if config.written_paths else None
         )
 
+    def reach(self) -> tuple[frozenset[str], tuple[WordGlobs, ...], bool, bool, int]:
+        """What the rules look at, for the kind's screen: the programs they name, the
+        program globs of the rest, whether one looks at every command, whether a command
+        too large to read has a verdict, and the parse limit."""
+        globs = tuple(r.program_globs for r in self._universal if r.program_globs is not None)
+        every = any(r.any_program for r in self._universal)
+        truncated = self._truncated is not None
+        return frozenset(self._by_program), globs, every, truncated, self._max_chars
+
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal for an action without a command, or the strongest rule's verdict
         (of the action, and of the program it writes when ``written_programs`` is set)."""
@@ -2161,6 +2160,95 @@ class ShellSpecialist:
         )
 
 
+# Distinct program names whose glob matches a screen remembers.
+_GLOBBED_CACHE_MAX: Final = 4096
+
+
+@final
+class ShellScreen:
+    """The ``shell`` kind's screen: one parse and one index of programs for every entry.
+
+    A rule looks only at the commands whose program it names (by name or by glob), unless
+    it names none (then at every command). Per program name the screen keeps the entries
+    whose rules name it; for a command line it reads which programs the line runs (the
+    parse the shell kinds share) and runs only the entries that name one of them, those
+    with a rule about every command, and, for a line too large to read, those that have a
+    verdict for it. Every other entry would find no rule to try: its answer is ok. An
+    action without a command line (a file tool, read as the command that runs what it
+    writes) is left to the entries themselves.
+    """
+
+    __slots__ = (
+        "_all",
+        "_every",
+        "_globbed",
+        "_globbed_at",
+        "_limits",
+        "_named",
+        "_others",
+        "_truncated",
+    )
+
+    def __init__(self, specialists: Sequence[object]) -> None:
+        self._all = tuple(range(len(specialists)))
+        named: dict[str, set[int]] = {}
+        globbed: list[tuple[WordGlobs, int]] = []
+        others: list[int] = []  # not ours to answer for: they always run
+        every: list[int] = []  # a rule about every command
+        truncated: list[int] = []
+        limits: dict[int, list[int]] = {}
+        for index, specialist in enumerate(specialists):
+            if not isinstance(specialist, ShellSpecialist):
+                others.append(index)
+                continue
+            programs, globs, any_program, when_truncated, limit = specialist.reach()
+            for program in programs:
+                named.setdefault(program, set()).add(index)
+            globbed.extend((glob, index) for glob in globs)
+            if any_program:
+                every.append(index)
+            if when_truncated:
+                truncated.append(index)
+            limits.setdefault(limit, []).append(index)
+        self._named = {program: frozenset(at) for program, at in named.items()}
+        self._globbed = tuple(globbed)
+        self._others = tuple(others)
+        self._every = frozenset(every)
+        self._truncated = frozenset(truncated)
+        # Per parse limit, the entries that read the line under it (most share one).
+        self._limits = tuple((limit, frozenset(at)) for limit, at in limits.items())
+        self._globbed_at: dict[str, frozenset[int]] = {}
+
+    def __call__(self, action: Action, context: Context) -> tuple[Sequence[int], Sequence[int]]:
+        command = command_of(action)
+        if command is None:
+            return self._all, ()
+        run = set(self._others)
+        for limit, members in self._limits:
+            parsed = parse_for(command, context, max_chars=limit)
+            reached = set(self._every) if parsed.commands else set()
+            if parsed.truncated:
+                reached |= self._truncated
+            for program in {cmd.program for cmd in parsed.commands}:
+                at = self._named.get(program)
+                if at is not None:
+                    reached |= at
+                if self._globbed:
+                    reached |= self._by_glob(program)
+            run |= reached if len(self._limits) == 1 else reached & members
+        return tuple(run), ()
+
+    def _by_glob(self, program: str) -> frozenset[int]:
+        """The entries with a program glob that matches ``program``."""
+        at = self._globbed_at.get(program)
+        if at is None:
+            at = frozenset(i for glob, i in self._globbed if glob.match(program))
+            if len(self._globbed_at) >= _GLOBBED_CACHE_MAX:
+                self._globbed_at.clear()
+            self._globbed_at[program] = at
+        return at
+
+
 def _correction(hit: _Hit, where: _Where) -> str:
     rule = hit.rule
     if rule.target in ("outside_workspace", "root_or_home"):
@@ -2197,6 +2285,7 @@ SHELL_KIND: Final = SpecialistKind(
     build=_build,
     version=KIND_VERSION,
     description="Rules over every simple command a shell command line would run.",
+    screen=ShellScreen,
 )
 
 

@@ -111,6 +111,9 @@ STALL_NS: Final = 20_000_000
 # after this many calls in a row that took under a tenth of its timeout (doubled after
 # each further move, so one that is slow now and then settles on the thread).
 PROMOTE_AFTER: Final = 100
+# A screen slower than its specialists' shortest timeout this many calls in a row is
+# switched off (they then run on their own).
+SCREEN_STRIKES: Final = 3
 
 # What a pooled call gives back: its result, its wall time and the CPU time of its thread
 # (nanoseconds).
@@ -223,13 +226,15 @@ class _Slot:
 
 
 class _ScreenGroup:
-    """A kind's screen over the inline specialists it built for this taxonomy.
+    """A kind's screen over the specialists it built for this taxonomy.
 
-    One that raises or takes longer than the shortest timeout of its specialists is
-    switched off for good: they run on their own from then on, as without a screen.
+    One that raises, or takes longer than the shortest timeout of its specialists on
+    ``SCREEN_STRIKES`` calls in a row, is switched off for good: they run on their own from
+    then on, as without a screen. (One slow call alone is a pause of the process, a busy
+    machine or a long line read once for every entry, which the entries would pay too.)
     """
 
-    __slots__ = ("kind", "off", "screen", "slots", "timeout_ns")
+    __slots__ = ("kind", "off", "screen", "slots", "strikes", "timeout_ns")
 
     def __init__(self, kind: SpecialistKind, screen: Screen, slots: Sequence[_Slot]) -> None:
         self.kind = kind
@@ -237,6 +242,7 @@ class _ScreenGroup:
         self.slots = tuple(slots)
         self.timeout_ns = min(slot.timeout_ns for slot in slots)
         self.off = False
+        self.strikes = 0
 
     def ask(
         self, action: Action, context: Context
@@ -256,13 +262,19 @@ class _ScreenGroup:
             )
             return None
         elapsed = time.perf_counter_ns() - began
-        if elapsed > self.timeout_ns:
-            self.off = True  # this answer stands: it is here
+        if elapsed <= self.timeout_ns:
+            self.strikes = 0
+            return run, refused
+        self.strikes += 1  # this answer stands: it is here
+        if self.strikes >= SCREEN_STRIKES:
+            self.off = True
             log.warning(
-                "the screen of kind %r took %.1f ms; its %d specialists run on their own "
-                "from now on",
+                "the screen of kind %r took %.1f ms (%d calls in a row over %d ms); its %d "
+                "specialists run on their own from now on",
                 self.kind.name,
                 elapsed / 1e6,
+                self.strikes,
+                self.timeout_ns // 1_000_000,
                 len(self.slots),
             )
         return run, refused
@@ -270,16 +282,20 @@ class _ScreenGroup:
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    """How the screened inline slots of one route are run.
+    """How the screened slots of one route are run.
 
     ``base`` holds a result for every inline slot in taxonomy order (the screened answer
     "ok" for a screened one, a placeholder for the rest, each overwritten in the decision),
-    so the record keeps its order whoever answers.
+    so the record keeps its order whoever answers. A screened slot that runs on a worker
+    thread is sent there only when its screen cannot answer for it; an answer the screen
+    gives for it follows the inline ones in the record.
     """
 
     base: dict[str, SpecialistResult | None]
     unscreened: tuple[_Slot, ...]
-    screens: tuple[tuple[_ScreenGroup, dict[int, _Slot]], ...]
+    unscreened_pooled: tuple[_Slot, ...]
+    # Per screen, its members among the route's inline slots and among its pooled ones.
+    screens: tuple[tuple[_ScreenGroup, dict[int, _Slot], dict[int, _Slot]], ...]
 
 
 _perf_ns: Final = time.perf_counter_ns
@@ -418,6 +434,9 @@ class _Run:
     judged: Action | None = None  # what specialists see: read-only, surrogates replaced
     seen: Context = EMPTY_CONTEXT  # the context as specialists see it: read-only
     coverage: str | None = None  # the decision's coverage note: no entry applies
+    # Pooled slots a screen answered for (not sent to a thread), with their answers: they
+    # take their place among the pooled results in deadline order.
+    aside: list[tuple[_Slot, SpecialistResult]] | None = None
 
 
 @dataclass(frozen=True)
@@ -656,21 +675,28 @@ class Engine:
         run.judged = action = judgeable_action(action)
         run.seen = ctx = self._read_only(ctx)
         try:
-            if pooled:
-                self._submit_all(run, pooled)
-            self._run_inline(run, inline, plan)
+            todo: Sequence[_Slot] = inline
+            sent: Sequence[_Slot] = pooled
+            answers: dict[str, SpecialistResult | None] | None = None
+            if plan is not None and replay is None:
+                # The screens first: what they prove has nothing to say neither runs nor is
+                # sent to a worker thread (a replay asks every specialist itself).
+                todo, sent, answers, run.aside = _screened(run, plan)
+            if sent:
+                self._submit_all(run, sent)
+            if answers is not None:
+                run.results.update(answers)  # type: ignore[arg-type]  # placeholders: overwritten
+            self._run_inline(run, todo)
         except BaseException:
             _drop(run)  # KeyboardInterrupt, SystemExit: the caller's, not a verdict
             raise
         return run
 
-    def _run_inline(self, run: _Run, inline: tuple[_Slot, ...], plan: _Plan | None) -> None:
+    def _run_inline(self, run: _Run, inline: Sequence[_Slot]) -> None:
         action, ctx, replay = run.judged or run.action, run.seen, run.replay
         results = run.results
         perf_ns = time.perf_counter_ns
-        # A replay asks every specialist itself (recorded timeouts are taken as they were).
-        todo = inline if plan is None or replay is not None else _screened(run, plan)
-        for slot in todo:
+        for slot in inline:
             if replay is not None and _recorded_timeout(run, slot):
                 continue
             # Inline specialists are the hot path: no task, no timer, no lock.
@@ -730,7 +756,7 @@ class Engine:
             note = uncovered_note(action) if uncovered else None
             # Nothing to run: what such a decision starts from, its coverage note included.
             unjudged = None if slots else {**self._decision_values, "coverage": note}
-            route = (inline, pooled, _plan(inline), unjudged)
+            route = (inline, pooled, _plan(inline, pooled), unjudged)
             with self._cache_lock:
                 if len(self._route_cache) >= _ROUTE_CACHE_MAX:
                     self._route_cache.clear()  # agents use few tools; a flood of names is noise
@@ -755,7 +781,7 @@ class Engine:
             note,
         )
 
-    def _submit_all(self, run: _Run, pooled: tuple[_Slot, ...]) -> None:
+    def _submit_all(self, run: _Run, pooled: Sequence[_Slot]) -> None:
         now_s = run.start_ns / 1e9
         replay = run.replay
         for slot in pooled:
@@ -898,24 +924,50 @@ class Engine:
     def _settle_pending(self, run: _Run) -> None:
         """The decision is final: take every verdict that is in, however late; the rest
         timed out (in deadline order, so the record does not depend on who came first)."""
-        for slot, future, _, recorder in run.pending:
-            if future.done():
-                exc = future.exception()
-                if exc is None:
-                    self._settle(run, slot, future.result(), recorder)
+        pending = run.pending
+        if run.aside:
+            # What the screens answered for takes its place as if it had run (ties in
+            # taxonomy order, as the pending calls were sorted).
+            order = [
+                (deadline, slot.position, i) for i, (slot, _, deadline, _) in enumerate(pending)
+            ]
+            order += [
+                (run.start_ns + slot.timeout_ns, slot.position, -1 - i)
+                for i, (slot, _) in enumerate(run.aside)
+            ]
+            order.sort()
+            aside = run.aside
+            for _, _, i in order:
+                if i < 0:
+                    slot, result = aside[-1 - i]
+                    run.results[slot.entry.id] = result
                 else:
-                    elapsed = time.perf_counter_ns() - run.start_ns
-                    self._errored(run, slot, exc, elapsed, recorder)
-                continue
-            # The event loop starts a coroutine at once; cancelling it ends its task.
-            started = not future.cancel() or slot.execution is Execution.ASYNC
-            if started and slot.execution is not Execution.ASYNC:
-                # Its thread may never come back: the pool replaces it, and the entry is
-                # not called again while too many of its calls are still out.
-                self._pool.abandon(future)
-                slot.hang()
-                future.add_done_callback(slot.unhang)
-            self._timed_out(run, slot, recorder=recorder, started=started)
+                    self._settle_one(run, *pending[i])
+            return
+        for item in pending:
+            self._settle_one(run, *item)
+
+    def _settle_one(
+        self, run: _Run, slot: _Slot, future: Future[_Outcome], _: int, recorder: Recorder
+    ) -> None:
+        """One pooled call's result: its verdict if it is in, else a timeout."""
+        if future.done():
+            exc = future.exception()
+            if exc is None:
+                self._settle(run, slot, future.result(), recorder)
+            else:
+                elapsed = time.perf_counter_ns() - run.start_ns
+                self._errored(run, slot, exc, elapsed, recorder)
+            return
+        # The event loop starts a coroutine at once; cancelling it ends its task.
+        started = not future.cancel() or slot.execution is Execution.ASYNC
+        if started and slot.execution is not Execution.ASYNC:
+            # Its thread may never come back: the pool replaces it, and the entry is
+            # not called again while too many of its calls are still out.
+            self._pool.abandon(future)
+            slot.hang()
+            future.add_done_callback(slot.unhang)
+        self._timed_out(run, slot, recorder=recorder, started=started)
 
     def _settle(
         self,
@@ -1033,7 +1085,7 @@ class Engine:
                 slot.loop.stop()
 
     def _finish(self, run: _Run) -> Decision:
-        if run.pending:
+        if run.pending or run.aside:
             self._settle_pending(run)
         # Results are in a fixed order (skipped, then inline in taxonomy order, then pooled by
         # deadline), never in order of arrival, so a replay gives the same record.
@@ -1132,20 +1184,22 @@ def _skip(run: _Run, slot: _Slot, why: str) -> None:
     )
 
 
-# (inline slots, pooled slots, how the screened inline ones run, and when no entry applies
+# (inline slots, pooled slots, how the screened ones run, and when no entry applies
 # the values its decisions start from, else None)
 _Route = tuple[tuple[_Slot, ...], tuple[_Slot, ...], _Plan | None, dict[str, Any] | None]
 
 
 def _build_screens(slots: Sequence[_Slot]) -> tuple[_ScreenGroup, ...]:
-    """Ask each kind that offers a screen for one over its inline specialists here.
+    """Ask each kind that offers a screen for one over its specialists here: the inline
+    ones, and those that run on worker threads (a screen spares them the trip).
 
     A kind whose screen cannot be built is logged: its specialists run on their own."""
     by_kind: dict[str, list[_Slot]] = {}
     for position, slot in enumerate(slots):
         slot.position = position
-        inline = slot.execution is Execution.INLINE and not slot.observes
-        if slot.kind.screen is not None and inline:
+        # (an inline one that observes runs with a recording context of its own)
+        screenable = slot.execution is not Execution.INLINE or not slot.observes
+        if slot.kind.screen is not None and screenable:
             by_kind.setdefault(slot.kind.name, []).append(slot)
     groups = []
     for members in by_kind.values():
@@ -1163,44 +1217,71 @@ def _build_screens(slots: Sequence[_Slot]) -> tuple[_ScreenGroup, ...]:
     return tuple(groups)
 
 
-def _plan(inline: tuple[_Slot, ...]) -> _Plan | None:
-    """How a route's inline slots run when some of them are screened (None: none is)."""
-    screens: dict[_ScreenGroup, dict[int, _Slot]] = {}
-    for slot in inline:
-        if slot.screen is not None:
-            screens.setdefault(slot.screen, {})[slot.member] = slot
+def _plan(inline: tuple[_Slot, ...], pooled: tuple[_Slot, ...]) -> _Plan | None:
+    """How a route's slots run when some of them are screened (None: none is)."""
+    screens: dict[_ScreenGroup, tuple[dict[int, _Slot], dict[int, _Slot]]] = {}
+    for at, slots in enumerate((inline, pooled)):
+        for slot in slots:
+            if slot.screen is not None:
+                screens.setdefault(slot.screen, ({}, {}))[at][slot.member] = slot
     if not screens:
         return None
     return _Plan(
         base={s.entry.id: s.screened_ok if s.screen is not None else None for s in inline},
         unscreened=tuple(s for s in inline if s.screen is None),
-        screens=tuple(screens.items()),
+        unscreened_pooled=tuple(s for s in pooled if s.screen is None),
+        screens=tuple((group, *members) for group, members in screens.items()),
     )
 
 
-def _screened(run: _Run, plan: _Plan) -> Sequence[_Slot]:
-    """Fill in what the screens answer for their slots; the slots left to evaluate."""
-    results = run.results
-    results.update(plan.base)  # type: ignore[arg-type]  # each placeholder is overwritten
+def _screened(
+    run: _Run, plan: _Plan
+) -> tuple[
+    list[_Slot],
+    list[_Slot],
+    dict[str, SpecialistResult | None],
+    list[tuple[_Slot, SpecialistResult]] | None,
+]:
+    """Ask the screens: the inline and the pooled slots left to evaluate, the inline slots'
+    results so far (the screens' answers, placeholders for the rest, in taxonomy order), and
+    the screens' answers for pooled slots."""
+    answers = plan.base.copy()
     todo = list(plan.unscreened)
+    pooled = list(plan.unscreened_pooled)
+    aside: list[tuple[_Slot, SpecialistResult]] | None = None
     action, context = run.judged or run.action, run.seen
-    for group, members in plan.screens:
+    for group, members, pooled_members in plan.screens:
         answer = group.ask(action, context)
         if answer is None:
             todo += members.values()
+            pooled += pooled_members.values()
             continue
         run_them, refused = answer
         for member in refused:
             slot = members.get(member)
             if slot is not None:
-                results[slot.entry.id] = slot.screened_refused
+                answers[slot.entry.id] = slot.screened_refused
+        if not pooled_members:
+            todo += [slot for m in run_them if (slot := members.get(m)) is not None]
+            continue
+        left = dict(pooled_members)
         for member in run_them:
             slot = members.get(member)
             if slot is not None:
                 todo.append(slot)
+            elif (slot := left.pop(member, None)) is not None:
+                pooled.append(slot)
+        if left:
+            refusing = frozenset(refused)
+            aside = aside or []
+            for member, slot in left.items():
+                said = slot.screened_refused if member in refusing else slot.screened_ok
+                aside.append((slot, said))
     if len(todo) > len(plan.unscreened) and plan.unscreened:
         todo.sort(key=_position)  # in taxonomy order, as without screens
-    return todo
+    if len(pooled) > len(plan.unscreened_pooled) and plan.unscreened_pooled:
+        pooled.sort(key=_position)
+    return todo, pooled, answers, aside
 
 
 def _position(slot: _Slot) -> int:

@@ -129,15 +129,17 @@ class Screen(Protocol):
     """One pass over an action on behalf of many specialists of one kind.
 
     A kind that offers one (``SpecialistKind.screen``) is asked for it once per taxonomy,
-    with the inline specialists it built for that taxonomy, in taxonomy order. Called with
+    with the specialists it built for that taxonomy, in taxonomy order (those that run on
+    worker threads too: one the screen answers for is not sent to a thread). Called with
     an action and its context, the screen returns ``(run, refused)``: the positions (in
     that sequence) of the specialists that must evaluate the action themselves, and of those
     whose answer would be ``SpecialistResult.refuse()``; every other one's answer would be
     ``SpecialistResult.ok()``. A screen never objects: it only proves that a specialist has
-    nothing to say, so when in doubt a position belongs in ``run``. Like an inline
-    specialist it runs in the caller's thread and must be bounded by construction; one that
-    raises or overruns its specialists' timeout is switched off (they then run on their
-    own).
+    nothing to say, so when in doubt a position belongs in ``run``. It answers from the
+    action and the context alone (it observes nothing: no file, no query, no request).
+    Like an inline specialist it runs in the caller's thread and must be bounded by
+    construction; one that raises or overruns its specialists' timeout is switched off
+    (they then run on their own).
     """
 
     def __call__(
@@ -165,8 +167,8 @@ class SpecialistKind:
 
     ``config_model`` validates the entry's ``specialist.config`` when the taxonomy loads, so
     a bad pattern is reported with its file and line before anything runs. ``build`` makes
-    the specialist for one entry. ``screen``, when set, is given the inline specialists the
-    kind built for one taxonomy and returns a :class:`Screen` that answers for all of them
+    the specialist for one entry. ``screen``, when set, is given the specialists the kind
+    built for one taxonomy and returns a :class:`Screen` that answers for all of them
     in one pass (the ``regex`` kind scans all its patterns of a field in one RE2 set).
     """
 

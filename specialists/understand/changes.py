@@ -16,7 +16,7 @@ Used by the kinds that judge what a change takes out of (``removal``) or does to
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -28,7 +28,15 @@ from specialists.understand.shellwrites import ShellWrite, shell_writes
 from specialists.winshell import is_drive_path, windows_path
 from supervisor.models import Action, Context
 
-__all__ = ["Change", "applied", "file_changes", "matching", "resolve"]
+__all__ = [
+    "Change",
+    "ChangeScreen",
+    "applied",
+    "file_changes",
+    "matching",
+    "may_change_files",
+    "resolve",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,11 +149,7 @@ def _shell_changes(
 ) -> list[Change] | None:
     """The changes a shell command makes to the files ``judged`` accepts, where the text
     it writes is known (:mod:`.shellwrites`); writes of one file follow each other."""
-    command = command_of(action)
-    if command is None or not command.strip():
-        return None
-    parsed = parse_for(command, context, max_chars=MAX_SHELL_CHARS)
-    writes = [w for w in shell_writes(parsed) if judged(w.path)]
+    writes = [w for w in _shell_writes(action, context) if judged(w.path)]
     if not writes:
         return None
     texts: dict[str, str | None] = {}
@@ -175,6 +179,39 @@ def _shell_changes(
         if text is not None and text != firsts[path]
     ]
     return (changes + fragments) or None
+
+
+def may_change_files(action: Action, context: Context) -> bool:
+    """False only when :func:`file_changes` finds no change whatever files it judges: a
+    command line that writes no file with text it knows (most: ``git status``, ``pytest``).
+    Other actions are left to it."""
+    return action.type != "shell" or bool(_shell_writes(action, context))
+
+
+def _shell_writes(action: Action, context: Context) -> list[ShellWrite]:
+    """The writes of known text of a shell action's command line (:mod:`.shellwrites`)."""
+    command = command_of(action)
+    if command is None or not command.strip():
+        return []
+    return shell_writes(parse_for(command, context, max_chars=MAX_SHELL_CHARS))
+
+
+class ChangeScreen:
+    """A screen for a kind whose specialists (of class ``own``) refuse an action in which
+    :func:`file_changes` finds nothing: such a command line is refused for all of them at
+    once, on the caller's thread, before any of them reads a file."""
+
+    __slots__ = ("_all", "_members", "_others")
+
+    def __init__(self, specialists: Sequence[object], own: type) -> None:
+        self._all = tuple(range(len(specialists)))
+        self._members = tuple(i for i, s in enumerate(specialists) if isinstance(s, own))
+        self._others = tuple(i for i in self._all if i not in self._members)
+
+    def __call__(self, action: Action, context: Context) -> tuple[Sequence[int], Sequence[int]]:
+        if may_change_files(action, context):
+            return self._all, ()
+        return self._others, self._members
 
 
 def _unread(write: ShellWrite) -> str | None:

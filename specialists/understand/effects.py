@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, NamedTuple
 
+from specialists._memo import PerCommand
 from specialists.shellparse import (
     SimpleCommand,
     find_filtered,
@@ -23,7 +24,7 @@ from specialists.understand.globs import GLOB_CHARS
 from specialists.understand.options import copied_into
 from specialists.understand.transfers import TRANSFER_PROGRAMS, transfers
 
-__all__ = ["PathEffect", "archive_effects", "path_effects"]
+__all__ = ["PathEffect", "archive_effects", "path_effects", "path_effects_of"]
 
 _names = program_names
 
@@ -439,3 +440,8 @@ def _network_file_effects(command: SimpleCommand, add: Callable[[str, str], None
                 add("read", value[1:])
         elif word.startswith("--post-file=") or word.startswith("--body-file="):
             add("read", word.split("=", 1)[1])
+
+
+# path_effects, worked out once per command for every rule and entry that asks (the shell
+# and path kinds); what it gives must not be changed.
+path_effects_of: Final[PerCommand[SimpleCommand, list[PathEffect]]] = PerCommand(path_effects)

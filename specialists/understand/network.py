@@ -14,6 +14,7 @@ peers written in one-liners. Kinds judge these sends (:mod:`specialists.domain`)
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Final, Literal
@@ -954,9 +955,21 @@ _INSTALLERS: Final = _words(
 )
 
 
+_last = threading.local()  # per thread, the last line's sends: every network entry asks
+
+
 def destinations(parsed: ParsedShell, limit: int = MAX_TARGETS + 1) -> list[NetworkSend]:
     """Every network send of a parsed command line, at most ``limit`` of them, each with its
     direction and what goes out with it (:func:`_with_payload`)."""
+    last: tuple[ParsedShell, int, tuple[NetworkSend, ...]] | None = getattr(_last, "sends", None)
+    if last is not None and last[0] is parsed and last[1] == limit:
+        return list(last[2])
+    found = _destinations(parsed, limit)
+    _last.sends = (parsed, limit, tuple(found))
+    return found
+
+
+def _destinations(parsed: ParsedShell, limit: int) -> list[NetworkSend]:
     found: list[NetworkSend] = []
     for name, value in parsed.assigned:
         if name.lower() in _PROXY_VARIABLES and value:

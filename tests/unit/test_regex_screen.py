@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from specialists import regex
-from supervisor.engine import Engine
+from supervisor.engine import SCREEN_STRIKES, Engine
 from supervisor.errors import TaxonomyError
 from supervisor.models import Action, Context, Decision
 from supervisor.plugins import KindRegistry, load_kinds
@@ -257,7 +257,7 @@ class _Screen:
         self.calls += 1
         if self.behaviour == "raise":
             raise RuntimeError("screen broke")
-        if self.behaviour == "slow":
+        if self.behaviour == "slow" or (self.behaviour == "slow_once" and self.calls == 1):
             time.sleep(0.08)
         return (), ()  # says nobody has anything to say
 
@@ -305,13 +305,25 @@ def test_a_failing_screen_is_switched_off_and_its_specialists_run(
     kinds = _kinds(behaviour, screens)
     engine = Engine(_flagging(kinds), kinds)
     action = Action(type="shell", args={"command": "ls"})
+    strikes = SCREEN_STRIKES if behaviour == "slow" else 1
     with caplog.at_level(logging.WARNING, logger="supervisor.engine"):
-        first = engine.check(action)
+        first = [engine.check(action) for _ in range(strikes)]
         second = engine.check(action)
     assert "screen" in caplog.text
-    # The slow screen's answer came in: it stands once; then the specialists are asked.
-    assert first.verdict.value == ("ok" if behaviour == "slow" else "flag")
+    # The slow screen's answers came in: they stand; then the specialists are asked.
+    assert {d.verdict.value for d in first} == {"ok" if behaviour == "slow" else "flag"}
     assert second.verdict.value == "flag"
     assert {r.reason for r in second.results.values()} == {"asked"}
     if screens:
-        assert screens[0].calls == (1 if behaviour in ("raise", "slow") else 0)
+        assert screens[0].calls == {"raise": 1, "slow": SCREEN_STRIKES}.get(behaviour, 0)
+
+
+def test_a_screen_slow_once_stays_on() -> None:
+    screens: list[_Screen] = []
+    kinds = _kinds("slow_once", screens)
+    engine = Engine(_flagging(kinds), kinds)
+    action = Action(type="shell", args={"command": "ls"})
+    assert [engine.check(action).verdict.value for _ in range(SCREEN_STRIKES + 1)] == ["ok"] * (
+        SCREEN_STRIKES + 1
+    )
+    assert all(slot.specialist.calls == 0 for slot in engine._slots)  # type: ignore[attr-defined]
