@@ -71,6 +71,9 @@ Check = Literal["scope", "sensitive"]
 Mode = Literal["read", "write", "delete"]
 Strength = Literal["flag", "nudge", "block"]
 
+# Paths that name the process that opens them: here they would be this Supervisor's own
+# files, in the agent's shell that shell's.
+_THIS_PROCESS: Final = ("/proc/self/", "/proc/thread-self/", "/dev/fd/", "/dev/std")
 KIND_NAME: Final = "path"
 KIND_VERSION: Final = "1"
 MAX_PATHS: Final = 200  # paths judged per file action
@@ -298,8 +301,8 @@ class PathSpecialist:
         links are resolved (``ln -s STATE x; rm x/state.db``)."""
         if any(is_within(path, home) for home in self._own_home):
             return True
-        if not path.startswith("/"):
-            return False
+        if not path.startswith("/") or path.startswith(_THIS_PROCESS):
+            return False  # (/proc/self/fd/3 is the shell's file there, not this process's)
         try:
             real = os.path.realpath(path)
         except (ValueError, OSError):  # a NUL byte, a loop of links: not a path to follow

@@ -413,6 +413,28 @@ def test_protect_home_ignores_what_is_not_a_path(tmp_path):
     assert specialist._in_own_home(str(tmp_path / "state" / "keys"))
 
 
+def test_protect_home_does_not_follow_this_process_s_own_descriptors(tmp_path):
+    """/proc/self/fd/N names a file of the shell that runs the command, not of the process
+    that judges it: a state file open here must not make `tee /proc/self/fd/N` a write to it."""
+    import os
+
+    from specialists.path import PathConfig, PathSpecialist
+
+    specialist = PathSpecialist(
+        PathConfig(checks=["sensitive"], modes=["write"], protect_home=True), Verdict.BLOCK
+    )
+    state = tmp_path / "state"
+    state.mkdir()
+    specialist.bind_home(state)
+    fd = os.open(state / "state.db", os.O_CREAT | os.O_RDWR)
+    try:
+        assert os.path.realpath(f"/proc/self/fd/{fd}").startswith(str(state))
+        assert not specialist._in_own_home(f"/proc/self/fd/{fd}")
+        assert not specialist._in_own_home(f"/dev/fd/{fd}")
+    finally:
+        os.close(fd)
+
+
 STARTUP = {
     "checks": ["sensitive"],
     "modes": ["write"],
