@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+import re2
+
 from specialists.shellparse import (
     DEFAULT_MAX_CHARS,
     SimpleCommand,
@@ -28,10 +30,22 @@ __all__ = ["ProcessSignal", "Scope", "commands_of", "process_signals", "signals_
 # How the processes are named: one PID, a process group (``kill -- -PGID``; ``0``: the
 # caller's own), every process the caller may signal (``kill -1``, ``killall5``, a
 # shutdown), PID 1 (init: in a container, the container itself), a program name, a pattern
-# over command lines (``pkill -f``), every process of a user, a service unit, a shell job,
-# the machine itself (a shutdown or reboot stops every process).
+# over command lines (``pkill -f``), one command line named whole (``pkill -f "node
+# server.js"``: a program with its script or arguments, not a bare name), every process of a
+# user, a service unit, a shell job, the machine itself (a shutdown or reboot stops every
+# process).
 Scope = Literal[
-    "pid", "group", "every", "init", "name", "pattern", "user", "unit", "job", "machine"
+    "pid",
+    "group",
+    "every",
+    "init",
+    "name",
+    "pattern",
+    "command",
+    "user",
+    "unit",
+    "job",
+    "machine",
 ]
 
 
@@ -43,6 +57,7 @@ _SCOPE_WORDS: Final[dict[str, str]] = {
     "init": "PID 1 (init: in a container, the container itself)",
     "name": "every process of a name",
     "pattern": "every process whose command line matches",
+    "command": "the processes of one command line",
     "user": "every process of a user",
     "unit": "a service",
     "job": "a shell job",
@@ -227,11 +242,34 @@ def _by_name(cmd: SimpleCommand) -> list[ProcessSignal]:
     signal = _dashed_signal(cmd) or "TERM"
     pattern = program == "pkill" and cmd.has_flag("f", "full")
     pattern = pattern or (program == "killall" and cmd.has_flag("r", "regexp"))
-    scope: Scope = "pattern" if pattern else "name"
-    found = [ProcessSignal(program, scope, n, signal, cmd) for n in names]
+    found = [
+        ProcessSignal(program, _pattern_scope(n) if pattern else "name", n, signal, cmd)
+        for n in names
+    ]
     if not names:
         found.extend(ProcessSignal(program, "user", u, signal, cmd) for u in users)
     return found
+
+
+# A word that names a script or a module rather than a program: a path, a file with an
+# extension of a script or an archive a runtime starts, a ``module:object`` of an ASGI/WSGI
+# server.
+_SCRIPT_WORD: Final = re2.compile(
+    r"/|\w\.(?:js|mjs|cjs|ts|py|rb|php|pl|jar|sh|go|exs?|lua)$|^[A-Za-z_][\w.]*:[A-Za-z_]\w*$"
+)
+# What makes a pattern match more than it names: an alternative, a bare wildcard, a class.
+_REGEX_WIDE: Final = re2.compile(r"[|*+?\[\]{}()]|^\^?\.?\$?$")
+
+
+def _pattern_scope(pattern: str) -> Scope:
+    """``pkill -f PATTERN``: one command line when the pattern names a script or a module
+    (``node server.js``, ``uvicorn main:app``, ``./bin/worker``) and no regular-expression
+    alternative or wildcard widens it; every matching process otherwise (``pkill -f node``,
+    ``pkill -f "python|node"``)."""
+    text = pattern.strip().strip("'\"")
+    if _REGEX_WIDE.search(text):
+        return "pattern"
+    return "command" if any(_SCRIPT_WORD.search(w) for w in text.split()) else "pattern"
 
 
 def _systemctl(cmd: SimpleCommand) -> list[ProcessSignal]:

@@ -33,6 +33,15 @@ def signalled(line: str) -> list[tuple[str, str, str]]:
         ("kill %1", [("job", "%1", "TERM")]),
         ("kill -l", []),
         ("pkill -f uvicorn", [("pattern", "uvicorn", "TERM")]),
+        # one command line named whole: a program with its script or its app module
+        ("pkill -f 'node server.js'", [("command", "node server.js", "TERM")]),
+        ("pkill -9 -f 'uvicorn main:app'", [("command", "uvicorn main:app", "9")]),
+        ("pkill -f ./bin/worker", [("command", "./bin/worker", "TERM")]),
+        # widened by the pattern itself: every match
+        ("pkill -f 'node .*server.js'", [("pattern", "node .*server.js", "TERM")]),
+        ("pkill -f 'python app.py|node'", [("pattern", "python app.py|node", "TERM")]),
+        ("pkill -f .", [("pattern", ".", "TERM")]),
+        ("killall -r 'worker.py'", [("command", "worker.py", "TERM")]),
         ("killall -9 node", [("name", "node", "9")]),
         ("killall -u bob", [("user", "bob", "TERM")]),
         ("killall5 -9", [("every", "-1", "9")]),
