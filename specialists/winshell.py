@@ -1781,6 +1781,27 @@ def _q(word: str) -> str:
     return "'" + word.replace("'", "'\\''") + "'"
 
 
+def _robocopy(parsed: _Parsed, home: str | None, source: str) -> WindowsOp | None:
+    """``robocopy SRC DST [FILES…] [/switches]``: a copy of a tree; ``/MIR`` and ``/PURGE``
+    also delete what the destination holds beyond the source (``rsync --delete``: a mirror
+    of an empty directory empties the destination), ``/MOV`` and ``/MOVE`` move."""
+    words = [w for w in parsed.args if not w.startswith("/")]
+    switches = {w[1:].split(":", 1)[0].lower() for w in parsed.args if w.startswith("/")}
+    switches |= parsed.params.keys()
+    if len(words) < 2:
+        return None
+    src, dst = (windows_path(w, home) for w in words[:2])
+    remote = _unc_remote(dst)  # a share of another host: host:/path, as rsync and scp name it
+    if switches & {"mir", "purge"}:
+        return WindowsOp(
+            "argv", ("rsync", "-a", "--delete", src + "/", (remote or dst) + "/"), source
+        )
+    if remote is not None:
+        return WindowsOp("argv", ("scp", "-r", src, remote), source)
+    program = ("mv",) if switches & {"mov", "move"} else ("cp", "-r")
+    return WindowsOp("argv", (*program, src, dst), source)
+
+
 def _paths(parsed: _Parsed, home: str | None) -> list[str]:
     found = [parsed.params[k] for k in ("path", "literalpath") if parsed.params.get(k)]
     found += parsed.args
@@ -1848,6 +1869,8 @@ def _translate(
         if "va" in params:
             return WindowsOp("argv", ("rm", key + "/*"), source)
         return WindowsOp("argv", ("rm", "-r", key), source)
+    if verb == "robocopy":
+        return _robocopy(parsed, home, source)
     if verb in _COPY or verb in _MOVE:
         paths = _paths(parsed, home)
         if params.get("destination"):

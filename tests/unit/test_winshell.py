@@ -34,6 +34,18 @@ HOME = "/c:/Users/dev"
             ("zip", "-r", "k.zip", "/c:/Users/dev/.ssh"),
         ),
         ("format D: /q", ("mkfs", "/d:/")),
+        # robocopy: a mirror deletes what the destination holds beyond the source
+        (
+            "robocopy C:\\empty C:\\Users\\dev\\Documents /MIR /R:0",
+            ("rsync", "-a", "--delete", "/c:/empty/", "/c:/Users/dev/Documents/"),
+        ),
+        (
+            "robocopy .\\dist \\\\web01\\www /PURGE",
+            ("rsync", "-a", "--delete", "./dist/", "web01:/www/"),
+        ),
+        ("robocopy src C:\\backup\\src /E", ("cp", "-r", "src", "/c:/backup/src")),
+        ("robocopy src \\\\10.0.0.5\\drop /E", ("scp", "-r", "src", "10.0.0.5:/drop")),
+        ("robocopy C:\\in C:\\out /MOVE", ("mv", "/c:/in", "/c:/out")),
         ("icacls C:\\app /grant Everyone:F /T", ("chmod", "-R", "777", "/c:/app")),
         # the env: drive listed prints every variable
         ("Get-ChildItem Env:", ("env",)),
