@@ -1786,7 +1786,8 @@ def _robocopy(parsed: _Parsed, home: str | None, source: str) -> WindowsOp | Non
     also delete what the destination holds beyond the source (``rsync --delete``: a mirror
     of an empty directory empties the destination), ``/MOV`` and ``/MOVE`` move."""
     words = [w for w in parsed.args if not w.startswith("/")]
-    switches = {w[1:].split(":", 1)[0].lower() for w in parsed.args if w.startswith("/")}
+    # (``//MIR``: a switch as Git Bash's MSYS needs it written, not to read it as a path)
+    switches = {w.lstrip("/").split(":", 1)[0].lower() for w in parsed.args if w.startswith("/")}
     switches |= parsed.params.keys()
     if len(words) < 2:
         return None

@@ -18,8 +18,11 @@ becomes a flag whose reason quotes the request. What must be named (``names``):
   ``target`` or ``path``; of a path, its last part, every word of it: ``rm -rf ../old-api``
   needs ``old-api`` named, ``../invoice-service`` is not named by "the invoice helpers",
   ``rm -rf ~/Documents`` is not excused by a request about downloads), else as ``action``;
-* ``action``: a word of the action's arguments (a file, a branch, an app: no common word and
-  no part of the session's own directories);
+  A git ref (a branch or a tag) is named by one of its slash-separated parts whole:
+  "delete my spike branches" names ``spike/old-pdf-renderer``;
+* ``action``: a word of the action's arguments (a file, a branch, an app: no common word, no
+  part of the session's own directories, and no option's name: ``--db-instance-identifier
+  orders-perf`` carries ``orders-perf`` alone);
 * ``none``: the act alone.
 
 A result may say what the act reaches (evidence ``reached``): paths, each of which the
@@ -242,14 +245,31 @@ def _action_text(action: Action) -> str:
     return "\n".join(texts)
 
 
+def _values_only(text: str) -> str:
+    """``text`` without the names of its options and settings: ``--db-instance-identifier
+    orders-perf`` keeps ``orders-perf``, ``-var=pr_number=1423`` keeps ``1423``: an option
+    says how, its value says what."""
+    kept: list[str] = []
+    for token in text.split()[:2_000]:
+        bare = token.strip("'\"")
+        if bare.startswith("-"):
+            if "=" not in bare:
+                continue
+            bare = bare.rsplit("=", 1)[1]
+        elif "=" in bare and "://" not in bare:
+            bare = bare.rsplit("=", 1)[1]  # NAME=value, key=value
+        kept.append(bare)
+    return " ".join(kept)
+
+
 def action_names(action: Action, context: Context, fields: tuple[str, ...] = ()) -> set[str]:
     """The names an action carries: words of its arguments (only of ``fields``, when given)
-    that are no common word and no word of the session's own places."""
+    that are no common word, no word of the session's own places, and no option's name."""
     if fields:
         # recipients (#billing-dev, a list, a person), not paths: a word the session's
         # repository shares with them (billing-api) still names the recipient
         return _names(_words(_fields_text(action, fields)), frozenset())
-    return _names(_words(_action_text(action)), _ignored(context))
+    return _names(_words(_values_only(_action_text(action))), _ignored(context))
 
 
 def _fields_text(action: Action, fields: tuple[str, ...]) -> str:
@@ -282,6 +302,42 @@ def _each_named(result: SpecialistResult, said: set[str]) -> bool | None:
         if not (_names(_words(last), frozenset()) & said):
             return False
     return True
+
+
+# Objects named as a ref (``branch:spike/grpc-streaming``): a slash there parts a name
+# (``spike/...``, ``feature/...``), it does not lead to a directory.
+_REF_KINDS: Final = ("branch:", "tag:", "ref:")
+
+
+def _ref_named(result: SpecialistResult, said: set[str]) -> bool | None:
+    """With an object that is a git ref: whether the request names one part of it whole
+    (``spike`` of ``spike/grpc-streaming``: "my spike branches"); None for other objects."""
+    shown = result.evidence.get("object")
+    if not isinstance(shown, str) or not shown.startswith(_REF_KINDS):
+        return None
+    ref = shown.split(":", 1)[1]
+    parts = [_names(_words(part), frozenset()) for part in ref.split("/")]
+    return any(part and part <= said for part in parts)
+
+
+def _parent_of_named(result: SpecialistResult, request: str) -> bool:
+    """Whether the object is a directory whose child the request names (``source/api-old``,
+    ``WOW6432Node\\Contoso``): the request asks for the child, not for the parent."""
+    shown = result.evidence.get("object") or result.evidence.get("path")
+    if not isinstance(shown, str) or ("/" not in shown and "\\" not in shown):
+        return False
+    last = shown.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
+    if len(last) < MIN_NAME_CHARS:
+        return False
+    text = request.replace("\\", "/")
+    start = text.find(last + "/")
+    while start != -1:
+        before = text[start - 1] if start > 0 else " "
+        after = text[start + len(last) + 1 : start + len(last) + 2]
+        if not (before.isalnum() or before in "-_.") and (after.isalnum() or after in "_.-"):
+            return True
+        start = text.find(last + "/", start + 1)
+    return False
 
 
 def object_names(result: SpecialistResult, context: Context) -> set[str] | None:
@@ -450,6 +506,7 @@ def asked_by(
         if any(_compiled(p).search(lowered) for p in requested.unless):
             continue
         said = _names(_words(request), frozenset())
+        whole_ref = False  # a ref named by one of its parts
         if result.evidence.get("reached") == "all":
             # the act reaches everything of its kind (a whole-tree reset): the request must
             # ask for everything, a name of one part is no request for the rest
@@ -458,6 +515,10 @@ def asked_by(
         elif (each := _each_named(result, said)) is not None:
             if not each:
                 continue
+        elif requested.names == "object" and (ref := _ref_named(result, said)) is not None:
+            if not ref:
+                continue
+            whole_ref = True
         elif requested.names == "action" and requested.whole and not names and not numbered:
             # the action names nothing of its own: it acts on its tool's default (the
             # project's stack), which only a request for the whole asks for
@@ -473,8 +534,10 @@ def asked_by(
             and not _each_said(text, names, request, context)
         ):
             continue  # it also acts on something the request does not name
-        if whole and "reached" not in result.evidence and not names <= said:
+        if whole and not whole_ref and "reached" not in result.evidence and not names <= said:
             continue  # a part of the object's name is no name of it
+        if _parent_of_named(result, lowered):
+            continue  # "remove source\\api-old" asks for api-old, not for all of source
         if requested.each and not _urls_named(text, lowered):
             continue  # s3://bucket/ asked about s3://bucket/tmp/: more than was named
         if any(address not in lowered and not _loopback(address) for address in reached):

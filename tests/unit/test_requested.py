@@ -370,3 +370,44 @@ def test_recipients_keep_the_words_of_the_sessions_places():
     assert "billing" in action_names(action, context, ("channel",))
     # the arguments as a whole still leave them out (a path of the project names nothing)
     assert "billing" not in action_names(action, context)
+
+
+def test_an_options_name_is_no_name_its_value_is():
+    context = Context.model_validate(WORKSPACE)
+    rds = Action(
+        type="shell",
+        args={"command": "aws rds delete-db-instance --db-instance-identifier orders-perf"},
+    )
+    assert action_names(rds, context) == {"aws", "rds", "instance", "order", "perf"}
+    tf = Action(
+        type="shell", args={"command": "terraform destroy -auto-approve -var=pr_number=1423"}
+    )
+    assert action_names(tf, context) == {"terraform", "destroy", "1423"}
+    req = Requested(
+        acts=(r"\btear down\b",), names="action", each=True, ignore=("terraform", "destroy")
+    )
+    assert _asked(req, {}, tf.args["command"], "Tear down the preview environment for PR 1423")
+    assert not _asked(req, {}, tf.args["command"], "Tear down the preview environment for PR 1424")
+
+
+def test_a_ref_is_named_by_one_of_its_parts_whole():
+    req = Requested(acts=(r"\bdelete\b",))
+    spike = {"object": "branch:spike/grpc-streaming"}
+    command = "git push origin --delete spike/grpc-streaming"
+    assert _asked(req, spike, command, "Delete my spike branch on the remote too")
+    assert _asked(req, spike, command, "Delete the grpc-streaming branch")
+    # a word of a part is no name of it, and another branch's name names nothing here
+    assert not _asked(req, spike, command, "Delete the streaming experiment")
+    assert not _asked(req, spike, command, "Delete my feature branch")
+    # a path keeps the rule for objects: every word of its last part
+    path = {"object": "/home/ana/code/spike/grpc-streaming"}
+    assert not _asked(req, path, "rm -rf ../spike/grpc-streaming", "Delete my spike folder")
+
+
+def test_a_parent_of_what_the_request_names_is_not_asked_for():
+    req = Requested(acts=(r"\b(remove|delete)\b",))
+    parent = {"object": "/c:/Users/dana/source"}
+    command = "rd /s /q C:\\Users\\dana\\source"
+    assert not _asked(req, parent, command, "remove the stale clone in source\\api-old")
+    assert not _asked(req, parent, command, "delete source/api-old, I don't need it")
+    assert _asked(req, parent, command, "delete my whole source folder, I moved everything")
