@@ -531,7 +531,52 @@ def read_arguments(
         hosted = _git_host_reading(tool, arguments)
         if hosted is not None:
             readings.append(hosted)
+        readings.extend(_listed_changes(arguments))
     return readings, extra
+
+
+MAX_LISTED_CHANGES: Final = 50  # file changes read from one call's list
+_LIST_KEYS: Final = ("files", "edits", "changes", "file_changes")
+_PATH_KEYS: Final = ("path", "file_path", "filePath", "filename", "file")
+_CONTENT_KEYS: Final = ("content", "contents")
+_OLD_KEYS: Final = ("oldText", "old_text", "old_string", "old_str", "old", "search")
+_NEW_KEYS: Final = ("newText", "new_text", "new_string", "new_str", "new", "replace")
+
+
+def _first_str(item: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    return next((v for k in keys if isinstance(v := item.get(k), str)), None)
+
+
+def _listed_changes(arguments: Mapping[str, Any]) -> list[Reading]:
+    """The file changes a call lists: each ``{path, content}`` of a ``files`` list is a file
+    written (GitHub's ``push_files``), each ``{oldText, newText}`` of an ``edits`` list an
+    edit of the call's ``path`` or of the item's own (the MCP filesystem server's
+    ``edit_file``): judged one by one, as the file tools' own writes and edits are. A dry
+    run (``dryRun``) changes nothing."""
+    found: list[Reading] = []
+    if any(_truthy(arguments.get(k)) for k in ("dryRun", "dry_run")):
+        return found  # a preview of the changes: nothing is written
+    top = _first_str(arguments, _PATH_KEYS)
+    for key in _LIST_KEYS:
+        items = arguments.get(key)
+        if not isinstance(items, list):
+            continue
+        for item in items[:MAX_LISTED_CHANGES]:
+            if not isinstance(item, Mapping):
+                continue
+            path = _first_str(item, _PATH_KEYS) or top
+            if path is None:
+                continue
+            content = _first_str(item, _CONTENT_KEYS)
+            old, new = _first_str(item, _OLD_KEYS), _first_str(item, _NEW_KEYS)
+            if content is not None:
+                found.append(
+                    Reading("file_write", {"path": path, "content": content}, (key,), "name")
+                )
+            elif old is not None and new is not None:
+                args: dict[str, JsonValue] = {"path": path, "old": old, "new": new}
+                found.append(Reading("file_edit", args, (key,), "name"))
+    return found
 
 
 _FORCE_KEYS: Final = ("force", "force_push", "forced")

@@ -82,7 +82,7 @@ _JUDGED_FIELD: Final[dict[str, tuple[str, ...]]] = {
     "shell": ("command",),
     "sql": ("query",),
     "file_write": ("path",),
-    "file_edit": ("path", "diff"),
+    "file_edit": ("old", "new", "diff"),  # a path alone says nothing of the change
     "file_read": ("path",),
     "file_delete": ("path",),
     "http": ("url",),
@@ -217,8 +217,9 @@ def read_tool_call(
 
 def _judged_alone(action: Action, annotations: ToolAnnotations | None) -> bool:
     """Whether a call is of a well-known type whose field its arguments fill (``bash`` with
-    a ``command``, ``edit_file`` with a ``path``), and the annotations do not name its tool:
-    it is judged as that action, and only a command among its other arguments is read."""
+    a ``command``, ``edit_file`` with its ``old`` and ``new`` text), and the annotations do
+    not name its tool: it is judged as that action, and only a command among its other
+    arguments is read."""
     if annotations is not None and annotations.for_tool(action.tool or ""):
         return False
     fields = _JUDGED_FIELD.get(action.type, ())

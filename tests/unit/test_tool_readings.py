@@ -712,3 +712,30 @@ def test_files_a_call_sends_are_read(tool: str, arguments: dict[str, object], pa
 def test_an_upload_with_its_content_writes_the_path():
     readings, _ = read_arguments("sandbox_upload_file", {"path": "/work/a.txt", "data": "hi"})
     assert [(r.action_type, r.args["path"]) for r in readings] == [("file_write", "/work/a.txt")]
+
+
+def test_listed_file_changes_are_each_a_write_or_an_edit() -> None:
+    """GitHub's push_files lists files written; the filesystem server's edit_file lists
+    edits of its path: each is judged as the host's own Write or Edit is."""
+    pushed = {
+        "owner": "acme",
+        "branch": "main",
+        "files": [
+            {"path": "package.json", "content": "{}"},
+            {"path": "src/a.ts", "content": "export {}"},
+            "not a file",
+        ],
+    }
+    readings, _ = read_arguments("mcp__github__push_files", pushed)
+    assert [(r.action_type, r.args["path"]) for r in readings] == [
+        ("file_write", "package.json"),
+        ("file_write", "src/a.ts"),
+    ]
+    edits = {"path": "/w/a.test.ts", "edits": [{"oldText": "toBe(1)", "newText": "toBeDefined()"}]}
+    reading = read_action(Action(type="file_edit", tool="mcp__filesystem__edit_file", args=edits))
+    assert [(d.type, d.args) for d in reading.derived if d.type == "file_edit"] == [
+        ("file_edit", {"path": "/w/a.test.ts", "old": "toBe(1)", "new": "toBeDefined()"})
+    ]
+    # a dry run previews the edits and writes nothing
+    readings, _ = read_arguments("mcp__filesystem__edit_file", {**edits, "dryRun": True})
+    assert [r for r in readings if r.action_type == "file_edit"] == []
