@@ -70,6 +70,13 @@ _ENV_FROM_SECRET: Final = re2.compile(
 # Names that already say they hold a secret (as the secret-variable rules read them).
 _SECRET_NAME: Final = re2.compile(r"(?i)(key|token|secret|pass|cred|private|auth|dsn|cert)")
 _VARIABLE: Final = re2.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+# A variable expanded changed: a slice (``${K:0:20}``), a substitution (``${K//?/& }``), a
+# prefix or suffix cut, a case change (not a default, ``${K:-x}``, which leaves it whole).
+# Printed, a secret so changed is no longer the value the runner masks in its log.
+_CHANGED_EXPANSION: Final = re2.compile(
+    r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:[^-=+?}\n][^}\n]{0,200}|//?[^}\n]{0,200}|##?[^}\n]{0,200}"
+    r"|%%?[^}\n]{0,200}|\^\^?|,,?)\}"
+)
 
 
 def ci_file(path: str) -> str | None:
@@ -242,6 +249,17 @@ def _substituted(script: str, renamed: Mapping[str, str]) -> str:
         return "gha-expr"
 
     script = str(_EXPRESSION.sub(expression, script))
+
+    def changed(match: re2.Match[str]) -> str:
+        # a secret printed in part or changed: read as what it amounts to, the secret run
+        # through a program that changes it on its way to the log
+        name = str(match.group(1))
+        new = renamed.get(name, name)
+        if not _SECRET_NAME.search(new):
+            return str(match.group(0))
+        return '$(printf %s "${' + new + '}" | rev)'
+
+    script = str(_CHANGED_EXPANSION.sub(changed, script))
     if not renamed:
         return script
 
