@@ -15,9 +15,9 @@ read, so the whole file is judged) and reports, per ``checks``:
 * ``switched_off``: a job or step switched off (``if: false``, ``if: ${{ false }}``, GitLab's
   ``when: never``, Jenkins' ``expression { false }``);
 * ``masked``: a check's failure no longer fails (``|| true``, ``|| exit 0``, ``--exit-zero``,
-  ``--ignore-errors``, a Makefile recipe line prefixed with ``-``, ``continue-on-error`` or
-  ``allow_failure`` on a step or job that runs a check, ``ignore_outcome``,
-  ``fail_ci_if_error: false``);
+  ``--ignore-errors``, a Makefile recipe line prefixed with ``-``, ``continue-on-error``,
+  ``allow_failure`` or Azure Pipelines' ``continueOnError`` on a step or job that runs a
+  check, ``ignore_outcome``, ``fail_ci_if_error: false``);
 * ``thresholds``: a coverage floor lowered or dropped (``fail_under``, ``--cov-fail-under``,
   jest's ``coverageThreshold`` numbers, nyc/c8 ``lines``/``branches``…, ``minimum_coverage``);
 * ``selection``: tests taken out of the run by configuration (``--ignore``/``--deselect``/
@@ -174,6 +174,7 @@ _MASK_INLINE: Final = re2.compile(
 # a setting of the step or job around a check command
 _MASK_KEY: Final = re2.compile(
     r"(?i)^[ \t]*-?[ \t]*(?:continue-on-error:[ \t]*(?:true|\$\{\{)|allow_failure:[ \t]*true"
+    r"|continueOnError:[ \t]*(?:true|\$\{\{|\$\[)"
     r"|ignore_outcome[ \t]*=[ \t]*true|fail_ci_if_error:[ \t]*false|set[ \t]+\+e\b)"
 )
 _THRESHOLD: Final = re2.compile(
