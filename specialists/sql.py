@@ -1218,6 +1218,12 @@ _MONGO_CALL: Final = re2.compile(
     r"\s*\.\s*(drop|deleteMany|remove|updateMany)\s*\(\s*(\{\s*\}\s*[,)]|\))?"
 )
 _MONGO_DROP_DATABASE: Final = re2.compile(r"\.\s*dropDatabase\s*\(")
+# every collection listed, then each dropped or emptied: the database's contents, one by one
+_MONGO_EVERY_COLLECTION: Final = re2.compile(r"\.\s*(?:getCollectionNames|getCollectionInfos)\s*\(")
+_MONGO_EACH_EMPTIED: Final = re2.compile(
+    r"\.\s*(?:drop\s*\(\s*\)|deleteMany\s*\(\s*\{\s*\}\s*\)|remove\s*\(\s*\{\s*\}\s*\))"
+)
+_MONGO_SIBLING: Final = re2.compile(r"getSiblingDB\s*\(\s*['\"]([^'\"]{1,200})['\"]\s*\)")
 
 
 # A MongoDB shell statement: it starts with the database handle (db.orders…, db.getSiblingDB).
@@ -1226,6 +1232,18 @@ _MONGO_STATEMENT: Final = re2.compile(r"^\s*db\s*\.\s*[A-Za-z_$]")
 
 def _mongo_findings(code: str, database: str | None) -> Iterator[_Finding]:
     code = code[:DEFAULT_MAX_INPUT_CHARS]
+    sibling = _MONGO_SIBLING.search(code)
+    if sibling is not None:
+        database = str(sibling.group(1))  # db.getSiblingDB("catalog"): that database
+    if _MONGO_EVERY_COLLECTION.search(code) and _MONGO_EACH_EMPTIED.search(code):
+        name = repr(database) if database else "the current database"
+        yield _Finding(
+            "ddl_destructive",
+            "DROP DATABASE",
+            f"every collection of {name} is listed and dropped or emptied one by one: the "
+            "same loss as dropDatabase()",
+            f"database:{database}" if database else None,
+        )
     if _MONGO_DROP_DATABASE.search(code):
         name = repr(database) if database else "the current database"
         yield _Finding(
