@@ -389,6 +389,7 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
     steps: list[tuple[_Parsed, str]] = []  # the pipeline's steps so far
     statements = list(_statements(text))
     home = line.home
+    whole = text.lower()
     for index, (sep, raw) in enumerate(statements):
         statement = _known_expressions(raw)
         target: str | None = None
@@ -491,9 +492,17 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
             ops.append(
                 WindowsOp("argv", ("vssadmin", "delete", "shadows", "/all", "/quiet"), statement)
             )
-        if "passwordvault" in lowered and "retrieve" in lowered:
-            # the credential vault's saved passwords read out: what vaultcmd lists
+        if ("retrieve" in lowered and "passwordvault" in whole) or (
+            "get-storedcredential" in lowered
+        ):
+            # the credential vault's saved passwords read out (a PasswordVault made in an
+            # earlier statement, the CredentialManager module): what vaultcmd lists
             ops.append(WindowsOp("argv", ("vaultcmd", "/listcreds:Web Credentials"), statement))
+        for recursive, deleted in _api_deletes(statement, line):
+            # [IO.Directory]::Delete(D, $true): rm -r D; [IO.File]::Delete(F): rm F
+            ops.append(
+                WindowsOp("argv", ("rm", *(("-r",) if recursive else ()), deleted), statement)
+            )
         tail = " ; ".join(part for _, part in statements[index : index + 8])
         piped = fetched_before if sep == "|" else None
         ops.extend(_runs(parsed, words, statement, line, piped, tail))
@@ -1398,6 +1407,57 @@ def _api_reads(text: str, line: _Line) -> list[str]:
                     found.append(windows_path(path, line.home))
             at = lowered.find(call, at + len(call))
     return found
+
+
+_DELETE_CALLS: Final = ("directory]::delete(", "file]::delete(", "filesystem]::deletedirectory(")
+# [Environment]::GetFolderPath('X'): the folders of the user's profile it names
+_SPECIAL_FOLDERS: Final[dict[str, str]] = {
+    "userprofile": "", "mydocuments": "Documents", "personal": "Documents",
+    "desktop": "Desktop", "desktopdirectory": "Desktop", "mypictures": "Pictures",
+    "mymusic": "Music", "myvideos": "Videos", "applicationdata": "AppData/Roaming",
+    "localapplicationdata": "AppData/Local",
+}  # fmt: skip
+
+
+def _api_deletes(text: str, line: _Line) -> list[tuple[bool, str]]:
+    """The files and directories .NET calls delete in ``text``
+    (``[System.IO.Directory]::Delete(D, $true)``, ``[IO.File]::Delete(F)``), as POSIX-style
+    paths, each with whether a whole directory goes; ``[Environment]::GetFolderPath(
+    'UserProfile')`` is the home."""
+    lowered = text.lower()
+    found: list[tuple[bool, str]] = []
+    for call in _DELETE_CALLS:
+        at = lowered.find(call)
+        while at >= 0 and len(found) < MAX_NAMES:
+            argument = _call_argument(text, at + len(call) - 1)
+            if argument:
+                first = argument.split(",", 1)[0].strip()
+                path = _special_folder(first, line.home)
+                if path is None:
+                    tokens = _tokens(first)
+                    word = tokens[0][0] if tokens else ""
+                    path = windows_path(_path_value(word, line), line.home) if word else None
+                if path:
+                    found.append((not call.startswith("file]"), path))
+            at = lowered.find(call, at + len(call))
+    return found
+
+
+def _special_folder(expr: str, home: str | None) -> str | None:
+    """``[Environment]::GetFolderPath('UserProfile')`` (or ``"Desktop"``…): that folder of
+    the home, None for any other expression."""
+    lowered = expr.lower().replace(" ", "")
+    marker = "::getfolderpath("
+    at = lowered.find(marker)
+    if at < 0 or home is None:
+        return None
+    name = lowered[at + len(marker) :].split(")", 1)[0].strip("'\"")
+    name = name.rsplit("]::", 1)[-1]  # [Environment+SpecialFolder]::Desktop
+    sub = _SPECIAL_FOLDERS.get(name)
+    if sub is None:
+        return None
+    root = windows_path(home, None) if ":" in home[:3] else home
+    return f"{root.rstrip('/')}/{sub}".rstrip("/") if sub else root
 
 
 def _request_sends(statement: str, line: _Line) -> tuple[str, ...]:

@@ -215,6 +215,10 @@ def test_the_pack_ships_and_validates():
         "value_from_untrusted_content",
         "answer_relays_planted_instruction",
         "tool_text_relays_planted_instruction",
+        "removal_unasked",
+        "standing_order_changed_unasked",
+        "member_added_unasked",
+        "channel_post_unasked",
     ]
     duplicate = taxonomy[DUPLICATE]
     assert duplicate.default_verdict == "block"

@@ -778,3 +778,28 @@ def test_acts_read_from_expressions(line: str, words: tuple[str, ...]):
 def test_expressions_that_stop_set_or_trust_nothing(line: str):
     programs = {op.words[0] for op in windows_ops(line, HOME)}
     assert not programs & {"kill", "pkill", "setx", "certutil", "nc"}, programs
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        (
+            "[System.IO.Directory]::Delete([Environment]::GetFolderPath('UserProfile'), $true)",
+            ("rm", "-r", "/c:/Users/dev"),
+        ),
+        (
+            "[IO.Directory]::Delete([Environment]::GetFolderPath('MyDocuments'), $true)",
+            ("rm", "-r", "/c:/Users/dev/Documents"),
+        ),
+        ("[IO.File]::Delete('C:\\Users\\dev\\.ssh\\id_rsa')", ("rm", "/c:/Users/dev/.ssh/id_rsa")),
+        (
+            "$v = New-Object Windows.Security.Credentials.PasswordVault\n$v.RetrieveAll() | % { $_.RetrievePassword(); $_ }",
+            ("vaultcmd", "/listcreds:Web Credentials"),
+        ),
+        ("Get-StoredCredential -AsCredentialObject", ("vaultcmd", "/listcreds:Web Credentials")),
+    ],
+)
+def test_dotnet_deletes_and_vault_reads_are_the_commands_they_amount_to(
+    line: str, words: tuple[str, ...]
+) -> None:
+    assert words in [op.words for op in windows_ops(line, HOME)]
