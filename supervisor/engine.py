@@ -1070,6 +1070,13 @@ class Engine:
 
     # -- building specialists ----------------------------------------------------------
 
+    def build_all(self) -> None:
+        """Build every specialist not built yet; what fails to build raises here, as in an
+        engine built at once (the kinds built before it stay)."""
+        with self._build_lock:
+            for name in list(self._unbuilt):
+                self._build([name], contain=False)
+
     def _build_for(self, action: Action) -> None:
         """Build the specialists of every kind that has an entry for this action and is
         not built yet (a lazy engine's first action of a type or tool)."""

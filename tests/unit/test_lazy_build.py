@@ -181,3 +181,16 @@ def test_an_eager_engine_with_a_post_kind_in_the_pre_tier_raises_a_lazy_one_reco
     assert "give the entry tier: post" in (result.reason or "")
     with pytest.raises(PluginError, match="give the entry tier: post"):
         Engine(engine.taxonomy, kinds, lazy=False)
+
+
+def test_build_all_builds_the_rest_and_raises_what_fails(lazy_engine) -> None:
+    counted = Counted(pause_s=0)
+    engine = lazy_engine(counted)
+    engine.check(SHELL)
+    engine.build_all()  # what the hook daemon does at start
+    assert counted.built == Counter({"shell_a": 1, "shell_b": 1, "write_a": 1})
+    engine.build_all()  # nothing left
+    assert sum(counted.built.values()) == 3
+    failing = lazy_engine(Counted(fail=frozenset({"write_a"}), pause_s=0))
+    with pytest.raises(RuntimeError, match="cannot build write_a today"):
+        failing.build_all()
