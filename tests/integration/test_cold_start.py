@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,17 +30,22 @@ print(json.dumps({"built": built, "after": after, "verdict": decision.verdict.va
 """
 
 
-def _probe(home: Path, action: dict[str, object]) -> dict[str, object]:
+def _fresh(script: str, *args: str) -> dict[str, Any]:
+    """What ``script`` prints last (JSON), run in a new interpreter with ``args``."""
     out = subprocess.run(
-        [sys.executable, "-c", PROBE, str(home), json.dumps(action), json.dumps(HEAVY)],
+        [sys.executable, "-c", script, *args],
         capture_output=True,
         text=True,
         cwd=ROOT,
         timeout=300,
         check=True,
     )
-    result: dict[str, object] = json.loads(out.stdout.splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.stdout.splitlines()[-1])
     return result
+
+
+def _probe(home: Path, action: dict[str, object]) -> dict[str, object]:
+    return _fresh(PROBE, str(home), json.dumps(action), json.dumps(HEAVY))
 
 
 @pytest.fixture(scope="module")
@@ -83,15 +89,7 @@ def test_a_process_served_by_the_taxonomy_cache_parses_no_yaml(tmp_path: Path) -
     action = {"type": "shell", "args": {"command": "ls -la"}}
     seen: list[bool] = []
     for _ in range(3):  # creates the key; writes the cache; is served by it
-        out = subprocess.run(
-            [sys.executable, "-c", PROBE, str(home), json.dumps(action), json.dumps(["yaml"])],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            timeout=300,
-            check=True,
-        )
-        result = json.loads(out.stdout.splitlines()[-1])
+        result = _fresh(PROBE, str(home), json.dumps(action), json.dumps(["yaml"]))
         assert result["verdict"] == "ok"
         seen.append(result["after"]["yaml"])
     assert seen == [True, True, False]
@@ -149,15 +147,7 @@ def test_a_served_coding_pack_builds_each_kind_on_the_first_action_it_judges(
         {"type": "file_write", "args": {"path": "src/app.py", "content": "print(1)\n"}},
         {"type": "sql", "args": {"query": "SELECT 1"}},
     ]
-    out = subprocess.run(
-        [sys.executable, "-c", KINDS_PROBE, str(home), json.dumps(actions)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-        check=True,
-    )
-    result = json.loads(out.stdout.splitlines()[-1])
+    result = _fresh(KINDS_PROBE, str(home), json.dumps(actions))
     seen, expected = result["seen"], result["expected"]
     assert seen[0] == {"built": [], "loaded": [], "plugins": [], "sqlglot": False}
     for after, kinds in zip(seen[1:], expected, strict=True):
