@@ -620,6 +620,11 @@ class Engine:
             route = self._route_cache.get((action.type, routed_tool(action)))
             if route is not None and route[3] is not None:
                 return self.check(action, context)  # nothing to run, so nothing to wait for
+        if self._unbuilt:
+            # Specialists to build first (imports, compiles): on a thread, not on the loop.
+            action = action if type(action) is Action else _as_action(action)
+            if (action.type, routed_tool(action)) not in self._route_cache:
+                await asyncio.to_thread(self._route, action)
         run = self._start(action, context)
         try:
             stall: _Stall | None = None

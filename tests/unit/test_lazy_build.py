@@ -10,6 +10,7 @@ import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -194,3 +195,27 @@ def test_build_all_builds_the_rest_and_raises_what_fails(lazy_engine) -> None:
     failing = lazy_engine(Counted(fail=frozenset({"write_a"}), pause_s=0))
     with pytest.raises(RuntimeError, match="cannot build write_a today"):
         failing.build_all()
+
+
+def test_a_first_async_decision_builds_off_the_event_loop(lazy_engine) -> None:
+    """The build (imports, compiles) runs on a thread: the loop goes on meanwhile."""
+    counted = Counted(pause_s=0.15)
+    engine = lazy_engine(counted)
+    ticks: list[float] = []
+
+    async def ticker() -> None:
+        for _ in range(40):
+            ticks.append(time.perf_counter())
+            await asyncio.sleep(0.01)
+
+    async def main() -> Verdict:
+        tick = asyncio.create_task(ticker())
+        await asyncio.sleep(0)  # the ticker starts
+        decision = await engine.acheck(SHELL)
+        await tick
+        return decision.verdict
+
+    assert asyncio.run(main()) is Verdict.BLOCK
+    assert counted.built == Counter({"shell_a": 1, "shell_b": 1})
+    gaps = [b - a for a, b in pairwise(ticks)]
+    assert max(gaps) < 0.25  # never held for the whole build (two entries, 150 ms each)
