@@ -23,13 +23,13 @@ from __future__ import annotations
 from typing import Annotated, Final
 
 import re2
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, ValidationInfo
 
 from specialists.understand.changes import file_changes, matching
 from specialists.understand.globs import PathGlobs
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
 from supervisor.taxonomy import Entry
 
 __all__ = ["Glob", "Pattern", "RemovalConfig", "RemovalSpecialist", "supervisor_register_kinds"]
@@ -40,12 +40,15 @@ DEFAULT_MAX_BYTES: Final = 1_000_000
 MAX_PATTERNS: Final = 64
 
 
-def _check_glob(glob: str) -> str:
-    PathGlobs([glob])
+def _check_glob(glob: str, info: ValidationInfo) -> str:
+    if not checked_before(info):  # else it compiled when cached
+        PathGlobs([glob])
     return glob
 
 
-def _check_pattern(pattern: str) -> str:
+def _check_pattern(pattern: str, info: ValidationInfo) -> str:
+    if checked_before(info):  # it compiled when cached
+        return pattern
     try:
         re2.compile(pattern)
     except re2.error as exc:

@@ -262,7 +262,9 @@ def _check_consumer(item: str, info: ValidationInfo) -> str:
     return " ".join(words)
 
 
-def _check_task_pattern(pattern: str) -> str:
+def _check_task_pattern(pattern: str, info: ValidationInfo) -> str:
+    if checked_before(info):  # it compiled when cached
+        return pattern
     try:
         re2.compile(pattern)
     except re2.error as exc:

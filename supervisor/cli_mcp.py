@@ -120,6 +120,7 @@ def mcp_proxy(
         *_taxonomy_sources(taxonomies), home=ctx.obj["home"], store=store
     )
     with sup:
+        sup.build_all()  # a long-lived proxy: every specialist built now, a broken one said now
         proxy = McpProxy(
             sup,
             command,

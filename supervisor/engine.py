@@ -39,7 +39,7 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -75,12 +75,13 @@ from supervisor.models import (
     routed_tool,
 )
 from supervisor.observe import Recorder
-from supervisor.plugins import KindRegistry
+from supervisor.plugins import KindRegistry, LazyKinds
 from supervisor.policy import conclude
 from supervisor.post import PostTier
 from supervisor.requested import excused
 from supervisor.specialist import (
     Execution,
+    KindConfig,
     Screen,
     Setup,
     Specialist,
@@ -460,6 +461,12 @@ class Engine:
 
     Most users want :class:`supervisor.Supervisor`, which adds the state directory and the
     decision log on top of this.
+
+    ``lazy`` (by default: when ``kinds`` is a :class:`~supervisor.plugins.LazyKinds`) builds
+    a kind's specialists, and with them imports its plugin, on the first action one of its
+    entries applies to, once however many decisions ask at the same time. What fails to
+    build then is that entry's error in each decision it applies to (``on_error``
+    applies), logged once; built at once (``lazy=False``), it raises here.
     """
 
     def __init__(
@@ -471,6 +478,7 @@ class Engine:
         on_decision: Callable[[Decision, Context], None] | None = None,
         pool: WorkerPool | None = None,
         home: Path | None = None,
+        lazy: bool | None = None,
     ) -> None:
         self.taxonomy = taxonomy
         self.memory: NudgeMemory = memory if memory is not None else InProcessMemory()
@@ -483,36 +491,21 @@ class Engine:
         self._ids = _IdFactory().next_id
         self._entries: dict[str, Entry] = {e.id: e for e in taxonomy.entries}
         self._requested = {e.id: e.requested for e in taxonomy.entries if e.requested}
+        self._kinds = kinds
+        self._home: Path | None = None
+        # The pre-action entries by kind, with their places in taxonomy order, until the
+        # kind's specialists are built (all at once, screen included): here, or when lazy
+        # (by default with a registry that imports plugins as needed, LazyKinds) on the
+        # first action that one of its entries applies to (see _build_for).
+        self._unbuilt: dict[str, list[tuple[int, Entry]]] = {}
+        pre = [e for e in taxonomy.entries if e.tier == "pre"]  # post: through after()
+        for position, entry in enumerate(pre):
+            self._unbuilt.setdefault(entry.specialist.kind, []).append((position, entry))
+        self._build_lock = threading.Lock()
         self._slots: list[_Slot] = []
-        for entry in taxonomy.entries:
-            if entry.tier != "pre":
-                continue  # the post-action tier runs through after(), not check()
-            kind = kinds[entry.specialist.kind]
-            specialist = kind.build(entry, taxonomy.configs[entry.id])
-            if not callable(getattr(specialist, "evaluate", None)):
-                raise PluginError(
-                    f"entry {entry.id!r}: kind {kind.name!r} builds a post-action specialist "
-                    "(no evaluate); give the entry tier: post"
-                )
-            execution = _execution_of(specialist)  # type: ignore[arg-type]
-            observes = bool(getattr(specialist, "observes", False))
-            if getattr(specialist, "history_inline", False) and (
-                self._history is None or self._history.local
-            ):
-                # Its only wait is a history question, and a local store answers that
-                # without waiting on anyone: the thread hop would cost more than the query.
-                execution, observes = Execution.INLINE, True
-            self._slots.append(
-                _Slot(
-                    entry,
-                    specialist,  # type: ignore[arg-type]
-                    kind,
-                    execution,
-                    entry.timeout_ms * 1_000_000,
-                    observes=observes,
-                )
-            )
-        self._screens = _build_screens(self._slots)
+        self._screens: tuple[_ScreenGroup, ...] = ()
+        if not (isinstance(kinds, LazyKinds) if lazy is None else lazy):
+            self._build(list(self._unbuilt), contain=False)
         # Entries with tier: post, checked after the action ran (Supervisor.after).
         self.post = PostTier(taxonomy, kinds, self._pool, self._ids)
         if home is not None:
@@ -627,6 +620,11 @@ class Engine:
             route = self._route_cache.get((action.type, routed_tool(action)))
             if route is not None and route[3] is not None:
                 return self.check(action, context)  # nothing to run, so nothing to wait for
+        if self._unbuilt:
+            # Specialists to build first (imports, compiles): on a thread, not on the loop.
+            action = action if type(action) is Action else _as_action(action)
+            if (action.type, routed_tool(action)) not in self._route_cache:
+                await asyncio.to_thread(self._route, action)
         run = self._start(action, context)
         try:
             stall: _Stall | None = None
@@ -746,6 +744,8 @@ class Engine:
         key = (action.type, routed_tool(action))
         route = self._route_cache.get(key)
         if route is None:
+            if self._unbuilt:
+                self._build_for(action)
             slots = [s for s in self._slots if s.entry.applies_to.matches(action)]
             inline = tuple(s for s in slots if s.execution is Execution.INLINE)
             pooled = tuple(s for s in slots if s.execution is not Execution.INLINE)
@@ -1064,16 +1064,97 @@ class Engine:
     def _bind_home(self, home: Path) -> None:
         """Tell specialists that keep files (models, caches) which state directory is ours.
 
-        A specialist with a ``bind_home(path)`` method gets it once, before any evaluation;
-        one that never gets it falls back to ``$SUPERVISE_HOME`` or the repository's default
-        state directory.
+        A specialist with a ``bind_home(path)`` method gets it once, before any evaluation
+        (one built later, as it is built); one that never gets it falls back to
+        ``$SUPERVISE_HOME`` or the repository's default state directory.
         """
+        self._home = home
         specialists: list[object] = [slot.specialist for slot in self._slots]
         specialists += self.post.specialists()
-        for specialist in specialists:
-            bind = getattr(specialist, "bind_home", None)
-            if callable(bind):
-                bind(home)
+        _bind(specialists, home)
+
+    # -- building specialists ----------------------------------------------------------
+
+    def build_all(self) -> None:
+        """Build every specialist not built yet; what fails to build raises here, as in an
+        engine built at once (the kinds built before it stay)."""
+        with self._build_lock:
+            for name in list(self._unbuilt):
+                self._build([name], contain=False)
+
+    def _build_for(self, action: Action) -> None:
+        """Build the specialists of every kind that has an entry for this action and is
+        not built yet (a lazy engine's first action of a type or tool)."""
+        with self._build_lock:
+            needed = [
+                name
+                for name, waiting in self._unbuilt.items()
+                if any(entry.applies_to.matches(action) for _, entry in waiting)
+            ]
+            if needed:
+                self._build(needed, contain=True)
+
+    def _build(self, names: Sequence[str], *, contain: bool) -> None:
+        """Build every specialist of the kinds ``names``, their screens, and add them.
+
+        ``contain``: what fails to build (the plugin's import, a config of a kind changed
+        since the taxonomy was cached, the kind's build) gives its entry a specialist that
+        raises it on each call, so each decision records it as that entry's error
+        (``on_error`` applies) and the caller goes on; else it raises here. The caller
+        holds the build lock, or the engine is not shared yet.
+        """
+        built: list[_Slot] = []
+        for name in names:
+            said: set[str] = set()
+            for position, entry in self._unbuilt[name]:
+                try:
+                    slot = self._slot(entry)
+                except Exception as exc:
+                    if not contain:
+                        raise
+                    if str(exc) not in said:  # a kind's entries often fail alike
+                        said.add(str(exc))
+                        log.exception(
+                            "entry %r (kind %r) could not be built; its calls are errors",
+                            entry.id,
+                            name,
+                        )
+                    slot = _unbuilt_slot(entry, self._kinds, exc)
+                slot.position = position
+                built.append(slot)
+        screens = _build_screens(built)
+        if self._home is not None:
+            _bind([slot.specialist for slot in built], self._home)
+        # Readers take the lists as they are: each is replaced whole, never changed.
+        self._slots = sorted((*self._slots, *built), key=_position)
+        self._screens = (*self._screens, *screens)
+        for name in names:
+            del self._unbuilt[name]
+
+    def _slot(self, entry: Entry) -> _Slot:
+        kind = self._kinds[entry.specialist.kind]
+        specialist = kind.build(entry, self.taxonomy.configs[entry.id])
+        if not callable(getattr(specialist, "evaluate", None)):
+            raise PluginError(
+                f"entry {entry.id!r}: kind {kind.name!r} builds a post-action specialist "
+                "(no evaluate); give the entry tier: post"
+            )
+        execution = _execution_of(specialist)  # type: ignore[arg-type]
+        observes = bool(getattr(specialist, "observes", False))
+        if getattr(specialist, "history_inline", False) and (
+            self._history is None or self._history.local
+        ):
+            # Its only wait is a history question, and a local store answers that
+            # without waiting on anyone: the thread hop would cost more than the query.
+            execution, observes = Execution.INLINE, True
+        return _Slot(
+            entry,
+            specialist,  # type: ignore[arg-type]
+            kind,
+            execution,
+            entry.timeout_ms * 1_000_000,
+            observes=observes,
+        )
 
     def close(self) -> None:
         """Let go of what specialists hold (connections, clients): calls their ``close()``,
@@ -1195,8 +1276,7 @@ def _build_screens(slots: Sequence[_Slot]) -> tuple[_ScreenGroup, ...]:
 
     A kind whose screen cannot be built is logged: its specialists run on their own."""
     by_kind: dict[str, list[_Slot]] = {}
-    for position, slot in enumerate(slots):
-        slot.position = position
+    for slot in slots:
         # (an inline one that observes runs with a recording context of its own)
         screenable = slot.execution is not Execution.INLINE or not slot.observes
         if slot.kind.screen is not None and screenable:
@@ -1286,6 +1366,40 @@ def _screened(
 
 def _position(slot: _Slot) -> int:
     return slot.position
+
+
+def _bind(specialists: Sequence[object], home: Path) -> None:
+    for specialist in specialists:
+        bind = getattr(specialist, "bind_home", None)
+        if callable(bind):
+            bind(home)
+
+
+class _Unbuilt:
+    """In place of a specialist that could not be built: each call raises why."""
+
+    execution = Execution.INLINE
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def evaluate(self, action: Action, context: Context) -> SpecialistResult:
+        raise self.error.with_traceback(None)  # (the same object: its traceback not grown)
+
+
+def _unbuilt_slot(entry: Entry, kinds: KindRegistry, error: Exception) -> _Slot:
+    """The slot of an entry whose specialist could not be built (see Engine._build)."""
+    name = entry.specialist.kind
+    kind = kinds.get(name) if kinds.loaded(name) else None
+    if kind is None:  # its plugin did not load: a stand-in that names it
+        kind = SpecialistKind(name=name, config_model=KindConfig, build=_no_build, version="")
+    elif kind.screen is not None:
+        kind = replace(kind, screen=None)  # no screen speaks for it: it raises
+    return _Slot(entry, _Unbuilt(error), kind, Execution.INLINE, entry.timeout_ms * 1_000_000)
+
+
+def _no_build(entry: Entry, config: KindConfig) -> Specialist:
+    raise PluginError(f"kind {entry.specialist.kind!r} is not installed")
 
 
 def _run_now(specialist: Specialist, action: Action, context: Context) -> Future[_Outcome]:

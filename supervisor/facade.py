@@ -451,6 +451,16 @@ class Supervisor:
     def entries(self) -> Sequence[str]:
         return [e.id for e in self.taxonomy]
 
+    def build_all(self) -> None:
+        """Build every specialist now: those that ``from_taxonomy`` leaves to the first
+        action each applies to (a long-lived process that wants its first decisions warm
+        and a broken plugin reported at start, as the hook daemon does).
+
+        Raises:
+            SupervisorError: or whatever a kind's build raises, as when built at once.
+        """
+        self._engine.build_all()
+
     def close(self) -> None:
         """Close the decision log, the store's connections and the specialists' resources."""
         self._engine.close()

@@ -129,6 +129,24 @@ class KindRegistry(Mapping[str, SpecialistKind]):
         """What the registry holds, for a cache key: every kind, described."""
         return sorted(describe(kind) for kind in self.values())
 
+    def loaded(self, name: str) -> bool:
+        """Whether the kind ``name`` is here without importing anything."""
+        return name in self._kinds
+
+    def expected(self, name: str) -> list[str] | None:
+        """How a kind not imported yet was described when a cached taxonomy was written
+        (:meth:`LazyKinds.expect`), or None: a registry that holds its kinds has none."""
+        return None
+
+    def version_of(self, name: str) -> str | None:
+        """The kind's version (None when no such kind is installed), from its expected
+        description while it is not imported."""
+        expected = self.expected(name)
+        if expected is not None:
+            return expected[1]
+        kind = self.get(name)
+        return kind.version if kind is not None else None
+
     def __getitem__(self, name: str) -> SpecialistKind:
         return self._kinds[name]
 
@@ -231,6 +249,19 @@ class LazyKinds(KindRegistry):
         self._identity = sorted(
             [name, ep.value, self._labels[name]] for name, ep in self._pending.items()
         )
+        self._expected: dict[str, list[str]] = {}
+
+    def expect(self, described: Mapping[str, list[str]]) -> None:
+        """Kinds as a cached taxonomy described them (:func:`describe`), by name: until one
+        is imported, :meth:`expected` answers with its description (what it is checked
+        against when it is imported; see :class:`supervisor.taxonomy.LazyConfigs`)."""
+        with self._lock:
+            self._expected.update(described)
+
+    def expected(self, name: str) -> list[str] | None:
+        if name in self._kinds:
+            return None
+        return self._expected.get(name)
 
     @property
     def hook(self) -> Any:

@@ -12,8 +12,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import logging
 import string
-from collections.abc import Iterator, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fnmatch import fnmatchcase
@@ -33,9 +35,9 @@ from pydantic import (
 )
 
 from supervisor._yaml import LocatedDict, YamlError, load_yaml, position_of
-from supervisor.errors import SourceError, TaxonomyError
+from supervisor.errors import PluginError, SourceError, TaxonomyError
 from supervisor.models import Action, Context, Verdict, checked_before, routed_tool
-from supervisor.plugins import KindRegistry
+from supervisor.plugins import KindRegistry, describe
 from supervisor.requested import Requested
 from supervisor.specialist import CHECKED_BEFORE, KindConfig
 
@@ -47,6 +49,7 @@ __all__ = [
     "ExampleCase",
     "Examples",
     "Hashes",
+    "LazyConfigs",
     "Merged",
     "PackDocs",
     "Severity",
@@ -63,6 +66,8 @@ __all__ = [
     "taxonomy_record",
     "with_timeouts",
 ]
+
+log = logging.getLogger(__name__)
 
 PACKS_PACKAGE: Final = "supervisor.taxonomy_packs"
 DEFAULT_TIMEOUT_MS: Final = 100
@@ -728,14 +733,18 @@ def finish(
     *,
     checked_before: bool = False,
     hashes: Hashes | None = None,
+    on_stale: Callable[[], None] | None = None,
 ) -> Taxonomy:
     """Validate each merged entry and its config against its kind, and build the taxonomy.
 
     ``checked_before``: the entries come from the verified taxonomy cache, where they passed
     every check with these kinds; the configs are validated with
     :data:`~supervisor.specialist.CHECKED_BEFORE` as their context (see
-    :func:`~supervisor.specialist.checked_before`). ``hashes``: the taxonomy's hash and each
-    entry's config hash, computed from exactly these values when the cache was written.
+    :func:`~supervisor.specialist.checked_before`), and those of a kind the registry has not
+    imported but expects (:meth:`~supervisor.plugins.KindRegistry.expected`) when the first
+    of them is asked for (:class:`LazyConfigs`; ``on_stale`` is called if that kind turns
+    out changed). ``hashes``: the taxonomy's hash and each entry's config hash, computed from
+    exactly these values when the cache was written.
 
     Raises:
         TaxonomyError: with every problem found (the merge's too).
@@ -749,6 +758,8 @@ def finish(
     )
     entries: list[Entry] = []
     configs: dict[str, KindConfig] = {}
+    waiting: dict[str, Entry] = {}  # configs validated when first asked for
+    described: dict[str, list[str]] = {}  # their kinds, as the cache described them
     context = CHECKED_BEFORE if checked_before else None
     for entry_id, item in pending.items():
         entry_errors: list[SourceError] = []
@@ -757,6 +768,13 @@ def finish(
         except ValidationError as exc:
             entry_errors.extend(_entry_errors(exc, item, ()))
             errors.extend(entry_errors)
+            continue
+        expected = kinds.expected(entry.specialist.kind) if checked_before else None
+        if expected is not None:
+            waiting[entry_id] = entry
+            described[entry.specialist.kind] = expected
+            if entry_id not in disabled and entry.enabled:
+                entries.append(entry)
             continue
         kind = kinds.get(entry.specialist.kind)
         if kind is None:
@@ -788,10 +806,21 @@ def finish(
         order = {path: i for i, path in enumerate(shown)}
         errors.sort(key=lambda e: (order.get(e.path, -1), e.line or 0, e.column or 0))
         raise TaxonomyError(errors)
-    digest = hashes.taxonomy if hashes is not None else _hash(entries, configs, budgets)
+    validated: Mapping[str, KindConfig] = configs
+    if waiting:
+        validated = LazyConfigs(
+            configs,
+            waiting,
+            kinds,
+            described=described,
+            order=[i for i in pending if i in configs or i in waiting],
+            hashes=hashes.configs if hashes is not None else {},
+            on_stale=on_stale,
+        )
+    digest = hashes.taxonomy if hashes is not None else _hash(entries, validated, budgets)
     return Taxonomy(
         entries=tuple(entries),
-        configs=configs,
+        configs=validated,
         budgets_ms=budgets,
         sources=tuple(shown),
         hash=digest,
@@ -802,6 +831,122 @@ def finish(
         _origins={e.id: pending[e.id] for e in entries} if merged.located else {},
         _config_hashes=hashes.configs if hashes is not None else {},
     )
+
+
+class LazyConfigs(Mapping[str, KindConfig]):
+    """A served taxonomy's configs, each kind's validated when the first of them is asked
+    for: a process imports the plugin of a kind only when it builds one of its specialists.
+
+    They passed every check when the cache file was written, with the kinds as the file
+    describes them; a kind is checked against that description when it is imported. One
+    that changed (edited under the same distribution version) has its configs validated
+    again with every check: when they give the same config hashes as the file's, they are
+    what a fresh load gives and are used; otherwise asking for one raises
+    :class:`~supervisor.errors.PluginError` (or the :class:`~supervisor.errors.TaxonomyError`
+    they raise), every time, and the engine records that as the error of each of the
+    kind's entries. Either way ``on_stale`` is called (the cache drops the file, so the
+    next process loads the taxonomy afresh and a bad config fails its load). Thread-safe: a
+    kind is validated once.
+    """
+
+    def __init__(
+        self,
+        ready: Mapping[str, KindConfig],
+        waiting: Mapping[str, Entry],
+        kinds: KindRegistry,
+        *,
+        described: Mapping[str, list[str]],
+        order: Sequence[str],
+        hashes: Mapping[str, str],
+        on_stale: Callable[[], None] | None = None,
+    ) -> None:
+        self._ready = dict(ready)
+        self._waiting = dict(waiting)
+        self._kind_of = {i: e.specialist.kind for i, e in waiting.items()}
+        self._kinds = kinds
+        self._described = described
+        self._order = tuple(order)
+        self._hashes = hashes
+        self._on_stale = on_stale
+        self._failed: dict[str, Exception] = {}
+        self._lock = threading.Lock()
+
+    def __getitem__(self, entry_id: str) -> KindConfig:
+        config = self._ready.get(entry_id)
+        if config is not None:
+            return config
+        name = self._kind_of[entry_id]  # KeyError: no such entry
+        with self._lock:
+            if entry_id in self._waiting:
+                self._validate(name)
+        failed = self._failed.get(name)
+        if failed is not None:
+            raise failed.with_traceback(None)  # (the same object: its traceback not grown)
+        return self._ready[entry_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def _validate(self, name: str) -> None:
+        """Validate every waiting config of kind ``name`` (under the lock)."""
+        mine = {i: e for i, e in self._waiting.items() if e.specialist.kind == name}
+        try:
+            kind = self._kinds[name]
+            same = describe(kind) == self._described[name]
+            context = CHECKED_BEFORE if same else None
+            validated = {
+                i: kind.config_model.model_validate(e.specialist.config, context=context)
+                for i, e in mine.items()
+            }
+        except (PluginError, ValidationError, KeyError) as exc:
+            self._stale(name)
+            self._failed[name] = _config_failure(name, exc)
+        else:
+            changed = [
+                i
+                for i, config in validated.items()
+                if not same
+                and (known := self._hashes.get(i)) is not None
+                and config_hash(mine[i], config) != known
+            ]
+            if not same:
+                self._stale(name)
+            if changed:
+                self._failed[name] = PluginError(
+                    f"kind {name!r} changed since the cached taxonomy was written and entry "
+                    f"{changed[0]!r}'s config no longer validates the same; the next process "
+                    "loads the taxonomy afresh"
+                )
+            else:
+                self._ready.update(validated)
+        for entry_id in mine:
+            del self._waiting[entry_id]
+
+    def _stale(self, name: str) -> None:
+        log.info("kind %r is not as the cached taxonomy described it", name)
+        if self._on_stale is not None:
+            self._on_stale()
+            self._on_stale = None
+
+
+def _config_failure(name: str, exc: Exception) -> Exception:
+    if isinstance(exc, ValidationError):
+        return PluginError(
+            f"kind {name!r} changed since the cached taxonomy was written and no longer "
+            f"validates its entries' configs ({_brief(exc)}); the next process loads the "
+            "taxonomy afresh and reports where"
+        )
+    if isinstance(exc, KeyError):
+        return PluginError(f"no specialist kind {name!r} is installed any more")
+    return exc
+
+
+def _brief(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    return f"{_loc_str(first['loc'])}: {first['msg']}"
 
 
 @dataclass(frozen=True)
@@ -967,10 +1112,9 @@ def taxonomy_record(taxonomy: Taxonomy, kinds: KindRegistry) -> dict[str, Any]:
     specialist's kind, kind version and config hash."""
     entries: dict[str, Any] = {}
     for entry in taxonomy:
-        kind = kinds.get(entry.specialist.kind)
         entries[entry.id] = {
             "kind": entry.specialist.kind,
-            "kind_version": kind.version if kind is not None else None,
+            "kind_version": kinds.version_of(entry.specialist.kind),
             "config_hash": _config_hash_of(taxonomy, entry),
         }
     return {"hash": taxonomy.hash, "sources": list(taxonomy.sources), "entries": entries}

@@ -40,6 +40,7 @@ import hashlib
 import logging
 import os
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Final
 
@@ -47,7 +48,7 @@ import orjson
 
 from supervisor._version import __version__
 from supervisor.errors import StateDirError, TaxonomyError
-from supervisor.plugins import KindRegistry, describe
+from supervisor.plugins import KindRegistry, LazyKinds, describe
 from supervisor.signing import KeyPair, raw_public_key, verify_detached
 from supervisor.state import private_dir
 from supervisor.taxonomy import (
@@ -103,8 +104,16 @@ def load_cached(
     if cached is not None:
         merged, used, hashes = cached
         if _same_kinds(used, kinds):
+            if isinstance(kinds, LazyKinds):
+                kinds.expect(used)  # type: ignore[arg-type]  # checked by _same_kinds
             try:
-                return finish(merged, kinds, checked_before=True, hashes=hashes)
+                return finish(
+                    merged,
+                    kinds,
+                    checked_before=True,
+                    hashes=hashes,
+                    on_stale=partial(_drop, path),
+                )
             except TaxonomyError:  # a kind's config model changed under the same version
                 log.info("the cached taxonomy %s no longer validates; building it again", path)
         else:
@@ -125,14 +134,36 @@ def _used(merged: Merged, kinds: KindRegistry) -> dict[str, list[str]]:
 
 
 def _same_kinds(used: object, kinds: KindRegistry) -> bool:
-    """Whether every kind a cache file names is still installed, as it was described."""
+    """Whether every kind a cache file names is still installed, as it was described.
+
+    A registry that imports plugins as their kinds are needed (:class:`LazyKinds`, whose
+    identity in the key names the entry points and their distributions' versions) is asked
+    only about the kinds it has imported; the others are checked when they are
+    (:class:`~supervisor.taxonomy.LazyConfigs`)."""
     if not isinstance(used, dict):
         return False
+    lazy = isinstance(kinds, LazyKinds)
     for name, described in used.items():
+        if not isinstance(name, str) or not _description(described):
+            return False
+        if lazy and not kinds.loaded(name):
+            continue
         kind = kinds.get(name)
         if kind is None or describe(kind) != described:
             return False
     return True
+
+
+def _description(value: object) -> bool:
+    return isinstance(value, list) and len(value) == 5 and all(isinstance(v, str) for v in value)
+
+
+def _drop(path: Path) -> None:
+    """Remove a cache file whose kinds changed: the next process loads afresh."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        log.warning("could not remove the stale taxonomy cache %s: %s", path, exc)
 
 
 def _read(path: Path, key: str, keys: KeyPair) -> tuple[Merged, object, Hashes] | None:

@@ -505,11 +505,14 @@ def _in_homes(suffixes: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-_CREDENTIAL_GLOBS: Final = PathGlobs((*_in_homes(_CREDENTIAL_IN_HOME), *_CREDENTIAL_SYSTEM))
-_ACCOUNT_GLOBS: Final = PathGlobs(_ACCOUNT)
-_STARTUP_GLOBS: Final = PathGlobs((*_in_homes(_STARTUP_IN_HOME), *_STARTUP_SYSTEM))
+_CREDENTIAL_GLOBS: Final = PathGlobs(
+    (*_in_homes(_CREDENTIAL_IN_HOME), *_CREDENTIAL_SYSTEM), lazy=True
+)
+_ACCOUNT_GLOBS: Final = PathGlobs(_ACCOUNT, lazy=True)
+_STARTUP_GLOBS: Final = PathGlobs((*_in_homes(_STARTUP_IN_HOME), *_STARTUP_SYSTEM), lazy=True)
 _SHELL_STARTUP_GLOBS: Final = PathGlobs(
-    (*_in_homes(_SHELL_STARTUP_IN_HOME), *_SHELL_STARTUP_SYSTEM)
+    (*_in_homes(_SHELL_STARTUP_IN_HOME), *_SHELL_STARTUP_SYSTEM),
+    lazy=True,
 )
 
 
@@ -519,7 +522,7 @@ def is_shell_startup(path: str, home: str | None) -> bool:
     return _SHELL_STARTUP_GLOBS.match(path, home)
 
 
-_HOME_CONFIG_GLOBS: Final = PathGlobs(tuple("~/" + s for s in _HOME_CONFIG))
+_HOME_CONFIG_GLOBS: Final = PathGlobs(tuple("~/" + s for s in _HOME_CONFIG), lazy=True)
 
 
 class Where:
@@ -616,7 +619,8 @@ _WINDOWS_CREDENTIAL_GLOBS: Final = PathGlobs(
         "/windows/repair/sam",
         "/windows/ntds/ntds.dit",  # a domain controller's account database
         *(f"/users/*/{s.lower()}" for s in _CREDENTIAL_IN_HOME),
-    )
+    ),
+    lazy=True,
 )
 
 
@@ -632,7 +636,8 @@ _WINDOWS_STARTUP_GLOBS: Final = PathGlobs(
         "/programdata/microsoft/windows/start menu/programs/startup/**",
         "/windows/system32/windowspowershell/v1.0/*profile.ps1",
         "/windows/system32/tasks/**",
-    )
+    ),
+    lazy=True,
 )
 
 

@@ -1242,11 +1242,15 @@ def _chunks(patterns: list[str], limit: int = 3000) -> tuple[re2._Regexp, ...]:
     return tuple(re2.compile("|".join(chunk)) for chunk in chunks if chunk)
 
 
-_ANY: Final[dict[Language, tuple[re2._Regexp, ...]]] = {
-    language: _chunks([c.pattern.pattern for c in _CONSTRUCTS if language in c.languages])
-    for language in LANGUAGES
-    if any(language in c.languages for c in _CONSTRUCTS)
-}
+@lru_cache(maxsize=len(LANGUAGES))
+def _any(language: Language) -> tuple[re2._Regexp, ...] | None:
+    """The alternations of ``language``'s constructs (None: it has none), compiled on the
+    first text of that language (about 30 ms for them all, which a process that judges no
+    write of that language never pays)."""
+    patterns = [c.pattern.pattern for c in _CONSTRUCTS if language in c.languages]
+    return _chunks(patterns) if patterns else None
+
+
 _NONE: Final = (0,) * len(_CONSTRUCTS)
 
 
@@ -1255,7 +1259,7 @@ def _counts(text: str, language: Language) -> tuple[int, ...]:
     """How many times each construct of :data:`_CONSTRUCTS` occurs in ``text`` (0 for one
     of another language), remembered: the entries of a pack read the same write."""
     code = _code(text, language)
-    every = _ANY.get(language)
+    every = _any(language)
     if every is None or not any(chunk.search(code) for chunk in every):
         return _NONE
     counts = []

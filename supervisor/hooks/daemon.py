@@ -198,7 +198,8 @@ def serve(
         path.unlink()  # left by a daemon that did not shut down cleanly
     cache = SupervisorCache()
     try:
-        cache.get(list(taxonomy), str(home), store)  # fail now, loudly, not on the first hook
+        # Fail now, loudly, not on the first hook; and warm: every specialist built.
+        cache.get(list(taxonomy), str(home), store).build_all()
         old_umask = os.umask(0o177)
         try:
             server = _Server(str(path), home, cache)

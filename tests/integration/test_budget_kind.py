@@ -135,6 +135,7 @@ def test_a_local_store_is_asked_in_the_callers_thread(store_url, tmp_path):
     path = tmp_path / "budgets.yaml"
     path.write_text(PACK)
     with Supervisor.from_taxonomy(path, home=tmp_path / "h", store=store_url) as sup:
+        sup.check({"type": "shell", "args": {"command": "make"}})  # builds the shell entries
         slots = {slot.entry.id: slot for slot in sup._engine._slots}
         slot = slots["retrying_failed_action"]
         local = store_url.startswith("sqlite")

@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,17 +30,22 @@ print(json.dumps({"built": built, "after": after, "verdict": decision.verdict.va
 """
 
 
-def _probe(home: Path, action: dict[str, object]) -> dict[str, object]:
+def _fresh(script: str, *args: str) -> dict[str, Any]:
+    """What ``script`` prints last (JSON), run in a new interpreter with ``args``."""
     out = subprocess.run(
-        [sys.executable, "-c", PROBE, str(home), json.dumps(action), json.dumps(HEAVY)],
+        [sys.executable, "-c", script, *args],
         capture_output=True,
         text=True,
         cwd=ROOT,
         timeout=300,
         check=True,
     )
-    result: dict[str, object] = json.loads(out.stdout.splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.stdout.splitlines()[-1])
     return result
+
+
+def _probe(home: Path, action: dict[str, object]) -> dict[str, object]:
+    return _fresh(PROBE, str(home), json.dumps(action), json.dumps(HEAVY))
 
 
 @pytest.fixture(scope="module")
@@ -83,16 +89,76 @@ def test_a_process_served_by_the_taxonomy_cache_parses_no_yaml(tmp_path: Path) -
     action = {"type": "shell", "args": {"command": "ls -la"}}
     seen: list[bool] = []
     for _ in range(3):  # creates the key; writes the cache; is served by it
-        out = subprocess.run(
-            [sys.executable, "-c", PROBE, str(home), json.dumps(action), json.dumps(["yaml"])],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            timeout=300,
-            check=True,
-        )
-        result = json.loads(out.stdout.splitlines()[-1])
+        result = _fresh(PROBE, str(home), json.dumps(action), json.dumps(["yaml"]))
         assert result["verdict"] == "ok"
         seen.append(result["after"]["yaml"])
     assert seen == [True, True, False]
     assert len(list((home / "cache" / "taxonomy").glob("*.json"))) == 1
+
+
+KINDS_PROBE = """
+import json, sys
+from supervisor import Supervisor
+from supervisor.plugins import ENTRY_POINT_GROUP
+from importlib.metadata import entry_points
+
+modules = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+HEAVY_PLUGINS = ("safeguards", "python_ast", "test_integrity", "agent_settings")
+sup = Supervisor.from_taxonomy("coding", home=sys.argv[1])
+engine = sup._engine
+pre = {e.specialist.kind for e in sup.taxonomy if e.tier == "pre"}
+post = {e.specialist.kind for e in sup.taxonomy if e.tier == "post"}
+
+def state():
+    built = sorted({slot.kind.name for slot in engine._slots})
+    loaded = sorted(k for k in pre - post if engine._kinds.loaded(k))
+    plugins = sorted(k for k in HEAVY_PLUGINS if modules[k] in sys.modules)
+    heavy = "sqlglot" in sys.modules
+    return {"built": built, "loaded": loaded, "plugins": plugins, "sqlglot": heavy}
+
+seen = [state()]
+expected = []
+for action in json.loads(sys.argv[2]):
+    decision = sup.check(action, {"cwd": sys.argv[1]})
+    reached = {
+        e.specialist.kind
+        for e in sup.taxonomy
+        if e.tier == "pre" and e.applies_to.matches(decision.action)
+    }
+    expected.append(sorted(set(expected[-1] if expected else ()) | reached))
+    seen.append(state())
+sup.close()
+print(json.dumps({"seen": seen, "expected": expected, "pre": sorted(pre)}))
+"""
+
+
+def test_a_served_coding_pack_builds_each_kind_on_the_first_action_it_judges(
+    tmp_path: Path,
+) -> None:
+    """Building the coding pack's Supervisor (served by the taxonomy cache) imports no
+    plugin of a kind that judges before actions run and builds none of their specialists;
+    each first action of a type builds exactly the kinds whose entries apply to it."""
+    home = tmp_path / "state"
+    for _ in range(2):  # creates the key; writes the cache
+        _probe(home, {"type": "shell", "args": {"command": "ls -la"}})
+    actions = [
+        {"type": "shell", "args": {"command": "ls -la"}},
+        {"type": "shell", "args": {"command": "git status"}},
+        {"type": "file_write", "args": {"path": "src/app.py", "content": "print(1)\n"}},
+        {"type": "sql", "args": {"query": "SELECT 1"}},
+    ]
+    result = _fresh(KINDS_PROBE, str(home), json.dumps(actions))
+    seen, expected = result["seen"], result["expected"]
+    assert seen[0] == {"built": [], "loaded": [], "plugins": [], "sqlglot": False}
+    for after, kinds in zip(seen[1:], expected, strict=True):
+        assert after["built"] == after["loaded"] == kinds
+    shell_kinds = set(expected[0])
+    assert {"shell", "regex", "classifier"} <= shell_kinds
+    assert not {"safeguards", "python_ast", "test_integrity", "agent_settings"} & shell_kinds
+    assert seen[1]["plugins"] == []  # the plugins of the others are not imported
+    assert seen[2] == seen[1]  # a second shell command builds nothing more
+    assert seen[3]["plugins"] == sorted(
+        ["safeguards", "python_ast", "test_integrity", "agent_settings"]
+    )
+    assert seen[3]["sqlglot"] is False
+    assert set(seen[4]["built"]) == set(expected[3])

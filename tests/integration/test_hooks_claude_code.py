@@ -16,6 +16,7 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -464,3 +465,31 @@ def test_the_daemon_gives_the_caller_its_signal_handlers_back(tmp_path: Path):
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
         signal.signal(signal.SIGINT, outer)
+
+
+def test_the_daemon_starts_with_every_specialist_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A supervisor built from the taxonomy leaves specialists to the first action they
+    judge; the daemon builds them all as it starts, so its first calls of each type are
+    warm and a plugin that cannot build is reported then."""
+    from supervisor.hooks import daemon
+
+    made: list[Any] = []
+
+    class Recording(SupervisorCache):
+        def get(self, *args: Any, **kwargs: Any) -> Any:
+            sup = super().get(*args, **kwargs)
+            made.append(sup)
+            return sup
+
+    monkeypatch.setattr(daemon, "SupervisorCache", Recording)
+    unbuilt: list[object] = []
+
+    def ready(path: Path) -> None:
+        unbuilt.append(dict(made[0]._engine._unbuilt))
+        threading.Thread(target=signal.raise_signal, args=(signal.SIGTERM,)).start()
+
+    daemon.serve(tmp_path / "home", ["coding"], path=tmp_path / "d.sock", ready=ready)
+    assert unbuilt == [{}]
+    assert len(made[0]._engine._slots) == len([e for e in made[0].taxonomy if e.tier == "pre"])

@@ -112,8 +112,11 @@ def test_a_kind_registered_twice_is_an_error_once_both_are_loaded(
 def test_a_cached_taxonomy_whose_kind_changed_is_built_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The lazy registry's cache key names entry points, not kinds: a kind edited under the
-    same distribution version must still not be served from the cache."""
+    """The lazy registry's cache key names entry points, not kinds, and a served taxonomy
+    imports a kind's plugin only when one of its configs is asked for: a kind edited under
+    the same distribution version is found then. Its configs are validated again with every
+    check (here they give the same hashes: used), and the file is dropped, so the next
+    load is a fresh one."""
     home = tmp_path / "home"
     keys = generate_keys(home / KEYS_DIR)
     first = load_cached(["coding"], LazyKinds(), home, keys)
@@ -135,9 +138,63 @@ def test_a_cached_taxonomy_whose_kind_changed_is_built_again(
         return [bumped]
 
     monkeypatch.setattr(specialists.regex, "supervisor_register_kinds", register)
+    kinds = LazyKinds()
+    served = load_cached(["coding"], kinds, home, keys)
+    assert parsed == []  # the regex kind is not imported yet: nothing to compare
+    (files,) = [list((home / "cache" / "taxonomy").glob("*.json"))]
+    assert len(files) == 1
+    regex_entry = next(e.id for e in served if e.specialist.kind == "regex")
+    assert served.configs[regex_entry] == first.configs[regex_entry]
+    assert not files[0].exists()  # dropped: the kind is not as the file describes it
     again = load_cached(["coding"], LazyKinds(), home, keys)
     assert parsed  # the YAML was parsed: the kind changed, the file was not served
     assert again.hash == first.hash
+    assert again == first
+
+
+def test_a_served_kind_whose_configs_no_longer_validate_errs_its_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kind changed since the cache was written whose configs no longer validate: its
+    entries' calls are errors (on_error applies), the others decide, the file is dropped,
+    and the next load fails as a fresh load of that taxonomy does."""
+    from pydantic import field_validator
+
+    from supervisor import Supervisor
+    from supervisor.errors import TaxonomyError
+
+    home = tmp_path / "home"
+    Supervisor.from_taxonomy("coding", home=home).close()  # the key
+    Supervisor.from_taxonomy("coding", home=home).close()  # writes the cache
+
+    class Stricter(specialists.regex.RegexConfig):
+        @field_validator("match")
+        @classmethod
+        def _none(cls, value: object) -> object:
+            raise ValueError("no patterns accepted today")
+
+    kind = specialists.regex.REGEX_KIND
+    changed = dataclasses.replace(kind, config_model=Stricter)
+
+    @hookimpl
+    def register() -> list[object]:
+        return [changed]
+
+    monkeypatch.setattr(specialists.regex, "supervisor_register_kinds", register)
+    sup = Supervisor.from_taxonomy("coding", home=home, record=True)
+    try:
+        decision = sup.check({"type": "shell", "args": {"command": "rm -rf /"}})
+        regex = [e.id for e in sup.taxonomy if e.specialist.kind == "regex"]
+        ran = [r for i, r in decision.results.items() if i in regex]
+        assert ran
+        assert {r.status.value for r in ran} == {"error"}
+        assert all("no longer validates" in (r.reason or "") for r in ran)
+        assert decision.verdict.value == "block"  # the shell kind's entries still decide
+    finally:
+        sup.close()
+    assert not list((home / "cache" / "taxonomy").glob("*.json"))
+    with pytest.raises(TaxonomyError, match="no patterns accepted today"):
+        Supervisor.from_taxonomy("coding", home=home)
 
 
 def test_a_hook_under_another_name_registers_its_kinds(

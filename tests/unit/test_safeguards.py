@@ -455,3 +455,12 @@ def test_a_password_abbreviated_pw_and_a_csrf_middleware_are_read():
         "app.add_middleware(CSRFMiddleware, secret=settings.CSRF_SECRET)\napp.include_router(r)\n",
         "app.include_router(r)\n",
     ) == {"access"}
+
+
+def test_each_languages_alternation_compiles():
+    """Compiled on the first text of their language (not at import): each must compile."""
+    from specialists.understand import safeguards
+
+    compiled = {language: safeguards._any(language) for language in safeguards.LANGUAGES}
+    having = {lang for c in safeguards._CONSTRUCTS for lang in c.languages}
+    assert {language for language, chunks in compiled.items() if chunks} == having

@@ -257,6 +257,7 @@ def test_a_served_taxonomy_skips_only_the_checks_that_reject(
     import re2
 
     import specialists.path
+    import specialists.removal
     import specialists.secrets
     import specialists.shell
     import supervisor.models
@@ -269,6 +270,9 @@ def test_a_served_taxonomy_skips_only_the_checks_that_reject(
         "specialists.shell._check_path_glob",
         "specialists.path._check_glob",
         "specialists.secrets._glob",
+        "specialists.removal._check_glob",
+        "specialists.removal._check_pattern",
+        "specialists.shell._check_task_pattern",
         "supervisor.models._json_limits",
         "supervisor.taxonomy._plain_fields",
     }
@@ -289,6 +293,7 @@ def test_a_served_taxonomy_skips_only_the_checks_that_reject(
     counting(specialists.shell, "word_globs")
     counting(specialists.shell, "path_globs")
     counting(specialists.path, "path_globs")
+    counting(specialists.removal, "PathGlobs")
     counting(re2, "compile")
     counting(specialists.secrets.re, "compile")
     counting(supervisor.models, "check_depth")

@@ -142,3 +142,15 @@ def test_an_unknown_path_names_the_missing_fact():
         == "a path whose value is not known until the command runs"
     )
     assert describe(PathClass.SYSTEM, "/etc/hosts") == "a system path"
+
+
+def test_the_modules_glob_sets_compile():
+    """They compile on the first path that needs one (a process that never classifies such
+    a path never pays it): each must still compile."""
+    from specialists.understand import paths
+    from specialists.understand.globs import PathGlobs
+
+    sets = [value for value in vars(paths).values() if isinstance(value, PathGlobs)]
+    assert len(sets) >= 7
+    for globs in sets:
+        assert globs.check() is globs
