@@ -1003,6 +1003,12 @@ class GitSpecialist:
         if lost is None:
             return None
         reached = _reached(pathspecs, git.cwd, context.repo_root)
+        if reached == "all" and needs == "untracked" and status.known and status.complete:
+            # git clean over the whole tree takes the untracked files the status lists, no
+            # more: a request may name each of them (the test results, the coverage report)
+            listed = status.untracked_paths or ()
+            if 0 < len(listed) <= 20:
+                reached = tuple(p.rstrip("/") for p in listed)
         if not status.known and self._unknown_verdict is not None:
             return _Objection(
                 "discard_work",

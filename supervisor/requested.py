@@ -435,6 +435,11 @@ def _target_hosts(result: SpecialistResult) -> set[str]:
     return {host.lower().strip(".")} if isinstance(host, str) and host.strip(".") else set()
 
 
+# A Windows program's switch (``/MIR``, ``/s``, ``/R:0``), which a POSIX reading would take
+# for a path at the root.
+_SWITCH: Final = re2.compile(r"^/[A-Za-z]{1,8}(?::\S*)?$")
+
+
 def _inside(path: str, roots: list[str]) -> bool:
     return any(path == root or path.startswith(root + "/") for root in roots)
 
@@ -451,9 +456,12 @@ def _unnamed_place(text: str, context: Context, said: set[str]) -> bool:
     people = frozenset(
         _stem(w) for w in _words(" ".join(p for p in (context.home, context.user) if p))
     )
+    windows = (context.platform or "").lower().startswith("win")
     for token in text.replace('"', " ").replace("'", " ").split():
         if "://" in token:
             continue  # a URL: its host is an address
+        if windows and _SWITCH.match(token):
+            continue  # robocopy's /MIR, cmd's /s /q: a switch, not a path at the root
         word = token.rsplit("=", 1)[-1].replace("\\", "/").rstrip("/;,)").lower()
         if "/" not in word:
             continue

@@ -411,3 +411,18 @@ def test_a_parent_of_what_the_request_names_is_not_asked_for():
     assert not _asked(req, parent, command, "remove the stale clone in source\\api-old")
     assert not _asked(req, parent, command, "delete source/api-old, I don't need it")
     assert _asked(req, parent, command, "delete my whole source folder, I moved everything")
+
+
+def test_a_windows_switch_is_no_place_outside_the_workspace():
+    req = Requested(acts=(r"\bmirror\b",))
+    mirror = {"object": "/c:/Users/dana/source/docs-preview"}
+    command = "robocopy .\\docs\\_site C:\\Users\\dana\\source\\docs-preview /MIR /NFL /R:0"
+    task = "mirror the docs into my docs-preview folder"
+    found = SpecialistResult(verdict=Verdict.BLOCK, reason="r", evidence=mirror)
+    action = Action(type="shell", args={"command": command})
+    home = {"cwd": "C:\\Users\\dana\\source\\handbook", "home": "C:\\Users\\dana"}
+    on_windows = Context.model_validate({**home, "platform": "windows", "task": task})
+    assert asked_by(req, action, on_windows, found) is not None
+    # elsewhere /MIR reads as a path at the root, which the request does not name
+    on_linux = Context.model_validate({**home, "platform": "linux", "task": task})
+    assert asked_by(req, action, on_linux, found) is None
