@@ -145,6 +145,13 @@ _SINK_PREFIXES: Final = (
     "/dev/console",
 )
 DEFAULT_SCRATCH: Final = ("/tmp", "/var/tmp", "/private/tmp", "/dev/shm")
+# What a system package manager keeps only to save a download, and fetches again when it is
+# gone (``rm -rf /var/lib/apt/lists/*`` ends every Dockerfile's install line): as disposable
+# as a scratch directory.
+PACKAGE_CACHES: Final = (
+    "/var/lib/apt/lists", "/var/cache/apt", "/var/cache/apk", "/var/cache/dnf",
+    "/var/cache/yum", "/var/cache/pacman/pkg", "/var/cache/zypp", "/var/cache/debconf/tmp.ci",
+)  # fmt: skip
 # Below the home directory, rebuilt by the tools that fill them (credentials kept there are
 # still credentials: their globs come first).
 _HOME_CACHES: Final = (
@@ -545,8 +552,11 @@ class Where:
 
 
 def in_scratch(path: str, home: str | None, scratch: tuple[str, ...] = DEFAULT_SCRATCH) -> bool:
-    """Whether ``path`` is below a scratch directory or is one of the user's caches."""
+    """Whether ``path`` is below a scratch directory or is one of the user's caches or the
+    system package manager's (:data:`PACKAGE_CACHES`)."""
     if any(is_within(path, s) and path != s for s in scratch):
+        return True
+    if path.startswith("/var/") and any(is_within(path, cache) for cache in PACKAGE_CACHES):
         return True
     return bool(home) and any(is_within(path, f"{home}{cache}") for cache in _HOME_CACHES)
 

@@ -154,3 +154,14 @@ def test_the_modules_glob_sets_compile():
     assert len(sets) >= 7
     for globs in sets:
         assert globs.check() is globs
+
+
+def test_a_package_managers_caches_are_disposable_its_state_is_not():
+    from specialists.understand.paths import in_scratch
+
+    assert in_scratch("/var/lib/apt/lists/deb.debian.org_dists", "/root")
+    assert in_scratch("/var/cache/apt/archives/libpq5.deb", "/root")
+    assert in_scratch("/var/cache/apk/APKINDEX.tar.gz", "/root")
+    # what it has installed is no cache
+    assert not in_scratch("/var/lib/apt", "/root")
+    assert not in_scratch("/var/lib/dpkg/status", "/root")
