@@ -380,8 +380,19 @@ def _loopback(host: str) -> bool:
     return host in _LOOPBACK or host.endswith(".localhost") or host.startswith("127.")
 
 
+# URLs that name a document type or a namespace in an XML file (a plist's DOCTYPE, an
+# ``xmlns``): identifiers, never fetched.
+_XML_IDENTIFIER: Final = re2.compile(
+    r"(?i)<!DOCTYPE[^>]{0,500}>|\bxmlns(?::[a-z0-9_-]{1,40})?\s*=\s*[\"'][^\"']{0,500}[\"']"
+    r"|\bxsi:schemaLocation\s*=\s*[\"'][^\"']{0,1000}[\"']"
+)
+
+
 def addresses(text: str) -> set[str]:
-    """The network addresses a text names: URL hosts and IPv4 addresses, lower case."""
+    """The network addresses a text names: URL hosts and IPv4 addresses, lower case (not
+    the identifiers of an XML file's document type or namespaces)."""
+    if "<" in text:
+        text = _XML_IDENTIFIER.sub(" ", text)
     found: set[str] = set()
     for match in _ADDRESS.finditer(text):
         host = (match.group(1) or match.group(2) or "").lower().strip(".")
@@ -435,6 +446,12 @@ def _target_hosts(result: SpecialistResult) -> set[str]:
     return {host.lower().strip(".")} if isinstance(host, str) and host.strip(".") else set()
 
 
+# Where programs live: a path there names the program a line or a job runs.
+_PROGRAM_DIRS: Final = (
+    "/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/",
+    "/opt/homebrew/bin/", "/opt/local/bin/",
+)  # fmt: skip
+
 # A Windows program's switch (``/MIR``, ``/s``, ``/R:0``), which a POSIX reading would take
 # for a path at the root.
 _SWITCH: Final = re2.compile(r"^/[A-Za-z]{1,8}(?::\S*)?$")
@@ -468,6 +485,8 @@ def _unnamed_place(text: str, context: Context, said: set[str]) -> bool:
         outside = word.startswith(("/", "~", "..", "$home")) or (len(word) > 2 and word[1] == ":")
         if not outside or _inside(word, roots):
             continue
+        if word.startswith(_PROGRAM_DIRS):
+            continue  # /usr/bin/rsync: the program that runs, not a place it acts on
         last = word.rsplit("/", 1)[-1]
         names = _names(_words(last), people)
         if names and not (names & said):

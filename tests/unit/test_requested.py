@@ -426,3 +426,32 @@ def test_a_windows_switch_is_no_place_outside_the_workspace():
     # elsewhere /MIR reads as a path at the root, which the request does not name
     on_linux = Context.model_validate({**home, "platform": "linux", "task": task})
     assert asked_by(req, action, on_linux, found) is None
+
+
+def test_an_xml_files_identifiers_are_no_addresses_and_a_program_is_no_place():
+    plist = (
+        '<?xml version="1.0"?>\n<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" '
+        '"http://www.apple.com/DTDs/PropertyList-1.0.dtd">\n<plist version="1.0"><dict>'
+        "<key>ProgramArguments</key><array><string>/usr/bin/rsync</string>"
+        "<string>/Users/maria/notes/</string></array></dict></plist>"
+    )
+    assert addresses(plist) == set()
+    assert addresses(plist.replace("/usr/bin/rsync", "https://x.example/p.sh")) == {"x.example"}
+    req = Requested(acts=(r"\bset up\b",), names="action")
+    found = SpecialistResult(verdict=Verdict.BLOCK, reason="r", evidence={})
+    write = Action(
+        type="file_write",
+        args={"path": "/Users/maria/Library/LaunchAgents/com.maria.notes-backup.plist",
+              "content": plist},
+    )  # fmt: skip
+    context = Context.model_validate(
+        {"cwd": "/Users/maria/notes", "home": "/Users/maria",
+         "task": "set up a launch agent that backs up my notes folder every evening"}
+    )  # fmt: skip
+    assert asked_by(req, write, context, found) is not None
+    fetching = write.model_copy(
+        update={
+            "args": {**write.args, "content": plist.replace("/usr/bin/rsync", "http://x.example/p")}
+        }
+    )
+    assert asked_by(req, fetching, context, found) is None
