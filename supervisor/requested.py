@@ -383,8 +383,8 @@ def _loopback(host: str) -> bool:
 # URLs that name a document type or a namespace in an XML file (a plist's DOCTYPE, an
 # ``xmlns``): identifiers, never fetched.
 _XML_IDENTIFIER: Final = re2.compile(
-    r"(?i)<!DOCTYPE[^>]{0,500}>|\bxmlns(?::[a-z0-9_-]{1,40})?\s*=\s*[\"'][^\"']{0,500}[\"']"
-    r"|\bxsi:schemaLocation\s*=\s*[\"'][^\"']{0,1000}[\"']"
+    r"(?i)<!DOCTYPE[^>]*>|\bxmlns(?::[a-z0-9_-]+)?\s*=\s*(?:\"[^\"]*\"|'[^']*')"
+    r"|\bxsi:schemaLocation\s*=\s*(?:\"[^\"]*\"|'[^']*')"
 )
 
 
