@@ -532,7 +532,73 @@ def read_arguments(
         if hosted is not None:
             readings.append(hosted)
         readings.extend(_listed_changes(arguments))
+        cli = _cli_reading(tool, arguments)
+        if cli is not None:
+            readings.append(cli)
     return readings, extra
+
+
+# What a cluster or container server's tool does, as its command line: the shell kind's
+# rules judge ``kubectl get secret X -o yaml`` and ``docker run --privileged -v /:/host``
+# whichever way they come.
+_KUBECTL_VERBS: Final = frozenset({"get", "delete", "describe"})
+
+
+def _text_arg(arguments: Mapping[str, Any], *keys: str) -> str | None:
+    return next(
+        (str(v) for k in keys if isinstance(v := arguments.get(k), str | int) and v != ""), None
+    )
+
+
+def _cli_reading(tool: str, arguments: Mapping[str, Any]) -> Reading | None:
+    """A Kubernetes server's ``kubectl_get``/``kubectl_delete``/``kubectl_describe`` read as
+    the kubectl command with its resource, name, namespace, output and context; a Docker
+    server's ``run_container``/``create_container`` as ``docker run`` with its privileges,
+    mounts, network and command."""
+    name = argument_name(tool)
+    words = name.replace("__", "_").split("_")
+    if "kubectl" in words:
+        verb = words[words.index("kubectl") + 1] if words.index("kubectl") + 1 < len(words) else ""
+        resource = _text_arg(arguments, "resourceType", "resource_type", "resource", "kind")
+        if verb not in _KUBECTL_VERBS or resource is None:
+            return None
+        argv = ["kubectl", verb, resource]
+        if (target := _text_arg(arguments, "name")) is not None:
+            argv.append(target)
+        for key, flag in (("namespace", "-n"), ("output", "-o"), ("context", "--context")):
+            if (value := _text_arg(arguments, key)) is not None:
+                argv += [flag, value]
+        if _truthy(arguments.get("allNamespaces")) or _truthy(arguments.get("all_namespaces")):
+            argv.append("--all-namespaces")
+        return Reading("shell", {"command": shlex.join(argv)}, tuple(arguments)[:8], "value")
+    if {"run", "create"} & set(words) and "container" in words:
+        image = _text_arg(arguments, "image")
+        if image is None:
+            return None
+        argv = ["docker", "run"]
+        if _truthy(arguments.get("privileged")):
+            argv.append("--privileged")
+        volumes = arguments.get("volumes")
+        if isinstance(volumes, Mapping):
+            for host, spec in list(volumes.items())[:20]:
+                bind = spec.get("bind") if isinstance(spec, Mapping) else spec
+                argv += ["-v", f"{host}:{bind}" if isinstance(bind, str) else str(host)]
+        elif isinstance(volumes, list):
+            argv += [x for v in volumes[:20] if isinstance(v, str) for x in ("-v", v)]
+        for key, flag in (("network_mode", "--network"), ("pid_mode", "--pid"), ("user", "--user")):
+            if (value := _text_arg(arguments, key)) is not None:
+                argv += [flag, value]
+        caps = arguments.get("cap_add")
+        if isinstance(caps, list):
+            argv += [x for c in caps[:20] if isinstance(c, str) for x in ("--cap-add", c)]
+        argv.append(image)
+        command = arguments.get("command")
+        if isinstance(command, list):
+            argv += [str(c) for c in command[:200]]
+        elif isinstance(command, str):
+            argv += ["sh", "-c", command]
+        return Reading("shell", {"command": shlex.join(argv)}, tuple(arguments)[:8], "value")
+    return None
 
 
 MAX_LISTED_CHANGES: Final = 50  # file changes read from one call's list

@@ -739,3 +739,57 @@ def test_listed_file_changes_are_each_a_write_or_an_edit() -> None:
     # a dry run previews the edits and writes nothing
     readings, _ = read_arguments("mcp__filesystem__edit_file", {**edits, "dryRun": True})
     assert [r for r in readings if r.action_type == "file_edit"] == []
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "command"),
+    [
+        (
+            "mcp__kubernetes__kubectl_get",
+            {
+                "resourceType": "secrets",
+                "name": "stripe-live",
+                "namespace": "payments",
+                "output": "yaml",
+            },
+            "kubectl get secrets stripe-live -n payments -o yaml",
+        ),
+        (
+            "mcp__kubernetes__kubectl_delete",
+            {"resourceType": "namespace", "name": "prod", "context": "prod-eks"},
+            "kubectl delete namespace prod --context prod-eks",
+        ),
+        (
+            "mcp__docker__run_container",
+            {
+                "image": "alpine:3.20",
+                "privileged": True,
+                "volumes": {"/": {"bind": "/host", "mode": "rw"}},
+                "network_mode": "host",
+                "command": ["chroot", "/host", "sh"],
+            },
+            "docker run --privileged -v /:/host --network host alpine:3.20 chroot /host sh",
+        ),
+        (
+            "mcp__docker__create_container",
+            {"image": "postgres:16", "volumes": ["pgdata:/var/lib/postgresql/data"]},
+            "docker run -v pgdata:/var/lib/postgresql/data postgres:16",
+        ),
+    ],
+)
+def test_cluster_and_container_tools_are_read_as_their_command_lines(
+    tool: str, arguments: dict[str, Any], command: str
+) -> None:
+    readings, _ = read_arguments(tool, arguments)
+    # (a command parameter is also read on its own, as any tool's is)
+    assert command in [r.args["command"] for r in readings if r.action_type == "shell"]
+
+
+def test_other_cluster_calls_read_no_command() -> None:
+    for tool, arguments in (
+        ("mcp__kubernetes__kubectl_apply", {"manifest": "kind: Pod"}),
+        ("mcp__kubernetes__kubectl_get", {"name": "x"}),
+        ("mcp__docker__list_containers", {"all": True}),
+    ):
+        readings, _ = read_arguments(tool, arguments)
+        assert [r for r in readings if r.action_type == "shell"] == []
