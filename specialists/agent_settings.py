@@ -14,8 +14,9 @@ to when it **widens** the agent's permissions:
 * fewer items under a key that restrains (``deny``, ``ask``, ``hooks``, ``disabledMcpServers``).
 
 Adding a deny rule, or changing a setting that neither grants nor restrains, passes. A whole
-JSON or TOML file is read by its structure (the items under a key, the servers of a table);
-an edit's fragment, or another format, line by line: the quoted strings of a key's line and
+JSON or TOML file is read by its structure (the items under a key, the servers of a table),
+and so is an edit's fragment of a JSON object's members; another fragment or format line by
+line: the quoted strings of a key's line and
 of the lines of its ``[...]``/``{...}`` block. Patterns are RE2. (Deletes and the shell's
 writes, whose text cannot be read, are another entry's: the ``path`` kind's.)
 """
@@ -174,6 +175,10 @@ class AgentSettingsSpecialist:
                         counts[2].append(f"{key}: {literal}")
                 if kind is not None and isinstance(value, dict) and kind != under:
                     counts[kind].extend(str(k) for k in value)  # each server or tool under it
+                    # what each server is (its command, its arguments) is no item of its own;
+                    # a granting key below it (a server's autoApprove) still counts
+                    self._walk(value, None, counts, depth + 1)
+                    continue
                 self._walk(value, kind, counts, depth + 1)
         elif isinstance(node, list):
             for item in node:
@@ -215,14 +220,20 @@ class AgentSettingsSpecialist:
 def _parsed(text: str, path: str) -> object | None:
     """The whole file's structure, when it is JSON or TOML and parses; else None."""
     lower = path.lower()
-    try:
-        if lower.endswith(".json"):
-            document: object = json.loads(text) if text.strip() else {}
-            return document
-        if lower.endswith(".toml"):
+    if lower.endswith(".toml"):
+        try:
             return tomllib.loads(text)
-    except (ValueError, RecursionError):
+        except (ValueError, RecursionError):
+            return None
+    if not lower.endswith(".json"):
         return None
+    # the whole file, else an edit's fragment of an object's members (``"mcpServers": {...}``)
+    for candidate in (text, "{" + text.strip().rstrip(",") + "}"):
+        try:
+            document: object = json.loads(candidate) if candidate.strip() else {}
+        except (ValueError, RecursionError):
+            continue
+        return document
     return None
 
 

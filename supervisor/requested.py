@@ -190,6 +190,18 @@ def _words(text: str) -> Iterator[str]:
         yield "".join(current).lower()
 
 
+def _said(request: str, *, digits: bool = False) -> set[str]:
+    """The names a request says: its words, and a camel-cased word whole besides its parts
+    ("GitHub" says ``github`` as well as ``hub``)."""
+    words = list(_words(request))
+    whole = (
+        "".join(c for c in token if c.isalnum()).lower()
+        for token in request.split()[:2_000]
+        if any(c.isupper() for c in token[1:]) and any(c.islower() for c in token)
+    )
+    return _names(iter([*words, *whole]), frozenset(), digits=digits)
+
+
 def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
@@ -404,7 +416,7 @@ def addresses(text: str) -> set[str]:
 def _each_said(text: str, names: set[str], request: str, context: Context) -> bool:
     """Every name of the action in the request, numbers included (``preview-pr-482`` is
     not ``preview-pr-481``)."""
-    said = _names(_words(request), frozenset(), digits=True)
+    said = _said(request, digits=True)
     numbers = {w for w in _words(text) if w.isdigit() and len(w) < 4}
     return names <= said and numbers <= said | _names(
         _words(_place_text(context)), frozenset(), digits=True
@@ -532,7 +544,7 @@ def asked_by(
             continue
         if any(_compiled(p).search(lowered) for p in requested.unless):
             continue
-        said = _names(_words(request), frozenset())
+        said = _said(request)
         whole_ref = False  # a ref named by one of its parts
         if result.evidence.get("reached") == "all":
             # the act reaches everything of its kind (a whole-tree reset): the request must

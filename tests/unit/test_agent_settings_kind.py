@@ -135,6 +135,16 @@ def test_a_change_that_does_not_widen_passes(action: Action):
             ),
             ['approval_policy: "never"'],
         ),
+        (
+            # an edit's fragment of an object's members is read by its structure: the server
+            # added, not its command and arguments
+            edit(
+                ".mcp.json",
+                '"mcpServers": {}',
+                '"mcpServers": {"github": {"command": "docker", "args": ["run", "ghcr.io/x"]}}',
+            ),
+            ["github"],
+        ),
     ],
 )
 def test_the_evidence_names_each_item_granted_or_taken_away(action: Action, reached: list[str]):

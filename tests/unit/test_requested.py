@@ -455,3 +455,10 @@ def test_an_xml_files_identifiers_are_no_addresses_and_a_program_is_no_place():
         }
     )
     assert asked_by(req, fetching, context, found) is None
+
+
+def test_a_camel_cased_word_of_the_request_is_said_whole_too():
+    req = Requested(acts=(r"\bset up\b",))
+    server = {"object": "/w/.mcp.json", "reached": ["github"]}
+    assert _asked(req, server, "edit .mcp.json", "Set up the GitHub MCP server")
+    assert not _asked(req, server, "edit .mcp.json", "Set up the GitLab MCP server")
