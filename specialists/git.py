@@ -70,7 +70,7 @@ from specialists.shellparse import (
     resolve_path,
 )
 from specialists.understand.globs import WordGlobs, is_within, path_globs, word_globs
-from specialists.understand.paths import BUILD_DIRS
+from specialists.understand.paths import BUILD_DIRS, in_scratch
 from specialists.understand.worktree import Loss, hit_paths, losses
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -1038,14 +1038,20 @@ class GitSpecialist:
     ) -> SpecialistResult | None:
         """The objection to deleting or emptying uncommitted work, or None."""
         home = context.home or context.env.get("HOME")
+        root = resolve_path(context.repo_root or context.cwd or "/", None, context.home)
+        # a temp directory or a cache below the session's directory holds no work
+        # (``Remove-Item $env:TEMP\*`` run from the home), unless the work tree is itself
+        # in one (a clone in /tmp)
+        resolved_home = _resolved_home(home)
+        scratch_ok = not in_scratch(root, resolved_home)
         found = [
             loss
             for loss in losses(action, context, parsed)
             if not (self._elsewhere and self._elsewhere.match(loss.path, home))
+            and not (scratch_ok and in_scratch(loss.path, resolved_home))
         ]
         if not found:
             return None
-        root = resolve_path(context.repo_root or context.cwd or "/", None, context.home)
         listed = status.known and status.tracked_paths is not None
         if listed:
             hits = self._hits(found, status, root)
@@ -1424,6 +1430,11 @@ class GitSpecialist:
             correction=objection.correction,
             evidence=evidence,
         )
+
+
+def _resolved_home(home: str | None) -> str | None:
+    """The home as the losses' paths are written (``C:\\Users\\dana`` as ``/c:/Users/dana``)."""
+    return resolve_path(home, None, None) if home else None
 
 
 def _relative(path: str, root: str) -> str:

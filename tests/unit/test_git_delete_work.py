@@ -403,3 +403,11 @@ def test_paths_another_command_lists_may_be_any_file_of_the_work_tree(command: s
 def test_the_paths_a_delete_names_are_what_it_reaches():
     got = shell("rm -rf notes/ migrations/0007_discounts.py", DIRTY)
     assert got.evidence["reached"] == ["notes", "migrations/0007_discounts.py"]
+
+
+def test_a_temp_directory_or_a_cache_below_the_session_holds_no_work():
+    home = {"cwd": "/home/u", "repo_root": None, "home": "/home/u"}
+    # no status and no repository: the session's directory is taken for the work tree,
+    # but what a temp directory or a cache below it holds is nobody's work
+    assert shell("rm -rf /home/u/.cache/pip", None, **home).verdict is Verdict.OK
+    assert shell("rm -rf /home/u/notes", None, **home).verdict is Verdict.NUDGE
