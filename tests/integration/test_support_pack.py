@@ -219,6 +219,7 @@ def test_the_pack_ships_and_validates():
         "standing_order_changed_unasked",
         "member_added_unasked",
         "channel_post_unasked",
+        "credential_relayed_in_message",
     ]
     duplicate = taxonomy[DUPLICATE]
     assert duplicate.default_verdict == "block"
