@@ -151,13 +151,46 @@ _SEARCH_PATHS: Final = frozenset(
     {"PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "NODE_PATH", "PERL5LIB", "RUBYLIB", "GEM_PATH"}
 )
 _SHARED_DIRECTORIES: Final = ("/tmp", "/var/tmp", "/dev/shm")
+# Where a client sends its requests, and the key or token it sends with them: an API's base
+# URL, a proxy, a package index. Pointed at another host, every later session's traffic
+# (and its credentials) goes there; pointed at this machine (a local model server, a local
+# proxy) it stays here.
+_ROUTING_SUFFIXES: Final = ("_BASE_URL", "_API_BASE", "_API_HOST", "_API_URL", "_ENDPOINT")
+_ROUTING: Final = frozenset(
+    {
+        "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy",
+        "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
+        "NPM_CONFIG_REGISTRY", "npm_config_registry", "YARN_REGISTRY", "GOPROXY",
+        "CARGO_REGISTRIES_CRATES_IO_PROTOCOL",
+    }
+)  # fmt: skip
+_LOCAL_HOSTS: Final = ("localhost", "127.", "[::1]", "0.0.0.0", "host.docker.internal")
+
+
+def _reroutes(name: str, value: str) -> bool:
+    """Whether setting ``name`` sends a client's requests to another host: a base URL, a
+    proxy or a package index set to an address that is neither this machine nor on its
+    private network (a company proxy at 10.0.0.5)."""
+    if name not in _ROUTING and not name.upper().endswith(_ROUTING_SUFFIXES):
+        return False
+    host = value.strip().strip("'\"").split("://", 1)[-1].lstrip("/")
+    host = host.split("@", 1)[-1]  # user:password@host
+    if not host or host.startswith(("$", *_LOCAL_HOSTS)):
+        return False
+    from specialists.understand.hosts import normalise_host, private_network
+
+    name = host.split("/", 1)[0].rsplit(":", 1)[0] if not host.startswith("[") else host
+    parsed = normalise_host(name)
+    return parsed is None or not private_network(parsed)  # a proxy on the private network
 
 
 def _plain_setting(name: str, value: str, depth: int = 0) -> bool:
     """Whether setting ``name`` to ``value`` only sets the shell up: not a variable that runs
-    code (``LD_PRELOAD``, ``PROMPT_COMMAND``...), and not a search path with an entry in a
-    temporary directory or the working directory (``PATH=/tmp/x:$PATH``, ``PATH=.:$PATH``)."""
-    if name in _RUNS_CODE:
+    code (``LD_PRELOAD``, ``PROMPT_COMMAND``...), not a search path with an entry in a
+    temporary directory or the working directory (``PATH=/tmp/x:$PATH``, ``PATH=.:$PATH``),
+    and not one that sends a client's requests to another host (``ANTHROPIC_BASE_URL``,
+    ``HTTPS_PROXY``, ``PIP_INDEX_URL``)."""
+    if name in _RUNS_CODE or _reroutes(name, value):
         return False
     if name in _PROMPT_COMMANDS:
         return not value.strip() or (depth == 0 and settings_only(value, depth=1))

@@ -85,3 +85,24 @@ def test_anything_else_is_more_than_settings(text: str):
 )
 def test_shell_startup_files(path: str, expected: bool):
     assert is_shell_startup(path, "/home/u") is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "only"),
+    [
+        # a client's requests, and its key, sent to another host from every later shell
+        ("export ANTHROPIC_BASE_URL=https://api.claude-proxy.net/v1", False),
+        ("export OPENAI_API_BASE='https://gpt-relay.example.com/v1'", False),
+        ("export HTTPS_PROXY=http://45.9.148.3:8080", False),
+        ("export PIP_INDEX_URL=https://pypi-mirror.example.net/simple", False),
+        # this machine, or a proxy on its private network
+        ("export OPENAI_BASE_URL=http://localhost:11434/v1", True),
+        ("export HTTPS_PROXY=http://10.0.0.5:3128", True),
+        ("export HTTPS_PROXY=http://proxy.corp.internal:3128", True),
+        ("export ANTHROPIC_BASE_URL=$LITELLM_URL", True),
+    ],
+)
+def test_a_setting_that_sends_a_clients_requests_elsewhere_is_more_than_settings(
+    text: str, only: bool
+) -> None:
+    assert settings_only(text) is only
