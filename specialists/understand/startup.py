@@ -161,25 +161,43 @@ _ROUTING: Final = frozenset(
         "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy",
         "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
         "NPM_CONFIG_REGISTRY", "npm_config_registry", "YARN_REGISTRY", "GOPROXY",
-        "CARGO_REGISTRIES_CRATES_IO_PROTOCOL",
     }
 )  # fmt: skip
 _LOCAL_HOSTS: Final = ("localhost", "127.", "[::1]", "0.0.0.0", "host.docker.internal")
+# The hosts these clients use when nothing is set: pointing one back at them routes nothing.
+_DEFAULT_HOSTS: Final = frozenset(
+    {
+        "api.openai.com", "api.anthropic.com", "generativelanguage.googleapis.com",
+        "pypi.org", "files.pythonhosted.org", "registry.npmjs.org", "registry.yarnpkg.com",
+        "proxy.golang.org",
+    }
+)  # fmt: skip
 
 
 def _reroutes(name: str, value: str) -> bool:
     """Whether setting ``name`` sends a client's requests to another host: a base URL, a
-    proxy or a package index set to an address that is neither this machine nor on its
-    private network (a company proxy at 10.0.0.5)."""
+    proxy or a package index (each item of a list such as ``GOPROXY``'s) set to an address
+    that is neither this machine, nor on its private network (a company proxy at
+    10.0.0.5), nor the client's own default (``https://pypi.org/simple``); a word that is no
+    address (``direct``, ``off``) routes nothing."""
     if name not in _ROUTING and not name.upper().endswith(_ROUTING_SUFFIXES):
         return False
-    host = value.strip().strip("'\"").split("://", 1)[-1].lstrip("/")
-    host = host.split("@", 1)[-1]  # user:password@host
+    items = value.strip().strip("'\"").replace("|", ",").split(",")
+    return any(_elsewhere(item.strip()) for item in items[:20])
+
+
+def _elsewhere(item: str) -> bool:
+    """Whether one address of a routing setting is another host's."""
+    if "://" not in item and "." not in item:
+        return False  # a keyword (direct, off) or a variable's name
+    host = item.split("://", 1)[-1].lstrip("/").split("@", 1)[-1]  # user:password@host
     if not host or host.startswith(("$", *_LOCAL_HOSTS)):
         return False
     from specialists.understand.hosts import normalise_host, private_network
 
     name = host.split("/", 1)[0].rsplit(":", 1)[0] if not host.startswith("[") else host
+    if name.lower() in _DEFAULT_HOSTS:
+        return False
     parsed = normalise_host(name)
     return parsed is None or not private_network(parsed)  # a proxy on the private network
 

@@ -100,6 +100,11 @@ def test_shell_startup_files(path: str, expected: bool):
         ("export HTTPS_PROXY=http://10.0.0.5:3128", True),
         ("export HTTPS_PROXY=http://proxy.corp.internal:3128", True),
         ("export ANTHROPIC_BASE_URL=$LITELLM_URL", True),
+        # the client's own default, or a keyword that names no host
+        ("export GOPROXY=https://proxy.golang.org,direct", True),
+        ("export PIP_INDEX_URL=https://pypi.org/simple", True),
+        ("export GOPROXY=off", True),
+        ("export GOPROXY=https://goproxy.example.net,direct", False),
     ],
 )
 def test_a_setting_that_sends_a_clients_requests_elsewhere_is_more_than_settings(
