@@ -48,7 +48,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -404,18 +404,25 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[index]
 
 
-def _timed(engine: Engine, actions: Sequence[dict[str, Any]], context: Context) -> list[float]:
+def _each_timed(
+    actions: Sequence[dict[str, Any]], step: Callable[[dict[str, Any]], object]
+) -> list[float]:
+    """``step`` on each action, timed one by one (ms), with the cyclic collector off."""
     times = []
     gc.collect()
     gc.disable()
     try:
         for action in actions:
             start = time.perf_counter_ns()
-            engine.check(action, context)
+            step(action)
             times.append((time.perf_counter_ns() - start) / 1e6)
     finally:
         gc.enable()
     return times
+
+
+def _timed(engine: Engine, actions: Sequence[dict[str, Any]], context: Context) -> list[float]:
+    return _each_timed(actions, lambda action: engine.check(action, context))
 
 
 # The floor's patterns: what three plain rules about a command line would look for.
@@ -425,20 +432,14 @@ _FLOOR_PATTERNS: Final = (r"\brm\s+-[a-z]*r", r"curl[^|]*\|\s*(ba)?sh", r"git\s+
 def _floor(actions: Sequence[dict[str, Any]]) -> list[float]:
     """The floor's timings (ms) over ``actions``: split into words, three patterns."""
     patterns = [re.compile(p) for p in _FLOOR_PATTERNS]
-    times = []
-    gc.collect()
-    gc.disable()
-    try:
-        for action in actions:
-            start = time.perf_counter_ns()
-            command = action["args"]["command"]
-            shlex.split(command)
-            for pattern in patterns:
-                pattern.search(command)
-            times.append((time.perf_counter_ns() - start) / 1e6)
-    finally:
-        gc.enable()
-    return times
+
+    def step(action: dict[str, Any]) -> None:
+        command = action["args"]["command"]
+        shlex.split(command)
+        for pattern in patterns:
+            pattern.search(command)
+
+    return _each_timed(actions, step)
 
 
 def measure_latency(
