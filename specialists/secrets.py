@@ -329,6 +329,11 @@ _KEY_CONTEXT: Final = re.compile(
     r"[\"'\]]*[ \t]*(?:[:=]=?|=>|[ \t])[ \t]*[\"']?$"
 )
 _KEY_CONTEXT_CHARS: Final = 64
+# A sudoers tag (``deploy ALL=(root) NOPASSWD: /bin/systemctl restart app``): the commands
+# after it run without a password; no password is written there.
+_SUDOERS_TAG: Final = re.compile(
+    r"=[ \t]*(?:\([^()\n]{0,40}\)[ \t]*)?(?:[A-Z_]{1,12}:[ \t]*){0,4}(?:NO)?PASSWD:[ \t]*$"
+)
 # A sensitive name inside a shell parameter expansion, right before its operator.
 _EXPANSION_BEFORE: Final = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?$")
 _DUMMY_WORDS: Final = frozenset(
@@ -795,6 +800,8 @@ def _plausible(group: str, text: str, start: int, end: int, quoted_only: bool) -
         text, max(0, start - _KEY_CONTEXT_CHARS), start
     ):
         return False  # ${PWD:?}, ${PASSWORD:?unset}: a shell expansion's check, no value
+    if _SUDOERS_TAG.search(text, max(0, start - _KEY_CONTEXT_CHARS), start):
+        return False
     quoted = start > 0 and text[start - 1] in "\"'`"
     if not quoted and _CODE_VALUE.fullmatch(value):
         return False  # self.token, Optional[str], build_auth(...)

@@ -2594,6 +2594,8 @@ class SqlSpecialist:
             evidence["dialect"] = "none"  # a client that does not speak SQL
         if finding.object is not None:
             evidence["object"] = finding.object
+        elif finding.statement in _WHOLE_DATABASE and source.target and source.target.database:
+            evidence["object"] = f"database:{source.target.database}"  # redis -n 15: "15"
         if placement is not None:
             evidence["place"] = placement.place
             if placement.missing is not None:

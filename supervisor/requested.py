@@ -46,6 +46,7 @@ words, lower case, with a final ``s`` dropped (``configmaps`` names ``configmap`
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Annotated, Final, Literal
 
@@ -191,15 +192,22 @@ def _words(text: str) -> Iterator[str]:
 
 
 def _said(request: str, *, digits: bool = False) -> set[str]:
-    """The names a request says: its words, and a camel-cased word whole besides its parts
-    ("GitHub" says ``github`` as well as ``hub``)."""
+    """The names a request says: its words, a camel-cased word whole besides its parts
+    ("GitHub" says ``github`` as well as ``hub``), and two neighbouring words together."""
     words = list(_words(request))
     whole = (
         "".join(c for c in token if c.isalnum()).lower()
         for token in request.split()[:2_000]
         if any(c.isupper() for c in token[1:]) and any(c.islower() for c in token)
     )
-    return _names(iter([*words, *whole]), frozenset(), digits=digits)
+    # two words said apart name one written together ("SQL Express" says sqlexpress,
+    # "multi-arch" says multiarch)
+    joined = (
+        a + b
+        for a, b in itertools.pairwise(words)
+        if a.isalpha() and b.isalpha() and a not in COMMON_WORDS and b not in COMMON_WORDS
+    )
+    return _names(iter([*words, *whole, *joined]), frozenset(), digits=digits)
 
 
 def _stem(word: str) -> str:
@@ -251,6 +259,16 @@ def _ignored(context: Context) -> frozenset[str]:
     return frozenset(_stem(w) for w in _words(_place_text(context)))
 
 
+def _project_words(context: Context) -> frozenset[str]:
+    """Words of the session's repository, working directory, home and user; not of a
+    system configuration directory (``/etc/nginx`` names the service it configures)."""
+    places = [context.repo_root, context.home, context.user]
+    cwd = (context.cwd or "").replace("\\", "/")
+    if cwd and not cwd.startswith("/etc/"):
+        places.append(cwd)
+    return frozenset(_stem(w) for w in _words(" ".join(p for p in places if p)))
+
+
 def _action_text(action: Action) -> str:
     texts: list[str] = []
     _strings(action.args, texts, [MAX_ACTION_CHARS])
@@ -281,7 +299,17 @@ def action_names(action: Action, context: Context, fields: tuple[str, ...] = ())
         # recipients (#billing-dev, a list, a person), not paths: a word the session's
         # repository shares with them (billing-api) still names the recipient
         return _names(_words(_fields_text(action, fields)), frozenset())
-    return _names(_words(_values_only(_action_text(action))), _ignored(context))
+    # A word of the session's own places names nothing in a path (``/home/dev/myapp/build``);
+    # outside paths, the project's words still name nothing of their own (``shop-exports``
+    # beside a request about the shop-site repository), but a working directory outside any
+    # repository (``/etc/nginx``, ``/srv/app``) is no project: ``nginx`` names the service.
+    places = _ignored(context)
+    project = _project_words(context)
+    words: list[str] = []
+    in_paths: list[str] = []
+    for token in _values_only(_action_text(action)).split():
+        (in_paths if "/" in token or "\\" in token else words).append(token)
+    return _names(_words(" ".join(words)), project) | _names(_words(" ".join(in_paths)), places)
 
 
 def _fields_text(action: Action, fields: tuple[str, ...]) -> str:
@@ -352,6 +380,11 @@ def _parent_of_named(result: SpecialistResult, request: str) -> bool:
     return False
 
 
+# What kind of object an evidence value names, before its name (``table:``, ``database:``);
+# not a URL's scheme (``s3://``) or a drive (``C:``).
+_KIND_PREFIX: Final = re2.compile(r"^[a-z][a-z_]{2,20}:")
+
+
 def object_names(result: SpecialistResult, context: Context) -> set[str] | None:
     """The names of what the objection is about (of a path, its last part); None when the
     result names no object."""
@@ -367,6 +400,9 @@ def object_names(result: SpecialistResult, context: Context) -> set[str] | None:
     }
     parts: list[str] = []
     for value in shown:
+        kind = _KIND_PREFIX.match(value)
+        if kind and value[kind.end() : kind.end() + 1] not in ("/", "\\"):
+            value = value[kind.end() :]  # table:import_staging names import_staging
         if "/" in value or "\\" in value:
             path = value.replace("\\", "/").rstrip("/")
             if path not in places:
@@ -374,7 +410,14 @@ def object_names(result: SpecialistResult, context: Context) -> set[str] | None:
         else:
             parts.append(value)
     people = " ".join(p for p in (context.home, context.user) if p)
-    return _names(_words(" ".join(parts)), frozenset(_stem(w) for w in _words(people)))
+    # an object named by a number alone (redis database 15, pull request 7) is named by it
+    numbered = {p.strip().lstrip("0") or "0" for p in parts if p.strip().isdigit()}
+    ignored = frozenset(_stem(w) for w in _words(people))
+    found = _names(_words(" ".join(parts)), ignored) | numbered
+    if not found:
+        # an object named by common words alone (table ``users``) is named by them
+        found = {_stem(w) for w in _words(" ".join(parts)) if len(w) >= MIN_NAME_CHARS} - ignored
+    return found
 
 
 # A URL's host, or an IPv4 address (``/dev/tcp/1.2.3.4``, ``nc 1.2.3.4``).
@@ -545,6 +588,9 @@ def asked_by(
         if any(_compiled(p).search(lowered) for p in requested.unless):
             continue
         said = _said(request)
+        if requested.names == "object":
+            # "clear redis db 15" names database 15; "empty the users table" names users
+            said |= _numbers(request) | {_stem(w) for w in _words(request)}
         whole_ref = False  # a ref named by one of its parts
         if result.evidence.get("reached") == "all":
             # the act reaches everything of its kind (a whole-tree reset): the request must

@@ -849,3 +849,21 @@ def test_an_mcp_tool_typed_by_its_name_without_that_types_fields_is_read_whole()
     # a git action with its own fields is read by them, as before
     clone = Action(type="git", tool="mcp__git__clone", args={"url": "https://github.com/acme/shop"})
     assert build().evaluate(clone, Context()).verdict is Verdict.OK
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "deploy ALL=(root) NOPASSWD: /bin/systemctl restart orders-api\n",
+        "%ops ALL=(ALL:ALL) SETENV: NOPASSWD: ALL\n",
+        "ci ALL = PASSWD: /usr/bin/apt-get update\n",
+    ],
+)
+def test_a_sudoers_tag_is_no_password(line: str) -> None:
+    result = build().evaluate(write("/etc/sudoers.d/deploy", line), CTX)
+    assert result.verdict is Verdict.OK, result.reason
+
+
+def test_a_password_after_a_passwd_name_is_still_found() -> None:
+    result = build().evaluate(write("config/app.env", f"DB_PASSWD={RANDOM}\n"), CTX)
+    assert result.verdict is Verdict.BLOCK
