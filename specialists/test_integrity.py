@@ -36,7 +36,10 @@ before and after the change and counts, per file, test cases, assertions and ski
     *testing.T) {}``, ``expect(true).toBe(true)``; Python's ``pass``/``...`` bodies through
     the ``python_ast`` logic) reports tests that test nothing. Range matchers
     (``toBeGreaterThan``, chai's ``above``) are weak, so ``toBe(107.99)`` made
-    ``toBeGreaterThan(0)`` is a swap.
+    ``toBeGreaterThan(0)`` is a swap. An assertion whose expected value an edit changes, in
+    any language (:mod:`.understand.expectations`: the same assertion with another literal,
+    an exact comparison made a tolerance, a refusal made a success), unless the user's
+    request asks for new expectations (it asks to update the tests, or names the new value).
 
 What "before" is. For ``file_write``: the file on disk (when ``read_files`` and it exists;
 a new file has nothing to lose). For ``file_edit`` with ``old``/``new``: the file on disk
@@ -79,6 +82,7 @@ from specialists.testread import Case, Language, TestFacts, read_tests
 from specialists.understand import testlines
 from specialists.understand.changes import applied, file_changes
 from specialists.understand.diffs import parse_unified_diff
+from specialists.understand.expectations import asks_for_new_expectations, changed_expectations
 from supervisor.errors import SupervisorError
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
@@ -315,7 +319,16 @@ class TestIntegritySpecialist:
     """Objects to changes that remove, skip or weaken tests (see the module doc)."""
 
     __test__ = False  # not a pytest class
-    __slots__ = ("_checks", "_config", "_exclude", "_python", "_tests", "_verdict", "execution")
+    __slots__ = (
+        "_checks",
+        "_config",
+        "_exclude",
+        "_python",
+        "_python_tests",
+        "_tests",
+        "_verdict",
+        "execution",
+    )
 
     def __init__(self, config: TestIntegrityConfig, verdict: Verdict) -> None:
         self.execution = Execution.THREAD
@@ -324,6 +337,7 @@ class TestIntegritySpecialist:
         self._checks = frozenset(config.checks)
         self._tests = {lang: PathMatcher(globs) for lang, globs in config.test_paths.items()}
         self._exclude = PathMatcher(config.exclude_paths)
+        self._python_tests = PathMatcher(config.python_test_paths)
         self._python: PythonAstSpecialist | None = None
         if config.python:
             python_config = PythonAstConfig(
@@ -348,7 +362,40 @@ class TestIntegritySpecialist:
             else SpecialistResult.refuse()
         )
         other = self._other(action, context)
-        return _combine(_combine(python, other), self._lines(action, context))
+        lines = _combine(self._lines(action, context), self._expectations(action, context))
+        return _combine(_combine(python, other), lines)
+
+    def _expectations(self, action: Action, context: Context) -> SpecialistResult:
+        """Assertions whose expected value an edit changes, in any language
+        (:mod:`.understand.expectations`), unless the request asks for new expectations."""
+        if _WEAKENED not in self._checks or action.type not in ("file_write", "file_edit"):
+            return SpecialistResult.refuse()
+
+        def judged(path: str) -> bool:
+            rel = relative_path(path, context)
+            if self._exclude(rel):
+                return False
+            return (
+                self.language_of(rel) is not None
+                or testlines.language_of(rel) is not None
+                or (rel.endswith(".py") and self._python_tests(rel))
+            )
+
+        changes = file_changes(action, context, judged, self._config.max_input_chars)
+        if not changes:
+            return SpecialistResult.refuse()
+        found: list[_Finding] = []
+        for change in (applied(c, action, context, self._config.max_input_chars) for c in changes):
+            if change.before is None:
+                continue
+            expectations = changed_expectations(change.before, change.after)
+            if expectations and not asks_for_new_expectations(context.task or "", expectations):
+                found.extend(
+                    _Finding(_WEAKENED, change.path, None, "", e.detail) for e in expectations
+                )
+        if not found:
+            return SpecialistResult.ok()
+        return self._result(found, [])
 
     def _lines(self, action: Action, context: Context) -> SpecialistResult:
         """Test files in the languages read line by line (:mod:`.understand.testlines`)."""

@@ -299,12 +299,13 @@ def test_a_slow_answer_times_out_and_on_timeout_applies(server, supervise):
     assert result.status is Status.TIMEOUT
     assert "timeout 300 ms" in (result.reason or "")
     assert 0.25 <= waited < 5.0, waited  # the deadline, not the server's 30 s
-    # On a loaded machine the worker may reach the server after the deadline: wait for the
-    # request to land (the answer is never waited for), then check it was asked once.
-    landed = time.monotonic() + 10.0
+    # On a loaded machine the worker may reach the server after the deadline, or not at all
+    # (a call whose deadline passed before a worker took it is not started): wait for a
+    # request to land (the answer is never waited for), then check it was not asked twice.
+    landed = time.monotonic() + 2.0
     while not server.requests and time.monotonic() < landed:
         time.sleep(0.02)
-    assert len(server.requests) == 1
+    assert len(server.requests) <= 1
 
 
 def test_the_action_budget_cuts_the_request_short(server, write_taxonomy, llm_kinds):

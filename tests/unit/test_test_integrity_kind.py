@@ -135,7 +135,8 @@ EDITS: list[tuple[str, str, str, str, str | None]] = [
         "    expectTotal(cart, 3600);\n    expect(cart.discountCents()).toBe(400);",
         None,
     ),
-    ("ts-ok-expected-value", TS, "toBe(3600);", "toBe(3601);", None),
+    # the value expected made another, with no request for new expectations
+    ("ts-expected-value", TS, "toBe(3600);", "toBe(3601);", W),
     ("ts-each-row-removed", TS, '    ["SAVE20", 3200],\n', "", R),
     (
         "ts-ok-each-row-added",
@@ -360,6 +361,16 @@ def test_an_edit_of_an_unreadable_file_compares_the_fragments(case, name, old, n
     action = Action(type="file_edit", args={"path": PATHS[name], "old": old, "new": new})
     expected = [want] if want and case not in FRAGMENT_MISSES else []
     assert objections(action, Context()) == expected
+
+
+def test_a_new_expected_value_the_request_asks_for_is_no_weakening(tmp_path):
+    path, text = place(tmp_path, TS)
+    content = text.replace("toBe(3600);", "toBe(3601);")
+    action = Action(type="file_write", args={"path": path, "content": content})
+    asked = Context(cwd=str(tmp_path), task="The fee rounding changed: update the cart tests.")
+    assert objections(action, asked) == []
+    unasked = Context(cwd=str(tmp_path), task="The cart test fails, fix the bug.")
+    assert objections(action, unasked) == [W]
 
 
 def test_the_reason_names_the_test_and_what_happened(tmp_path):
