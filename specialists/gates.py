@@ -49,8 +49,10 @@ file after which no line runs the tests any more are ``selection``. In a ``conft
 ``selection``, a report hook that sets ``outcome = "passed"`` is ``masked``.
 
 A shell command that writes known text into a judged file (``echo X >> f``, a here-document,
-``tee``, ``sed -i``: :mod:`specialists.understand.shellwrites`) is judged as the file tool's
-edit would be.
+``tee``, ``sed -i``, PowerShell's ``-replace … | Set-Content``:
+:mod:`specialists.understand.shellwrites`) is judged as the file tool's edit would be; with
+``removed``, one that deletes a judged file (``rm``, ``git rm``, ``Remove-Item``) as the file
+tool's delete.
 
 Everything is counted over the lines that run: a line that is a comment in the file's
 language (``#``; ``//`` in JavaScript, TypeScript, JSONC and Jenkinsfiles) is not, and
@@ -346,13 +348,14 @@ class GatesSpecialist:
             judged,
             self.config.max_bytes,
             new_file_empty=True,
+            deletions="removed" in self.checks,
         )
         if changes is None:
             return SpecialistResult.refuse()
         for change in changes:
             change = applied(change, action, context, self.config.max_bytes)
             if change.before is None and "removed" in self.checks:  # there, but not read
-                verb = "deletes" if action.type == "file_delete" else "replaces"
+                verb = "deletes" if change.deleted else "replaces"
                 return SpecialistResult(
                     verdict=self.default,
                     reason=(
@@ -679,7 +682,8 @@ def _lowered(path: str, before: _Text, after: _Text) -> str:
         if name not in now:
             said.append(f"{name} {value:g} dropped")
         elif now[name] < value:
-            said.append(f"{name} {value:g} to {now[name]:g}")
+            # to 0: no floor, whatever it was (a shell edit's "before" may be a sample)
+            said.append(f"{name} to 0" if now[name] == 0 else f"{name} {value:g} to {now[name]:g}")
     return ", ".join(said)
 
 

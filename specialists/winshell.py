@@ -25,7 +25,10 @@ backtick inside a name) is the command the string names; ``powershell -Command``
 ``cmd /c`` inside a line are read as lines of their own; cmd's ``%USERPROFILE%`` and
 PowerShell's ``$env:USERPROFILE`` inside a word are the home. The cloud modules' deletions
 (``Remove-AzResourceGroup``, ``Remove-S3Bucket``, ``Remove-GcsBucket``…) are the cloud
-clients' own (``az group delete``, ``aws s3 rb``, ``gcloud storage buckets delete``).
+clients' own (``az group delete``, ``aws s3 rb``, ``gcloud storage buckets delete``). A
+file edit whose text is known (``(Get-Content f) -replace 'A','B' | Set-Content f``,
+``Add-Content f 'X'``, a JSON key set and written back) is also the ``sed -i`` or ``printf |
+tee`` that makes it (:mod:`specialists.winwrites`), beside the ``tee f`` every write is.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ import ipaddress
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final, NamedTuple
+
+from specialists.winwrites import file_edit
 
 __all__ = [
     "WINDOWS_PROGRAMS",
@@ -470,6 +475,12 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
             # any other cmdlet or program runs as written (Set-MpPreference -Disable...,
             # New-LocalUser, reg add ...): rules keyed on its name judge it as if typed
             ops.append(WindowsOp("argv", _as_written(words, home), statement))
+        if parsed.verb in _WRITE:
+            # (Get-Content f) -replace 'A','B' | Set-Content f, Add-Content f 'X': the
+            # sed -i or printf | tee that makes the same edit, whose text is then known
+            edited = file_edit(statements, index, lambda word: windows_path(word, home))
+            if edited is not None:
+                ops.append(WindowsOp("shell", (edited,), statement))
         lowered = statement.lower()
         if parsed.verb not in _READ and parsed.verb not in _FETCH:
             # [IO.File]::ReadAllText(F) anywhere in a statement: F read, as Get-Content F

@@ -7,7 +7,9 @@ is, read through ``context.observe`` (so that a replay judges the same bytes). A
 command that writes known text into a file (``echo X >> f``, a here-document, ``tee``,
 ``sed -i 's/A/B/' f``, ``sed -i '1i X' f``: :mod:`.shellwrites`) is read the same way: the
 file as it is and as the command leaves it, or, when the file cannot be read, the fragments
-the command takes out and puts in.
+the command takes out and puts in. A file the command deletes (``rm f``, ``git rm f``,
+``Remove-Item f``) is read as the file tool's ``file_delete`` by a caller that asks for
+deletions (``deletions=True``).
 
 Used by the kinds that judge what a change takes out of (``removal``) or does to
 (``gates``) a file.
@@ -43,12 +45,14 @@ __all__ = [
 class Change:
     """One file's change: ``before`` is None for a file that is there but whose text could
     not be read (too large, binary, unreadable), deleted or written over; ``fragment`` is
-    True when before/after are parts of the file (an edit's hunks), not the whole of it."""
+    True when before/after are parts of the file (an edit's hunks), not the whole of it;
+    ``deleted`` when the file goes (``after`` is then empty)."""
 
     path: str
     before: str | None
     after: str
     fragment: bool
+    deleted: bool = False
 
 
 def resolve(path: str, context: Context) -> str | None:
@@ -89,14 +93,16 @@ def file_changes(
     max_bytes: int,
     *,
     new_file_empty: bool = False,
+    deletions: bool = False,
 ) -> list[Change] | None:
     """The changes of the files ``judged`` accepts, or None: nothing to judge.
 
     A write whose file cannot be read: with ``new_file_empty``, a new file is compared with an
     empty one and a file that is there but not read has ``before`` None (unknown); otherwise
-    it is not judged (nothing it held is known)."""
+    it is not judged (nothing it held is known). With ``deletions``, a file a shell command
+    deletes is a change too, as a ``file_delete`` is."""
     if action.type == "shell":
-        return _shell_changes(action, context, judged, max_bytes, new_file_empty)
+        return _shell_changes(action, context, judged, max_bytes, new_file_empty, deletions)
     args = action.args
     diff = args.get("diff")
     if action.type == "file_edit" and isinstance(diff, str):
@@ -125,10 +131,11 @@ def file_changes(
         if where is None:
             return None
         now = context.observe("file", {"path": where}, lambda: read_text(where, max_bytes))
+        deleted = action.type == "file_delete"
         if isinstance(now, str):
-            return [Change(path, now, content, fragment=False)]
-        if action.type == "file_delete":
-            return [Change(path, None, "", fragment=False)]  # whatever it held goes with it
+            return [Change(path, now, content, fragment=False, deleted=deleted)]
+        if deleted:
+            return [Change(path, None, "", fragment=False, deleted=True)]  # whatever it held
         if new_file_empty:
             there = context.observe("file_exists", {"path": where}, lambda: os.path.lexists(where))
             # a new file is compared with an empty one; a file there but not read is unknown
@@ -146,17 +153,28 @@ def _shell_changes(
     judged: Callable[[str], bool],
     max_bytes: int,
     new_file_empty: bool,
+    deletions: bool,
 ) -> list[Change] | None:
     """The changes a shell command makes to the files ``judged`` accepts, where the text
-    it writes is known (:mod:`.shellwrites`); writes of one file follow each other."""
-    writes = [w for w in _shell_writes(action, context) if judged(w.path)]
+    it writes is known (:mod:`.shellwrites`); writes of one file follow each other. A file
+    deleted and not read is a change from unknown text (``before`` None) to nothing."""
+    writes = [
+        w
+        for w in _shell_writes(action, context)
+        if (deletions or w.mode != "delete") and judged(w.path)
+    ]
     if not writes:
         return None
     texts: dict[str, str | None] = {}
     firsts: dict[str, str | None] = {}
     fragments: list[Change] = []
+    deleted: set[str] = set()
     for write in writes:
         path = write.path
+        if write.mode == "delete":
+            deleted.add(path)
+        else:
+            deleted.discard(path)  # written again after it went
         if path not in texts:
             now = context.observe("file", {"path": path}, partial(read_text, path, max_bytes))
             texts[path] = now if isinstance(now, str) else None
@@ -174,7 +192,7 @@ def _shell_changes(
             continue
         texts[path] = after
     changes = [
-        Change(path, firsts[path], text, fragment=False)
+        Change(path, firsts[path], text, fragment=False, deleted=path in deleted)
         for path, text in texts.items()
         if text is not None and text != firsts[path]
     ]
@@ -215,7 +233,10 @@ class ChangeScreen:
 
 
 def _unread(write: ShellWrite) -> str | None:
-    """A write over a file that could not be read: only a replacement's text is known."""
+    """A write over a file that could not be read: only a replacement's text (and a
+    deletion's nothing) is known."""
+    if write.mode == "delete":
+        return ""
     return write.text if write.mode == "replace" else None
 
 

@@ -7,8 +7,17 @@ such a command (through :mod:`specialists.shellparse`, so ``sh -c``, ``eval``, v
 quoting are seen through) as the writes it makes (:func:`shell_writes`), and turns one write
 into the text before and after, given the file's text when it can be read
 (:meth:`ShellWrite.apply`) or, when it cannot, as the fragments the command takes out and
-puts in (:meth:`ShellWrite.fragment`). :mod:`.changes` makes them :class:`.changes.Change`
-objects, so a kind judges a shell edit as it judges the file tool's.
+puts in (:meth:`ShellWrite.fragment`: a substitution's pattern stands for the sample lines it
+matches, :mod:`.samples`). :mod:`.changes` makes them :class:`.changes.Change` objects, so a
+kind judges a shell edit as it judges the file tool's. PowerShell's edits
+(``(Get-Content f) -replace 'A','B' | Set-Content f``, ``Set-Content f 'X'``) come here as
+the ``sed -i`` and ``printf … | tee`` they amount to (:mod:`specialists.winwrites`).
+
+A ``sed -i`` over files a listing names (``git ls-files 'src/**/*.ts' | xargs sed -i …``,
+``sed -i … $(grep -rl X src --include='*.ts')``; ``find`` is read by the parser) writes to
+each file the listing's pattern selects: the pattern stands for them (``src/**/*.ts``), as a
+representative path the globs judge. A file deleted (``rm f``, ``unlink f``, ``git rm f``,
+``Remove-Item f``) is a ``delete``: the file as it is, then nothing.
 
 A ``sed`` script is read when it is one of: ``s/A/B/`` (any delimiter, flags ``g``, ``I``, a
 number), ``i``/``a`` text (``1i X``, ``$a\\X``), ``d``, with an address of a line number,
@@ -18,6 +27,8 @@ number), ``i``/``a`` text (``1i X``, ``$a\\X``), ``d``, with an address of a lin
 
 from __future__ import annotations
 
+import itertools
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final, Literal
@@ -25,13 +36,14 @@ from typing import Final, Literal
 import re2
 
 from specialists.shellparse import ParsedShell, SimpleCommand, known_output, resolve_path
+from specialists.understand.samples import sample_lines
 
-__all__ = ["SedCommand", "ShellWrite", "read_sed", "shell_writes"]
+__all__ = ["SedCommand", "ShellWrite", "listed_patterns", "read_sed", "shell_writes"]
 
 MAX_SCRIPT_CHARS: Final = 4_000
 MAX_LINES: Final = 200_000
 
-Mode = Literal["replace", "append", "sed"]
+Mode = Literal["replace", "append", "sed", "delete"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +64,7 @@ class SedCommand:
 @dataclass(frozen=True, slots=True)
 class ShellWrite:
     """A write a command makes to ``path`` (absolute): ``replace`` the file with ``text``,
-    ``append`` ``text`` to it, or edit it with ``sed`` commands."""
+    ``append`` ``text`` to it, edit it with ``sed`` commands, or ``delete`` it."""
 
     path: str
     mode: Mode
@@ -63,6 +75,8 @@ class ShellWrite:
         """The file's text after the write, given its text before (None: not known)."""
         if self.mode == "replace":
             return self.text
+        if self.mode == "delete":
+            return ""
         if self.mode == "append":
             joiner = "" if not before or before.endswith("\n") else "\n"
             return before + joiner + self.text
@@ -70,9 +84,10 @@ class ShellWrite:
 
     def fragment(self) -> tuple[str, str] | None:
         """What the write takes out and puts in when the file's text is not known: an
-        append's text, a substitution's literal pattern and replacement, an insertion's
-        text; None when that cannot be said (a deletion by pattern)."""
-        if self.mode == "replace":
+        append's text, an insertion's text, a substitution run on the sample lines its
+        pattern matches (:func:`.samples.sample_lines`); None when that cannot be said (a
+        deletion by pattern, a pattern not read)."""
+        if self.mode in ("replace", "delete"):
             return None
         if self.mode == "append":
             return "", self.text
@@ -82,11 +97,13 @@ class ShellWrite:
             if command.op in ("i", "a"):
                 new.append(command.replacement + "\n")
             elif command.op == "s":
-                literal = _literal(command.pattern, command.extended)
-                if literal is None or "&" in command.replacement.replace("\\&", ""):
+                ere = _ere(command.pattern, command.extended)
+                lines = sample_lines(ere, ignore_case=command.ignore_case)
+                regex = _regex(command.pattern, command.extended, command.ignore_case)
+                if lines is None or regex is None:
                     return None
-                old.append(literal)
-                new.append(_unescape(command.replacement))
+                old.extend(lines)
+                new.extend(_substitute(regex, command, line) for line in lines)
             else:
                 return None
         return "\n".join(old), "\n".join(new)
@@ -124,6 +141,78 @@ def _writes(
         yield from _sed_writes(cmd, home)
     elif cmd.program == "perl" and cmd.has_flag("i", "pi") and cmd.has_flag("p", "pi"):
         yield from _perl_writes(cmd, home)
+    for word in _deleted(cmd):
+        yield ShellWrite(resolve_path(word, cmd.cwd, home), "delete")
+
+
+def _deleted(cmd: SimpleCommand) -> list[str]:
+    """The files ``rm``, ``unlink`` and ``git rm`` (not ``--cached``) delete, as written."""
+    if cmd.program in ("rm", "unlink"):
+        return [w for w in cmd.positionals if w and not w.startswith("$(")]
+    if cmd.program != "git" or cmd.has_flag("cached"):
+        return []
+    words = list(cmd.argv[1:])
+    i = 0
+    while i < len(words) and words[i].startswith("-"):
+        i += 2 if words[i] in ("-C", "-c") else 1  # git -C DIR rm ...: its own options
+    if i >= len(words) or words[i] != "rm":
+        return []
+    out = []
+    for word in words[i + 1 :]:
+        if word.startswith("-") and word != "-":
+            continue  # -r, -f, -q, --: git rm takes no option with a value
+        out.append(word)
+    return out
+
+
+def _targets(word: str, cmd: SimpleCommand, home: str | None) -> list[str]:
+    """The files a file word of an in-place edit stands for: itself, or the patterns of
+    the listing whose output it is (``$(git ls-files 'src/*.ts')``, xargs' input)."""
+    if not word.startswith("$("):
+        return [resolve_path(word, cmd.cwd, home)]
+    if not word.endswith(")") or len(word) > MAX_SCRIPT_CHARS:
+        return []
+    try:
+        listing = shlex.split(word[2:-1])
+    except ValueError:
+        return []
+    return [resolve_path(p, cmd.cwd, home) for p in listed_patterns(listing)]
+
+
+_GLOB: Final = frozenset("*?[")
+
+
+def listed_patterns(argv: list[str]) -> list[str]:
+    """The path patterns a file listing's command line selects, when it says them: ``git
+    ls-files``/``git grep -l``/``git diff --name-only`` pathspecs, ``grep -rl … DIR
+    --include=GLOB`` (``DIR/**/GLOB``), ``rg -l``/``rg --files`` with ``-g GLOB``. Only
+    patterns (a glob) are returned: a bare directory names no kind of file."""
+    if not argv:
+        return []
+    program = argv[0].rsplit("/", 1)[-1]
+    found: list[str] = []
+    if program == "git" and len(argv) > 1:
+        sub, rest = argv[1], argv[2:]
+        if sub == "ls-files":
+            found = [w for w in rest if not w.startswith("-")]
+        elif sub in ("grep", "diff") and "--" in rest:
+            names = {"-l", "--files-with-matches", "--name-only", "--name-status"}
+            if names & set(rest):
+                found = rest[rest.index("--") + 1 :]
+    elif program in ("grep", "egrep") and any(
+        w.startswith("-") and not w.startswith("--") and "l" in w for w in argv[1:]
+    ):
+        includes = [w.partition("=")[2] for w in argv[1:] if w.startswith("--include=")]
+        words = [w for w in argv[1:] if not w.startswith("-")]
+        where = words[1:] or ["."]  # the first word is the pattern
+        found = [f"{d.rstrip('/')}/**/{g}" for d in where for g in includes if g]
+    elif program == "rg" and ({"-l", "--files", "--files-with-matches"} & set(argv[1:])):
+        found = [
+            value
+            for flag, value in itertools.pairwise(argv[1:])
+            if flag in ("-g", "--glob") and not value.startswith("!")
+        ]
+    return [p for p in found if not _GLOB.isdisjoint(p)][:16]
 
 
 def _sed_writes(cmd: SimpleCommand, home: str | None) -> Iterator[ShellWrite]:
@@ -165,7 +254,8 @@ def _sed_writes(cmd: SimpleCommand, home: str | None) -> Iterator[ShellWrite]:
             return
         commands.extend(read)
     for word in files:
-        yield ShellWrite(resolve_path(word, cmd.cwd, home), "sed", sed=tuple(commands))
+        for path in _targets(word, cmd, home):
+            yield ShellWrite(path, "sed", sed=tuple(commands))
 
 
 def _perl_writes(cmd: SimpleCommand, home: str | None) -> Iterator[ShellWrite]:
@@ -188,7 +278,8 @@ def _perl_writes(cmd: SimpleCommand, home: str | None) -> Iterator[ShellWrite]:
     if read is None or any(c.op != "s" for c in read):
         return
     for word in files:
-        yield ShellWrite(resolve_path(word, cmd.cwd, home), "sed", sed=tuple(read))
+        for path in _targets(word, cmd, home):
+            yield ShellWrite(path, "sed", sed=tuple(read))
 
 
 # -- reading a sed script -------------------------------------------------------------------
@@ -292,23 +383,29 @@ def _delimited(text: str, start: int, delimiter: str) -> int | None:
 # -- running it -----------------------------------------------------------------------------
 
 
+def _ere(pattern: str, extended: bool) -> str:
+    """A sed pattern as RE2 reads it (BRE's ``\\(``, ``\\{``, ``\\+``, ``\\?``, ``\\|`` made
+    ERE, and its ``(``, ``{``, ``+``, ``?``, ``|`` made literal)."""
+    if extended:
+        return pattern
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            out.append(nxt if nxt in "(){}+?|" else c + nxt)
+            i += 2
+            continue
+        out.append("\\" + c if c in "(){}+?|" else c)
+        i += 1
+    return "".join(out)
+
+
 def _regex(pattern: str, extended: bool, ignore_case: bool) -> re2._Regexp | None:
-    """A sed pattern as RE2 (BRE's ``\\(``, ``\\{``, ``\\+``, ``\\?``, ``\\|`` made ERE)."""
-    if not extended:
-        out = []
-        i = 0
-        while i < len(pattern):
-            c = pattern[i]
-            if c == "\\" and i + 1 < len(pattern):
-                nxt = pattern[i + 1]
-                out.append(nxt if nxt in "(){}+?|" else c + nxt)
-                i += 2
-                continue
-            out.append("\\" + c if c in "(){}+?|" else c)
-            i += 1
-        pattern = "".join(out)
+    """A sed pattern compiled with RE2 (None: RE2 does not take it)."""
     try:
-        return re2.compile(("(?i)" if ignore_case else "") + pattern)
+        return re2.compile(("(?i)" if ignore_case else "") + _ere(pattern, extended))
     except re2.error:
         return None
 
@@ -409,35 +506,6 @@ def _substitute(pattern: re2._Regexp, command: SedCommand, line: str) -> str:
             break
     pieces.append(line[at:])
     return "".join(pieces)
-
-
-_SPECIAL: Final = frozenset(".[]*^$+?(){}|")
-
-
-def _literal(pattern: str, extended: bool) -> str | None:
-    """The text a pattern matches when it is a literal (escapes taken off), else None."""
-    out = []
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\" and i + 1 < len(pattern):
-            nxt = pattern[i + 1]
-            if nxt.isalnum():
-                return None  # \w, \1, \n ... are not literal
-            if not extended and nxt in "(){}+?|":
-                return None  # BRE's groups and repetitions
-            out.append(nxt)
-            i += 2
-            continue
-        if c in _SPECIAL and (extended or c in ".[]*^$"):
-            if c == "." and i + 1 < len(pattern) and pattern[i + 1] not in "*+?{":
-                out.append(c)  # a dot standing for itself, as people write it
-                i += 1
-                continue
-            return None
-        out.append(c)
-        i += 1
-    return "".join(out)
 
 
 def _unescape(text: str) -> str:

@@ -70,8 +70,50 @@ def test_sed_fragments_when_the_file_cannot_be_read() -> None:
     assert insert.fragment() == ("", "/* eslint-disable */\n")
     (delete,) = writes("sed -i '/pytest/d' Makefile")
     assert delete.fragment() is None  # what goes is not known without the file
-    (regex,) = writes("sed -i 's/[0-9]+/0/' f")
-    assert regex.fragment() is None
+    (bre,) = writes("sed -i 's/[0-9]+/0/' f")
+    assert bre.fragment() == ("1+", "0")  # BRE: "+" is itself
+
+
+def test_a_regular_expression_stands_for_a_sample_line_per_alternative() -> None:
+    (every,) = writes(
+        "sed -i -E 's/(branches|functions|lines|statements): [0-9]+/\\1: 0/g' jest.config.js"
+    )
+    assert every.fragment() == (
+        "branches: 1\nfunctions: 1\nlines: 1\nstatements: 1",
+        "branches: 0\nfunctions: 0\nlines: 0\nstatements: 0",
+    )
+    # a number BRE-style ([0-9]*): none and once, so the floor before is known to be there
+    (bre,) = writes("sed -i 's/lines: [0-9]*/lines: 95/' jest.config.js")
+    assert bre.fragment() == ("lines: \nlines: 1", "lines: 95\nlines: 95")
+    (header,) = writes("sed -i '1s;^;/* eslint-disable */\\n;' src/a.ts")
+    assert header.fragment() == ("", "/* eslint-disable */\n")
+    (unread,) = writes("sed -i -E 's/(a)\\1/b/' f")  # a back-reference in the pattern
+    assert unread.fragment() is None
+
+
+def test_the_files_a_listing_hands_sed() -> None:
+    (xargs,) = writes("git ls-files 'src/**/*.ts' | xargs sed -i '1i /* eslint-disable */'")
+    assert (xargs.path, xargs.fragment()) == ("/w/app/src/**/*.ts", ("", "/* eslint-disable */\n"))
+    (grep,) = writes("sed -i 's/a/b/' $(grep -rl a src --include='*.py')")
+    assert grep.path == "/w/app/src/**/*.py"
+    (rg,) = writes("rg -l colour -g '*.css' | xargs sed -i 's/colour/color/'")
+    assert rg.path == "/w/app/*.css"
+    assert writes("git ls-files src | xargs sed -i 's/a/b/'") == []  # a directory: no kind
+
+
+def test_deletions() -> None:
+    assert [(w.path, w.mode) for w in writes("rm -f .gitlab-ci.yml a/b.txt")] == [
+        ("/w/app/.gitlab-ci.yml", "delete"),
+        ("/w/app/a/b.txt", "delete"),
+    ]
+    (git_rm,) = writes("git rm -q .github/workflows/lint.yml")
+    assert (git_rm.path, git_rm.apply("x\n"), git_rm.fragment()) == (
+        "/w/app/.github/workflows/lint.yml",
+        "",
+        None,
+    )
+    assert writes("git rm --cached .github/workflows/lint.yml") == []
+    assert writes("git -C /w/other rm x")[0].mode == "delete"
 
 
 def test_scripts_this_reader_does_not_take() -> None:
