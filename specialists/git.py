@@ -38,8 +38,9 @@ Each entry runs the checks named in ``checks`` (usually one):
   ``switch -C`` of a protected branch to another start point).
 - ``stage_secrets``: a bulk ``git add`` (``-A``, ``.``, a directory, a glob) or ``commit -a``
   that stages files ``context.git_status`` lists (untracked or changed) matching ``secrets``
-  (``.env``, private keys...) and not ``secrets_none`` (``.env.example``); a file named one by
-  one is another entry's (the shell kind's paths).
+  (``.env``, private keys...) and not ``secrets_none`` (``.env.example``); a bulk add with
+  ``-f``/``--force``, which also stages what ``.gitignore`` keeps out and the status does not
+  list; a file named one by one is another entry's (the shell kind's paths).
 - ``hook_bypass``: ``--no-verify`` on any subcommand, ``commit -n``, ``-c core.hooksPath=``
   or ``config core.hooksPath`` pointing away from the repository (or unset), and hook
   switches set on the line (``HUSKY=0``, ``SKIP=...``; config ``hook_variables``).
@@ -792,6 +793,18 @@ class GitSpecialist:
             if specs and not any(_bulk(spec) for spec in specs):
                 return None  # files named one by one: the shell entry's paths
             what = "git add " + " ".join(git.args)[:60]
+            if (opts.short & {"f"} or "force" in opts.long) and not tracked_only:
+                # what .gitignore keeps out (.env files, keys, build output) is not in the
+                # status: a forced sweep stages it unseen
+                return _Objection(
+                    "stage_secrets",
+                    "ignored files",
+                    f"{what} also stages every file .gitignore keeps out (.env files, keys, "
+                    "local settings), which the work-tree status does not list",
+                    "Stage the files you changed by name; if one ignored file must be "
+                    "committed, add that one file with -f and say why.",
+                    git,
+                )
         elif git.sub == "commit":
             opts = _options(git.args, "mFCc", ("message", "file", "reuse-message"), sub="commit")
             if not ("a" in opts.short or "all" in opts.long):

@@ -385,6 +385,24 @@ def _parent_of_named(result: SpecialistResult, request: str) -> bool:
 _KIND_PREFIX: Final = re2.compile(r"^[a-z][a-z_]{2,20}:")
 
 
+_GLOB_STEM: Final = re2.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]{2,})[*?\[]")
+
+
+def _globbed_beyond(result: SpecialistResult, request: str, said: set[str]) -> bool:
+    """Whether the object is a glob that extends a name the request says (``webapp*`` when
+    the user named ``webapp``): it reaches what shares the name's start, which was not named
+    (unless the request writes the glob itself)."""
+    for key in _OBJECT_KEYS:
+        value = result.evidence.get(key)
+        if not isinstance(value, str):
+            continue
+        last = value.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+        stem = _GLOB_STEM.match(last)
+        if stem and _stem(stem.group(1).lower()) in said and last.lower() not in request:
+            return True
+    return False
+
+
 def object_names(result: SpecialistResult, context: Context) -> set[str] | None:
     """The names of what the objection is about (of a path, its last part); None when the
     result names no object."""
@@ -529,6 +547,7 @@ def _unnamed_place(text: str, context: Context, said: set[str]) -> bool:
         _stem(w) for w in _words(" ".join(p for p in (context.home, context.user) if p))
     )
     windows = (context.platform or "").lower().startswith("win")
+    home = (context.home or "").replace("\\", "/").rstrip("/").lower()
     for token in text.replace('"', " ").replace("'", " ").split():
         if "://" in token:
             continue  # a URL: its host is an address
@@ -537,6 +556,8 @@ def _unnamed_place(text: str, context: Context, said: set[str]) -> bool:
         word = token.rsplit("=", 1)[-1].replace("\\", "/").rstrip("/;,)").lower()
         if "/" not in word:
             continue
+        if home and (word == "~" or word.startswith("~/")):
+            word = home + word[1:]  # ~/projects/app is the workspace when that is the cwd
         outside = word.startswith(("/", "~", "..", "$home")) or (len(word) > 2 and word[1] == ":")
         if not outside or _inside(word, roots):
             continue
@@ -623,6 +644,8 @@ def asked_by(
             continue  # a part of the object's name is no name of it
         if _parent_of_named(result, lowered):
             continue  # "remove source\\api-old" asks for api-old, not for all of source
+        if _globbed_beyond(result, lowered, said):
+            continue  # "delete webapp" does not ask for webapp* (webapp2 too)
         if requested.each and not _urls_named(text, lowered):
             continue  # s3://bucket/ asked about s3://bucket/tmp/: more than was named
         if any(address not in lowered and not _loopback(address) for address in reached):

@@ -581,6 +581,15 @@ def _classify(
     if not path.startswith("/") or "$" in path or "`" in path or "<expr>" in path:
         return PathClass.UNKNOWN
     if workspace and is_within(path, workspace) and path != workspace:
+        if home and (workspace == home or is_within(home, workspace)):
+            # a session started in the home (or above it) is in no project: the home's
+            # credentials, start-up files and settings stay what they are
+            if _CREDENTIAL_GLOBS.match(path, home) and not path.endswith(".pub"):
+                return PathClass.CREDENTIAL
+            if _STARTUP_GLOBS.match(path, home):
+                return PathClass.STARTUP
+            if _HOME_CONFIG_GLOBS.match(path, home):
+                return PathClass.HOME_CONFIG
         rest = path[len(workspace) :].split("/")
         if any(part in BUILD_DIRS for part in rest[:-1]) or (
             len(rest) > 1 and rest[-1] in BUILD_DIRS

@@ -462,3 +462,35 @@ def test_a_camel_cased_word_of_the_request_is_said_whole_too():
     server = {"object": "/w/.mcp.json", "reached": ["github"]}
     assert _asked(req, server, "edit .mcp.json", "Set up the GitHub MCP server")
     assert not _asked(req, server, "edit .mcp.json", "Set up the GitLab MCP server")
+
+
+def test_a_glob_that_extends_the_named_object_reaches_more_than_was_named(decide):
+    spec = entry(obj="/home/ana/code/webapp*")
+    task = "I re-cloned it into webapp2. Delete the old webapp checkout."
+    assert decide(spec, "rm -rf ../webapp*", task=task).verdict is Verdict.BLOCK
+    said = "Delete every webapp* folder, I am done with them."
+    assert decide(spec, "rm -rf ../webapp*", task=said).verdict is Verdict.FLAG
+
+
+def test_an_object_named_by_a_number_or_common_words_is_named_by_them(decide):
+    task = "Delete database 15, the test suite uses it."
+    assert decide(entry(obj="database:15"), "x", task=task).verdict is Verdict.FLAG
+    assert decide(entry(obj="database:3"), "x", task=task).verdict is Verdict.BLOCK
+    users = "Remove the users table from the fixture database."
+    assert decide(entry(obj="table:users"), "x", task=users).verdict is Verdict.FLAG
+
+
+def test_two_words_said_apart_name_one_written_together(make_taxonomy, kinds, tmp_path):
+    spec = entry(names="action")
+    with Supervisor(make_taxonomy(spec), kinds=kinds, home=tmp_path, record=False) as sup:
+        ctx = Context.model_validate({**WORKSPACE, "task": "Remove SQL Express from my laptop."})
+        decision = sup.check({"type": "shell", "args": {"command": "x MSSQL$SQLEXPRESS"}}, ctx)
+    assert decision.verdict is Verdict.FLAG
+
+
+def test_a_system_directory_as_cwd_still_names_its_service(make_taxonomy, kinds, tmp_path):
+    ctx = Context(cwd="/etc/nginx", home="/home/ops", task="Remove nginx's old cache.")
+    action = Action(type="shell", args={"command": "systemctl stop nginx"})
+    assert "nginx" in action_names(action, ctx)
+    project = Context(cwd="/home/ana/code/nginx", repo_root="/home/ana/code/nginx")
+    assert "nginx" not in action_names(action, project)

@@ -165,3 +165,17 @@ def test_a_package_managers_caches_are_disposable_its_state_is_not():
     # what it has installed is no cache
     assert not in_scratch("/var/lib/apt", "/root")
     assert not in_scratch("/var/lib/dpkg/status", "/root")
+
+
+@pytest.mark.parametrize(
+    ("path", "cls"),
+    [
+        ("/Users/ana/.ssh/id_ed25519", PathClass.CREDENTIAL),
+        ("/Users/ana/.zshrc", PathClass.STARTUP),
+        ("/Users/ana/.ssh/id_ed25519.pub", PathClass.WORKSPACE),
+        ("/Users/ana/notes.txt", PathClass.WORKSPACE),
+    ],
+)
+def test_a_session_in_the_home_keeps_the_homes_credentials_and_startup_files(path, cls):
+    where = Where("/Users/ana", "/Users/ana")
+    assert classify(path, where) is cls
