@@ -13,7 +13,12 @@ Each entry runs the checks named in ``checks`` (usually one):
   plus ``context.protected_branches``). The branch comes from the refspec, else from
   ``context.branch``. ``--force-with-lease`` is fine on an unprotected branch, but a plain
   ``--force`` right after a lease push to the same branch (in ``context.recent_actions``) is
-  the "lease was rejected, so force it" pattern and objects.
+  the "lease was rejected, so force it" pattern and objects. A plain push that lands another
+  branch on a protected one objects too; and when the user's request asks for a pull request
+  (``review_asked``, unless ``review_unless``), so does any push onto a protected branch
+  (``git push origin main`` on ``main``) and a git host's tool that writes a commit onto one
+  (GitHub's ``create_or_update_file`` or ``push_files`` with ``branch: main``): the change
+  was to go through review.
 - ``discard_work``: ``reset --hard``, ``read-tree -u --reset``, ``checkout -- <paths>``,
   ``checkout <ref> -- <paths>``, ``checkout <ref> <paths>``, ``checkout --pathspec-from-file``,
   ``checkout -f``, ``switch -f``/``--discard-changes``, ``restore <paths>`` (work tree),
@@ -59,6 +64,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, Final, Literal, NamedTuple, final
 
+import re2
 from pydantic import AfterValidator, Field, JsonValue, ValidationInfo, field_validator
 
 from specialists.shellparse import (
@@ -75,6 +81,7 @@ from specialists.understand.paths import BUILD_DIRS, in_scratch
 from specialists.understand.worktree import Loss, hit_paths, losses
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
+from supervisor.requested import requests_of
 from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
 
 if TYPE_CHECKING:
@@ -123,6 +130,15 @@ def _check_glob(glob: str, info: ValidationInfo) -> str:
     return glob
 
 
+def _check_pattern(pattern: str, info: ValidationInfo) -> str:
+    if not checked_before(info):  # else it compiled when cached
+        try:
+            re2.compile(pattern)
+        except re2.error as exc:
+            raise ValueError(f"not an RE2 pattern: {pattern!r}: {exc}") from None
+    return pattern
+
+
 class GitConfig(KindConfig):
     """Config of a ``git`` entry.
 
@@ -141,6 +157,11 @@ class GitConfig(KindConfig):
             (backups, tests): one act draws one objection.
         secrets: ``stage_secrets``: path globs of credential files.
         secrets_none: ``stage_secrets``: path globs that are no credential (examples).
+        review_asked: ``force_push``: RE2 patterns over the lower-cased request of the
+            session that ask for a pull request (or a merge request, or a review): a push
+            or a git host's write straight onto a protected branch then objects.
+        review_unless: patterns of a request that also asks for the change on the branch
+            itself (``push it straight to main``, ``merge it``).
         verdict: the verdict on an objection; the entry's ``default_verdict`` when unset.
         max_chars: a shell command is cut here before parsing.
     """
@@ -166,6 +187,12 @@ class GitConfig(KindConfig):
     )
     secrets_none: list[Annotated[str, AfterValidator(_check_path_glob)]] = Field(
         default_factory=list, max_length=200
+    )
+    review_asked: list[Annotated[str, AfterValidator(_check_pattern)]] = Field(
+        default_factory=list, max_length=50
+    )
+    review_unless: list[Annotated[str, AfterValidator(_check_pattern)]] = Field(
+        default_factory=list, max_length=50
     )
     verdict: Strength | None = None
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=1_048_576)
@@ -637,6 +664,8 @@ class GitSpecialist:
         "_hook_vars",
         "_max_chars",
         "_protected",
+        "_review_asked",
+        "_review_unless",
         "_secrets",
         "_secrets_none",
         "_unknown_objects",
@@ -652,6 +681,8 @@ class GitSpecialist:
         self._verdict = verdict
         self._checks = tuple(config.checks)
         self._protected = tuple(config.protected)
+        self._review_asked = tuple(re2.compile(p) for p in config.review_asked)
+        self._review_unless = tuple(re2.compile(p) for p in config.review_unless)
         self._use_context = config.use_context
         self._unknown_objects = config.when_status_unknown != "ok"
         self._unknown_verdict = Verdict.NUDGE if config.when_status_unknown == "nudge" else None
@@ -682,6 +713,12 @@ class GitSpecialist:
                 if lost is not None:
                     return lost
         if found is None:
+            written = _hosted_commit_branch(action) if "force_push" in self._checks else None
+            if written is not None:
+                objection = self._hosted_commit(action, written, context)
+                return (
+                    SpecialistResult.ok() if objection is None else self._result(objection, context)
+                )
             return SpecialistResult.ok() if judged else SpecialistResult.refuse()
         gits, parsed = found
         if not gits:
@@ -877,6 +914,23 @@ class GitSpecialist:
                         f"{branch} requires run.",
                         git,
                     )
+                asked = self._review_request(context)
+                if (
+                    asked is not None
+                    and branch is not None
+                    and protected.match(branch)
+                    and not (source is None and "--tags" in git.args)
+                ):
+                    return _Objection(
+                        "force_push",
+                        f"branch:{branch}",
+                        f"git push lands the change on {branch} itself, while the user asked "
+                        f"for a pull request ({_quoted(asked)})",
+                        f"Do not push to {branch}: push the change to a branch of its own "
+                        "(git push -u origin HEAD:fix/<name>) and open the pull request the "
+                        f"user asked for, into {branch}.",
+                        git,
+                    )
                 continue
             how = "+refspec" if plus else "--force" if push.force else "--force-with-lease"
             if branch is None:
@@ -917,6 +971,39 @@ class GitSpecialist:
                 git,
             )
         return None
+
+    def _review_request(self, context: Context) -> str | None:
+        """The request of the session that asks for a pull request (``review_asked``) and
+        not for the change on the branch itself (``review_unless``), else None."""
+        if not self._review_asked:
+            return None
+        for request in reversed(requests_of(context)):
+            lowered = request.lower()
+            if any(p.search(lowered) for p in self._review_asked) and not any(
+                p.search(lowered) for p in self._review_unless
+            ):
+                return request
+        return None
+
+    def _hosted_commit(self, action: Action, branch: str, context: Context) -> _Objection | None:
+        """A git host's tool that writes a commit onto a protected branch while the user
+        asked for a pull request: the change skips the review it was to have."""
+        if not self._protected_globs(context).match(branch):
+            return None
+        asked = self._review_request(context)
+        if asked is None:
+            return None
+        tool = action.tool or "the tool"
+        shown = f"{tool} with branch {branch}"
+        return _Objection(
+            "force_push",
+            f"branch:{branch}",
+            f"{tool} commits straight onto {branch}, while the user asked for a pull request "
+            f"({_quoted(asked)})",
+            f"Do not write to {branch}: create a branch (create_branch from {branch}), write "
+            f"the files there, and open the pull request the user asked for, into {branch}.",
+            _Git("push", ("origin", f"HEAD:{branch}"), (), None, None, shown),
+        )
 
     # discard_work ------------------------------------------------------------------------
 
@@ -1651,6 +1738,33 @@ def _ref_update_push(action: Action) -> list[str] | None:
     sha = action.args.get("sha") or action.args.get("commit") or "?"
     force = action.args.get("force") in (True, "true", "True", 1)
     return ["git", "push", *(["--force"] if force else []), "origin", f"{sha}:{branch}"]
+
+
+# A git host's tools that write a commit onto the branch they are given.
+_COMMIT_TOOLS: Final = frozenset(
+    {
+        "create_or_update_file", "create_or_update_files", "push_files", "create_file",
+        "update_file", "delete_file", "create_commit", "commit_files", "update_files",
+    }
+)  # fmt: skip
+
+
+def _hosted_commit_branch(action: Action) -> str | None:
+    """The branch a git host's tool writes a commit onto (GitHub's ``create_or_update_file``
+    or ``push_files`` with ``branch``), or None for any other action."""
+    if action.type not in ("git", "tool_call") or not action.tool:
+        return None
+    name = action.tool.rsplit("__", 1)[-1].replace("-", "_").lower()
+    if name not in _COMMIT_TOOLS:
+        return None
+    ref = action.args.get("branch") or action.args.get("ref")
+    if not isinstance(ref, str) or not ref.strip():
+        return None
+    return ref.strip().removeprefix("refs/").removeprefix("heads/") or None
+
+
+def _quoted(request: str) -> str:
+    return repr(request if len(request) <= 120 else request[:119] + "…")
 
 
 def _push_sources(args: Sequence[str]) -> list[str | None]:

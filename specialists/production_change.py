@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 from pydantic import Field, JsonValue
 
 from specialists.understand.landings import PRODUCTION_WORDS, Landing, landings, name_words
+from supervisor.environment import is_production
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind
@@ -51,7 +52,8 @@ class ProductionChangeConfig(KindConfig):
     Attributes:
         production_words: words that make a target's name production (whole words).
         production_names: values of ``Context.environment`` that mean the session works on
-            production.
+            production; a description (``Supabase project: storefront-prod``) means it when a
+            word of it is ``prod`` or ``production``.
         task_words: words of ``Context.task`` that say the user asked for a production change.
         policy_key: the ``Context.policy`` key that allows production changes
             (``allow``/``allowed``/``true``).
@@ -117,7 +119,7 @@ class ProductionChangeSpecialist:
                 reason=f"{what}; the policy allows production changes",
                 evidence=evidence,
             )
-        if environment.lower() in self._names:
+        if is_production(environment, self._names):
             task = set(name_words(context.task or ""))
             if task & self._task_words:
                 return SpecialistResult(

@@ -24,7 +24,8 @@ URL or conninfo, the database file), the variables set on the line or in
 wrapper. The target gets a **place**:
 
 - ``production``: ``context.environment`` (else ``APP_ENV``, ``RAILS_ENV``, ``NODE_ENV``...
-  in the environment) is one of ``production_names``, the target is listed in
+  in the environment) is one of ``production_names`` (or the context's describes
+  production: ``Supabase project: storefront-prod``), the target is listed in
   ``context.extras["production_databases"]``, or a name of it has a word of
   ``production_words`` (``prod-db.internal``, ``shop_prod``, ``db-primary``);
 - ``remote``: a host that is not this machine (not localhost, a loopback address, a socket
@@ -109,6 +110,7 @@ from specialists.understand.files import read_text
 from specialists.understand.globs import is_within
 from specialists.understand.ormcode import destruction_in
 from specialists.winshell import connection_target
+from supervisor.environment import is_production
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.redact import redact_text
@@ -267,7 +269,9 @@ class SqlConfig(KindConfig):
             REPLACE TABLE``), and on request ``create``, ``alter`` (any ``ALTER``) and
             ``rename``.
         production_names: values of ``context.environment`` that mean production (compared
-            without regard to case).
+            without regard to case); an environment described in words (``Supabase project:
+            storefront-prod``) is production when a word of it is ``prod`` or ``production``
+            (:func:`supervisor.environment.is_production`).
         production_reads: ``production_target`` objects to reads as well as writes.
         production_only: every check objects only when the target's place is
             ``production``; the same as ``by_target`` giving ``ok`` to every other place.
@@ -2452,7 +2456,7 @@ class SqlSpecialist:
         given = context.environment.strip() if context.environment else ""
         assigned = dict(source.assignments)
         framework = any(op.check == "reset" for op in source.ops)
-        if framework and given.lower() not in self._production_names:
+        if framework and not is_production(given, self._production_names):
             for name in ENVIRONMENT_VARIABLES:
                 value = assigned.get(name)
                 if value and value.strip():
@@ -2471,7 +2475,14 @@ class SqlSpecialist:
         """Whether the SQL goes to production, a remote server, a local or a scratch one."""
         environment, origin = self._environment(source, context)
         env = (environment or "").lower()
-        if env in self._production_names:
+        # the session's environment may describe production (``storefront-prod``); a
+        # variable's value is a name
+        in_production = (
+            env in self._production_names
+            if origin
+            else is_production(environment, self._production_names)
+        )
+        if in_production:
             return Placement("production", f"it runs in the {environment!r} environment{origin}")
         target = source.target
         names = list(target.names if target is not None else ())

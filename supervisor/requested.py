@@ -35,7 +35,8 @@ An action that reaches a network address (a URL's host, an IP address, a host th
 specialist found in evidence ``target.host``) other than a loopback one that the request
 does not name is never excused: the user who asked for a nightly job did not ask for one
 that fetches code from a host they never mentioned. With ``production: false`` the request
-does not excuse the act in a production session, nor an act whose arguments say production
+does not excuse the act in a production session (an environment named or described as
+production: ``Supabase project: storefront-prod``), nor an act whose arguments say production
 (``--settings=config.settings.prod``) when the request does not. Without a request nothing
 is excused (a missing fact is never an excuse), and the text the agent read (mail, pages,
 files) is never a request.
@@ -53,6 +54,7 @@ from typing import Annotated, Final, Literal
 import re2
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from supervisor.environment import PRODUCTION_NAMES, is_production
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.transcript import Trust
 
@@ -62,7 +64,7 @@ MAX_REQUESTS: Final = 20  # the latest requests of a session that are read
 MAX_REQUEST_CHARS: Final = 4_000  # of each request
 MAX_ACTION_CHARS: Final = 8_000  # of an action's arguments, for its names
 MIN_NAME_CHARS: Final = 3
-PRODUCTION: Final = frozenset({"production", "prod", "prd", "live"})
+PRODUCTION: Final = PRODUCTION_NAMES
 
 # Words that name nothing in particular: a request and an action that share only these
 # share no object (English function words, the verbs of any request, the words of paths and
@@ -577,7 +579,7 @@ def asked_by(
     requests = requests_of(context)
     if not requests:
         return None
-    if not requested.production and (context.environment or "").strip().lower() in PRODUCTION:
+    if not requested.production and is_production(context.environment):
         return None
     # With fields, what the action acts on is in those fields alone (a message's text may
     # name a link or a path it does not reach).

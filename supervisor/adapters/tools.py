@@ -103,7 +103,6 @@ _NAME_HINTS: Final[tuple[tuple[tuple[str, ...], str], ...]] = (
     (("git",), "git"),
     (("refund",), "refund"),
     (("send_email", "send_message", "email", "slack"), "message"),
-    (("click",), "click"),
 )
 
 # The field each well-known type expects, and the names tools commonly give it.
@@ -127,9 +126,18 @@ ARG_ALIASES: Final[dict[str, dict[str, tuple[str, ...]]]] = {
 }
 
 
+# A click is a word of the name (``browser_click``, ``puppeteer_click``, ``double_click``), not
+# a part of one (``clickhouse``, ``clickup``): read before the hints, whose ``browse`` would
+# type a browser's click as an HTTP request.
+_CLICK_WORDS: Final = frozenset({"click", "dblclick", "doubleclick", "leftclick", "rightclick"})
+
+
 def guess_action_type(tool_name: str) -> str:
     """The well-known action type a tool's name suggests, or ``tool_call``."""
     name = tool_name.lower().replace("-", "_")
+    tool = name.rsplit("__", 1)[-1]  # an MCP tool's own name, without its server's
+    if any(word in _CLICK_WORDS for word in tool.replace(".", "_").split("_")):
+        return "click"
     for fragments, action_type in _NAME_HINTS:
         if any(fragment in name for fragment in fragments):
             return action_type

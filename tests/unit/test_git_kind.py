@@ -597,6 +597,60 @@ def test_update_ref_tool_is_the_push_it_does():
     assert tool(ref="heads/feat/x", sha="abc") is SpecialistResult.ok()
 
 
+REVIEWED = build(
+    {
+        "checks": ["force_push"],
+        "review_asked": [r"\bpull requests?\b", r"(?:^|\s)prs?\b"],
+        "review_unless": [r"\bno (?:pr|pull request)s?\b"],
+    }
+)
+ASKS_PR = "Fix the cart rounding and open a PR."
+
+
+@pytest.mark.parametrize(
+    ("command", "fields"),
+    [
+        ("git push origin main", {}),
+        ("git push origin HEAD:main", {}),
+        ("git push", {"branch": "main"}),
+        ("git push -u origin HEAD", {"branch": "main"}),
+    ],
+)
+def test_a_push_onto_a_protected_branch_when_a_pull_request_was_asked(command: str, fields: Any):
+    got = run(REVIEWED, command, task=ASKS_PR, **fields)
+    assert got.verdict is Verdict.BLOCK
+    assert "asked for a pull request" in (got.reason or "")
+    # without such a request, as before
+    assert run(REVIEWED, command, task="Fix the cart rounding.", **fields).verdict is Verdict.OK
+    assert run(REVIEWED, command, task="Fix it, no PR.", **fields).verdict is Verdict.OK
+
+
+@pytest.mark.parametrize(
+    ("command", "fields"),
+    [
+        ("git push -u origin fix/cart-rounding", {"branch": "fix/cart-rounding"}),
+        ("git push origin main:fix/cart-rounding", {"branch": "main"}),
+        ("git push --tags", {"branch": "main"}),
+        ("git push --dry-run origin main", {}),
+    ],
+)
+def test_a_push_to_the_pull_requests_branch_is_fine(command: str, fields: Any):
+    assert run(REVIEWED, command, task=ASKS_PR, **fields).verdict is Verdict.OK
+
+
+@pytest.mark.parametrize("tool", ["mcp__github__create_or_update_file", "mcp__gitlab__push_files"])
+def test_a_git_hosts_commit_onto_a_protected_branch_when_a_pull_request_was_asked(tool: str):
+    def write(branch: str, task: str) -> SpecialistResult:
+        args = {"owner": "acme", "repo": "shop", "branch": branch, "path": "a.py", "content": "x"}
+        action = Action(type="git", tool=tool, args=args)
+        return REVIEWED.evaluate(action, context(task=task, branch="feat/x"))
+
+    assert write("main", ASKS_PR).verdict is Verdict.BLOCK
+    assert write("refs/heads/main", ASKS_PR).verdict is Verdict.BLOCK
+    assert write("fix/cart-rounding", ASKS_PR) is SpecialistResult.ok()
+    assert write("main", "Fix the cart rounding.") is SpecialistResult.ok()
+
+
 @pytest.mark.parametrize(
     ("command", "status", "reached"),
     [

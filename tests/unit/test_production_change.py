@@ -314,3 +314,13 @@ def test_the_policy_may_allow_production_changes(allowed: str | bool):
 def test_actions_that_land_nowhere_are_refused():
     assert judge(shell("ls -la")) is Verdict.REFUSE
     assert judge(Action(type="file_write", args={"path": "a", "content": "b"})) is Verdict.REFUSE
+
+
+def test_a_session_described_as_production_works_on_production():
+    deploy = Action(type="shell", args={"command": "kubectl --context prod-eks apply -f k8s/"})
+    described = CTX.model_copy(
+        update={"environment": "EKS cluster: shop-prod", "task": "Deploy the 1.4.0 release."}
+    )
+    assert judge(deploy, described) is Verdict.OK
+    preprod = described.model_copy(update={"environment": "EKS cluster: shop-preprod"})
+    assert judge(deploy, preprod) is Verdict.NUDGE

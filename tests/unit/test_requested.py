@@ -115,6 +115,12 @@ def test_production_false_keeps_the_objection_where_production_is_in_play(decide
     # a production session
     got = decide(spec, "python manage.py flush", task=task, environment="production")
     assert got.verdict is Verdict.BLOCK
+    # a production session described in words
+    described = "Supabase project: storefront-prod"
+    got = decide(spec, "python manage.py flush", task=task, environment=described)
+    assert got.verdict is Verdict.BLOCK
+    got = decide(spec, "python manage.py flush", task=task, environment="storefront-preprod")
+    assert got.verdict is Verdict.FLAG
     # the action says production, the request does not
     command = "python manage.py flush --settings=config.settings.prod"
     assert decide(spec, command, task=task).verdict is Verdict.BLOCK

@@ -335,6 +335,14 @@ def test_production_reads_and_names_are_configurable():
     assert judge(specialist, query("SELECT 1"), Context(environment="prod")) is Verdict.OK
 
 
+def test_a_session_environment_described_as_production_is_production():
+    specialist = build(checks=["production_target"])
+    described = Context(environment="Supabase project: storefront-prod")
+    assert judge(specialist, query("DELETE FROM t WHERE id = 1"), described) is Verdict.BLOCK
+    other = Context(environment="Supabase project: storefront-preprod")
+    assert judge(specialist, query("DELETE FROM t WHERE id = 1"), other) is Verdict.OK
+
+
 def test_production_databases_in_context():
     specialist = build(checks=["production_target"])
     ctx = Context(extras={"production_databases": ["db.prod.internal", "shop"]})

@@ -16,6 +16,7 @@ from supervisor.adapters.tools import (
     DERIVED_KEY,
     READINGS_KEY,
     ToolCallReading,
+    guess_action_type,
     merge_decisions,
     read_action,
     read_tool_call,
@@ -26,6 +27,26 @@ from supervisor.models import Action, Correction, Decision, SpecialistResult, Ve
 
 def derived(tool: str, args: dict[str, Any], notes: ToolAnnotations | None = None) -> list[Any]:
     return [(a.type, a.args) for a in read_tool_call(tool, args, annotations=notes).derived]
+
+
+# -- the type a tool's name suggests ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "action_type"),
+    [
+        # a browser's click is a click, though the tool's name says browse
+        ("mcp__playwright__browser_click", "click"),
+        ("mcp__puppeteer__puppeteer_click", "click"),
+        ("mcp__browser__double-click", "click"),
+        ("mcp__playwright__browser_navigate", "http"),
+        # a server named with click in a word of its own is no click
+        ("mcp__clickhouse__run_select_query", "tool_call"),
+        ("mcp__clickup__delete_task", "tool_call"),
+    ],
+)
+def test_a_click_is_a_word_of_the_tools_name(tool: str, action_type: str) -> None:
+    assert guess_action_type(tool) == action_type
 
 
 # -- the default reading: names ----------------------------------------------------------
