@@ -82,7 +82,7 @@ from specialists.understand.globs import PathGlobs
 from specialists.understand.lintrules import generated, not_source, rule_findings, suppressions
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, empty_list
 from supervisor.taxonomy import Entry
 
 __all__ = ["GatesConfig", "GatesSpecialist", "supervisor_register_kinds"]
@@ -120,7 +120,7 @@ class GatesConfig(KindConfig):
 
     checks: Annotated[list[Check], Field(min_length=1)]
     paths: Annotated[list[Glob], Field(min_length=1, max_length=200)]
-    exclude_paths: Annotated[list[Glob], Field(max_length=200)] = Field(default_factory=list)
+    exclude_paths: Annotated[list[Glob], Field(max_length=200)] = Field(default_factory=empty_list)
     commands: Annotated[dict[str, Pattern], Field(min_length=1, max_length=MAX_PATTERNS)]
     max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0, le=50_000_000)
 

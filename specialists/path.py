@@ -52,7 +52,7 @@ from specialists.understand.paths import in_scratch, is_shell_startup
 from specialists.understand.startup import settings_only, tool_setup_output
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before, empty_list
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -176,7 +176,7 @@ class PathConfig(KindConfig):
     checks: Annotated[list[Check], Field(min_length=1, max_length=2)]
     modes: list[Mode] | None = None
     sensitive: list[Glob] = Field(default_factory=lambda: list(DEFAULT_SENSITIVE))
-    extra_sensitive: list[Glob] = Field(default_factory=list)
+    extra_sensitive: list[Glob] = Field(default_factory=empty_list)
     exclude: list[Glob] = Field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     scratch: list[Annotated[str, AfterValidator(_check_dir)]] = Field(
         default_factory=lambda: list(DEFAULT_SCRATCH)
@@ -188,7 +188,7 @@ class PathConfig(KindConfig):
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=1_048_576)
     protect_home: bool = False
     settings: Strength | None = None
-    content_judged: list[Glob] = Field(default_factory=list)
+    content_judged: list[Glob] = Field(default_factory=empty_list)
 
     @field_validator("checks")
     @classmethod

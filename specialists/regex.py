@@ -43,7 +43,7 @@ from pydantic import (
 
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before, empty_list
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -163,7 +163,7 @@ class RegexConfig(KindConfig):
     verdict: Literal["flag", "nudge", "block"] | None = None
     object_field: MatchField | None = None
     shell_texts: bool = False
-    unless_own_repository: list[MatchField] = Field(default_factory=list, max_length=20)
+    unless_own_repository: list[MatchField] = Field(default_factory=empty_list, max_length=20)
 
     @field_validator("match")
     @classmethod
