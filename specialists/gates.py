@@ -329,8 +329,10 @@ class GatesSpecialist:
         self.config = config
         self.default = default
         self.checks = frozenset(config.checks)
-        self.paths = PathGlobs(config.paths)
-        self.excluded = PathGlobs(config.exclude_paths) if config.exclude_paths else None
+        # The glob lists compile on the first path they are asked about (each glob compiled
+        # alone when its config was checked).
+        self.paths = PathGlobs(config.paths, lazy=True)
+        self.excluded = PathGlobs(config.exclude_paths, lazy=True) if config.exclude_paths else None
         self.commands = {name: re2.compile(p) for name, p in config.commands.items()}
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:

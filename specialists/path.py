@@ -251,10 +251,14 @@ class PathSpecialist:
         self._verdict = verdict
         self._scope = "scope" in config.checks
         sensitive = "sensitive" in config.checks
+        # The glob lists compile on the first path they are asked about (each glob compiled
+        # alone when its config was checked).
         self._sensitive = (
-            PathGlobs([*config.sensitive, *config.extra_sensitive]) if sensitive else None
+            PathGlobs([*config.sensitive, *config.extra_sensitive], lazy=True)
+            if sensitive
+            else None
         )
-        self._exclude = PathGlobs(config.exclude)
+        self._exclude = PathGlobs(config.exclude, lazy=True)
         default_modes = (
             ("write", "delete") if config.checks == ["scope"] else ("read", "write", "delete")
         )
@@ -267,7 +271,9 @@ class PathSpecialist:
         self._protect_home = config.protect_home and sensitive
         self._own_home: tuple[str, ...] = ()
         self._settings = Verdict(config.settings) if config.settings is not None else None
-        self._content_judged = PathGlobs(config.content_judged) if config.content_judged else None
+        self._content_judged = (
+            PathGlobs(config.content_judged, lazy=True) if config.content_judged else None
+        )
 
     def bind_home(self, home: Path) -> None:
         """The state directory of the Supervisor this specialist serves (see
