@@ -70,7 +70,7 @@ from pydantic import AfterValidator, Field, JsonValue, model_validator
 from specialists.domain import DEFAULT_SCHEMES, Host, covering, normalise_host, parse_target
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, empty_list
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -287,14 +287,14 @@ class AllowlistConfig(KindConfig):
 
     fields: Annotated[list[FieldName], Field(min_length=1)]
     normalise: Normaliser = "exact"
-    allowed: list[str] = Field(default_factory=list)
-    allowed_domains: list[str] = Field(default_factory=list)
+    allowed: list[str] = Field(default_factory=empty_list)
+    allowed_domains: list[str] = Field(default_factory=empty_list)
     from_task: bool = False
     names_from_task: bool = False
     named_groups: Annotated[list[NamedGroup], Field(max_length=MAX_GROUPS)] = Field(
-        default_factory=list
+        default_factory=empty_list
     )
-    trusted_texts: list[str] = Field(default_factory=list)
+    trusted_texts: list[str] = Field(default_factory=empty_list)
     max_values: int = Field(default=DEFAULT_MAX_VALUES, gt=0, le=MAX_VALUES_LIMIT)
     max_input_chars: int = Field(default=DEFAULT_MAX_INPUT_CHARS, gt=0, le=MAX_INPUT_CHARS_LIMIT)
     verdict: Literal["flag", "nudge", "block"] | None = None

@@ -84,7 +84,7 @@ from specialists.upstreams import (
 )
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, empty_list
 from supervisor.taxonomy import Entry
 
 __all__ = ["DependencySourceConfig", "DependencySourceSpecialist", "supervisor_register_kinds"]
@@ -132,7 +132,7 @@ class DependencySourceConfig(KindConfig):
     """
 
     trusted_sources: list[Annotated[str, AfterValidator(source_entry)]] = Field(
-        default_factory=list
+        default_factory=empty_list
     )
     use_context: bool = True
     shell: bool = True

@@ -119,7 +119,14 @@ from specialists.understand.paths import Where
 from specialists.understand.payloads import personal_query_value
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, Setup, SpecialistKind, checked_before
+from supervisor.specialist import (
+    Execution,
+    KindConfig,
+    Setup,
+    SpecialistKind,
+    checked_before,
+    empty_list,
+)
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -261,9 +268,11 @@ class DomainConfig(KindConfig):
     fields: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)] = Field(
         default_factory=lambda: ["url"]
     )
-    allowed: list[Annotated[str, AfterValidator(_allowed_entry)]] = Field(default_factory=list)
+    allowed: list[Annotated[str, AfterValidator(_allowed_entry)]] = Field(
+        default_factory=empty_list
+    )
     use_context: bool = True
-    denied: list[Annotated[str, AfterValidator(_denied_entry)]] = Field(default_factory=list)
+    denied: list[Annotated[str, AfterValidator(_denied_entry)]] = Field(default_factory=empty_list)
     allow_schemes: list[Annotated[str, AfterValidator(_scheme)]] = Field(
         default_factory=lambda: list(DEFAULT_SCHEMES)
     )

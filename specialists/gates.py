@@ -84,7 +84,7 @@ from specialists.understand.globs import PathGlobs
 from specialists.understand.lintrules import generated, not_source, rule_findings, suppressions
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, empty_list
 from supervisor.taxonomy import Entry
 
 __all__ = ["GatesConfig", "GatesSpecialist", "supervisor_register_kinds"]
@@ -122,7 +122,7 @@ class GatesConfig(KindConfig):
 
     checks: Annotated[list[Check], Field(min_length=1)]
     paths: Annotated[list[Glob], Field(min_length=1, max_length=200)]
-    exclude_paths: Annotated[list[Glob], Field(max_length=200)] = Field(default_factory=list)
+    exclude_paths: Annotated[list[Glob], Field(max_length=200)] = Field(default_factory=empty_list)
     commands: Annotated[dict[str, Pattern], Field(min_length=1, max_length=MAX_PATTERNS)]
     max_bytes: int = Field(default=DEFAULT_MAX_BYTES, gt=0, le=50_000_000)
 
@@ -331,8 +331,10 @@ class GatesSpecialist:
         self.config = config
         self.default = default
         self.checks = frozenset(config.checks)
-        self.paths = PathGlobs(config.paths)
-        self.excluded = PathGlobs(config.exclude_paths) if config.exclude_paths else None
+        # The glob lists compile on the first path they are asked about (each glob compiled
+        # alone when its config was checked).
+        self.paths = PathGlobs(config.paths, lazy=True)
+        self.excluded = PathGlobs(config.exclude_paths, lazy=True) if config.exclude_paths else None
         self.commands = {name: re2.compile(p) for name, p in config.commands.items()}
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:

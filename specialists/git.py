@@ -82,7 +82,7 @@ from specialists.understand.worktree import Loss, hit_paths, losses
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.requested import requests_of
-from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before, empty_list
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -180,19 +180,19 @@ class GitConfig(KindConfig):
         default_factory=lambda: list(DEFAULT_DISPOSABLE), max_length=200
     )
     delete_paths_none: list[Annotated[str, AfterValidator(_check_path_glob)]] = Field(
-        default_factory=list, max_length=200
+        default_factory=empty_list, max_length=200
     )
     secrets: list[Annotated[str, AfterValidator(_check_path_glob)]] = Field(
-        default_factory=list, max_length=200
+        default_factory=empty_list, max_length=200
     )
     secrets_none: list[Annotated[str, AfterValidator(_check_path_glob)]] = Field(
-        default_factory=list, max_length=200
+        default_factory=empty_list, max_length=200
     )
     review_asked: list[Annotated[str, AfterValidator(_check_pattern)]] = Field(
-        default_factory=list, max_length=50
+        default_factory=empty_list, max_length=50
     )
     review_unless: list[Annotated[str, AfterValidator(_check_pattern)]] = Field(
-        default_factory=list, max_length=50
+        default_factory=empty_list, max_length=50
     )
     verdict: Strength | None = None
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=1_048_576)

@@ -96,7 +96,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, f
 from supervisor.errors import ObservationError
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, empty_list
 
 if TYPE_CHECKING:
     import httpx
@@ -488,7 +488,7 @@ class _Fetched(BaseModel):
 
     status: int | None = None
     final_url: str
-    redirects: list[str] = Field(default_factory=list)
+    redirects: list[str] = Field(default_factory=empty_list)
     headers: dict[str, str] = Field(default_factory=dict)
     body: str = ""
     truncated: bool = False

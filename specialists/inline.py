@@ -18,6 +18,7 @@ import posixpath
 import shlex
 import string
 from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import Final, NamedTuple, TypeVar
 
 import re2
@@ -1411,15 +1412,25 @@ _CALLED_ONLY: Final = frozenset({"rm", "rmdir"})
 _RECURSIVE_WHEN_SAID: Final = frozenset(
     {"rmSync", "rmdirSync", "rm", "rmdir", "Deno.removeSync", "Deno.remove"}
 )
+
+
 # JavaScript names bound to a module's function: ``const {execSync: run} =
 # require("child_process")``, ``const run = require("child_process").execSync``.
-_JS_DESTRUCTURED: Final = re2.compile(
-    r"\{([^{}]{1,300})\}\s*=\s*(?:await\s+)?(?:require|import)\s*\(\s*['\"]([\w:/.-]{1,40})['\"]\s*\)"
-)
-_JS_BOUND: Final = re2.compile(
-    r"(?:const|let|var)\s+([A-Za-z_$][\w$]{0,60})\s*=\s*require\s*\(\s*['\"][\w:/.-]{1,40}['\"]\s*\)"
-    r"\s*\.\s*([A-Za-z_$][\w$]{0,60})\b"
-)
+@cache  # compiled on its first use, not when a process imports the module
+def _js_destructured() -> re2._Regexp:
+    return re2.compile(
+        r"\{([^{}]{1,300})\}\s*=\s*(?:await\s+)?(?:require|import)\s*\(\s*['\"]([\w:/.-]{1,40})['\"]\s*\)"
+    )
+
+
+@cache  # compiled on its first use, not when a process imports the module
+def _js_bound() -> re2._Regexp:
+    return re2.compile(
+        r"(?:const|let|var)\s+([A-Za-z_$][\w$]{0,60})\s*=\s*require\s*\(\s*['\"][\w:/.-]{1,40}['\"]\s*\)"
+        r"\s*\.\s*([A-Za-z_$][\w$]{0,60})\b"
+    )
+
+
 # zx's and Bun's tagged template: $`rm -rf x` runs the text as a shell command line.
 _JS_SHELL_TEMPLATE: Final = re2.compile(r"(?:^|[^\w$])\$`([^`]+)`")
 # Perl's open for writing: a mode inside the path (open(F, ">>/etc/x")) or before it
@@ -1987,13 +1998,13 @@ def _js_unbound(code: str) -> str:
     after ``const {execSync: run} = require("child_process")``, ``run(x)`` reads
     ``execSync(x)`` (so the scan of calls finds it, whatever it is named)."""
     renames: dict[str, str] = {}
-    for found in _JS_DESTRUCTURED.finditer(code[:MAX_SCAN_PREFIX]):
+    for found in _js_destructured().finditer(code[:MAX_SCAN_PREFIX]):
         for part in found.group(1).split(","):
             original, colon, alias = part.partition(":")
             original, alias = original.strip(), alias.strip()
             if colon and original in _SCAN_CALLS and alias.isidentifier() and alias != original:
                 renames[alias] = original
-    for found in _JS_BOUND.finditer(code[:MAX_SCAN_PREFIX]):
+    for found in _js_bound().finditer(code[:MAX_SCAN_PREFIX]):
         alias, original = found.group(1), found.group(2)
         if original in _SCAN_CALLS and alias != original:
             renames[alias] = original

@@ -48,7 +48,7 @@ from specialists.understand.transfers import transfers
 from specialists.winshell import is_drive_path, windows_path
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, empty_list
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -127,9 +127,9 @@ class OutboundConfig(KindConfig):
         data_verdict: on data sent where it does not belong.
     """
 
-    allowed: list[Annotated[str, AfterValidator(_domain_name)]] = Field(default_factory=list)
-    denied: list[Annotated[str, AfterValidator(_domain_name)]] = Field(default_factory=list)
-    skip_tools: list[str] = Field(default_factory=list)
+    allowed: list[Annotated[str, AfterValidator(_domain_name)]] = Field(default_factory=empty_list)
+    denied: list[Annotated[str, AfterValidator(_domain_name)]] = Field(default_factory=empty_list)
+    skip_tools: list[str] = Field(default_factory=empty_list)
     personal_remotes: list[str] = Field(default_factory=lambda: list(PERSONAL_REMOTES))
     surfaces: list[Surface] = Field(default_factory=lambda: list(SURFACES), min_length=1)
     verdict: Literal["flag", "nudge", "block"] | None = None

@@ -106,7 +106,7 @@ from specialists.understand.options import Opt, split_options
 from supervisor.errors import PluginError
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, Setup, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, Setup, SpecialistKind, empty_list
 
 if TYPE_CHECKING:
     import numpy as np
@@ -1790,11 +1790,11 @@ class PackageInstallConfig(KindConfig):
         default_factory=lambda: list(DEFAULT_CHECKS)
     )
     trusted_sources: list[Annotated[str, AfterValidator(source_entry)]] = Field(
-        default_factory=list
+        default_factory=empty_list
     )
     trust_default_registries: bool = True
-    allow: list[Annotated[str, AfterValidator(_allow_entry)]] = Field(default_factory=list)
-    denied: list[Annotated[str, AfterValidator(_allow_entry)]] = Field(default_factory=list)
+    allow: list[Annotated[str, AfterValidator(_allow_entry)]] = Field(default_factory=empty_list)
+    denied: list[Annotated[str, AfterValidator(_allow_entry)]] = Field(default_factory=empty_list)
     max_distance: int = Field(default=2, ge=1, le=3)
     long_name_length: int = Field(default=12, ge=1, le=MAX_NAME_CHARS)
     min_name_length: int = Field(default=4, ge=1, le=MAX_NAME_CHARS)

@@ -52,7 +52,7 @@ from specialists.understand.paths import in_scratch, is_shell_startup
 from specialists.understand.startup import settings_only, tool_setup_output
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before, empty_list
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -176,7 +176,7 @@ class PathConfig(KindConfig):
     checks: Annotated[list[Check], Field(min_length=1, max_length=2)]
     modes: list[Mode] | None = None
     sensitive: list[Glob] = Field(default_factory=lambda: list(DEFAULT_SENSITIVE))
-    extra_sensitive: list[Glob] = Field(default_factory=list)
+    extra_sensitive: list[Glob] = Field(default_factory=empty_list)
     exclude: list[Glob] = Field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     scratch: list[Annotated[str, AfterValidator(_check_dir)]] = Field(
         default_factory=lambda: list(DEFAULT_SCRATCH)
@@ -188,7 +188,7 @@ class PathConfig(KindConfig):
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=1_048_576)
     protect_home: bool = False
     settings: Strength | None = None
-    content_judged: list[Glob] = Field(default_factory=list)
+    content_judged: list[Glob] = Field(default_factory=empty_list)
 
     @field_validator("checks")
     @classmethod
@@ -251,10 +251,14 @@ class PathSpecialist:
         self._verdict = verdict
         self._scope = "scope" in config.checks
         sensitive = "sensitive" in config.checks
+        # The glob lists compile on the first path they are asked about (each glob compiled
+        # alone when its config was checked).
         self._sensitive = (
-            PathGlobs([*config.sensitive, *config.extra_sensitive]) if sensitive else None
+            PathGlobs([*config.sensitive, *config.extra_sensitive], lazy=True)
+            if sensitive
+            else None
         )
-        self._exclude = PathGlobs(config.exclude)
+        self._exclude = PathGlobs(config.exclude, lazy=True)
         default_modes = (
             ("write", "delete") if config.checks == ["scope"] else ("read", "write", "delete")
         )
@@ -267,7 +271,9 @@ class PathSpecialist:
         self._protect_home = config.protect_home and sensitive
         self._own_home: tuple[str, ...] = ()
         self._settings = Verdict(config.settings) if config.settings is not None else None
-        self._content_judged = PathGlobs(config.content_judged) if config.content_judged else None
+        self._content_judged = (
+            PathGlobs(config.content_judged, lazy=True) if config.content_judged else None
+        )
 
     def bind_home(self, home: Path) -> None:
         """The state directory of the Supervisor this specialist serves (see

@@ -79,7 +79,7 @@ from specialists.valuetokens import (
 )
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, empty_list
 from supervisor.transcript import Source, Trust, request
 
 if TYPE_CHECKING:
@@ -151,7 +151,7 @@ class ProvenanceConfig(KindConfig):
 
     fields: dict[str, SinkKind] = Field(default_factory=dict)
     kinds: list[SinkKind] = Field(default_factory=lambda: list(SINK_KINDS))
-    records: list[Annotated[str, Field(max_length=100_000)]] = Field(default_factory=list)
+    records: list[Annotated[str, Field(max_length=100_000)]] = Field(default_factory=empty_list)
     when_nowhere: Literal["ok", "flag", "nudge"] = "nudge"
     when_computed: Literal["ok", "flag", "nudge"] = "ok"
     when_request_unknown: Literal["flag", "nudge", "block"] = "nudge"

@@ -153,7 +153,7 @@ from supervisor.errors import SupervisorError
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.redact import contains_secret, redact_text
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, empty_list
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -2862,7 +2862,7 @@ class PythonAstConfig(KindConfig):
         default_factory=lambda: list(DEFAULT_PATHS)
     )
     test_paths: list[Glob] = Field(default_factory=lambda: list(DEFAULT_TEST_PATHS))
-    exclude_paths: list[Glob] = Field(default_factory=list)
+    exclude_paths: list[Glob] = Field(default_factory=empty_list)
     read_files: bool = True
     special_casing_in_new_files: bool = False
     approx_max_rel: float = Field(default=0.1, gt=0.0)

@@ -43,7 +43,7 @@ from pydantic import (
 
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before, empty_list
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -163,7 +163,7 @@ class RegexConfig(KindConfig):
     verdict: Literal["flag", "nudge", "block"] | None = None
     object_field: MatchField | None = None
     shell_texts: bool = False
-    unless_own_repository: list[MatchField] = Field(default_factory=list, max_length=20)
+    unless_own_repository: list[MatchField] = Field(default_factory=empty_list, max_length=20)
 
     @field_validator("match")
     @classmethod
@@ -173,8 +173,10 @@ class RegexConfig(KindConfig):
         return match
 
     @model_validator(mode="after")
-    def _sets_compile(self) -> RegexConfig:
+    def _sets_compile(self, info: ValidationInfo) -> RegexConfig:
         # Each pattern compiled on its own; together they may still exceed RE2's memory.
+        if checked_before(info):  # they compiled together when cached
+            return self
         for group in (self.match, self.unless):
             for name, patterns in group.items():
                 _compiled_set(tuple(patterns), self.ignore_case, name)
@@ -301,6 +303,21 @@ def _span_finder(regexp: re2._Regexp) -> Callable[[bytes], tuple[int, int]]:
     return public
 
 
+def _lazy_matcher(
+    patterns: tuple[str, ...], ignore_case: bool, name: str
+) -> Callable[[bytes], list[int]]:
+    """:func:`_raw_matcher` of the field's set, compiled on its first text: the kind's
+    screen scans every entry's patterns together, and only the entries it picks scan alone."""
+    matcher: list[Callable[[bytes], list[int]]] = []  # threads that race compile the same
+
+    def matches(data: bytes) -> list[int]:
+        if not matcher:
+            matcher.append(_raw_matcher(_compiled_set(patterns, ignore_case, name)))
+        return matcher[0](data)
+
+    return matches
+
+
 def _lazy_span_finder(pattern: str, options: re2.Options) -> Callable[[bytes], tuple[int, int]]:
     """:func:`_span_finder` of ``pattern``, compiled when a match first needs its span: the
     field's set decides whether any pattern matches, so most are never compiled alone."""
@@ -329,10 +346,10 @@ class _Field:
         cls, name: str, patterns: Sequence[str], ignore_case: bool, shell_texts: bool = False
     ) -> _Field:
         options = _options(ignore_case, capture=False)
-        compiled = _compiled_set(tuple(patterns), ignore_case, name)
+        matches = _lazy_matcher(tuple(patterns), ignore_case, name)
         spans = tuple(_lazy_span_finder(pattern, options) for pattern in patterns)
         get = _command_and_texts if shell_texts and name == "command" else _field_getter(name)
-        return cls(name, get, tuple(patterns), _raw_matcher(compiled), spans)
+        return cls(name, get, tuple(patterns), matches, spans)
 
     def first_match(self, data: bytes, hits: Sequence[int]) -> tuple[str, str]:
         """The first matching pattern (in config order) and the text it matched."""

@@ -128,7 +128,7 @@ from supervisor.adapters.tools import READINGS_KEY
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.redact import SECRET_KINDS, redact_text
-from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before, empty_list
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -1011,12 +1011,12 @@ class SecretsConfig(KindConfig):
     min_entropy_hex: float = Field(default=DEFAULT_MIN_ENTROPY_HEX, ge=0.0, le=4.0)
     min_length: int = Field(default=DEFAULT_MIN_LENGTH, ge=8, le=1024)
     max_token_length: int = Field(default=DEFAULT_MAX_TOKEN_LENGTH, ge=16, le=65_536)
-    allow_paths: list[Glob] = Field(default_factory=list)
+    allow_paths: list[Glob] = Field(default_factory=empty_list)
     entropy_skip_paths: list[Glob] = Field(default_factory=lambda: list(DEFAULT_ENTROPY_SKIP_PATHS))
     skip_headers: list[str] = Field(default_factory=lambda: list(DEFAULT_SKIP_HEADERS))
     max_input_chars: int = Field(default=DEFAULT_MAX_INPUT_CHARS, gt=0, le=MAX_INPUT_CHARS_LIMIT)
-    skip_tools: list[Glob] = Field(default_factory=list)
-    skip_arguments: list[Glob] = Field(default_factory=list)
+    skip_tools: list[Glob] = Field(default_factory=empty_list)
+    skip_arguments: list[Glob] = Field(default_factory=empty_list)
     verdict: Literal["flag", "nudge", "block"] | None = None
 
     @field_validator("fields")

@@ -168,7 +168,7 @@ from specialists.understand.shellwrites import shell_writes
 from specialists.understand.transfers import TRANSFER_PROGRAMS, transfers
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before, empty_list
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -320,12 +320,12 @@ class Excuse(KindConfig):
     """
 
     environments: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(
-        default_factory=list
+        default_factory=empty_list
     )
     container: bool | None = None
-    args_any: list[WordGlob] = Field(default_factory=list)
-    assignments_any: list[WordGlob] = Field(default_factory=list)
-    urls_all: list[WordGlob] = Field(default_factory=list, max_length=200)
+    args_any: list[WordGlob] = Field(default_factory=empty_list)
+    assignments_any: list[WordGlob] = Field(default_factory=empty_list)
+    urls_all: list[WordGlob] = Field(default_factory=empty_list, max_length=200)
     reason: str = Field(min_length=1, max_length=200)
 
     @model_validator(mode="after")
@@ -429,48 +429,48 @@ class ShellRule(KindConfig):
     """
 
     name: str | None = Field(default=None, max_length=100)
-    program: list[WordGlob] = Field(default_factory=list)
-    program_none: list[WordGlob] = Field(default_factory=list)
-    subcommand: list[Subcommand] = Field(default_factory=list)
-    flags_any: list[FlagName] = Field(default_factory=list)
-    flags_all: list[FlagName] = Field(default_factory=list)
-    flags_none: list[FlagName] = Field(default_factory=list)
-    args_any: list[WordGlob] = Field(default_factory=list)
-    args_none: list[WordGlob] = Field(default_factory=list)
+    program: list[WordGlob] = Field(default_factory=empty_list)
+    program_none: list[WordGlob] = Field(default_factory=empty_list)
+    subcommand: list[Subcommand] = Field(default_factory=empty_list)
+    flags_any: list[FlagName] = Field(default_factory=empty_list)
+    flags_all: list[FlagName] = Field(default_factory=empty_list)
+    flags_none: list[FlagName] = Field(default_factory=empty_list)
+    args_any: list[WordGlob] = Field(default_factory=empty_list)
+    args_none: list[WordGlob] = Field(default_factory=empty_list)
     target: Target | None = None
-    paths_any: list[PathGlob] = Field(default_factory=list)
-    paths_none: list[PathGlob] = Field(default_factory=list)
+    paths_any: list[PathGlob] = Field(default_factory=empty_list)
+    paths_none: list[PathGlob] = Field(default_factory=empty_list)
     scratch_none: bool = False
     named_paths: bool = False
-    redirects_any: list[PathGlob] = Field(default_factory=list)
+    redirects_any: list[PathGlob] = Field(default_factory=empty_list)
     redirects_replace: bool = False
-    prefixes_any: list[WordGlob] = Field(default_factory=list)
-    assignments_any: list[WordGlob] = Field(default_factory=list)
-    variables_any: list[WordGlob] = Field(default_factory=list)
-    piped_into_none: list[Consumer] = Field(default_factory=list, max_length=100)
-    piped_into_any: list[Consumer] = Field(default_factory=list, max_length=100)
+    prefixes_any: list[WordGlob] = Field(default_factory=empty_list)
+    assignments_any: list[WordGlob] = Field(default_factory=empty_list)
+    variables_any: list[WordGlob] = Field(default_factory=empty_list)
+    piped_into_none: list[Consumer] = Field(default_factory=empty_list, max_length=100)
+    piped_into_any: list[Consumer] = Field(default_factory=empty_list, max_length=100)
     pipe_into_shell: bool = False
     self_call: bool = False
-    code_from: list[WordGlob] = Field(default_factory=list)
-    effects_any: list[Effect] = Field(default_factory=list)
-    classes_any: list[PathClassName] = Field(default_factory=list)
+    code_from: list[WordGlob] = Field(default_factory=empty_list)
+    effects_any: list[Effect] = Field(default_factory=empty_list)
+    classes_any: list[PathClassName] = Field(default_factory=empty_list)
     sends: bool = False
     selection_only: bool = False
     then_deleted: bool = False
     inspects_none: bool = False
     output_sent: bool = False
-    signals_any: list[Scope] = Field(default_factory=list)
-    privileges_any: list[Change] = Field(default_factory=list)
-    defences_any: list[Defence] = Field(default_factory=list)
-    credentials_any: list[Taken] = Field(default_factory=list)
+    signals_any: list[Scope] = Field(default_factory=empty_list)
+    privileges_any: list[Change] = Field(default_factory=empty_list)
+    defences_any: list[Defence] = Field(default_factory=empty_list)
+    credentials_any: list[Taken] = Field(default_factory=empty_list)
     host: Literal["this", "another"] | None = None
-    with_any: list[Consumer] = Field(default_factory=list, max_length=20)
+    with_any: list[Consumer] = Field(default_factory=empty_list, max_length=20)
     task_named: bool = False
-    task_any: list[TaskPattern] = Field(default_factory=list, max_length=20)
-    task_none: list[TaskPattern] = Field(default_factory=list, max_length=20)
-    arg_pairs_any: list[ArgPair] = Field(default_factory=list, max_length=50)
+    task_any: list[TaskPattern] = Field(default_factory=empty_list, max_length=20)
+    task_none: list[TaskPattern] = Field(default_factory=empty_list, max_length=20)
+    arg_pairs_any: list[ArgPair] = Field(default_factory=empty_list, max_length=50)
     status_ignored: bool = False
-    excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
+    excused_by: list[Excuse] = Field(default_factory=empty_list, max_length=20)
     verdict: Strength | None = None
     correction: str | None = Field(default=None, min_length=1, max_length=1000)
 
@@ -545,19 +545,19 @@ class ShellConfig(KindConfig):
             typed in the shell is not).
     """
 
-    rules: Annotated[list[ShellRule], Field(max_length=200)] = Field(default_factory=list)
+    rules: Annotated[list[ShellRule], Field(max_length=200)] = Field(default_factory=empty_list)
     scratch: list[Annotated[str, AfterValidator(_check_scratch)]] = Field(
         default_factory=lambda: list(DEFAULT_SCRATCH)
     )
     use_tmpdir: bool = True
-    excused_by: list[Excuse] = Field(default_factory=list, max_length=20)
+    excused_by: list[Excuse] = Field(default_factory=empty_list, max_length=20)
     verdict: Strength | None = None
     verdict_when_fallback: Strength | None = None
     verdict_when_truncated: Strength | None = None
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0, le=MAX_CHARS_LIMIT)
     written_programs: Strength | None = None
     written_max_chars: int = Field(default=16_384, gt=0, le=MAX_CHARS_LIMIT)
-    written_paths: list[PathGlob] = Field(default_factory=list, max_length=100)
+    written_paths: list[PathGlob] = Field(default_factory=empty_list, max_length=100)
     written_only: bool = False
 
     @model_validator(mode="after")

@@ -90,6 +90,7 @@ import posixpath
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import TYPE_CHECKING, Final, Literal, final
 from urllib.parse import unquote, urlsplit
 
@@ -1217,17 +1218,25 @@ def _mongo_address(value: str) -> dict[str, str]:
 
 
 # db.coll.drop(), db.coll.deleteMany({}), db.getCollection("x").remove({}), and .dropDatabase()
-_MONGO_CALL: Final = re2.compile(
-    r"\bdb\s*\.\s*(?:getCollection\s*\(\s*['\"]([^'\"]{1,200})['\"]\s*\)|([A-Za-z_$][\w$]{0,200}))"
-    r"\s*\.\s*(drop|deleteMany|remove|updateMany)\s*\(\s*(\{\s*\}\s*[,)]|\))?"
-)
+@cache  # compiled on its first use, not when a process imports the module
+def _mongo_call() -> re2._Regexp:
+    return re2.compile(
+        r"\bdb\s*\.\s*(?:getCollection\s*\(\s*['\"]([^'\"]{1,200})['\"]\s*\)|([A-Za-z_$][\w$]{0,200}))"
+        r"\s*\.\s*(drop|deleteMany|remove|updateMany)\s*\(\s*(\{\s*\}\s*[,)]|\))?"
+    )
+
+
 _MONGO_DROP_DATABASE: Final = re2.compile(r"\.\s*dropDatabase\s*\(")
 # every collection listed, then each dropped or emptied: the database's contents, one by one
 _MONGO_EVERY_COLLECTION: Final = re2.compile(r"\.\s*(?:getCollectionNames|getCollectionInfos)\s*\(")
 _MONGO_EACH_EMPTIED: Final = re2.compile(
     r"\.\s*(?:drop\s*\(\s*\)|deleteMany\s*\(\s*\{\s*\}\s*\)|remove\s*\(\s*\{\s*\}\s*\))"
 )
-_MONGO_SIBLING: Final = re2.compile(r"getSiblingDB\s*\(\s*['\"]([^'\"]{1,200})['\"]\s*\)")
+
+
+@cache  # compiled on its first use, not when a process imports the module
+def _mongo_sibling() -> re2._Regexp:
+    return re2.compile(r"getSiblingDB\s*\(\s*['\"]([^'\"]{1,200})['\"]\s*\)")
 
 
 # A MongoDB shell statement: it starts with the database handle (db.orders…, db.getSiblingDB).
@@ -1236,7 +1245,7 @@ _MONGO_STATEMENT: Final = re2.compile(r"^\s*db\s*\.\s*[A-Za-z_$]")
 
 def _mongo_findings(code: str, database: str | None) -> Iterator[_Finding]:
     code = code[:DEFAULT_MAX_INPUT_CHARS]
-    sibling = _MONGO_SIBLING.search(code)
+    sibling = _mongo_sibling().search(code)
     if sibling is not None:
         database = str(sibling.group(1))  # db.getSiblingDB("catalog"): that database
     if _MONGO_EVERY_COLLECTION.search(code) and _MONGO_EACH_EMPTIED.search(code):
@@ -1256,7 +1265,7 @@ def _mongo_findings(code: str, database: str | None) -> Iterator[_Finding]:
             f"dropDatabase() destroys {name} and everything in it",
             f"database:{database}" if database else None,
         )
-    for match in _MONGO_CALL.finditer(code):
+    for match in _mongo_call().finditer(code):
         collection = match.group(1) or match.group(2) or ""
         method = match.group(3)
         empty = match.group(4) is not None

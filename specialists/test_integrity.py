@@ -86,7 +86,7 @@ from specialists.understand.expectations import asks_for_new_expectations, chang
 from supervisor.errors import SupervisorError
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
-from supervisor.specialist import Execution, KindConfig, SpecialistKind
+from supervisor.specialist import Execution, KindConfig, SpecialistKind, empty_list
 
 if TYPE_CHECKING:
     from supervisor.taxonomy import Entry
@@ -187,7 +187,7 @@ class TestIntegrityConfig(KindConfig):
     python_test_paths: list[Glob] = Field(
         default_factory=lambda: list(python_ast.DEFAULT_TEST_PATHS)
     )
-    exclude_paths: list[Glob] = Field(default_factory=list)
+    exclude_paths: list[Glob] = Field(default_factory=empty_list)
     read_files: bool = True
     max_input_chars: int = Field(default=DEFAULT_MAX_INPUT_CHARS, gt=0, le=4_194_304)
     oversize: Literal["refuse", "flag", "nudge", "block"] = "refuse"

@@ -52,10 +52,10 @@ from collections.abc import Iterator
 from typing import Annotated, Final, Literal
 
 import re2
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from supervisor.environment import PRODUCTION_NAMES, is_production
-from supervisor.models import Action, Context, SpecialistResult, Verdict
+from supervisor.models import Action, Context, SpecialistResult, Verdict, checked_before
 from supervisor.transcript import Trust
 
 __all__ = ["Requested", "asked_by", "excused"]
@@ -139,7 +139,9 @@ class Requested(BaseModel):
 
     @field_validator("acts", "unless", "whole")
     @classmethod
-    def _compiles(cls, acts: tuple[str, ...]) -> tuple[str, ...]:
+    def _compiles(cls, acts: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        if checked_before(info):  # it compiled when cached; compiled again on first use
+            return acts
         for pattern in acts:
             try:
                 _compiled(pattern)

@@ -11,7 +11,7 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -40,6 +40,7 @@ __all__ = [
     "SpecialistKind",
     "checked_before",
     "close_specialist",
+    "empty_list",
     "timed_setup",
 ]
 
@@ -159,6 +160,16 @@ class KindConfig(BaseModel):
         data file they read), or "". A taxonomy cached with another answer is built again
         with every check (:func:`checked_before`)."""
         return ""
+
+
+def empty_list() -> list[Any]:
+    """A new empty list: the ``default_factory`` of a config model's list field.
+
+    Pydantic reads each factory's signature when it builds a model, and the built-in
+    ``list``'s is parsed from its text each time (about 0.3 ms: 15 ms of a new process's
+    first shell command, over the coding pack's config models); a function's is read at
+    once."""
+    return []
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,6 @@ from functools import lru_cache
 from typing import Final, Literal, NamedTuple
 from urllib.parse import parse_qsl, unquote
 
-import idna
 import publicsuffixlist
 from publicsuffixlist import PublicSuffixList
 
@@ -188,6 +187,8 @@ def _punycode(host: str) -> str:
     distinct from fass.de); the stdlib IDNA 2003 codec for names IDNA 2008 refuses but
     browsers still visit (☃.net); else the name unchanged, which no ASCII entry covers.
     """
+    import idna  # imported by the first Unicode host: most processes never see one
+
     with contextlib.suppress(UnicodeError):
         return str(idna.encode(host, uts46=True, transitional=False, std3_rules=False), "ascii")
     with contextlib.suppress(UnicodeError):

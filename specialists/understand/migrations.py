@@ -49,6 +49,7 @@ import textwrap
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Final, Literal
 
 import re2
@@ -246,7 +247,7 @@ def sql_destructions(sql: str, *, unsure: bool = False) -> list[Destruction]:
                 continue  # rebuilt in place: the rows were copied into its successor
             found.append(item)
     seen = {(d.act, d.target.lower()) for d in found}
-    for warned in _PRISMA_WARNING.finditer(sql):
+    for warned in _prisma_warning().finditer(sql):
         target = f"{warned.group(2)}.{warned.group(1)}"
         if ("drops column", target.lower()) not in seen:
             seen.add(("drops column", target.lower()))
@@ -254,9 +255,11 @@ def sql_destructions(sql: str, *, unsure: bool = False) -> list[Destruction]:
     return found
 
 
-_PRISMA_WARNING: Final = re2.compile(
-    r"(?i)about to drop the column `([^`\n]{1,200})` on the `([^`\n]{1,200})` table"
-)
+@cache  # compiled on its first use, not when a process imports the module
+def _prisma_warning() -> re2._Regexp:
+    return re2.compile(
+        r"(?i)about to drop the column `([^`\n]{1,200})` on the `([^`\n]{1,200})` table"
+    )
 
 
 # The statements that can drop, empty or copy a table; others (CREATE, INSERT ... VALUES,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Final, Literal
 
 import re2
@@ -131,20 +132,30 @@ _REFERENCE: Final = re2.compile(
     r"|\$\{\s*file:([^\s}]+)\}"
     r"|(?:^|[\s=])@((?:~|\.{0,2})/[^\s\"']+))"
 )
+
+
 # Whole credential files named in a program that also sends (globbed or opened).
-_CODE_CREDENTIAL: Final = re2.compile(
-    r"[\"'][^\"'\n]{0,200}(?:\*\.pem|\*\.key|\.ssh/|id_rsa|id_ed25519|\.aws/credentials"
-    r"|\.netrc|\.git-credentials|\.kube/config|\.docker/config\.json|\*\.p12|\*\.pfx)"
-    r"[^\"'\n]{0,80}[\"']"
-)
+@cache  # compiled on its first use, not when a process imports the module
+def _code_credential() -> re2._Regexp:
+    return re2.compile(
+        r"[\"'][^\"'\n]{0,200}(?:\*\.pem|\*\.key|\.ssh/|id_rsa|id_ed25519|\.aws/credentials"
+        r"|\.netrc|\.git-credentials|\.kube/config|\.docker/config\.json|\*\.p12|\*\.pfx)"
+        r"[^\"'\n]{0,80}[\"']"
+    )
+
+
 # A program that sends: an HTTP call with a body, a socket, mail.
-_CODE_SENDS: Final = re2.compile(
-    r"(?i)(?:\brequests\.(?:post|put|patch)\(|\bhttpx\.(?:post|put|patch)\("
-    r"|\baxios\.(?:post|put|patch)\(|\baxios\s*\(|\bfetch\([^)]{0,400}\bmethod\s*:"
-    r"|\bfetch\(|\burlopen\(|\bhttps?\.request\(|\bHttpRequest\.newBuilder|\.POST\("
-    r"|\bHttpClient\b|\bWebClient\b|\bPostAsync\(|\bsmtplib\b|\bsendmail\(|\bsend_message\("
-    r"|\bnodemailer\b|\bnet/http\b|\bhttp\.Post\(|\bRestTemplate\b|\bRestClient\b)"
-)
+@cache  # compiled on its first use, not when a process imports the module
+def _code_sends() -> re2._Regexp:
+    return re2.compile(
+        r"(?i)(?:\brequests\.(?:post|put|patch)\(|\bhttpx\.(?:post|put|patch)\("
+        r"|\baxios\.(?:post|put|patch)\(|\baxios\s*\(|\bfetch\([^)]{0,400}\bmethod\s*:"
+        r"|\bfetch\(|\burlopen\(|\bhttps?\.request\(|\bHttpRequest\.newBuilder|\.POST\("
+        r"|\bHttpClient\b|\bWebClient\b|\bPostAsync\(|\bsmtplib\b|\bsendmail\(|\bsend_message\("
+        r"|\bnodemailer\b|\bnet/http\b|\bhttp\.Post\(|\bRestTemplate\b|\bRestClient\b)"
+    )
+
+
 _MAILS: Final = re2.compile(r"(?i)\b(?:smtplib|sendmail|send_message|nodemailer|SmtpClient)\b")
 # Files that hold data about people or the business, by extension.
 _DATA_EXTENSIONS: Final = frozenset(
@@ -351,12 +362,12 @@ def code_outbound(code: str, via: str) -> list[Outbound]:
     files it globs or opens, to each URL or mail address it names, when it has a call that
     sends (an HTTP request with a body, a socket, mail)."""
     text = code[:MAX_TEXT_CHARS]
-    if _CODE_SENDS.search(text) is None:
+    if _code_sends().search(text) is None:
         return []
     payloads: list[tuple[Carries, str]] = []
     if environment_references(text):
         payloads.append(("environment", "the whole environment"))
-    credential = _CODE_CREDENTIAL.search(text)
+    credential = _code_credential().search(text)
     if credential is not None:
         named = credential.group(0).strip("\"'")
         payloads.append(("credential", f"credential files ({named[:60]})"))

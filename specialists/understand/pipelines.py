@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import cache
 from typing import Final
 
 import re2
@@ -70,13 +71,17 @@ _ENV_FROM_SECRET: Final = re2.compile(
 # Names that already say they hold a secret (as the secret-variable rules read them).
 _SECRET_NAME: Final = re2.compile(r"(?i)(key|token|secret|pass|cred|private|auth|dsn|cert)")
 _VARIABLE: Final = re2.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
 # A variable expanded changed: a slice (``${K:0:20}``), a substitution (``${K//?/& }``), a
 # prefix or suffix cut, a case change (not a default, ``${K:-x}``, which leaves it whole).
 # Printed, a secret so changed is no longer the value the runner masks in its log.
-_CHANGED_EXPANSION: Final = re2.compile(
-    r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:[^-=+?}\n][^}\n]{0,200}|//?[^}\n]{0,200}|##?[^}\n]{0,200}"
-    r"|%%?[^}\n]{0,200}|\^\^?|,,?)\}"
-)
+@cache  # compiled on its first use, not when a process imports the module
+def _changed_expansion() -> re2._Regexp:
+    return re2.compile(
+        r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:[^-=+?}\n][^}\n]{0,200}|//?[^}\n]{0,200}|##?[^}\n]{0,200}"
+        r"|%%?[^}\n]{0,200}|\^\^?|,,?)\}"
+    )
 
 
 def ci_file(path: str) -> str | None:
@@ -259,7 +264,7 @@ def _substituted(script: str, renamed: Mapping[str, str]) -> str:
             return str(match.group(0))
         return '$(printf %s "${' + new + '}" | rev)'
 
-    script = str(_CHANGED_EXPANSION.sub(changed, script))
+    script = str(_changed_expansion().sub(changed, script))
     if not renamed:
         return script
 

@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from pydantic import JsonValue, ValidationError
 
@@ -62,6 +62,8 @@ if TYPE_CHECKING:
 __all__ = ["AGENT_ENV", "HOST_MODULES", "HookSettings", "Outcome", "SupervisorCache", "run_hook"]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 HOST_MODULES: Final[dict[str, ModuleType]] = {"claude-code": claude_code, "codex": codex}
 # Supervisors a daemon keeps ready, one per (taxonomy, store); older ones are dropped.
@@ -239,8 +241,8 @@ def run_hook(
 
 def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> HookAnswer:
     host = HOST_MODULES[settings.host]
-    sup = cache.get(settings.taxonomy, settings.home, settings.store)
     if call.event == "post":
+        sup = cache.get(settings.taxonomy, settings.home, settings.store)
         if call.cwd:
             cache.facts.forget(call.cwd)  # the call may have changed the work tree
         if call.call_id is None:
@@ -248,16 +250,22 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
         post = sup.after(call_id=call.call_id, result=call.result, executed=call.executed)
         answer: HookAnswer = host.post_answer(post, call.host_event)
         return answer
+    # The host's facts are gathered while the supervisor is got: neither needs the other,
+    # and a one-shot hook builds its supervisor while ``git status`` runs.
+    gathered = _in_background(
+        lambda: gather(
+            call.context,
+            cwd=call.cwd,
+            environ=dict(settings.agent_env) if settings.agent_env is not None else None,
+            cache=cache.facts,
+            action=call.actions,
+            environ_complete=settings.agent_env is None,
+        )
+    )
+    sup = cache.get(settings.taxonomy, settings.home, settings.store)
+    context = gathered()
     decisions: list[Decision] = []
     last = len(call.actions) - 1
-    context = gather(
-        call.context,
-        cwd=call.cwd,
-        environ=dict(settings.agent_env) if settings.agent_env is not None else None,
-        cache=cache.facts,
-        action=call.actions,
-        environ_complete=settings.agent_env is None,
-    )
     annotations = cache.annotations(settings.tools) if settings.tools else None
     if call.transcript_path:
         # The session so far: its requests and tool results, and the calls that ran.
@@ -285,6 +293,30 @@ def _decide(call: HookCall, settings: HookSettings, cache: SupervisorCache) -> H
     if answer == EMPTY:
         answer = _coverage_answer(decisions, sup) or answer
     return answer
+
+
+def _in_background(work: Callable[[], T]) -> Callable[[], T]:
+    """Start ``work`` on a thread; the function returned waits for it and gives what it
+    returned, or raises what it raised."""
+    box: list[tuple[bool, Any]] = []
+
+    def run() -> None:
+        try:
+            box.append((True, work()))
+        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            box.append((False, exc))
+
+    thread = threading.Thread(target=run, name="supervise-facts", daemon=True)
+    thread.start()
+
+    def result() -> T:
+        thread.join()
+        done, value = box[0]
+        if not done:
+            raise value
+        return value  # type: ignore[no-any-return]
+
+    return result
 
 
 def _actions_of(host: ModuleType, call: HookCall, annotations: ToolAnnotations | None) -> ActionsOf:

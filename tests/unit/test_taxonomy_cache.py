@@ -249,7 +249,8 @@ def test_a_served_taxonomy_skips_only_the_checks_that_reject(
     home: Path, keys: KeyPair, shipped_kinds: KindRegistry, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Served from the cache, each glob and pattern is not compiled alone again (the
-    specialist compiles it with the others of its list when built), nor an example's action
+    specialist compiles it with the others of its list when built, a request's pattern on
+    its first use), nor a regex field's patterns together, nor an example's action
     measured for depth, nor a correction's placeholders read: those passed when the file was
     written. What validators change is the same (the taxonomy equals a fresh one)."""
     import sys
@@ -257,15 +258,18 @@ def test_a_served_taxonomy_skips_only_the_checks_that_reject(
     import re2
 
     import specialists.path
+    import specialists.regex
     import specialists.removal
     import specialists.secrets
     import specialists.shell
     import supervisor.models
+    import supervisor.requested
 
     fresh = load_taxonomy(["coding"], shipped_kinds)
     load_cached(["coding"], shipped_kinds, home, keys)  # written
     checks = {
         "specialists.regex._check_pattern",
+        "specialists.regex._sets_compile",
         "specialists.shell._check_word_glob",
         "specialists.shell._check_path_glob",
         "specialists.path._check_glob",
@@ -274,6 +278,7 @@ def test_a_served_taxonomy_skips_only_the_checks_that_reject(
         "specialists.removal._check_pattern",
         "specialists.shell._check_task_pattern",
         "supervisor.models._json_limits",
+        "supervisor.requested._compiles",
         "supervisor.taxonomy._plain_fields",
     }
     seen: list[str] = []
@@ -298,6 +303,8 @@ def test_a_served_taxonomy_skips_only_the_checks_that_reject(
     counting(specialists.secrets.re, "compile")
     counting(supervisor.models, "check_depth")
     counting(supervisor.taxonomy, "_template_fields")
+    counting(supervisor.requested, "_compiled")
+    counting(specialists.regex, "_compiled_set")
     _same(load_cached(["coding"], shipped_kinds, home, keys), fresh)
     assert seen == []
     load_taxonomy(["coding"], shipped_kinds)  # a fresh load runs every check
