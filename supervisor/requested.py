@@ -504,7 +504,7 @@ def _urls_named(text: str, request: str) -> bool:
     """Whether each URL of the action is one the request names, or lies below one; a whole
     bucket (``s3://acme-ci-test``, nothing below it) is named by its name alone."""
     said = _urls(request)
-    tokens = {t.strip("'\"(),;:!?`").rstrip(".").lower() for t in request.split()[:2_000]}
+    tokens = {t.strip("'\"(),;:!?`.").lower() for t in request.split()[:2_000]}
 
     def named(url: str) -> bool:
         if any(url == r or url.startswith(r + "/") for r in said):
@@ -591,6 +591,19 @@ def asked_by(
     given = action_names(action, context, requested.fields) if requested.fields else every
     if requested.ignore:
         given = given - {_stem(w.lower()) for w in requested.ignore}
+    plain = False  # names that are common words, compared with every word of the request
+    tool = action.type == "tool_call" or (action.tool or "").startswith("mcp__")
+    if not given and requested.names == "action" and tool:
+        # a tool's argument named by common words alone (database ``app_test``) is named
+        # by them: "drop the app_test database"
+        values = (
+            _fields_text(action, requested.fields) if requested.fields else _action_text(action)
+        )
+        skip = {_stem(w.lower()) for w in requested.ignore} | _project_words(context)
+        given = {
+            _stem(w) for w in _words(values) if len(w) >= MIN_NAME_CHARS and not w.isdigit()
+        } - skip
+        plain = bool(given)
     names: set[str] = given
     whole = False  # every name of the object must be said, not one of them
     # A number in a field the entry names (a pull request's, an issue's) is a name however
@@ -613,6 +626,8 @@ def asked_by(
         if any(_compiled(p).search(lowered) for p in requested.unless):
             continue
         said = _said(request)
+        if plain:
+            said |= {_stem(w) for w in _words(request)}
         if requested.names == "object":
             # "clear redis db 15" names database 15; "empty the users table" names users
             said |= _numbers(request) | {_stem(w) for w in _words(request)}

@@ -500,3 +500,27 @@ def test_a_system_directory_as_cwd_still_names_its_service(make_taxonomy, kinds,
     assert "nginx" in action_names(action, ctx)
     project = Context(cwd="/home/ana/code/nginx", repo_root="/home/ana/code/nginx")
     assert "nginx" not in action_names(action, project)
+
+
+def test_a_tools_argument_named_by_common_words_is_named_by_them(make_taxonomy, kinds, tmp_path):
+    spec = entry(names="action")
+    with Supervisor(make_taxonomy(spec), kinds=kinds, home=tmp_path, record=False) as sup:
+
+        def check(task: str) -> Verdict:
+            ctx = Context.model_validate({**WORKSPACE, "task": task})
+            action = {
+                "type": "tool_call",
+                "tool": "mcp__db__drop",
+                "args": {"database": "app_test"},
+            }
+            return sup.check(action, ctx).verdict
+
+        assert check("Remove the app_test database, the suite recreates it.") is Verdict.FLAG
+        assert check("Remove the orders database.") is Verdict.BLOCK
+
+
+def test_a_bucket_in_brackets_is_named(decide):
+    spec = entry(obj="s3://acme-ana-scratch-0612", names="action", each=True, ignore=["aws"])
+    task = "Remove the scratch bucket I made yesterday (acme-ana-scratch-0612)."
+    decision = decide(spec, "aws s3 rb s3://acme-ana-scratch-0612 --force", task=task)
+    assert decision.verdict is Verdict.FLAG
