@@ -178,7 +178,7 @@ class DependencySourceSpecialist:
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         findings: list[_Finding] | None = None
-        if action.type in ("file_write", "file_edit", "file_delete"):
+        if action.type in ("file_write", "file_edit", "file_delete", "shell"):
             changes = file_changes(
                 action,
                 context,
@@ -187,15 +187,17 @@ class DependencySourceSpecialist:
                 new_file_empty=True,
             )
             if changes is not None:
+                # a file tool's write, or the text a shell line writes (``cat >> Cargo.toml
+                # <<EOF``, ``sed -i``): the same change, judged the same way
                 findings = []
                 for change in changes:
                     findings.extend(
                         self._judge_file(change.path, change.before, change.after, context)
                     )
-        elif self.config.shell:
+        if action.type == "shell" and self.config.shell:
             command = command_of(action)
             if command is not None:
-                findings = list(self._judge_shell(command, context))
+                findings = [*(findings or ()), *self._judge_shell(command, context)]
         if findings is None:
             return SpecialistResult.refuse()
         if not findings:

@@ -830,7 +830,10 @@ class GitSpecialist:
             if specs and not any(_bulk(spec) for spec in specs):
                 return None  # files named one by one: the shell entry's paths
             what = "git add " + " ".join(git.args)[:60]
-            if (opts.short & {"f"} or "force" in opts.long) and not tracked_only:
+            sweeping = not specs or any(
+                spec in (".", "./", ":/", "*", "-A") or "*" in spec for spec in specs
+            )
+            if (opts.short & {"f"} or "force" in opts.long) and not tracked_only and sweeping:
                 # what .gitignore keeps out (.env files, keys, build output) is not in the
                 # status: a forced sweep stages it unseen
                 return _Objection(

@@ -147,7 +147,7 @@ class SafeguardsSpecialist:
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal (no file this entry reads), or the verdict."""
-        if action.type not in ("file_write", "file_edit", "tool_call"):
+        if action.type not in ("file_write", "file_edit", "tool_call", "shell"):
             return SpecialistResult.refuse()
 
         def judged(path: str) -> bool:
@@ -161,10 +161,12 @@ class SafeguardsSpecialist:
             )
         placed = changes is not None and action.type != "tool_call"
         if changes is None:
-            changes = _unplaced(action, judged)
+            # a shell line that writes no known text into a file this entry reads: not its
+            # act (what a command runs is other entries'; inline code is not written code)
+            changes = _unplaced(action, judged) if action.type != "shell" else None
             if changes is None:
                 return SpecialistResult.refuse()
-        if self._python is not None:
+        if self._python is not None and action.type != "shell":
             python = self._python.evaluate(action, context)
             if python.verdict not in (Verdict.OK, Verdict.REFUSE):
                 return python
