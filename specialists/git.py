@@ -76,6 +76,7 @@ from specialists.shellparse import (
     preload,
     resolve_path,
 )
+from specialists.understand.depfiles import LOCKFILES
 from specialists.understand.globs import WordGlobs, is_within, path_globs, word_globs
 from specialists.understand.paths import BUILD_DIRS, in_scratch
 from specialists.understand.worktree import Loss, hit_paths, losses
@@ -1093,6 +1094,12 @@ class GitSpecialist:
                     reached="all" if action == "clear" else (_stash_ref(args[1:]),),
                 )
         if what is None:
+            return None
+        if pathspecs and all(
+            spec.replace("\\", "/").rpartition("/")[2].lower() in LOCKFILES for spec in pathspecs
+        ):
+            # a lockfile's changes are what the package manager wrote; running it again
+            # writes them again: nothing of the user's work is lost
             return None
         if any("$(" in spec or "`" in spec or "$" in spec for spec in pathspecs):
             # paths only running tells (xargs's input, $(git ls-files -m), "$f"): any path

@@ -1608,7 +1608,11 @@ class _Expander:
     def braced(self, body: str, quoted: bool) -> None:
         """``${...}``: plain, defaults, alternatives, length, indirect, simple patterns."""
         if len(body) > 1 and body[0] == "#" and body[1] in _NAME_CHARS:
-            self.value(str(len(self.lookup(body[1:]))), quoted)
+            # a length: a number, which shows nothing of the value (not a reference to it)
+            value, dynamic = self.peek(body[1:])
+            if dynamic:
+                self.result.dynamic = True
+            self.value(str(len(value or "")), quoted)
             return
         indirect = body.startswith("!") and len(body) > 1
         if indirect:

@@ -478,11 +478,25 @@ def addresses(text: str) -> set[str]:
     return found
 
 
+def _qualifiers(text: str) -> set[str]:
+    """Words that only qualify a name written as a path: the org and project of a stack
+    ``acme/platform/dev``, the directories above a file (not words of a last part too)."""
+    last: set[str] = set()
+    qualifiers: set[str] = set()
+    for token in _values_only(text).split()[:2_000]:
+        if "/" in token and "://" not in token:
+            head, _, tail = token.strip("'\"").rstrip("/").rpartition("/")
+            qualifiers |= {_stem(w) for w in _words(head)}
+            last |= {_stem(w) for w in _words(tail)}
+    return qualifiers - last
+
+
 def _each_said(text: str, names: set[str], request: str, context: Context) -> bool:
     """Every name of the action in the request, numbers included (``preview-pr-482`` is
     not ``preview-pr-481``)."""
     said = _said(request, digits=True)
     numbers = {w for w in _words(text) if w.isdigit() and len(w) < 4}
+    names = names - _qualifiers(text)
     return names <= said and numbers <= said | _names(
         _words(_place_text(context)), frozenset(), digits=True
     )
@@ -591,6 +605,8 @@ def asked_by(
     given = action_names(action, context, requested.fields) if requested.fields else every
     if requested.ignore:
         given = given - {_stem(w.lower()) for w in requested.ignore}
+    if requested.names == "action" and requested.each and not requested.fields:
+        given = given - _qualifiers(text)  # "the dev stack" names acme/platform/dev
     plain = False  # names that are common words, compared with every word of the request
     tool = action.type == "tool_call" or (action.tool or "").startswith("mcp__")
     if not given and requested.names == "action" and tool:

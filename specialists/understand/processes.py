@@ -33,8 +33,10 @@ __all__ = ["ProcessSignal", "Scope", "commands_of", "process_signals", "signals_
 # over command lines (``pkill -f``), one command line named whole (``pkill -f "node
 # server.js"``: a program with its script or arguments, not a bare name), every process of a
 # user, a service unit, a shell job, the machine itself (a shutdown or reboot stops every
-# process).
+# process), a desktop agent the system starts again at once (``killall Finder``, ``killall
+# Dock``: how a macOS setting written with ``defaults`` is applied; nothing is lost).
 Scope = Literal[
+    "relaunched",
     "pid",
     "group",
     "every",
@@ -51,6 +53,7 @@ Scope = Literal[
 
 # How a reason words the processes signalled.
 _SCOPE_WORDS: Final[dict[str, str]] = {
+    "relaunched": "a desktop agent the system starts again at once",
     "pid": "a process",
     "group": "a process group",
     "every": "every process it may signal",
@@ -220,6 +223,13 @@ def _dashed_signal(cmd: SimpleCommand) -> str | None:
     return None
 
 
+# macOS agents that launchd starts again as soon as they exit (KeepAlive): killed by name
+# to reload their settings, the usual last step of ``defaults write``. Exact names only.
+_RELAUNCHED: Final = frozenset(
+    {"Finder", "Dock", "SystemUIServer", "ControlCenter", "NotificationCenter", "cfprefsd"}
+)
+
+
 def _by_name(cmd: SimpleCommand) -> list[ProcessSignal]:
     """pkill/killall: the names or patterns, or every process of a user."""
     program = cmd.program
@@ -243,7 +253,13 @@ def _by_name(cmd: SimpleCommand) -> list[ProcessSignal]:
     pattern = program == "pkill" and cmd.has_flag("f", "full")
     pattern = pattern or (program == "killall" and cmd.has_flag("r", "regexp"))
     found = [
-        ProcessSignal(program, _pattern_scope(n) if pattern else "name", n, signal, cmd)
+        ProcessSignal(
+            program,
+            _pattern_scope(n) if pattern else ("relaunched" if n in _RELAUNCHED else "name"),
+            n,
+            signal,
+            cmd,
+        )
         for n in names
     ]
     if not names:

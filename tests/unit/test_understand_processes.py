@@ -232,3 +232,13 @@ def test_the_search_path_written(line: str, expected: list[tuple[str, str]]):
     parsed = parse(line, cwd="/home/u/proj", home="/home/u")
     found = {(c.change, c.program) for cmd in parsed.commands for c in privilege_changes(cmd)}
     assert found == set(expected)
+
+
+def test_a_macos_desktop_agent_killed_by_its_exact_name_is_relaunched():
+    assert signalled("killall Finder") == [("relaunched", "Finder", "TERM")]
+    assert signalled("killall Dock SystemUIServer") == [
+        ("relaunched", "Dock", "TERM"),
+        ("relaunched", "SystemUIServer", "TERM"),
+    ]
+    assert signalled("killall finder") == [("name", "finder", "TERM")]
+    assert signalled("killall Finder node")[1] == ("name", "node", "TERM")
