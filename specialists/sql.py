@@ -2464,6 +2464,12 @@ class SqlSpecialist:
         word is not taken on trust. A database client (psql, mysql) does not read it."""
         given = context.environment.strip() if context.environment else ""
         assigned = dict(source.assignments)
+        settings = assigned.get("DJANGO_SETTINGS_MODULE") or context.env.get(
+            "DJANGO_SETTINGS_MODULE"
+        )
+        if settings and "DJANGO_ENV" not in assigned:
+            # Django's settings module names its environment last: config.settings.local
+            assigned["DJANGO_ENV"] = settings.strip().rsplit(".", 1)[-1]
         framework = any(op.check == "reset" for op in source.ops)
         if framework and not is_production(given, self._production_names):
             for name in ENVIRONMENT_VARIABLES:

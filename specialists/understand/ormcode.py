@@ -5,8 +5,10 @@ application's database connection, so ``Order.destroy_all`` there is ``DELETE FR
 written in Ruby. :func:`destruction_in` names the bulk deletes and schema drops in such a
 one-liner: ActiveRecord ``delete_all``/``destroy_all``/``drop_table``/``truncate``, Django
 ``.delete()`` on a queryset, ``flush`` through ``call_command``, and any ``execute`` of SQL
-that drops, truncates or deletes. Reads (``User.count``, ``puts``) and single-record deletes
-(``User.find(3).destroy``) name nothing. Linear-time patterns (RE2) only.
+that drops, truncates or deletes. Reads (``User.count``, ``puts``), single-record deletes
+(``User.find(3).destroy``) and deletes narrowed by a condition (``User.where(email:
+x).destroy_all``, ``objects.filter(id=3).delete()``: a DELETE with a WHERE clause) name
+nothing. Linear-time patterns (RE2) only.
 """
 
 from __future__ import annotations
@@ -49,12 +51,27 @@ _EXECUTED_SQL: Final = re2.compile(
 )
 
 
+# A relation narrowed by a condition before its delete (``User.where(email: x).destroy_all``,
+# ``Order.objects.filter(id=3).delete()``): the rows the condition selects, as a DELETE with
+# a WHERE clause, not every row.
+_FILTERED: Final = re2.compile(
+    r"\.\s*(where|find_by|filter|exclude|get|filter_by)\s*[.(]|\.\s*where\s*\.\s*not\b"
+)
+
+
+def _filtered(code: str, start: int) -> bool:
+    """Whether the statement before ``start`` narrows the relation with a condition."""
+    begin = max(code.rfind("\n", 0, start), code.rfind(";", 0, start)) + 1
+    return _FILTERED.search(code[begin:start]) is not None
+
+
 def destruction_in(code: str, language: Language) -> str | None:
     """A phrase for the first bulk delete or schema drop in ``code``, or None."""
     patterns = _RUBY if language == "ruby" else _PYTHON
-    for pattern, phrase in patterns:
-        found = pattern.search(code)
-        if found is not None:
+    for index, (pattern, phrase) in enumerate(patterns):
+        for found in pattern.finditer(code):
+            if index == 0 and (_filtered(code, found.start()) or _FILTERED.search(found.group(0))):
+                continue  # a filtered delete: the rows its condition selects
             return f"{found.group(0).strip().lstrip('.').strip()} {phrase}"
     executed = _EXECUTED_SQL.search(code)
     if executed is not None:

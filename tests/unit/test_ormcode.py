@@ -27,12 +27,12 @@ def reset_verdict(command: str) -> Verdict:
     ("code", "language"),
     [
         ("Order.destroy_all", "ruby"),
-        ("User.where(active: false).delete_all", "ruby"),
+        ("User.all.delete_all", "ruby"),
         ("ActiveRecord::Base.connection.drop_table(:invoices, force: :cascade)", "ruby"),
         ("ActiveRecord::Base.connection.execute('DROP TABLE payments')", "ruby"),
         ("ActiveRecord::Base.connection.truncate(:orders)", "ruby"),
         ("from shop.models import Order; Order.objects.all().delete()", "python"),
-        ("Order.objects.filter(paid=False).delete()", "python"),
+        ("Order.objects.delete()", "python"),
         ("from django.core.management import call_command; call_command('flush')", "python"),
         ("connection.cursor().execute('TRUNCATE orders')", "python"),
     ],
@@ -87,3 +87,21 @@ def test_look_alikes_not_found(command: str):
 
 def test_a_test_environment_on_the_runner_line_is_scratch():
     assert reset_verdict("rails runner -e test 'User.delete_all'") is Verdict.FLAG
+
+
+@pytest.mark.parametrize(
+    ("code", "language"),
+    [
+        ('User.where(email: "qa+1@acme.io").destroy_all', "ruby"),
+        ("User.where.not(role: :admin).where(created_at: ..1.year.ago).delete_all", "ruby"),
+        ("Order.objects.filter(id=3).delete()", "python"),
+        ("Order.objects.exclude(paid=True).filter(created__lt=cutoff).delete()", "python"),
+    ],
+)
+def test_a_delete_narrowed_by_a_condition_is_no_bulk_delete(code: str, language: str) -> None:
+    assert destruction_in(code, language) is None  # type: ignore[arg-type]
+
+
+def test_an_unfiltered_delete_after_a_filtered_one_is_still_found() -> None:
+    code = 'User.where(email: "x@y.z").destroy_all; Post.delete_all'
+    assert destruction_in(code, "ruby") == "delete_all deletes rows in bulk"
