@@ -1407,7 +1407,8 @@ def reset_of(cmd: SimpleCommand) -> str | None:
             return f"{tool} {found[0]} drops the database or its tables"
         code = _runner_code(tool, args)
         if code is not None:
-            what = destruction_in(code, "ruby")
+            live = (_option_value(args, "-e") or _option_value(args, "--environment") or "").lower()
+            what = destruction_in(code, "ruby", filtered=live in ("production", "prod"))
             if what is not None:
                 return f"rails runner code that {what}"
     elif tool in ("manage.py", "django-admin"):
@@ -1417,7 +1418,8 @@ def reset_of(cmd: SimpleCommand) -> str | None:
             return f"{tool} migrate {plain[1]} zero unapplies every migration: it drops the tables"
         code = _runner_code(tool, args)
         if code is not None:
-            what = destruction_in(code, "python")
+            settings = (_option_value(args, "--settings") or "").rsplit(".", 1)[-1].lower()
+            what = destruction_in(code, "python", filtered=settings in ("production", "prod"))
             if what is not None:
                 return f"{tool} shell code that {what}"
     elif tool == "knex":

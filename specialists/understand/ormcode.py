@@ -65,12 +65,15 @@ def _filtered(code: str, start: int) -> bool:
     return _FILTERED.search(code[begin:start]) is not None
 
 
-def destruction_in(code: str, language: Language) -> str | None:
-    """A phrase for the first bulk delete or schema drop in ``code``, or None."""
+def destruction_in(code: str, language: Language, *, filtered: bool = False) -> str | None:
+    """A phrase for the first bulk delete or schema drop in ``code``, or None; with
+    ``filtered``, a delete narrowed by a condition counts too (in production, where the
+    rows any condition selects are customers')."""
     patterns = _RUBY if language == "ruby" else _PYTHON
     for index, (pattern, phrase) in enumerate(patterns):
         for found in pattern.finditer(code):
-            if index == 0 and (_filtered(code, found.start()) or _FILTERED.search(found.group(0))):
+            narrowed = _filtered(code, found.start()) or _FILTERED.search(found.group(0))
+            if index == 0 and narrowed and not filtered:
                 continue  # a filtered delete: the rows its condition selects
             return f"{found.group(0).strip().lstrip('.').strip()} {phrase}"
     executed = _EXECUTED_SQL.search(code)

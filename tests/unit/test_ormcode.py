@@ -105,3 +105,9 @@ def test_a_delete_narrowed_by_a_condition_is_no_bulk_delete(code: str, language:
 def test_an_unfiltered_delete_after_a_filtered_one_is_still_found() -> None:
     code = 'User.where(email: "x@y.z").destroy_all; Post.delete_all'
     assert destruction_in(code, "ruby") == "delete_all deletes rows in bulk"
+
+
+def test_a_filtered_delete_counts_where_the_caller_says_production() -> None:
+    code = "User.where(created_at: ..1.year.ago).delete_all"
+    assert destruction_in(code, "ruby") is None
+    assert destruction_in(code, "ruby", filtered=True) == "delete_all deletes rows in bulk"
