@@ -49,7 +49,11 @@ from specialists.understand.diffs import diff_paths
 from specialists.understand.effects import path_effects_of
 from specialists.understand.globs import PathGlobs, is_within, path_globs
 from specialists.understand.paths import in_scratch, is_shell_startup
-from specialists.understand.startup import settings_only, tool_setup_output
+from specialists.understand.startup import (
+    powershell_settings_only,
+    settings_only,
+    tool_setup_output,
+)
 from supervisor.hookspecs import hookimpl
 from supervisor.models import Action, Context, SpecialistResult, Verdict
 from supervisor.specialist import Execution, KindConfig, SpecialistKind, checked_before, empty_list
@@ -342,7 +346,9 @@ class PathSpecialist:
             actor = repr(_cut(cmd.source, 60)) if cmd.synthetic else cmd.program or "a redirection"
             for found in path_effects_of(cmd, parsed.home):
                 settings = (
-                    found.mode == "write" and self._settings is not None and _writes_setup(cmd)
+                    found.mode == "write"
+                    and self._settings is not None
+                    and _writes_setup(cmd, found.path)
                 )
                 effects.append(_Effect(found.mode, found.path, actor, cmd, found.glob, settings))
         return effects
@@ -491,10 +497,11 @@ def _sets_up(action: Action) -> bool:
     if action.type != "file_edit":
         return False
     text = action.args.get("new", action.args.get("new_string"))
-    return isinstance(text, str) and settings_only(text)
+    path = action.args.get("path", action.args.get("file_path"))
+    return isinstance(text, str) and _only_settings(text, path if isinstance(path, str) else "")
 
 
-def _writes_setup(cmd: SimpleCommand) -> bool:
+def _writes_setup(cmd: SimpleCommand, path: str) -> bool:
     """Whether ``cmd`` appends known text that only sets the shell up: the text it prints
     (``echo 'export PATH=…' >> ~/.bashrc``), or a tool's completion or shell hook
     (``kubectl completion bash >> ~/.bashrc``). A write that replaces the file does not
@@ -502,10 +509,20 @@ def _writes_setup(cmd: SimpleCommand) -> bool:
     writes = [r for r in cmd.redirects if r.writes]
     if not writes or any(not r.op.endswith(">>") for r in writes):
         return False
-    if tool_setup_output(cmd):
+    if tool_setup_output(cmd) and not _powershell(path):
         return True
     text = known_output(cmd)
-    return text is not None and settings_only(text)
+    return text is not None and _only_settings(text, path)
+
+
+def _only_settings(text: str, path: str) -> bool:
+    """Whether ``text`` added to the start-up file ``path`` only sets its shell up, read in
+    that shell's language (a PowerShell profile's, else a POSIX shell's)."""
+    return powershell_settings_only(text) if _powershell(path) else settings_only(text)
+
+
+def _powershell(path: str) -> bool:
+    return path.lower().endswith(".ps1")
 
 
 def _shown(path: str, home: str | None) -> str:

@@ -96,7 +96,9 @@ File tools are judged too: ``file_write``/``file_edit`` (``path``, or the files 
 names) as a write, ``file_delete`` as a delete, ``file_read`` as a read, so effect rules
 treat a file tool and a shell command alike; with ``written_programs``, a program a file
 tool writes is also judged as the command that runs it (with ``written_paths``, only the files
-those globs name: an entry about CI files). An entry may have no rules and only
+those globs name: an entry about CI files); with ``image_builds``, the ``RUN`` lines a change
+adds to a Dockerfile (:mod:`specialists.understand.dockerfiles`) are judged as the commands
+the image build runs. An entry may have no rules and only
 ``verdict_when_truncated``: it is then about commands too large or nested too deep to read.
 """
 
@@ -135,6 +137,8 @@ from specialists.understand import (
     describe,
     diff_paths,
 )
+from specialists.understand.changes import Change as FileChange
+from specialists.understand.changes import applied, file_changes
 from specialists.understand.defences import (
     CredentialTaken,
     Defence,
@@ -143,6 +147,7 @@ from specialists.understand.defences import (
     credentials_taken,
     defences_off,
 )
+from specialists.understand.dockerfiles import build_commands, is_build_file
 from specialists.understand.effects import PathEffect, path_effects_of
 from specialists.understand.globs import (
     GLOB_CHARS,
@@ -177,6 +182,7 @@ __all__ = [
     "ShellConfig",
     "ShellRule",
     "ShellSpecialist",
+    "image_build_commands",
     "supervisor_register_kinds",
     "task_commands",
     "written_commands",
@@ -543,6 +549,12 @@ class ShellConfig(KindConfig):
         written_only: the rules judge only what the action writes to run later, never the
             action itself (an entry about what a CI runner does, which the same command
             typed in the shell is not).
+        image_builds: the ``RUN`` instructions a change adds to a container build file (a
+            Dockerfile written or edited by a file tool, or appended to from the shell) are
+            also judged as commands, and a rule they match gets at most this verdict. They
+            run inside the image at build time, not on this machine: set it only on an
+            entry about what code is (a download piped into a shell), never on one about
+            paths (``rm -rf /var/lib/apt/lists/*`` is an image's clean-up).
     """
 
     rules: Annotated[list[ShellRule], Field(max_length=200)] = Field(default_factory=empty_list)
@@ -559,6 +571,7 @@ class ShellConfig(KindConfig):
     written_max_chars: int = Field(default=16_384, gt=0, le=MAX_CHARS_LIMIT)
     written_paths: list[PathGlob] = Field(default_factory=empty_list, max_length=100)
     written_only: bool = False
+    image_builds: Strength | None = None
 
     @model_validator(mode="after")
     def _judges_something(self) -> ShellConfig:
@@ -1445,6 +1458,34 @@ def written_commands(
     return [(path, commands)] if commands and commands.strip() else []
 
 
+def image_build_commands(
+    action: Action, context: Context, max_chars: int = MAX_CHARS_LIMIT
+) -> list[tuple[str, str]]:
+    """(path, commands) for each container build file an action changes, with the commands
+    of the ``RUN`` instructions the change adds (:func:`~specialists.understand.dockerfiles.
+    build_commands`: a line already in the file is not the change): a file tool's write or
+    edit, or a shell command that writes known text into one (``echo 'RUN …' >> Dockerfile``,
+    a here-document). Empty when the action changes no such file or adds no ``RUN``."""
+    if action.type not in ("shell", "file_write", "file_edit"):
+        return []
+    changes = file_changes(action, context, is_build_file, _BUILD_FILE_BYTES, new_file_empty=True)
+    path = _written_path(action)
+    text = _written_text(action) if action.type == "file_write" else None
+    if changes is None and path is not None and text is not None and is_build_file(path):
+        changes = [FileChange(path, "", text, fragment=False)]  # a path no directory resolves
+    found: list[tuple[str, str]] = []
+    for change in (changes or ())[:8]:
+        whole = applied(change, action, context, _BUILD_FILE_BYTES)  # an edit, in its file
+        commands = build_commands(whole.after, whole.before or "")
+        if commands and len(commands) <= max_chars:
+            found.append((change.path, commands))
+    return found
+
+
+# The most of a build file read to tell the lines a change adds from those it had.
+_BUILD_FILE_BYTES: Final = 262_144
+
+
 def _shell_written_commands(
     command: str, context: Context, max_chars: int
 ) -> list[tuple[str, str]]:
@@ -1911,6 +1952,7 @@ class ShellSpecialist:
     __slots__ = (
         "_by_program",
         "_fallback",
+        "_images",
         "_max_chars",
         "_scratch",
         "_truncated",
@@ -1947,6 +1989,7 @@ class ShellSpecialist:
         self._max_chars = config.max_chars
         self._written = Verdict(config.written_programs) if config.written_programs else None
         self._written_max = config.written_max_chars
+        self._images = Verdict(config.image_builds) if config.image_builds else None
         self._written_only = config.written_only
         self._written_paths = (
             path_globs(tuple(config.written_paths)) if config.written_paths else None
@@ -1963,41 +2006,50 @@ class ShellSpecialist:
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal for an action without a command, or the strongest rule's verdict
-        (of the action, and of the program it writes when ``written_programs`` is set)."""
+        (of the action, of the program it writes when ``written_programs`` is set, and of
+        the build steps it adds to a Dockerfile when ``image_builds`` is)."""
         written_only = self._written_only
         result = SpecialistResult.ok() if written_only else self._evaluate(action, context)
-        if self._written is None or result.verdict is Verdict.BLOCK:
+        if (self._written is None and self._images is None) or result.verdict is Verdict.BLOCK:
             return result
-        runs: list[tuple[str, str, Context]] = []
-        if action.type == "shell":  # known text written into a file that runs later
-            runs = [
-                (path, commands, context)
-                for path, commands in written_commands(action, context, self._written_max)
-            ]
-        else:
-            path = _written_path(action)
-            run = written_program_of(action, context, self._written_max)
-            if run is not None and path is not None:
-                runs = [(path, *run)]
-        best: tuple[str, SpecialistResult] | None = None
-        for path, command, seen in runs:
-            if self._written_paths is not None and not self._written_here(path, context):
-                continue
+        # (file, its commands, the context they run in, the strongest verdict, when they run)
+        runs: list[tuple[str, str, Context, Verdict, str]] = []
+        if self._written is not None:
+            written = self._written
+            if action.type == "shell":  # known text written into a file that runs later
+                runs = [
+                    (path, commands, context, written, "when run")
+                    for path, commands in written_commands(action, context, self._written_max)
+                ]
+            else:
+                path = _written_path(action)
+                run = written_program_of(action, context, self._written_max)
+                if run is not None and path is not None:
+                    runs = [(path, *run, written, "when run")]
+            if self._written_paths is not None:
+                runs = [r for r in runs if self._written_here(r[0], context)]
+        if self._images is not None:
+            runs.extend(
+                (path, commands, context, self._images, "when the image is built")
+                for path, commands in image_build_commands(action, context, self._written_max)
+            )
+        best: tuple[str, SpecialistResult, Verdict, str] | None = None
+        for path, command, seen, cap, when in runs:
             judged = self._judge(command, seen)
             if best is None or judged.verdict.rank > best[1].verdict.rank:
-                best = (path, judged)
+                best = (path, judged, cap, when)
         if best is None:
             return result
-        path, ran = best
+        path, ran, cap, when = best
         if ran.verdict.rank <= max(result.verdict.rank, Verdict.OK.rank):
             return result
-        verdict = ran.verdict if ran.verdict.rank < self._written.rank else self._written
+        verdict = ran.verdict if ran.verdict.rank < cap.rank else cap
         return ran.model_copy(
             update={
                 "verdict": verdict,
-                "reason": _cut(f"what is written to {path}, when run: {ran.reason}", 400),
+                "reason": _cut(f"what is written to {path}, {when}: {ran.reason}", 400),
                 "correction": (
-                    f"Do not write this into {path}: when it runs, {_cut(ran.reason or '', 200)}. "
+                    f"Do not write this into {path}: {when}, {_cut(ran.reason or '', 200)}. "
                     "Write only the code the task needs, and ask the user before writing "
                     "code that does this."
                 ),

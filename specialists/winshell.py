@@ -40,7 +40,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
-from specialists.winwrites import file_edit
+from specialists.winwrites import echoed_into, file_edit
 
 __all__ = [
     "WINDOWS_PROGRAMS",
@@ -452,7 +452,11 @@ def _read(text: str, line: _Line, depth: int) -> list[WindowsOp]:
             )
             if source is not None:  # $s = irm URL, $t = $s.Content: the download it holds
                 line.remember(line.fetched, target, source)
-        if statement.lower().endswith(").kill()") and statement.startswith("("):
+        echoed = echoed_into(statement, lambda word: windows_path(word, home))
+        if echoed is not None:
+            # cmd's or PowerShell's echo TEXT >> F: the printf >> F that writes the same text
+            op: WindowsOp | None = WindowsOp("shell", (echoed,), statement)
+        elif statement.lower().endswith(").kill()") and statement.startswith("("):
             # (Get-Process node).Kill(): what the parentheses list, stopped
             listed = _unwrap(_leading_expression(statement)[0])
             listed_words = _words(listed)

@@ -32,7 +32,7 @@ import shlex
 from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple
 
-__all__ = ["file_edit"]
+__all__ = ["echoed_into", "file_edit"]
 
 MAX_TOKENS: Final = 128
 MAX_STATEMENT_CHARS: Final = 4_000
@@ -594,3 +594,44 @@ def _closing(text: str, start: int) -> int:
             if depth == 0:
                 return i
     return len(text)
+
+
+# What prints its words: cmd's echo, and PowerShell's echo and Write-Output.
+_ECHOES: Final = frozenset({"echo", "echo.", "write-output", "write"})
+
+
+def echoed_into(statement: str, path_of: Callable[[str], str]) -> str | None:
+    """``echo TEXT >> F`` (cmd's or PowerShell's, ``>`` too) as ``printf '%s\\n' TEXT >>
+    F``: the text the file is given, as written between the command and the redirection
+    (quotes around the whole of it dropped), or None: not an echo redirected to a file."""
+    if len(statement) > MAX_STATEMENT_CHARS:
+        return None
+    head, _, rest = statement.strip().partition(" ")
+    if head.lower() not in _ECHOES:
+        return None
+    at = _redirection(rest)
+    if at is None:
+        return None
+    text = rest[:at].strip()
+    append = rest[at : at + 2] == ">>"
+    target = rest[at + (2 if append else 1) :].strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"" and text[0] not in text[1:-1]:
+        text = text[1:-1]
+    target = target.strip("'\"") if target[:1] in "'\"" else target.split(" ", 1)[0]
+    if not target or target.startswith(("&", "$null")) or target.lower() == "nul":
+        return None
+    op = ">>" if append else ">"
+    return f"printf '%s\\n' {shlex.quote(text)} {op} {shlex.quote(path_of(target))}"
+
+
+def _redirection(text: str) -> int | None:
+    """Where the first ``>`` outside quotes is in ``text`` (not ``2>``: an error stream)."""
+    quote = ""
+    for i, c in enumerate(text):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == ">":
+            return None if i and text[i - 1].isdigit() else i
+    return None

@@ -368,6 +368,8 @@ _SHELL_STARTUP_IN_HOME: Final = (
     ".config/fish/config.fish",
     ".config/fish/conf.d/**",
     ".config/powershell/*profile.ps1",  # PowerShell's profiles on Linux and macOS
+    "Documents/PowerShell/*profile.ps1",  # and on Windows (PowerShell 7, Windows PowerShell)
+    "Documents/WindowsPowerShell/*profile.ps1",
 )
 _SHELL_STARTUP_SYSTEM: Final = (
     "/etc/profile",

