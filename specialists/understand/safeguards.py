@@ -60,7 +60,9 @@ commenting a guard out removes it. What is read, as small tables of constructs p
   it protected are removed with it), and, read with their surroundings by
   :mod:`specialists.understand.infra`, inbound rules open to the internet on a port that is
   not a web port, policies allowing any principal, privileged containers outside
-  Docker-in-Docker, and role bindings for anonymous users or cluster-admin for everyone;
+  Docker-in-Docker, role bindings for anonymous users or cluster-admin for everyone, and
+  identity policies that allow every action on every resource (or an administrator's
+  policy or role attached);
 - ``hardening``: security headers (helmet, CSP, HSTS, frame options, Talisman,
   ``SecurityMiddleware``) or an upload's type or size check removed; a server that bound
   127.0.0.1/localhost now bound to every interface (0.0.0.0 or ``":8080"``; not in container
@@ -1500,6 +1502,14 @@ def _infra(path: str, language: Language, before: str, after: str) -> list[Findi
         )
     if infra.public_principals(now, yaml) > infra.public_principals(was, yaml):
         found.append(Finding("infra", 'allows any principal ("*") in a resource policy'))
+    if infra.admin_policies(now, yaml) > infra.admin_policies(was, yaml):
+        found.append(
+            Finding(
+                "infra",
+                'grants every action on every resource (Action "*" on Resource "*", '
+                "or an administrator's policy or role)",
+            )
+        )
     if yaml:
         if infra.privileged_containers(now) > infra.privileged_containers(was):
             found.append(Finding("infra", "runs a container privileged (privileged: true)"))
