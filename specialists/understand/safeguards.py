@@ -39,7 +39,9 @@ commenting a guard out removes it. What is read, as small tables of constructs p
   commented out; a webhook's or a request's signature check (``construct_event``,
   ``compare_digest``, ``timingSafeEqual``, ``verify_signature``) removed; a guard function
   (``is_authorized``, ``canActivate``, ``Allowed``, ``admin?``) whose body becomes ``return
-  true``; a check made to depend on an environment variable or a ``SKIP_AUTH`` flag. A guard
+  true``; a check made to depend on an environment variable or a ``SKIP_AUTH`` flag; a guard
+  given a way around it, an early exit on a header, a query parameter, a cookie or an
+  environment flag (:mod:`specialists.understand.bypasses`). A guard
   removal is not one when the same change adds a guard of its class (moved to the router or
   the class, or replaced by a stricter one) or removes the handlers it guarded;
 - ``permissive``: CORS that admits any origin (``*``, ``origin: true``, the request's own
@@ -111,6 +113,7 @@ from typing import Final, Literal
 import re2
 
 from specialists.understand import infra
+from specialists.understand.bypasses import bypasses
 from specialists.understand.ignores import ignore_file, unignored
 
 __all__ = [
@@ -1384,6 +1387,17 @@ def taken_out(
             found.append(Finding("infra", "removes " + ", ".join(dict.fromkeys(kept_lost))))
     if "infra" in wanted:
         found.extend(_infra(path, language, before, after))
+    if "access" in wanted and language in _CODE:
+        code_before, code_after = _code(before, language), _code(after, language)
+        if bypasses(code_after, language) > bypasses(code_before, language):
+            found.append(
+                Finding(
+                    "access",
+                    "lets a request past an access check on a value its sender or the "
+                    "environment chooses (a header, a query parameter, a cookie, an "
+                    "environment flag)",
+                )
+            )
     if "token" in wanted:
         found.extend(_swapped(language, before, after))
     if "permissive" in wanted:
