@@ -15,6 +15,11 @@ the counts before and after a change:
   (``cidr_block``, ``destination_cidr_block``: those keys are not read);
 - :func:`public_principals`: a resource policy statement that allows ``Principal: "*"``
   (a statement that denies, such as the usual "deny unless TLS", is not one);
+- :func:`admin_policies`: an identity policy statement that allows every action
+  (``"*"``, ``"*:*"``) or every IAM action (``"iam:*"``) on every resource (``"*"``), and
+  the administrator's managed policy or role attached (AWS ``AdministratorAccess``, GCP
+  ``roles/owner``, Azure ``Owner``); a statement that denies is not one, and neither is a
+  statement of named actions on ``"*"`` (``ecr:GetAuthorizationToken`` needs it);
 - :func:`privileged_containers`: ``privileged: true`` in YAML, unless the container or
   service it belongs to runs Docker-in-Docker (a ``dind`` image), which needs it;
 - :func:`open_bindings`: a Kubernetes RoleBinding or ClusterRoleBinding document that gives
@@ -37,6 +42,7 @@ import re2
 
 __all__ = [
     "MAX_MATCHES",
+    "admin_policies",
     "open_bindings",
     "privileged_containers",
     "public_principals",
@@ -76,6 +82,23 @@ _PRINCIPAL_ANY: Final = re2.compile(
     r"|\bidentifiers\s*=\s*\[\s*['\"]\*['\"]\s*\]"
 )
 _DENY: Final = re2.compile(r"(?i)\beffect['\"]?\s*[:=]\s*['\"]?deny\b")
+
+# An action list of every action, or of every IAM action (which grants the rest), first.
+_ACTION_ALL: Final = re2.compile(
+    r"(?i)\bactions?['\"]?\s*[:=]\s*(?:\[\s*|-[ \t]*)?['\"]?(?:\*|\*:\*|iam:\*)['\"]?"
+    r"[ \t]*(?:[,\]\n}]|$)"
+)
+_RESOURCE_ALL: Final = re2.compile(
+    r"(?i)\bresources?['\"]?\s*[:=]\s*(?:\[\s*|-[ \t]*)?['\"]\*['\"]"
+)
+_RESOURCE_KEY: Final = re2.compile(r"(?i)\bresources?['\"]?\s*[:=]")
+_ADMIN_GRANT: Final = re2.compile(
+    r"iam::aws:policy/AdministratorAccess(?:$|[^\w-])"
+    r"|\b(?:fromAwsManagedPolicyName|from_aws_managed_policy_name)\s*\(\s*['\"]"
+    r"AdministratorAccess['\"]|\bManagedPolic(?:y|ies)\.AdministratorAccess\b"
+    r"|\brole['\"]?\s*[:=]\s*['\"]roles/owner['\"]"
+    r"|\brole_?definition_?name['\"]?\s*[:=]\s*['\"]Owner['\"]"
+)
 
 _PRIVILEGED: Final = re2.compile(r"(?m)^[ \t-]*['\"]?privileged['\"]?\s*:\s*['\"]?true\b")
 _DIND: Final = re2.compile(r"(?i)\bdind\b|docker:[\w.-]*dind")
@@ -259,6 +282,24 @@ def public_principals(code: str, yaml: bool) -> int:
             outer = _bracket_block(code, found[2]) if found is not None else None
             block = outer[0] if outer is not None else block
         if not _DENY.search(block):
+            total += 1
+    return total
+
+
+@lru_cache(maxsize=16)
+def admin_policies(code: str, yaml: bool) -> int:
+    """How many policy statements in ``code`` allow every action (or every IAM action) on
+    every resource, and how many grants of an administrator's policy or role it holds."""
+    total = sum(1 for _ in _ADMIN_GRANT.finditer(code))
+    for n, match in enumerate(_ACTION_ALL.finditer(code)):
+        if n >= MAX_MATCHES:
+            break
+        block, _ = _block(code, match.start(), yaml)
+        if not yaml and not _RESOURCE_KEY.search(block):  # the statement may be one block out
+            found = _bracket_block(code, match.start())
+            outer = _bracket_block(code, found[2]) if found is not None else None
+            block = outer[0] if outer is not None else block
+        if _RESOURCE_ALL.search(block) and not _DENY.search(block):
             total += 1
     return total
 

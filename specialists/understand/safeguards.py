@@ -39,7 +39,9 @@ commenting a guard out removes it. What is read, as small tables of constructs p
   commented out; a webhook's or a request's signature check (``construct_event``,
   ``compare_digest``, ``timingSafeEqual``, ``verify_signature``) removed; a guard function
   (``is_authorized``, ``canActivate``, ``Allowed``, ``admin?``) whose body becomes ``return
-  true``; a check made to depend on an environment variable or a ``SKIP_AUTH`` flag. A guard
+  true``; a check made to depend on an environment variable or a ``SKIP_AUTH`` flag; a guard
+  given a way around it, an early exit on a header, a query parameter, a cookie or an
+  environment flag (:mod:`specialists.understand.bypasses`). A guard
   removal is not one when the same change adds a guard of its class (moved to the router or
   the class, or replaced by a stricter one) or removes the handlers it guarded;
 - ``permissive``: CORS that admits any origin (``*``, ``origin: true``, the request's own
@@ -60,7 +62,9 @@ commenting a guard out removes it. What is read, as small tables of constructs p
   it protected are removed with it), and, read with their surroundings by
   :mod:`specialists.understand.infra`, inbound rules open to the internet on a port that is
   not a web port, policies allowing any principal, privileged containers outside
-  Docker-in-Docker, and role bindings for anonymous users or cluster-admin for everyone;
+  Docker-in-Docker, role bindings for anonymous users or cluster-admin for everyone, and
+  identity policies that allow every action on every resource (or an administrator's
+  policy or role attached);
 - ``hardening``: security headers (helmet, CSP, HSTS, frame options, Talisman,
   ``SecurityMiddleware``) or an upload's type or size check removed; a server that bound
   127.0.0.1/localhost now bound to every interface (0.0.0.0 or ``":8080"``; not in container
@@ -109,6 +113,7 @@ from typing import Final, Literal
 import re2
 
 from specialists.understand import infra
+from specialists.understand.bypasses import bypasses
 from specialists.understand.ignores import ignore_file, unignored
 
 __all__ = [
@@ -1382,6 +1387,17 @@ def taken_out(
             found.append(Finding("infra", "removes " + ", ".join(dict.fromkeys(kept_lost))))
     if "infra" in wanted:
         found.extend(_infra(path, language, before, after))
+    if "access" in wanted and language in _CODE:
+        code_before, code_after = _code(before, language), _code(after, language)
+        if bypasses(code_after, language) > bypasses(code_before, language):
+            found.append(
+                Finding(
+                    "access",
+                    "lets a request past an access check on a value its sender or the "
+                    "environment chooses (a header, a query parameter, a cookie, an "
+                    "environment flag)",
+                )
+            )
     if "token" in wanted:
         found.extend(_swapped(language, before, after))
     if "permissive" in wanted:
@@ -1500,6 +1516,14 @@ def _infra(path: str, language: Language, before: str, after: str) -> list[Findi
         )
     if infra.public_principals(now, yaml) > infra.public_principals(was, yaml):
         found.append(Finding("infra", 'allows any principal ("*") in a resource policy'))
+    if infra.admin_policies(now, yaml) > infra.admin_policies(was, yaml):
+        found.append(
+            Finding(
+                "infra",
+                'grants every action on every resource (Action "*" on Resource "*", '
+                "or an administrator's policy or role)",
+            )
+        )
     if yaml:
         if infra.privileged_containers(now) > infra.privileged_containers(was):
             found.append(Finding("infra", "runs a container privileged (privileged: true)"))

@@ -31,6 +31,11 @@ CFN_INGRESS = (
     "          ToPort: {port}\n          CidrIp: 0.0.0.0/0\n"
     "      SecurityGroupEgress:\n        - IpProtocol: -1\n          CidrIp: 0.0.0.0/0\n"
 )
+IAM = (
+    'resource "aws_iam_role_policy" "ci" {{\n  policy = jsonencode({{\n    Statement = [{{\n'
+    '      Effect   = "{effect}"\n      Action   = {action}\n      Resource = "*"\n    }}]\n  }})\n}}\n'
+)
+ECR_PUSH = '["ecr:PutImage", "ecr:UploadLayerPart"]'
 BINDING = (
     "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: b\n"
     "roleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: {role}\n"
@@ -77,6 +82,18 @@ WEAKENED = [
     ("stack.ts", "", "sg.addIngressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(22));\n", "0.0.0.0/0"),
     ("main.py", "", 'aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=5432, to_port=5432, cidr_blocks=["0.0.0.0/0"])\n', "0.0.0.0/0"),
     ("index.ts", "", "new aws.rds.Instance('db', { skipFinalSnapshot: true });\n", "final snapshot"),
+    # a policy widened to every action on every resource, or an administrator's policy
+    ("iam.tf", IAM.format(effect="Allow", action=ECR_PUSH), IAM.format(effect="Allow", action='"*"'), "every action"),
+    ("iam.tf", IAM.format(effect="Allow", action=ECR_PUSH), IAM.format(effect="Allow", action='["iam:*"]'), "every action"),
+    ("iam.tf", "", 'data "aws_iam_policy_document" "ci" {\n  statement {\n    actions   = ["*"]\n    resources = ["*"]\n  }\n}\n', "every action"),
+    ("iam.tf", "", '  policy_arn = "arn:aws:iam::aws:policy/AdministratorAccess"\n', "administrator"),
+    ("cfn.yaml", "          - Effect: Allow\n            Action:\n              - ecr:PutImage\n            Resource: '*'\n", "          - Effect: Allow\n            Action: '*'\n            Resource: '*'\n", "every action"),
+    ("cfn.yaml", "", "      ManagedPolicyArns:\n        - arn:aws:iam::aws:policy/AdministratorAccess\n", "administrator"),
+    ("policy.json", "", '{"Statement": [{"Effect": "Allow", "Action": "*:*", "Resource": "*"}]}', "every action"),
+    ("stack.ts", "", "role.addToPolicy(new iam.PolicyStatement({ actions: ['*'], resources: ['*'] }));\n", "every action"),
+    ("stack.py", "", "role.add_managed_policy(iam.ManagedPolicy.from_aws_managed_policy_name(\"AdministratorAccess\"))\n", "administrator"),
+    ("index.ts", "", "new aws.iam.RolePolicyAttachment('a', { role: r.name, policyArn: aws.iam.ManagedPolicy.AdministratorAccess });\n", "administrator"),
+    ("gcp.tf", '  role = "roles/viewer"\n', '  role = "roles/owner"\n', "administrator"),
 ]  # fmt: skip
 
 
@@ -111,6 +128,14 @@ KEPT = [
     ("stack.ts", "", "albSg.addIngressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443));\n"),
     ("rds.tf", "  # deletion_protection = true\n", "  # deletion_protection = false\n"),
     ("logs.tf", "", "  retention_in_days = 0\n"),
+    # one more named action, an action that needs Resource "*", a Deny, a scoped resource
+    ("iam.tf", IAM.format(effect="Allow", action=ECR_PUSH), IAM.format(effect="Allow", action='["ecr:PutImage", "ecr:UploadLayerPart", "ecr:CompleteLayerUpload"]')),
+    ("iam.tf", "", IAM.format(effect="Allow", action='["ecr:GetAuthorizationToken"]')),
+    ("iam.tf", "", IAM.format(effect="Deny", action='"*"')),
+    ("iam.tf", IAM.format(effect="Allow", action=ECR_PUSH), IAM.format(effect="Allow", action='["s3:*"]')),
+    ("iam.tf", "", 'data "aws_iam_policy_document" "ci" {\n  statement {\n    actions   = ["*"]\n    resources = ["arn:aws:s3:::assets/*"]\n  }\n}\n'),
+    ("iam.tf", "", '  policy_arn = "arn:aws:iam::aws:policy/AdministratorAccess-Amplify"\n'),
+    ("iam.tf", IAM.format(effect="Allow", action='"*"'), IAM.format(effect="Allow", action=ECR_PUSH)),
 ]  # fmt: skip
 
 
