@@ -29,7 +29,7 @@ a nudge that names the missing fact. Otherwise the answer is ok, with a reason s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 
 import re2
@@ -37,7 +37,7 @@ from pydantic import Field, field_validator
 
 from specialists.python_ast import PythonAstConfig, PythonAstSpecialist
 from specialists.secrets import Glob, PathMatcher, relative_path
-from specialists.understand.changes import Change, applied, file_changes
+from specialists.understand.changes import Change, ChangeScreen, applied, file_changes
 from specialists.understand.safeguards import (
     Safeguard,
     guard_added,
@@ -277,6 +277,12 @@ def _build(entry: Entry, config: KindConfig) -> SafeguardsSpecialist:
     return SafeguardsSpecialist(config, Verdict(entry.default_verdict))
 
 
+def _screen(specialists: Sequence[object]) -> ChangeScreen:
+    """A command line that writes no file is refused for every entry at once, on the
+    caller's thread (most shell commands: the entries read only what a line writes)."""
+    return ChangeScreen(specialists, SafeguardsSpecialist)
+
+
 SAFEGUARDS_KIND: Final = SpecialistKind(
     name=KIND_NAME,
     config_model=SafeguardsConfig,
@@ -288,6 +294,7 @@ SAFEGUARDS_KIND: Final = SpecialistKind(
         "data store's or cluster's safeguard taken out of infrastructure code, production code "
         "that answers the test runner with a fixed value"
     ),
+    screen=_screen,
 )
 
 
