@@ -1407,7 +1407,12 @@ def reset_of(cmd: SimpleCommand) -> str | None:
             return f"{tool} {found[0]} drops the database or its tables"
         code = _runner_code(tool, args)
         if code is not None:
-            live = (_option_value(args, "-e") or _option_value(args, "--environment") or "").lower()
+            live = (
+                _option_value(args, "-e")
+                or _option_value(args, "--environment")
+                or dict(cmd.assignments).get("RAILS_ENV")
+                or ""
+            ).lower()
             what = destruction_in(code, "ruby", filtered=live in ("production", "prod"))
             if what is not None:
                 return f"rails runner code that {what}"
@@ -1418,7 +1423,10 @@ def reset_of(cmd: SimpleCommand) -> str | None:
             return f"{tool} migrate {plain[1]} zero unapplies every migration: it drops the tables"
         code = _runner_code(tool, args)
         if code is not None:
-            settings = (_option_value(args, "--settings") or "").rsplit(".", 1)[-1].lower()
+            module = _option_value(args, "--settings") or dict(cmd.assignments).get(
+                "DJANGO_SETTINGS_MODULE", ""
+            )
+            settings = module.rsplit(".", 1)[-1].lower()
             what = destruction_in(code, "python", filtered=settings in ("production", "prod"))
             if what is not None:
                 return f"{tool} shell code that {what}"
