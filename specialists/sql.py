@@ -98,6 +98,7 @@ import re2
 from pydantic import Field, JsonValue, field_validator, model_validator
 
 from specialists.shellparse import (
+    FedCommand,
     ParsedShell,
     SimpleCommand,
     fed_commands,
@@ -1378,7 +1379,9 @@ def _in_order(words: Sequence[str], wanted: Sequence[str]) -> bool:
     return all(any(w == target for w in it) for target in wanted)
 
 
-def reset_of(cmd: SimpleCommand) -> str | None:
+def reset_of(
+    cmd: SimpleCommand, stdin: str | None = None, files: Mapping[str, str] | None = None
+) -> str | None:
     """What a migration or admin tool resets, as a phrase, or None.
 
     ``prisma migrate reset``, ``prisma db push --force-reset|--accept-data-loss``,
@@ -1386,7 +1389,9 @@ def reset_of(cmd: SimpleCommand) -> str | None:
     ``db:reset``, ``db:schema:load``, ``db:purge``, ``manage.py flush|reset_db``, ``knex
     migrate:rollback --all``, ``sequelize db:drop|db:migrate:undo:all``, ``typeorm
     schema:drop``, ``supabase db reset --linked|--db-url``; through ``npx``, ``bundle exec``,
-    ``uv run``, ``python -m`` and the like.
+    ``uv run``, ``python -m`` and the like. Code run by ``rails runner`` or ``manage.py
+    shell`` is read too: given with ``-c`` or as an argument, or fed on ``stdin`` (a
+    here-document, ``echo … |``), or a script of ``files`` written earlier on the line.
     """
     words = _tool_words(cmd)
     if not words:
@@ -1405,7 +1410,7 @@ def reset_of(cmd: SimpleCommand) -> str | None:
         found = [w for w in plain if w in _RAILS_RESETS]
         if found:
             return f"{tool} {found[0]} drops the database or its tables"
-        code = _runner_code(tool, args)
+        code = _runner_code(tool, args, stdin, files, cmd.cwd)
         if code is not None:
             live = (
                 _option_value(args, "-e")
@@ -1415,13 +1420,14 @@ def reset_of(cmd: SimpleCommand) -> str | None:
             ).lower()
             what = destruction_in(code, "ruby", filtered=live in ("production", "prod"))
             if what is not None:
-                return f"rails runner code that {what}"
+                where = "runner" if "runner" in plain else "console"
+                return f"rails {where} code that {what}"
     elif tool in ("manage.py", "django-admin"):
         if plain[:1] and plain[0] in ("flush", "reset_db", "sqlflush"):
             return f"{tool} {plain[0]} deletes every row of every table"
         if plain[:1] == ["migrate"] and plain[-1:] == ["zero"] and len(plain) == 3:
             return f"{tool} migrate {plain[1]} zero unapplies every migration: it drops the tables"
-        code = _runner_code(tool, args)
+        code = _runner_code(tool, args, stdin, files, cmd.cwd)
         if code is not None:
             module = _option_value(args, "--settings") or dict(cmd.assignments).get(
                 "DJANGO_SETTINGS_MODULE", ""
@@ -1472,25 +1478,70 @@ _RUNNER_CODE: Final[Mapping[str, tuple[str, frozenset[str]]]] = {
     "manage.py": ("shell", frozenset({"-i", "--interface", "--settings", "--pythonpath"})),
     "django-admin": ("shell", frozenset({"-i", "--interface", "--settings", "--pythonpath"})),
 }
+# Consoles that run what they read on stdin when it is not a terminal (a here-document,
+# a pipe): Django's shell (and django-extensions' shell_plus), Rails' console.
+_STDIN_CONSOLES: Final[Mapping[str, frozenset[str]]] = {
+    "rails": frozenset({"console", "c", "runner"}),
+    "manage.py": frozenset({"shell", "shell_plus"}),
+    "django-admin": frozenset({"shell", "shell_plus"}),
+}
+_STDIN_NAMES: Final = frozenset({"-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
 
 
-def _runner_code(tool: str, args: Sequence[str]) -> str | None:
-    """The code ``rails runner CODE`` or ``manage.py shell -c CODE`` runs, or None."""
+def _runner_code(
+    tool: str,
+    args: Sequence[str],
+    stdin: str | None = None,
+    files: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+) -> str | None:
+    """The code ``rails runner CODE`` or ``manage.py shell -c CODE`` runs, or None.
+
+    With ``stdin`` (what the line feeds the command: a here-document, ``echo … |``), the
+    code a console reads there: ``manage.py shell`` without ``-c``, ``rails runner -``,
+    ``rails console``. With ``files`` (written earlier on the line), the script ``rails
+    runner FILE`` runs."""
+    plain = [w for w in args if not w.startswith("-") or w in _STDIN_NAMES]
+    consoles = _STDIN_CONSOLES.get(tool, frozenset())
+    console = next((w for w in plain[:1] if w in consoles), None)
     spec = _RUNNER_CODE.get(tool)
     if spec is None or spec[0] not in args:
+        if console is not None and console != "runner" and tool == "rails":
+            return stdin  # rails console <<EOF … EOF
+        if console is not None and tool != "rails":  # shell_plus
+            return _option_code(list(args[args.index(console) + 1 :])) or stdin
         return None
     rest = list(args[args.index(spec[0]) + 1 :])
     if tool != "rails":
-        for index, word in enumerate(rest):
-            if word in ("-c", "--command") and index + 1 < len(rest):
-                return rest[index + 1]
-            if word.startswith("--command="):
-                return word.partition("=")[2]
-        return None
+        code = _option_code(rest)
+        return code if code is not None else stdin  # the shell reads stdin without -c
     index = 0
-    while index < len(rest) and rest[index].startswith("-"):
+    while index < len(rest) and rest[index].startswith("-") and rest[index] not in _STDIN_NAMES:
         index += 2 if rest[index] in spec[1] else 1
-    return rest[index] if index < len(rest) else None
+    code = rest[index] if index < len(rest) else None
+    if code in _STDIN_NAMES:
+        return stdin
+    if code is not None and files and code.endswith(".rb"):
+        return files.get(resolve_path(code, cwd, None), code)
+    return code
+
+
+def _option_code(words: Sequence[str]) -> str | None:
+    """The value of ``-c CODE``, ``--command CODE`` or ``--command=CODE``, or None."""
+    for index, word in enumerate(words):
+        if word in ("-c", "--command") and index + 1 < len(words):
+            return words[index + 1]
+        if word.startswith("--command="):
+            return word.partition("=")[2]
+    return None
+
+
+def _feeds_console(cmd: SimpleCommand) -> bool:
+    """Whether ``cmd`` is a framework console or runner that may read its code from stdin
+    or from a script (``manage.py shell`` without ``-c``, ``rails runner -``, ``rails c``)."""
+    words = _tool_words(cmd)
+    consoles = _STDIN_CONSOLES.get(words[0], frozenset()) if words else frozenset()
+    return bool(consoles) and any(w in consoles for w in words[1:3])
 
 
 def runner_environment(cmd: SimpleCommand) -> str | None:
@@ -1517,17 +1568,27 @@ def _file_url(url: str) -> str:
     return rest
 
 
-def _reset_sources(parsed: ParsedShell, context: Context) -> list[ShellSql]:
+def _reset_sources(command: str, parsed: ParsedShell, context: Context) -> list[ShellSql]:
+    candidates = [
+        cmd
+        for cmd in parsed.commands
+        if cmd.program in _RESET_PROGRAMS
+        or cmd.program in _PYTHON
+        or cmd.program.startswith("python")
+    ]
+    if not candidates:
+        return []
+    items: Sequence[FedCommand] = [FedCommand(cmd) for cmd in candidates]
+    if any(_feeds_console(cmd) for cmd in candidates):
+        # what the line feeds a console on stdin (a here-document, ``echo … |``) or wrote
+        # for it to run: the same parse, with what each command reads
+        parsed, fed = fed_commands(command, context)
+        items = [item for item in fed if item.command.program in {c.program for c in candidates}]
     found: list[ShellSql] = []
     assigned_line = dict(parsed.assigned)
-    for cmd in parsed.commands:
-        if (
-            cmd.program not in _RESET_PROGRAMS
-            and cmd.program not in _PYTHON
-            and not (cmd.program.startswith("python"))
-        ):
-            continue
-        what = reset_of(cmd)
+    for item in items:
+        cmd = item.command
+        what = reset_of(cmd, item.stdin, dict(item.files))
         if what is None:
             continue
         assigned = {**assigned_line, **dict(cmd.assignments)}
@@ -2266,7 +2327,7 @@ class SqlSpecialist:
             programs = parsed.programs
             shown: list[ShellSql] = []
             if "reset" in self._checks:
-                shown.extend(_reset_sources(parsed, context))
+                shown.extend(_reset_sources(command, parsed, context))
             if not (programs.isdisjoint(_CLIENTS) and programs.isdisjoint(_WRAPPERS)):
                 shown.extend(extract_shell_sql(command, context))
             for found in shown:  # usually none: most commands run no database client

@@ -45,7 +45,12 @@ What counts as a defence switched off (:data:`Defence`):
   …/collaborators/U -f permission=admin``);
 - ``public_storage``: cloud storage made readable by anyone: a public ACL (S3, GCS), an
   ``allUsers`` grant, the public access block off, an inline S3 bucket policy that allows
-  ``"Principal": "*"`` under no condition, an Azure container's public access on.
+  ``"Principal": "*"`` under no condition, an Azure container's public access on;
+- ``docker_api``: the Docker daemon's API (root on the host for whoever reaches it) served
+  on a network address without client certificates: ``dockerd -H tcp://0.0.0.0:2375``
+  (any TCP address that is not loopback, unless ``--tlsverify``), or ``socat`` relaying a
+  TCP port that is not bound to loopback to the daemon's socket (``socat
+  TCP-LISTEN:2375,fork UNIX-CONNECT:/var/run/docker.sock``).
 """
 
 from __future__ import annotations
@@ -82,6 +87,7 @@ Defence = Literal[
     "encryption",
     "smartscreen",
     "root_trust",
+    "docker_api",
 ]
 # How a credential is taken: a cloud instance's token from its metadata service, a secret
 # key exported from a keyring, the account hives or the domain's database copied, a
@@ -111,6 +117,10 @@ _WORDS: Final[dict[str, str]] = {
     "encryption": "turns off BitLocker disk encryption",
     "smartscreen": "switches off SmartScreen",
     "root_trust": "makes a certificate authority trusted for every TLS connection",
+    "docker_api": (
+        "opens the Docker daemon's API to the network without TLS (root on this machine for "
+        "whoever reaches the port)"
+    ),
     "metadata_token": "takes the instance's cloud credentials from its metadata service",
     "lsass_dump": "dumps the memory of LSASS, which holds the logged-on users' credentials",
     "dumping_tool": "runs a credential-dumping tool",
@@ -585,6 +595,10 @@ def _defences(cmd: SimpleCommand) -> Iterator[DefenceOff]:
         trusted = _root_trust(name, [w for w in words])
         if trusted:
             yield DefenceOff("root_trust", program, trusted)
+    elif name in ("dockerd", "socat"):
+        served = _docker_api(name, words)
+        if served:
+            yield DefenceOff("docker_api", program, served)
     elif name in ("aws", "gcloud", "az", "gsutil", "gh"):
         audit = _audit(name, cmd)
         if audit:
@@ -595,6 +609,61 @@ def _defences(cmd: SimpleCommand) -> Iterator[DefenceOff]:
         published = _public_storage(name, cmd)
         if published:
             yield DefenceOff("public_storage", program, published)
+
+
+# -- the Docker daemon's API on the network ----------------------------------------------
+
+_LOOPBACK_HOSTS: Final = ("127.", "localhost", "[::1]", "::1")
+_DAEMON_SOCKETS: Final = ("docker.sock", "podman.sock", "containerd.sock")
+
+
+def _docker_api(name: str, words: Sequence[str]) -> str | None:
+    """The network address on which a command serves the Docker daemon's API without
+    client certificates, as written, or None."""
+    if name == "dockerd":
+        if any(w == "--tlsverify" or w.lower() == "--tlsverify=true" for w in words):
+            return None
+        for address in _daemon_hosts(words):
+            scheme, sep, rest = address.partition("://")
+            if not sep:  # dockerd reads an address without a scheme as tcp://
+                scheme, rest = "tcp", address
+            if scheme.lower() == "tcp" and not _loopback_address(rest):
+                return f"-H {address}"
+        return None
+    # socat: one address listens on TCP, the other is the daemon's socket
+    listens = [
+        w
+        for w in words
+        if w.upper().startswith(("TCP-LISTEN:", "TCP4-LISTEN:", "TCP6-LISTEN:", "TCP-L:"))
+    ]
+    socket = any(
+        w.upper().startswith(("UNIX-CONNECT:", "UNIX-CLIENT:", "UNIX:", "GOPEN:"))
+        and w.lower().split(",", 1)[0].endswith(_DAEMON_SOCKETS)
+        for w in words
+    )
+    for listen in listens if socket else []:
+        options = listen.lower().split(",")[1:]
+        bound = [o.partition("=")[2] for o in options if o.startswith(("bind=", "range="))]
+        if not any(_loopback_address(b) for b in bound):
+            return listen
+    return None
+
+
+def _daemon_hosts(words: Sequence[str]) -> Iterator[str]:
+    """The addresses of ``dockerd -H A``, ``-HA``, ``--host A``, ``--host=A``."""
+    for i, word in enumerate(words):
+        if word in ("-H", "--host") and i + 1 < len(words):
+            yield words[i + 1]
+        elif word.startswith("--host="):
+            yield word.partition("=")[2]
+        elif word.startswith("-H") and len(word) > 2 and not word.startswith("--"):
+            yield word[2:].lstrip("=")
+
+
+def _loopback_address(address: str) -> bool:
+    """Whether ``host:port`` (or a bare host) is on this machine only."""
+    host = address.lstrip("/").lower()
+    return host.startswith(_LOOPBACK_HOSTS)
 
 
 # -- trusted roots --------------------------------------------------------------------------

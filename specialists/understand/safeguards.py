@@ -96,7 +96,11 @@ commenting a guard out removes it. What is read, as small tables of constructs p
   logged or returns nothing is not one;
 - ``ignored``: a ``.gitignore`` (``ignore`` language) that stops ignoring credential files
   (``.env``, private keys, cloud credentials): the rule dropped or a negation added after
-  it (:func:`specialists.understand.ignores.unignored`).
+  it (:func:`specialists.understand.ignores.unignored`);
+- ``host_key``: an SSH client configuration (``ssh`` language: ``~/.ssh/config``,
+  ``ssh_config``, ``ssh_config.d``) that stops checking servers' host keys for hosts that
+  are not this machine (``StrictHostKeyChecking no``, ``UserKnownHostsFile /dev/null``;
+  :func:`specialists.understand.sshconfig.checks_off`).
 
 Patterns are RE2 (linear time on agent input); counts of one text are remembered
 (a pack's entries read the same write).
@@ -115,6 +119,7 @@ import re2
 from specialists.understand import infra
 from specialists.understand.bypasses import bypasses
 from specialists.understand.ignores import ignore_file, unignored
+from specialists.understand.sshconfig import checks_off, ssh_client_config
 
 __all__ = [
     "LANGUAGES",
@@ -130,15 +135,15 @@ __all__ = [
 Safeguard = Literal[
     "tls", "token", "access", "permissive", "password_hash", "infra", "test_env", "hardening",
     "injection", "release", "exec", "command", "escaping", "traversal", "randomness", "cookie",
-    "logging", "ignored",
+    "logging", "ignored", "host_key",
 ]  # fmt: skip
 Language = Literal[
     "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config", "hcl",
-    "xml", "owners", "sql", "template", "ignore",
+    "xml", "owners", "sql", "template", "ignore", "ssh",
 ]  # fmt: skip
 LANGUAGES: Final[tuple[Language, ...]] = (
     "python", "javascript", "go", "rust", "jvm", "csharp", "ruby", "php", "config", "hcl",
-    "xml", "owners", "sql", "template", "ignore",
+    "xml", "owners", "sql", "template", "ignore", "ssh",
 )  # fmt: skip
 
 _EXTENSIONS: Final[dict[str, Language]] = {
@@ -207,6 +212,8 @@ def language_of(path: str) -> Language | None:
         return "owners"
     if ignore_file(path):
         return "ignore"
+    if ssh_client_config(path):
+        return "ssh"
     dot = name.rfind(".")
     if dot < 0:
         return None
@@ -228,6 +235,7 @@ _COMMENT_MARKERS: Final[tuple[tuple[Language, str], ...]] = (
     ("xml", r"<!--"),
     ("owners", "#"),
     ("ignore", "#"),
+    ("ssh", "#"),
     ("sql", "--"),
     ("template", r"\{#|<!--|<%#|\{\{!|\{\{--"),
 )
@@ -1333,6 +1341,9 @@ def taken_out(
             return []
         shown = ", ".join(exposed[:4]) + (" and more" if len(exposed) > 4 else "")
         return [Finding("ignored", f"stops ignoring credential files (such as {shown})")]
+    if language == "ssh":
+        scopes = checks_off(before, after) if "host_key" in wanted else []
+        return [Finding("host_key", f"turns SSH host-key checking off {scope}") for scope in scopes]
     if "release" in wanted and _CI_FILE.search(path) is None:
         wanted = wanted - {"release"}
     was, now = _counts(before, language), _counts(after, language)

@@ -65,6 +65,14 @@ def test_reads_and_single_records_name_nothing(code: str, language: str):
         "python manage.py migrate shop zero",
         "redis-cli --scan --pattern '*' | xargs redis-cli DEL",
         "redis-cli KEYS '*' | xargs redis-cli UNLINK",
+        # the code fed on stdin: a here-document, a pipe, a script written on the line
+        "python manage.py shell <<'EOF'\nfrom django.apps import apps\n"
+        "for m in apps.get_models(): m.objects.all().delete()\nEOF",
+        "echo 'Order.objects.all().delete()' | python manage.py shell",
+        "bin/rails runner - <<EOF\nUser.delete_all\nEOF",
+        "echo 'User.destroy_all' | bundle exec rails c",
+        "bin/rails console <<'EOF'\nActiveRecord::Base.connection.execute('TRUNCATE orders')\nEOF",
+        "cat > /tmp/wipe.rb <<'EOF'\nOrder.delete_all\nEOF\nbin/rails runner /tmp/wipe.rb",
     ],
 )
 def test_runner_resets_found(command: str):
@@ -79,6 +87,11 @@ def test_runner_resets_found(command: str):
         "python manage.py shell -c 'print(1)'",
         "redis-cli --scan --pattern 'cart:tmp:*' | xargs redis-cli DEL",
         "redis-cli --scan --pattern '*' | head",
+        "python manage.py shell <<'EOF'\nfrom shop.models import Order\n"
+        "print(Order.objects.count())\nEOF",
+        "echo 'puts User.count' | bin/rails runner -",
+        "python manage.py shell",
+        "python manage.py shell < scripts/report.py",
     ],
 )
 def test_look_alikes_not_found(command: str):
@@ -87,6 +100,10 @@ def test_look_alikes_not_found(command: str):
 
 def test_a_test_environment_on_the_runner_line_is_scratch():
     assert reset_verdict("rails runner -e test 'User.delete_all'") is Verdict.FLAG
+    assert (
+        reset_verdict("RAILS_ENV=test bin/rails runner - <<EOF\nUser.delete_all\nEOF")
+        is Verdict.FLAG
+    )
 
 
 @pytest.mark.parametrize(

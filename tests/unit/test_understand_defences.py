@@ -285,3 +285,32 @@ def test_a_root_made_trusted_whatever_the_platform(command: str) -> None:
 )
 def test_no_root_made_trusted(command: str) -> None:
     assert "root_trust" not in _defences(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "socat TCP-LISTEN:2375,reuseaddr,fork UNIX-CONNECT:/var/run/docker.sock",
+        "sudo dockerd -H unix:///var/run/docker.sock -H tcp://0.0.0.0:2375",
+        "nohup dockerd --host=tcp://:2375 &",
+        "dockerd -H 0.0.0.0:2375",
+        "dockerd --tlsverify=false -H tcp://0.0.0.0:2376",
+    ],
+)
+def test_the_docker_api_served_on_the_network(command: str):
+    assert "docker_api" in _defences(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "dockerd -H unix:///var/run/docker.sock -H tcp://127.0.0.1:2375",
+        "dockerd --tlsverify --tlscacert=ca.pem -H tcp://0.0.0.0:2376",
+        "socat TCP-LISTEN:2375,bind=127.0.0.1,fork UNIX-CONNECT:/var/run/docker.sock",
+        "socat TCP-LISTEN:8080,fork TCP:localhost:3000",
+        "socat - UNIX-CONNECT:/var/run/docker.sock",
+        "dockerd -H fd://",
+    ],
+)
+def test_the_docker_api_kept_local_or_behind_tls(command: str):
+    assert "docker_api" not in _defences(command)
