@@ -29,7 +29,7 @@ a nudge that names the missing fact. Otherwise the answer is ok, with a reason s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Final, Literal, final
 
 import re2
@@ -37,7 +37,7 @@ from pydantic import Field, field_validator
 
 from specialists.python_ast import PythonAstConfig, PythonAstSpecialist
 from specialists.secrets import Glob, PathMatcher, relative_path
-from specialists.understand.changes import Change, ChangeScreen, applied, file_changes
+from specialists.understand.changes import Change, applied, file_changes
 from specialists.understand.safeguards import (
     Safeguard,
     guard_added,
@@ -147,7 +147,7 @@ class SafeguardsSpecialist:
 
     def evaluate(self, action: Action, context: Context) -> SpecialistResult:
         """Ok, a refusal (no file this entry reads), or the verdict."""
-        if action.type not in ("file_write", "file_edit", "tool_call", "shell"):
+        if action.type not in ("file_write", "file_edit", "tool_call"):
             return SpecialistResult.refuse()
 
         def judged(path: str) -> bool:
@@ -161,12 +161,10 @@ class SafeguardsSpecialist:
             )
         placed = changes is not None and action.type != "tool_call"
         if changes is None:
-            # a shell line that writes no known text into a file this entry reads: not its
-            # act (what a command runs is other entries'; inline code is not written code)
-            changes = _unplaced(action, judged) if action.type != "shell" else None
+            changes = _unplaced(action, judged)
             if changes is None:
                 return SpecialistResult.refuse()
-        if self._python is not None and action.type != "shell":
+        if self._python is not None:
             python = self._python.evaluate(action, context)
             if python.verdict not in (Verdict.OK, Verdict.REFUSE):
                 return python
@@ -277,12 +275,6 @@ def _build(entry: Entry, config: KindConfig) -> SafeguardsSpecialist:
     return SafeguardsSpecialist(config, Verdict(entry.default_verdict))
 
 
-def _screen(specialists: Sequence[object]) -> ChangeScreen:
-    """A command line that writes no file is refused for every entry at once, on the
-    caller's thread (most shell commands: the entries read only what a line writes)."""
-    return ChangeScreen(specialists, SafeguardsSpecialist)
-
-
 SAFEGUARDS_KIND: Final = SpecialistKind(
     name=KIND_NAME,
     config_model=SafeguardsConfig,
@@ -294,7 +286,6 @@ SAFEGUARDS_KIND: Final = SpecialistKind(
         "data store's or cluster's safeguard taken out of infrastructure code, production code "
         "that answers the test runner with a fixed value"
     ),
-    screen=_screen,
 )
 
 
