@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator
 from typing import Final
 
-__all__ = ["PRODUCTION_NAMES", "PRODUCTION_WORDS", "is_production", "production_word"]
+__all__ = ["PRODUCTION_NAMES", "PRODUCTION_WORDS", "is_production", "production_word", "words"]
 
 # Whole values of the environment that mean production.
 PRODUCTION_NAMES: Final = frozenset({"production", "prod", "prd", "live"})
@@ -29,7 +29,7 @@ _NEGATING: Final = frozenset({"pre", "non", "not", "no"})
 MAX_ENVIRONMENT_CHARS: Final = 500  # of a description, read
 
 
-def _words(text: str) -> Iterator[str]:
+def words(text: str) -> Iterator[str]:
     """Runs of letters and digits, lower case, split at camel case (``StorefrontProd``)."""
     current: list[str] = []
     previous = ""
@@ -48,15 +48,15 @@ def _words(text: str) -> Iterator[str]:
 
 
 def production_word(
-    environment: str | None, words: Collection[str] = PRODUCTION_WORDS
+    environment: str | None, wanted: Collection[str] = PRODUCTION_WORDS
 ) -> str | None:
     """The word of a description that says production (``prod`` of ``Supabase project:
-    storefront-prod``), one of ``words``, or None."""
+    storefront-prod``), one of ``wanted``, or None."""
     if not environment:
         return None
-    found = list(_words(environment[:MAX_ENVIRONMENT_CHARS]))
+    found = list(words(environment[:MAX_ENVIRONMENT_CHARS]))
     for index, word in enumerate(found):
-        if word in words and not (index and found[index - 1] in _NEGATING):
+        if word in wanted and not (index and found[index - 1] in _NEGATING):
             return word
     return None
 

@@ -55,6 +55,7 @@ import re2
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from supervisor.environment import PRODUCTION_NAMES, is_production
+from supervisor.environment import words as _words
 from supervisor.models import Action, Context, SpecialistResult, Verdict, checked_before
 from supervisor.transcript import Trust
 
@@ -175,24 +176,6 @@ def requests_of(context: Context) -> list[str]:
     if not texts and context.task and context.task.strip():
         texts = [context.task]
     return [t[:MAX_REQUEST_CHARS] for t in texts[-MAX_REQUESTS:]]
-
-
-def _words(text: str) -> Iterator[str]:
-    """Runs of letters and digits, lower case, split at camel case (``ProdStack``)."""
-    current: list[str] = []
-    previous = ""
-    for ch in text:
-        if ch.isalnum():
-            if current and ch.isupper() and previous.islower():
-                yield "".join(current).lower()
-                current = []
-            current.append(ch)
-        elif current:
-            yield "".join(current).lower()
-            current = []
-        previous = ch
-    if current:
-        yield "".join(current).lower()
 
 
 def _said(request: str, *, digits: bool = False) -> set[str]:
