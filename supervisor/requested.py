@@ -88,6 +88,9 @@ _COMMON_TEXT: Final = """
     release publish ship log logs test tests spec specs
     """
 COMMON_WORDS: Final = frozenset(_COMMON_TEXT.split())
+_COMMON_STEMS: Final = frozenset(
+    w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in COMMON_WORDS
+)
 
 
 Pattern = Annotated[str, Field(min_length=1, max_length=500)]
@@ -618,6 +621,9 @@ def asked_by(
             names = given if shown is None else shown
             # ``../invoice-service`` is not named by a request about "invoice helpers"
             whole = shown is not None
+            # an object named by common words alone (table ``users``): compared with every
+            # word of the request, and only then (a branch ``fix/login`` is not named by "fix")
+            plain = plain or bool(shown and shown <= _COMMON_STEMS)
     for request in reversed(requests):
         lowered = request.lower()
         if not any(_compiled(p).search(lowered) for p in requested.acts):
@@ -628,8 +634,7 @@ def asked_by(
         if plain:
             said |= {_stem(w) for w in _words(request)}
         if requested.names == "object":
-            # "clear redis db 15" names database 15; "empty the users table" names users
-            said |= _numbers(request) | {_stem(w) for w in _words(request)}
+            said |= _numbers(request)  # "clear redis db 15" names database 15
         whole_ref = False  # a ref named by one of its parts
         if result.evidence.get("reached") == "all":
             # the act reaches everything of its kind (a whole-tree reset): the request must
